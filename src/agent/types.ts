@@ -1,0 +1,100 @@
+/**
+ * The conversation as the agent loop sees it, independent of the wire API. The model
+ * clients (chat-completions, responses) translate it to and from their formats; compaction
+ * rewrites it; the loop appends to it.
+ */
+
+export interface ToolCall {
+  /** The id the model gave the call (chat `tool_calls[].id`, responses `call_id`). */
+  id: string;
+  name: string;
+  /** Raw argument text exactly as the model sent it: may be invalid JSON. */
+  arguments: string;
+}
+
+export type Message =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string }
+  /**
+   * An opaque item from a remote compaction (`type: "compaction"`, `encrypted_content`):
+   * only the responses wire API can send it back.
+   */
+  | { role: 'compaction'; encryptedContent: string; id?: string };
+
+export interface ToolSchema {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ModelRequest {
+  /** The system instructions (default or configured prompt, plus the AGENTS.md section). */
+  instructions: string;
+  messages: Message[];
+  tools: ToolSchema[];
+  maxOutputTokens: number;
+  signal?: AbortSignal;
+}
+
+export interface ModelResponse {
+  /** Visible text with `<think>…</think>` blocks removed. */
+  content: string;
+  toolCalls: ToolCall[];
+  /** Absent when the endpoint does not report usage. */
+  usage?: Usage;
+  /** `stop`, `tool_calls`, `length`, … as reported; undefined when not. */
+  finishReason?: string;
+}
+
+/** One wire API behind one interface; retries live outside (agent/retry.ts). */
+export interface ModelClient {
+  readonly api: 'chat-completions' | 'responses';
+  complete(request: ModelRequest): Promise<ModelResponse>;
+}
+
+export type ModelErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'invalid-response';
+
+/** A failed model request, classified for the retry policy and the failure report. */
+export class ModelError extends Error {
+  readonly kind: ModelErrorKind;
+  readonly status: number | undefined;
+  /** Server-requested wait (Retry-After / retry-after-ms), in milliseconds. */
+  readonly retryAfterMs: number | undefined;
+  /** Requests made for this step, filled in by the retry policy. */
+  attempts: number;
+
+  constructor(
+    message: string,
+    options: { kind: ModelErrorKind; status?: number; retryAfterMs?: number; attempts?: number; cause?: unknown },
+  ) {
+    super(message, { cause: options.cause });
+    this.name = 'ModelError';
+    this.kind = options.kind;
+    this.status = options.status;
+    this.retryAfterMs = options.retryAfterMs;
+    this.attempts = options.attempts ?? 1;
+  }
+
+  /** Connection errors, timeouts, 408, 409, 429 and 5xx (DESIGN section 3 step 4). */
+  get transient(): boolean {
+    if (this.kind === 'network' || this.kind === 'timeout') return true;
+    if (this.kind !== 'http' || this.status === undefined) return false;
+    return this.status === 408 || this.status === 409 || this.status === 429 || this.status >= 500;
+  }
+
+  /** A 400 whose message says the prompt does not fit the model's context. */
+  get contextTooLong(): boolean {
+    return this.kind === 'http' && this.status === 400 && CONTEXT_TOO_LONG.test(this.message);
+  }
+}
+
+/** The wording of OpenAI, vLLM, Ollama, llama.cpp and LM Studio for an over-long prompt. */
+export const CONTEXT_TOO_LONG =
+  /context[_ ]length[_ ]exceeded|maximum context length|context length|context window|too many tokens|exceeds? the (?:available )?context|prompt is too long|input is too long|n_ctx|exceed_context_size/i;

@@ -1,0 +1,134 @@
+import { Command, CommanderError, Option } from 'commander';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processIo } from './commands/common.js';
+
+/**
+ * The `meeting-assistant` command line (DESIGN section 6). Each command lives in its own
+ * module under src/commands/, loaded only when that command runs.
+ */
+export function buildProgram(setExit: (code: number) => void): Command {
+  const program = new Command('meeting-assistant')
+    .description('Turns finished meeting transcripts in a Markdown vault into summary notes.')
+    .showHelpAfterError()
+    .exitOverride();
+
+  const withConfig = (cmd: Command) =>
+    cmd.option('--config <file>', 'config file (default ./config.json, else $XDG_CONFIG_HOME/meeting-assistant/config.json)');
+  const act =
+    <A extends unknown[]>(fn: (...args: A) => Promise<number>) =>
+    async (...args: A) => {
+      setExit(await fn(...args));
+    };
+
+  withConfig(program.command('run'))
+    .description('run the daemon in the foreground (what the services start)')
+    .action(act(async (opts: GlobalOptions) => (await import('./commands/run.js')).run(opts)));
+
+  withConfig(program.command('summarize'))
+    .description('summarize one meeting now, then exit (0 done, 1 failed)')
+    .argument('<meeting-note>', 'the meeting note (path relative to the vault, or absolute)')
+    .action(
+      act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).summarize(note, opts)),
+    );
+
+  withConfig(program.command('retry'))
+    .description('retry one summary note (a failure report or a summary to regenerate), then exit')
+    .argument('<summary-note>', 'the summary note (path relative to the vault, or absolute)')
+    .action(act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).retry(note, opts)));
+
+  withConfig(program.command('status'))
+    .description("meetings and their states, newest first; the daemon's queue when it runs")
+    .action(act(async (opts: GlobalOptions) => (await import('./commands/status.js')).status(opts)));
+
+  const session = program.command('session').description('recorder and transcriber integration');
+  withConfig(session.command('start'))
+    .description('create the meeting, transcript and context notes of a new meeting')
+    .requiredOption('--title <title>', 'meeting title')
+    .option('--projects <list>', 'comma-separated project names')
+    .option('--agenda <text>', 'agenda')
+    .option('--scheduled-end <iso>', 'scheduled end time (ISO 8601)')
+    .action(
+      act(async (opts: GlobalOptions & SessionStartOptions) =>
+        (await import('./commands/session.js')).sessionStart(opts),
+      ),
+    );
+  withConfig(session.command('state'))
+    .description("set a meeting's context state")
+    .argument('<meeting-note>', 'the meeting note')
+    .argument('<state>', 'collecting metadata | transcribing | speaker recognition | summarizing | finished | error')
+    .action(
+      act(async (note: string, state: string, opts: GlobalOptions) =>
+        (await import('./commands/session.js')).sessionState(note, state, opts),
+      ),
+    );
+  withConfig(session.command('stop'))
+    .description('write end_time to the meeting and context notes')
+    .argument('<meeting-note>', 'the meeting note')
+    .action(
+      act(async (note: string, opts: GlobalOptions) => (await import('./commands/session.js')).sessionStop(note, opts)),
+    );
+
+  withConfig(program.command('doctor'))
+    .description('check config, vault folders, endpoint, model and key; say how to fix what is wrong')
+    .action(act(async (opts: GlobalOptions) => (await import('./commands/doctor.js')).doctor(opts)));
+
+  withConfig(program.command('install-service'))
+    .description('install the systemd (Linux) or launchd (macOS) service for this install and config')
+    .option('--user', 'install for the current user (the default and only supported mode)')
+    .option('--dry-run', 'print the service file instead of writing it')
+    .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
+    .action(
+      act(async (opts: GlobalOptions & ServiceOptions) => (await import('./commands/service.js')).installService(opts)),
+    );
+
+  withConfig(program.command('uninstall-service'))
+    .description('stop and remove the installed service file')
+    .option('--user', 'the per-user service (the default)')
+    .option('--dry-run', 'say what would be removed')
+    .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
+    .action(
+      act(async (opts: GlobalOptions & ServiceOptions) => (await import('./commands/service.js')).uninstallService(opts)),
+    );
+
+  withConfig(program.command('logs'))
+    .description('pretty-print the log file (Logging.File), or say how to read the journal')
+    .option('-f, --follow', 'keep printing new lines')
+    .action(act(async (opts: GlobalOptions & { follow?: boolean }) => (await import('./commands/logs.js')).logs(opts)));
+
+  return program;
+}
+
+export interface SessionStartOptions {
+  title: string;
+  projects?: string;
+  agenda?: string;
+  scheduledEnd?: string;
+}
+
+export interface ServiceOptions {
+  user?: boolean;
+  dryRun?: boolean;
+  platform?: 'linux' | 'darwin';
+}
+
+/** Entry point of bin/meeting-assistant.js; resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  let code = EXIT_OK;
+  const program = buildProgram((c) => {
+    code = c;
+  });
+  try {
+    await program.parseAsync(argv);
+    return code;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with code 0; usage errors were already printed.
+      return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
+    }
+    if (err instanceof CliError) {
+      processIo.err(`meeting-assistant: ${err.message}`);
+      return err.exitCode;
+    }
+    processIo.err(`meeting-assistant: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    return EXIT_FAILED;
+  }
+}

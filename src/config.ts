@@ -1,0 +1,307 @@
+import os from 'node:os';
+import path from 'node:path';
+import { z } from 'zod';
+import { type Fs, readTextIfExists } from './vault/fs.js';
+
+/**
+ * Configuration: one JSON file with a `MeetingAssistant` section (DESIGN section 5), keys
+ * named as in the original .NET specification so an `appsettings.json` section carries over,
+ * and .NET-style environment overrides (`MeetingAssistant__Agent__MaxTurns=80`).
+ */
+
+const positive = () => z.number().positive();
+const count = () => z.number().int().min(1);
+const port = () => z.number().int().min(1).max(65535);
+
+const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
+
+const FoldersSchema = section({
+  Meetings: z.string().min(1).default('Meetings'),
+  Transcripts: z.string().min(1).default('Meetings/Transcripts'),
+  Summaries: z.string().min(1).default('Meetings/Summaries'),
+  Context: z.string().min(1).default('Meetings/Context'),
+  Projects: z.string().min(1).default('Projects'),
+  Identities: z.string().min(1).default('Meetings/Speakers'),
+});
+
+const SettingsSchema = z
+  .strictObject({
+    VaultPath: z.string().min(1).default('./vault'),
+    Folders: FoldersSchema,
+    Files: section({
+      Glossary: z.string().min(1).default('Meetings/Glossary.md'),
+      Dictionary: z.string().min(1).default('Meetings/Dictionary.md'),
+    }),
+    Endpoint: section({
+      BaseUrl: z.url({ protocol: /^https?$/ }).default('http://localhost:11434/v1'),
+      Model: z.string().min(1).default('qwen3:8b'),
+      ApiKey: z.string().default(''),
+      ApiKeyEnvironmentVariable: z.string().default('OPENAI_API_KEY'),
+      Api: z.enum(['chat-completions', 'responses']).default('chat-completions'),
+      TimeoutSeconds: positive().default(300),
+    }),
+    Reconnect: section({
+      Attempts: z.number().int().min(0).default(3),
+      DelaySeconds: z.number().min(0).default(5),
+    }),
+    ContextWindow: section({
+      Tokens: count().default(32768),
+      MaxOutputTokens: count().default(4096),
+      Compaction: section({
+        Enabled: z.boolean().default(true),
+        Threshold: z.number().gt(0).lt(1).default(0.2),
+        CompactPath: z.string().default('/responses/compact'),
+      }),
+    }),
+    Agent: section({
+      InitialPrompt: z.string().default(''),
+      MaxTurns: count().default(60),
+      SearchMaxResults: count().default(200),
+      SearchTimeoutSeconds: positive().default(5),
+    }),
+    Daemon: section({
+      TriggerState: z.string().min(1).default('finished'),
+      MaxConcurrentSummaries: count().default(1),
+      ReconcileSchedule: z.string().min(1).default('*/5 * * * *'),
+      ShutdownGraceSeconds: positive().default(30),
+    }),
+    Http: section({
+      Enabled: z.boolean().default(true),
+      Host: z.string().min(1).default('127.0.0.1'),
+      Port: port().default(4777),
+      Token: z.string().default(''),
+    }),
+    Logging: section({
+      Level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+      File: z.string().default(''),
+      Pretty: z.boolean().default(false),
+      // Extensions of the design's keys: rotation of `File` (pino-roll).
+      RotateSize: z.string().regex(/^\d+[kmg]?$/i, 'a size like "10m", "500k" or "1g"').default('10m'),
+      RotateFiles: count().default(5),
+    }),
+  });
+
+const FileSchema = z.strictObject({ MeetingAssistant: SettingsSchema.prefault({} as never) });
+
+export type Settings = z.output<typeof SettingsSchema>;
+export type FolderKey = keyof Settings['Folders'];
+
+/** Absolute paths of everything in the vault that the configuration names. */
+export interface VaultLayout {
+  root: string;
+  folders: Record<FolderKey, string>;
+  files: { glossary: string; dictionary: string };
+}
+
+export interface AppConfig {
+  /** The config file that was read; undefined when only defaults and environment apply. */
+  file: string | undefined;
+  settings: Settings;
+  layout: VaultLayout;
+  /** From `Endpoint.ApiKey`, else the variable named by `ApiKeyEnvironmentVariable`. */
+  apiKey: string | undefined;
+  /** Absolute `Logging.File`, or undefined for stdout. */
+  logFile: string | undefined;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly problems: string[],
+    readonly file?: string,
+  ) {
+    super(
+      `Invalid configuration${file ? ` in ${file}` : ''}:\n` + problems.map((p) => `  - ${p}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_SETTINGS: Settings = SettingsSchema.parse({});
+
+const ENV_PREFIX = 'MeetingAssistant__';
+
+export interface LoadConfigOptions {
+  /** `--config`; when given it must exist. */
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  fs: Fs;
+  homedir?: string;
+}
+
+/** The files tried when `--config` is not given, in order. */
+export function defaultConfigCandidates(env: NodeJS.ProcessEnv, cwd: string, homedir: string): string[] {
+  const xdg = env.XDG_CONFIG_HOME || path.join(homedir, '.config');
+  return [path.resolve(cwd, 'config.json'), path.join(xdg, 'meeting-assistant', 'config.json')];
+}
+
+export async function loadConfig(options: LoadConfigOptions): Promise<AppConfig> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const homedir = options.homedir ?? os.homedir();
+
+  let file: string | undefined;
+  let raw: unknown = {};
+  const candidates = options.configPath
+    ? [path.resolve(cwd, expandHome(options.configPath, homedir))]
+    : defaultConfigCandidates(env, cwd, homedir);
+  for (const candidate of candidates) {
+    const text = await readTextIfExists(options.fs, candidate);
+    if (text === undefined) continue;
+    file = candidate;
+    try {
+      raw = JSON.parse(stripBom(text));
+    } catch (err) {
+      throw new ConfigError([`not valid JSON: ${(err as Error).message}`], candidate);
+    }
+    break;
+  }
+  if (!file && options.configPath) {
+    throw new ConfigError([`config file not found: ${candidates[0]}`]);
+  }
+  return resolveConfig(raw, { file, env, cwd, homedir });
+}
+
+/** Validate a parsed config object, apply environment overrides, and resolve paths. */
+export function resolveConfig(
+  raw: unknown,
+  context: { file?: string; env?: NodeJS.ProcessEnv; cwd?: string; homedir?: string } = {},
+): AppConfig {
+  const env = context.env ?? {};
+  const homedir = context.homedir ?? os.homedir();
+  const problems: string[] = [];
+  const merged = applyEnvOverrides(raw, env, problems);
+  const parsed = FileSchema.safeParse(merged, { reportInput: true });
+  if (!parsed.success) problems.push(...parsed.error.issues.flatMap(describeIssue));
+  problems.push(...crossFieldProblems(merged));
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems, context.file);
+
+  const settings = parsed.data.MeetingAssistant;
+  const baseDir = context.file ? path.dirname(context.file) : (context.cwd ?? process.cwd());
+  const root = path.resolve(baseDir, expandHome(settings.VaultPath, homedir));
+  const inVault = (p: string) => path.resolve(root, expandHome(p, homedir));
+  const folders = Object.fromEntries(
+    Object.entries(settings.Folders).map(([k, v]) => [k, inVault(v)]),
+  ) as Record<FolderKey, string>;
+  const envKey = settings.Endpoint.ApiKeyEnvironmentVariable;
+  const apiKey = settings.Endpoint.ApiKey || (envKey ? env[envKey] : undefined) || undefined;
+  return {
+    file: context.file,
+    settings: { ...settings, VaultPath: root },
+    layout: {
+      root,
+      folders,
+      files: { glossary: inVault(settings.Files.Glossary), dictionary: inVault(settings.Files.Dictionary) },
+    },
+    apiKey,
+    logFile: settings.Logging.File ? path.resolve(baseDir, expandHome(settings.Logging.File, homedir)) : undefined,
+  };
+}
+
+/** Checked on the raw values so that it is reported together with every other problem. */
+function crossFieldProblems(merged: unknown): string[] {
+  const section = (merged as { MeetingAssistant?: { ContextWindow?: Record<string, unknown> } } | undefined)
+    ?.MeetingAssistant?.ContextWindow;
+  const tokens = section?.Tokens ?? DEFAULT_SETTINGS.ContextWindow.Tokens;
+  const output = section?.MaxOutputTokens ?? DEFAULT_SETTINGS.ContextWindow.MaxOutputTokens;
+  if (typeof tokens === 'number' && typeof output === 'number' && tokens <= output) {
+    return [`MeetingAssistant.ContextWindow.Tokens: must be greater than ContextWindow.MaxOutputTokens (${output})`];
+  }
+  return [];
+}
+
+function expandHome(p: string, homedir: string): string {
+  if (p === '~') return homedir;
+  if (p.startsWith('~/')) return path.join(homedir, p.slice(2));
+  return p;
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function fullPath(segments: readonly PropertyKey[]): string {
+  return segments.map(String).join('.');
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string[] {
+  const where = fullPath(issue.path);
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => `${where ? `${where}.` : ''}${key}: unknown key`);
+  }
+  if (issue.code === 'invalid_type') {
+    return [`${where}: expected ${issue.expected}, got ${describeValue(issue.input)}`];
+  }
+  return [`${where}: ${issue.message}`];
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  return typeof value;
+}
+
+/**
+ * `MeetingAssistant__Section__Key=value` overrides the file, segments matched without regard
+ * to case as .NET does. The value is coerced to the key's type, known from the defaults.
+ */
+function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv, problems: string[]): unknown {
+  const overrides = Object.entries(env).filter(
+    ([name, value]) => value !== undefined && name.toLowerCase().startsWith(ENV_PREFIX.toLowerCase()),
+  );
+  if (overrides.length === 0) return raw;
+  const result = structuredClone((raw ?? {}) as Record<string, unknown>);
+  if (typeof result !== 'object' || Array.isArray(result)) return raw;
+  for (const [name, value] of overrides) {
+    const segments = name.slice(ENV_PREFIX.length).split('__');
+    let defaults: unknown = DEFAULT_SETTINGS;
+    const keys: string[] = [];
+    for (const segment of segments) {
+      const match =
+        defaults && typeof defaults === 'object'
+          ? Object.keys(defaults).find((k) => k.toLowerCase() === segment.toLowerCase())
+          : undefined;
+      if (!match) {
+        problems.push(`environment ${name}: MeetingAssistant.${[...keys, segment].join('.')} is not a key`);
+        keys.length = 0;
+        break;
+      }
+      keys.push(match);
+      defaults = (defaults as Record<string, unknown>)[match];
+    }
+    if (keys.length !== segments.length) continue;
+    if (defaults !== null && typeof defaults === 'object') {
+      problems.push(`environment ${name}: MeetingAssistant.${keys.join('.')} is a section, not a value`);
+      continue;
+    }
+    const coerced = coerce(value as string, defaults);
+    if (coerced === undefined) {
+      problems.push(
+        `environment ${name}: MeetingAssistant.${keys.join('.')} expects a ${typeof defaults}, got ${JSON.stringify(value)}`,
+      );
+      continue;
+    }
+    let target = ((result.MeetingAssistant ??= {}) as Record<string, unknown>);
+    for (const key of keys.slice(0, -1)) {
+      const next = target[key];
+      target = (target[key] = next && typeof next === 'object' ? next : {}) as Record<string, unknown>;
+    }
+    target[keys[keys.length - 1]!] = coerced;
+  }
+  return result;
+}
+
+function coerce(value: string, like: unknown): string | number | boolean | undefined {
+  if (typeof like === 'number') {
+    const n = Number(value.trim());
+    return value.trim() !== '' && Number.isFinite(n) ? n : undefined;
+  }
+  if (typeof like === 'boolean') {
+    const v = value.trim().toLowerCase();
+    if (v === 'true' || v === '1') return true;
+    if (v === 'false' || v === '0') return false;
+    return undefined;
+  }
+  return value;
+}

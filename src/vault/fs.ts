@@ -1,0 +1,115 @@
+import { promises as nodePromises } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+/**
+ * The slice of `fs/promises` the vault layer uses. Node's `fs.promises` satisfies it in
+ * production; memfs's `fs.promises` satisfies it in tests (see test/helpers/memfs.ts), so
+ * everything below the daemon runs on an in-memory vault.
+ */
+export interface FileHandleLike {
+  writeFile(data: string | Uint8Array): Promise<void>;
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StatsLike {
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+  size: number;
+  mtimeMs: number;
+  mode: number;
+}
+
+export interface DirentLike {
+  name: string;
+  isFile(): boolean;
+  isDirectory(): boolean;
+  isSymbolicLink(): boolean;
+}
+
+export interface Fs {
+  readFile(file: string): Promise<Uint8Array>;
+  writeFile(file: string, data: string | Uint8Array, options?: { mode?: number; flag?: string }): Promise<void>;
+  open(file: string, flags: string, mode?: number): Promise<FileHandleLike>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(file: string): Promise<void>;
+  rm(file: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
+  mkdir(dir: string, options: { recursive: true; mode?: number }): Promise<string | undefined>;
+  readdir(dir: string, options: { withFileTypes: true }): Promise<DirentLike[]>;
+  stat(file: string): Promise<StatsLike>;
+  lstat(file: string): Promise<StatsLike>;
+  realpath(file: string): Promise<string>;
+  chmod(file: string, mode: number): Promise<void>;
+  copyFile(from: string, to: string): Promise<void>;
+}
+
+export const nodeFs: Fs = nodePromises as unknown as Fs;
+
+export function isNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'ENOENT';
+}
+
+export async function readText(fs: Fs, file: string): Promise<string> {
+  return Buffer.from(await fs.readFile(file)).toString('utf8');
+}
+
+/** `undefined` when the file does not exist; other errors propagate. */
+export async function readTextIfExists(fs: Fs, file: string): Promise<string | undefined> {
+  try {
+    return await readText(fs, file);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+export async function statIfExists(fs: Fs, file: string): Promise<StatsLike | undefined> {
+  try {
+    return await fs.stat(file);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Temporary files of atomic writes: dot-prefixed so editors and the watcher ignore them. */
+export const TEMP_SUFFIX = '.ma-tmp';
+
+export function isTempFile(file: string): boolean {
+  return path.basename(file).endsWith(TEMP_SUFFIX);
+}
+
+/**
+ * Write a file so that a crash at any point leaves either the old or the new content,
+ * never a mix: temporary file in the same folder, fsync, rename over the target.
+ * The existing file's mode is kept.
+ */
+export async function writeFileAtomic(
+  fs: Fs,
+  file: string,
+  content: string | Uint8Array,
+  options: { mode?: number } = {},
+): Promise<void> {
+  const dir = path.dirname(file);
+  await fs.mkdir(dir, { recursive: true });
+  const existing = await statIfExists(fs, file);
+  const mode = options.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  let handle: FileHandleLike | undefined;
+  try {
+    handle = await fs.open(tmp, 'wx', mode);
+    await handle.writeFile(content);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    // open() honours the umask; chmod makes the kept mode exact.
+    await fs.chmod(tmp, mode);
+    await fs.rename(tmp, file);
+  } catch (err) {
+    if (handle) await handle.close().catch(() => undefined);
+    await fs.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,27 @@
+import { memfs, type NestedDirectoryJSON } from 'memfs';
+import { type AppConfig, resolveConfig } from '../../src/config.js';
+import type { Fs } from '../../src/vault/fs.js';
+import { Vault } from '../../src/vault/vault.js';
+
+export const VAULT_ROOT = '/vault';
+
+/** An in-memory filesystem with `files` (paths relative to `/vault`, or absolute) laid out. */
+export function memoryFs(files: Record<string, string | null> = {}): Fs {
+  const json: NestedDirectoryJSON = {};
+  for (const [p, content] of Object.entries(files)) {
+    json[p.startsWith('/') ? p : `${VAULT_ROOT}/${p}`] = content;
+  }
+  const { fs } = memfs(json, '/');
+  fs.mkdirSync(VAULT_ROOT, { recursive: true });
+  return fs.promises as unknown as Fs;
+}
+
+/** Config for a vault at /vault with the design's defaults, overridable per section. */
+export function testConfig(raw: Record<string, unknown> = {}): AppConfig {
+  return resolveConfig({ MeetingAssistant: { VaultPath: VAULT_ROOT, ...raw } }, { cwd: '/' });
+}
+
+/** A memfs-backed vault with the default layout and the given files. */
+export function memoryVault(files: Record<string, string | null> = {}, raw: Record<string, unknown> = {}): Vault {
+  return new Vault(memoryFs(files), testConfig(raw).layout);
+}
