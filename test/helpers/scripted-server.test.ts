@@ -17,6 +17,15 @@ afterEach(async () => {
   server = undefined;
 });
 
+/** The error a request failed with; a request that succeeds fails the test. */
+const failure = (p: Promise<unknown>): Promise<APIError> =>
+  p.then(
+    () => {
+      throw new Error('expected the request to fail');
+    },
+    (e: unknown) => e as APIError,
+  );
+
 const sdk = (baseURL: string, apiKey = 'test-key') => new OpenAI({ baseURL, apiKey, maxRetries: 0, timeout: 5000 });
 
 describe('scripted server', () => {
@@ -107,12 +116,12 @@ describe('scripted server', () => {
     );
     const client = sdk(server.baseUrl);
     const call = () => client.chat.completions.create({ model: 'm', messages: [] });
-    const rate = await call().catch((e: unknown) => e as APIError);
+    const rate = await failure(call());
     expect(rate.status).toBe(429);
     expect(rate.headers?.get('retry-after')).toBe('7');
     expect(rate.message).toContain('Rate limit reached');
     await expect(call()).rejects.toMatchObject({ status: 400, code: 'context_length_exceeded' });
-    const html = await call().catch((e: unknown) => e as APIError);
+    const html = await failure(call());
     expect(html.status).toBe(502);
     expect(html.message).toContain('Bad Gateway');
   });
