@@ -1,11 +1,14 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Settings } from './config.js';
+import type { AppConfig, Settings } from './config.js';
 
 export type { Logger };
 
 /**
  * Paths redacted in every log line: keys and bearer tokens must never reach a journal.
- * Values that are not under these keys are masked by `maskSecrets` where code logs free text.
+ * Values that are not under these keys are masked by `maskSecrets` where code logs free text,
+ * and every serialized line goes through `maskLine` as a last line of defence.
  */
 const REDACT_PATHS = [
   'apiKey',
@@ -23,8 +26,16 @@ const REDACT_PATHS = [
   'headers.Authorization',
   '*.headers.authorization',
   '*.headers.Authorization',
+  '*.*.headers.authorization',
+  '*.*.headers.Authorization',
   'req.headers.authorization',
 ];
+
+const CENSOR = '[redacted]';
+
+/** The secrets a logger masks; shared by its children (pino children inherit by prototype). */
+const SECRETS = Symbol('meeting-assistant.log.secrets');
+type WithSecrets = Logger & { [SECRETS]?: string[] };
 
 export interface LoggerOptions {
   level?: Settings['Logging']['Level'];
@@ -35,35 +46,141 @@ export interface LoggerOptions {
   secrets?: (string | undefined)[];
 }
 
+/** Secrets shorter than this are not masked: replacing every "ab" would wreck the log. */
+const MIN_SECRET_LENGTH = 4;
+
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const secrets = (options.secrets ?? []).filter((s): s is string => !!s && s.length >= 4);
-  const base = {
+  return buildLogger(options, (base) => {
+    if (options.destination) return pino(base, options.destination);
+    if (options.pretty) return pino({ ...base, transport: prettyTransport() });
+    return pino(base, stdoutDestination());
+  });
+}
+
+export interface ConfigLoggerOptions {
+  /** Overrides `Logging.File`/`Pretty`: JSON lines go here (tests pass a memory stream). */
+  destination?: DestinationStream;
+  /** More secrets to mask besides `config.apiKey` and `Http.Token`. */
+  secrets?: (string | undefined)[];
+}
+
+/**
+ * The daemon's and the commands' logger as configured (DESIGN section 5, `Logging`):
+ * `Level`; `File` empty means JSON lines on stdout (journald and launchd capture them),
+ * pretty-printed when `Pretty`; a `File` means size-rotated JSON files through pino-roll,
+ * `RotateSize` each, with `RotateFiles` rotated files kept besides the current one.
+ * The API key and the HTTP token are masked everywhere; a token generated later is added
+ * with `addLogSecret`.
+ */
+export function createLoggerFromConfig(config: AppConfig, options: ConfigLoggerOptions = {}): Logger {
+  const logging = config.settings.Logging;
+  const shared: LoggerOptions = {
+    level: logging.Level,
+    secrets: [config.apiKey, config.settings.Http.Token, ...(options.secrets ?? [])],
+  };
+  return buildLogger(shared, (base) => {
+    if (options.destination) return pino(base, options.destination);
+    if (config.logFile) return pino(base, rollingFileTransport(config.logFile, logging));
+    if (logging.Pretty) return pino({ ...base, transport: prettyTransport() });
+    return pino(base, stdoutDestination());
+  });
+}
+
+/** Mask `secret` in everything this logger (and its children, past and future) writes from now on. */
+export function addLogSecret(log: Logger, secret: string | undefined): void {
+  const secrets = (log as WithSecrets)[SECRETS];
+  if (!secrets || !secret || secret.length < MIN_SECRET_LENGTH || secrets.includes(secret)) return;
+  secrets.push(secret);
+}
+
+/**
+ * Wait until every line logged so far has been handed to the destination (stdout's
+ * asynchronous buffer, the rotating-file worker). Call before exiting.
+ */
+export function flushLogger(log: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    try {
+      log.flush(() => resolve());
+    } catch {
+      // A destination that cannot flush (already closed) has nothing left to write.
+      resolve();
+    }
+  });
+}
+
+type PinoOptions = pino.LoggerOptions<never, boolean>;
+
+function buildLogger(options: LoggerOptions, create: (base: PinoOptions) => Logger): Logger {
+  const secrets = (options.secrets ?? []).filter((s): s is string => !!s && s.length >= MIN_SECRET_LENGTH);
+  const base: PinoOptions = {
     level: options.level ?? 'info',
-    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    redact: { paths: REDACT_PATHS, censor: CENSOR },
     base: { pid: process.pid },
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
-    hooks:
-      secrets.length > 0
-        ? {
-            logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
-              method.apply(this, args.map((a) => maskSecrets(a, secrets)));
-            },
-          }
-        : undefined,
+    serializers: { err: serializeError, error: serializeError },
+    hooks: {
+      logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
+        method.apply(this, secrets.length > 0 ? args.map((a) => maskSecrets(a, secrets)) : args);
+      },
+      // Child bindings, serializer output and anything else that escaped the paths above.
+      streamWrite: (line: string) => maskLine(line, secrets),
+    },
   };
-  if (options.destination) return pino(base, options.destination);
-  if (options.pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:standard' } } });
+  const logger = create(base) as WithSecrets;
+  logger[SECRETS] = secrets;
+  return logger;
+}
+
+function prettyTransport(): pino.TransportSingleOptions {
+  return {
+    target: 'pino-pretty',
+    options: { colorize: !!process.stdout.isTTY, translateTime: 'SYS:standard' },
+  };
+}
+
+/** The stdout destinations, flushed synchronously at exit so the last lines are not lost. */
+const stdoutStreams = new Set<ReturnType<typeof pino.destination>>();
+
+function stdoutDestination(): DestinationStream {
+  const dest = pino.destination({ fd: 1, sync: false });
+  if (stdoutStreams.size === 0) {
+    process.once('exit', () => {
+      for (const s of stdoutStreams) {
+        try {
+          s.flushSync();
+        } catch {
+          // stdout closed (EPIPE): nothing can be saved.
+        }
+      }
+    });
   }
-  return pino(base, pino.destination({ fd: 1, sync: false }));
+  stdoutStreams.add(dest);
+  return dest;
+}
+
+/**
+ * pino-roll in a worker thread. `removeOtherLogFiles` makes the count hold across restarts,
+ * not only for files this process created.
+ */
+function rollingFileTransport(file: string, logging: Settings['Logging']): DestinationStream {
+  mkdirSync(path.dirname(file), { recursive: true });
+  return pino.transport({
+    target: 'pino-roll',
+    options: {
+      file,
+      size: logging.RotateSize,
+      limit: { count: logging.RotateFiles, removeOtherLogFiles: true },
+      mkdir: true,
+    },
+  }) as DestinationStream;
 }
 
 /** Replace every occurrence of a secret in strings (deeply, for plain objects and errors). */
 export function maskSecrets(value: unknown, secrets: string[], depth = 0): unknown {
   if (typeof value === 'string') {
     let out = value;
-    for (const s of secrets) out = out.split(s).join('[redacted]');
+    for (const s of secrets) out = out.split(s).join(CENSOR);
     return out;
   }
   if (depth > 4 || value === null || typeof value !== 'object') return value;
@@ -82,6 +199,91 @@ export function maskSecrets(value: unknown, secrets: string[], depth = 0): unkno
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = maskSecrets(v, secrets, depth + 1);
   return out;
+}
+
+const SECRET_HEADER_VALUE =
+  /("(?:authorization|proxy-authorization|x-api-key|api-key|apikey|api_key)"\s*:\s*)"(?:[^"\\]|\\.)*"/gi;
+const BEARER = /\b(Bearer|Basic)\s+[A-Za-z0-9._~+/-]+=*/g;
+
+/**
+ * Mask one serialized JSON line: the known secrets (also as they look JSON-escaped),
+ * credential headers at any depth, and `Bearer …` values wherever they appear.
+ */
+export function maskLine(line: string, secrets: readonly string[]): string {
+  let out = line;
+  for (const s of secrets) {
+    out = out.split(s).join(CENSOR);
+    const escaped = JSON.stringify(s).slice(1, -1);
+    if (escaped !== s) out = out.split(escaped).join(CENSOR);
+  }
+  return out.replace(SECRET_HEADER_VALUE, `$1"${CENSOR}"`).replace(BEARER, `$1 ${CENSOR}`);
+}
+
+/** `Type: message` of an error and of each error in its `cause` chain, outermost first. */
+export function causeChain(err: unknown, limit = 10): string[] {
+  const chain: string[] = [];
+  const seen = new Set<unknown>();
+  let current: unknown = err;
+  while (current !== undefined && current !== null && chain.length < limit && !seen.has(current)) {
+    seen.add(current);
+    if (current instanceof Error) {
+      const code = (current as { code?: unknown }).code;
+      chain.push(`${current.name}: ${current.message}${typeof code === 'string' ? ` (${code})` : ''}`);
+      current = current.cause;
+    } else {
+      chain.push(typeof current === 'string' ? current : safeJson(current));
+      break;
+    }
+  }
+  return chain;
+}
+
+/**
+ * pino's error serializer (message and stack already include the causes) plus `causes`,
+ * the chain as a list a person can read at a glance.
+ */
+function serializeError(err: unknown): unknown {
+  const serialized = pino.stdSerializers.err(err as Error) as unknown;
+  if (!(err instanceof Error) || err.cause === undefined || serialized === null || typeof serialized !== 'object') {
+    return serialized;
+  }
+  return Object.assign(serialized, { causes: causeChain(err).slice(1) });
+}
+
+/**
+ * A short, single-line summary of a tool call's arguments for the logs: long strings (a
+ * whole summary body) are cut, so a log line says what was asked without the payload.
+ */
+export function summarizeArgs(raw: string | Record<string, unknown>, maxLength = 160): string {
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      return clip(raw.replace(/\s+/g, ' '), maxLength);
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return clip(safeJson(value), maxLength);
+  const parts = Object.entries(value).map(([k, v]) => {
+    if (typeof v === 'string') {
+      const oneLine = v.replace(/\s+/g, ' ');
+      return `${k}=${oneLine.length > 40 ? `${JSON.stringify(oneLine.slice(0, 37))}…(${v.length} chars)` : JSON.stringify(oneLine)}`;
+    }
+    return `${k}=${clip(safeJson(v), 40)}`;
+  });
+  return clip(parts.join(' '), maxLength);
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
 }
 
 /** A logger that drops everything: the default where a caller passes none. */
