@@ -1,0 +1,182 @@
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Settings } from '../config.js';
+import type { Logger } from '../log.js';
+import { isTempFile } from '../vault/fs.js';
+import type { Vault } from '../vault/vault.js';
+
+/**
+ * Normalised file events for the daemon: only Markdown notes, only after they stopped
+ * changing, at most one per file per quiet period. The chokidar adapter lives here so the
+ * trigger logic above it can be tested with any event source.
+ */
+
+export type VaultEventType = 'add' | 'change' | 'unlink';
+
+export interface VaultEvent {
+  type: VaultEventType;
+  /** Absolute path. */
+  path: string;
+}
+
+export type VaultEventListener = (event: VaultEvent) => void;
+
+/** Anything that produces vault events: the chokidar watcher in production, a fake in tests. */
+export interface VaultEventSource {
+  on(listener: VaultEventListener): void;
+  /** Resolves once the initial tree is known, so a scan after it misses nothing. */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Folders no note of ours lives in: Obsidian's trash and settings, git, our own state. */
+const IGNORED_FOLDERS = new Set(['.trash', '.obsidian', '.git', '.meeting-assistant']);
+
+/**
+ * Editors' temporary and swap files: vim (`*.swp`, `*.swx`, `*~`, the `4913` probe), emacs
+ * (`.#*` locks, `#*#` autosaves), and our own atomic-write temporaries.
+ */
+export function isEditorTempName(name: string): boolean {
+  return (
+    name.startsWith('.') ||
+    name.endsWith('~') ||
+    /\.sw[a-p]$/i.test(name) ||
+    /\.swx$/i.test(name) ||
+    name === '4913' ||
+    (name.startsWith('#') && name.endsWith('#')) ||
+    /\.(tmp|temp|crdownload|part)$/i.test(name) ||
+    isTempFile(name)
+  );
+}
+
+/** True for paths the daemon never looks at (whether file or folder). */
+export function isIgnoredPath(vaultRoot: string, absPath: string): boolean {
+  const rel = path.relative(vaultRoot, absPath);
+  if (rel === '') return false;
+  const segments = rel.split(path.sep);
+  // Outside the vault (a configured folder given as an absolute path elsewhere) only the
+  // file's own name is judged.
+  const judged = rel.startsWith('..') || path.isAbsolute(rel) ? [path.basename(absPath)] : segments;
+  return judged.some((segment) => IGNORED_FOLDERS.has(segment) || isEditorTempName(segment));
+}
+
+export function isNoteEvent(vaultRoot: string, absPath: string): boolean {
+  return absPath.toLowerCase().endsWith('.md') && !isIgnoredPath(vaultRoot, absPath);
+}
+
+export interface Debouncer {
+  push(event: VaultEvent): void;
+  /** Drop everything pending (on close). */
+  cancel(): void;
+  readonly pending: number;
+}
+
+export interface TimerApi {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: TimerApi = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/**
+ * One event per file per quiet period of `ms`: a burst of saves becomes one event. The last
+ * event's type wins, except that an add followed by changes stays an add.
+ */
+export function createDebouncer(ms: number, emit: VaultEventListener, timers: TimerApi = realTimers): Debouncer {
+  const pending = new Map<string, { type: VaultEventType; timer: unknown }>();
+  return {
+    push(event) {
+      const previous = pending.get(event.path);
+      if (previous) timers.clearTimeout(previous.timer);
+      const type = previous?.type === 'add' && event.type === 'change' ? 'add' : event.type;
+      const timer = timers.setTimeout(() => {
+        pending.delete(event.path);
+        emit({ type, path: event.path });
+      }, ms);
+      pending.set(event.path, { type, timer });
+    },
+    cancel() {
+      for (const { timer } of pending.values()) timers.clearTimeout(timer);
+      pending.clear();
+    },
+    get pending() {
+      return pending.size;
+    },
+  };
+}
+
+export interface WatchOptions {
+  /** Folders to watch (absolute); default: transcripts and summaries. */
+  folders?: string[];
+  /** How long a file's size must stay unchanged before it counts as written. */
+  stabilityMs?: number;
+  /** Quiet period per file before its event is passed on. */
+  debounceMs?: number;
+  /** Polling instead of native events (network filesystems). */
+  usePolling?: boolean;
+}
+
+/** Transcripts and summaries are where triggers come from; nothing else moves the daemon. */
+export function triggerFolders(vault: Vault): string[] {
+  const { Transcripts, Summaries } = vault.layout.folders;
+  // A folder inside another watched one is already covered.
+  const unique = [...new Set([Transcripts, Summaries])];
+  return unique.filter((folder) => !unique.some((other) => isInsideFolder(other, folder)));
+}
+
+function isInsideFolder(folder: string, candidate: string): boolean {
+  const r = path.relative(folder, candidate);
+  return r !== '' && !r.startsWith('..') && !path.isAbsolute(r);
+}
+
+/** The chokidar watcher behind a `VaultEventSource`. */
+export function watchVault(
+  vault: Vault,
+  _settings: Settings,
+  log: Logger,
+  options: WatchOptions = {},
+): VaultEventSource {
+  const folders = options.folders ?? triggerFolders(vault);
+  const listeners: VaultEventListener[] = [];
+  const debouncer = createDebouncer(options.debounceMs ?? 50, (event) => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        log.error({ err, path: event.path }, 'file event handler failed');
+      }
+    }
+  });
+  const watcher: FSWatcher = watch(folders, {
+    ignoreInitial: true,
+    persistent: true,
+    usePolling: options.usePolling ?? false,
+    // Stats are only known for some events; directories must never be ignored by extension.
+    ignored: (p: string) => isIgnoredPath(vault.root, p),
+    awaitWriteFinish: { stabilityThreshold: options.stabilityMs ?? 150, pollInterval: 50 },
+    atomic: true,
+  });
+  const forward = (type: VaultEventType) => (p: string) => {
+    const abs = path.resolve(p);
+    if (isNoteEvent(vault.root, abs)) debouncer.push({ type, path: abs });
+  };
+  watcher.on('add', forward('add'));
+  watcher.on('change', forward('change'));
+  watcher.on('unlink', forward('unlink'));
+  watcher.on('error', (err) => log.warn({ err }, 'file watcher error'));
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  log.debug({ folders: folders.map((f) => vault.rel(f)) }, 'watching folders');
+  return {
+    on(listener) {
+      listeners.push(listener);
+    },
+    ready,
+    async close() {
+      debouncer.cancel();
+      await watcher.close();
+    },
+  };
+}
