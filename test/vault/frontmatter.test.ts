@@ -1,0 +1,304 @@
+import { describe, expect, test } from 'vitest';
+import {
+  FrontmatterError,
+  parseNote,
+  readNote,
+  renderFrontmatter,
+  replaceBody,
+  updateFrontmatter,
+  updateNoteFrontmatter,
+} from '../../src/vault/frontmatter.js';
+import { memoryVault } from '../helpers/memfs.js';
+
+// A person's note with everything an editor may leave behind: comments, every quoting
+// style, empty values, trailing spaces, block scalars, CRLF line endings and a BOM.
+const TRICKY = [
+  '\uFEFF---',
+  '# written by hand',
+  "title: 'Weekly: Sync'   # single quoted, trailing comment",
+  'start_time: 2026-11-30T09:00:00+01:00',
+  'end_time:   2026-11-30T09:45:00+01:00   ',
+  'attendees: [Alice, "Bob"]',
+  'empty:',
+  'blank: ""',
+  'notes: |',
+  '  first line',
+  '    indented line',
+  'folded: >-',
+  '  folded',
+  '  text',
+  'people:',
+  '  - "[[Steph Ango]]"',
+  "  - '[[Alice]]'",
+  '',
+  'plain: just text with trailing spaces   ',
+  'transcript: "[[Meetings/Transcripts/2026-11-30 Weekly Sync]]"',
+  '---',
+  'Body line one.   ',
+  '',
+  '---',
+  'not frontmatter: true',
+  '',
+].join('\r\n');
+
+function changedLines(before: string, after: string): { removed: string[]; added: string[] } {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  return { removed: a.filter((l) => !b.includes(l)), added: b.filter((l) => !a.includes(l)) };
+}
+
+describe('parseNote', () => {
+  test('reads values as plain JS, dates as the strings written', () => {
+    const note = parseNote(TRICKY, 'Meetings/x.md');
+    expect(note.hasFrontmatter).toBe(true);
+    expect(note.bom).toBe(true);
+    expect(note.eol).toBe('\r\n');
+    expect(note.data).toEqual({
+      title: 'Weekly: Sync',
+      start_time: '2026-11-30T09:00:00+01:00',
+      end_time: '2026-11-30T09:45:00+01:00',
+      attendees: ['Alice', 'Bob'],
+      empty: null,
+      blank: '',
+      notes: 'first line\n  indented line\n',
+      folded: 'folded text',
+      people: ['[[Steph Ango]]', '[[Alice]]'],
+      plain: 'just text with trailing spaces',
+      transcript: '[[Meetings/Transcripts/2026-11-30 Weekly Sync]]',
+    });
+    expect(note.bodyStartLine).toBe(22);
+    expect(note.body.split('\r\n')[0]).toBe('Body line one.   ');
+    expect(TRICKY.split('\r\n')[note.bodyStartLine - 1]).toBe('Body line one.   ');
+  });
+
+  test('a note without frontmatter is all body', () => {
+    const note = parseNote('# Heading\n\ntext\n');
+    expect(note).toEqual({ data: {}, hasFrontmatter: false, body: '# Heading\n\ntext\n', bodyStartLine: 1, eol: '\n', bom: false });
+  });
+
+  test('an empty frontmatter has no data', () => {
+    const note = parseNote('---\n---\nbody');
+    expect(note.hasFrontmatter).toBe(true);
+    expect(note.data).toEqual({});
+    expect(note.body).toBe('body');
+    expect(note.bodyStartLine).toBe(3);
+  });
+
+  test('malformed YAML is a FrontmatterError naming file and line', () => {
+    const text = '---\ntitle: ok\nattendees: [Alice, Bob\nstate: x\n---\nbody\n';
+    let error: unknown;
+    try {
+      parseNote(text, 'Meetings/x.md');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(FrontmatterError);
+    const fe = error as FrontmatterError;
+    expect(fe.file).toBe('Meetings/x.md');
+    expect(fe.line).toBeGreaterThanOrEqual(3);
+    expect(fe.line).toBeLessThanOrEqual(5);
+    expect(fe.message).toMatch(/^Meetings\/x\.md line \d+: /);
+  });
+
+  test('an error is reported on the line where the YAML goes wrong', () => {
+    const text = '---\na: 1\nb: "unterminated\n---\n';
+    expect(() => parseNote(text, 'n.md')).toThrow(/^n\.md line 3: invalid frontmatter: /);
+    const tab = '---\na: 1\nb: 2\n\tc: 3\n---\n';
+    expect(() => parseNote(tab, 'n.md')).toThrow(/^n\.md line 4: /);
+  });
+
+  test('a frontmatter that is not a mapping is a FrontmatterError', () => {
+    expect(() => parseNote('---\n- a\n- b\n---\nbody', 'list.md')).toThrow(FrontmatterError);
+    expect(() => parseNote('---\njust a string\n---\nbody', 'str.md')).toThrow(/str\.md line 2/);
+  });
+
+  test('duplicate keys are a FrontmatterError', () => {
+    expect(() => parseNote('---\na: 1\na: 2\n---\n', 'dup.md')).toThrow(FrontmatterError);
+  });
+
+  test('an unclosed frontmatter is a FrontmatterError', () => {
+    expect(() => parseNote('---\na: 1\nbody\n', 'open.md')).toThrow(/open\.md line 1: .*never closed/);
+  });
+});
+
+describe('updateFrontmatter', () => {
+  test('an update that changes nothing is byte-identical', () => {
+    expect(updateFrontmatter(TRICKY, {})).toBe(TRICKY);
+    expect(
+      updateFrontmatter(TRICKY, {
+        title: 'Weekly: Sync',
+        attendees: ['Alice', 'Bob'],
+        empty: null,
+        people: ['[[Steph Ango]]', '[[Alice]]'],
+        missing: undefined,
+      }),
+    ).toBe(TRICKY);
+  });
+
+  test('changing one key changes only that key’s text', () => {
+    const after = updateFrontmatter(TRICKY, { end_time: '2026-11-30T10:00:00+01:00' });
+    const { removed, added } = changedLines(TRICKY, after);
+    expect(removed).toEqual(['end_time:   2026-11-30T09:45:00+01:00   \r']);
+    expect(added).toEqual(['end_time:   2026-11-30T10:00:00+01:00\r']);
+    expect(after.startsWith('\uFEFF---\r\n')).toBe(true);
+    expect(after.split('\r\n').length).toBe(TRICKY.split('\r\n').length);
+    expect(parseNote(after).data.end_time).toBe('2026-11-30T10:00:00+01:00');
+  });
+
+  test('a changed scalar keeps its quoting style and its trailing comment', () => {
+    const after = updateFrontmatter(TRICKY, { title: 'Daily Sync' });
+    expect(changedLines(TRICKY, after).added).toEqual(["title: 'Daily Sync'   # single quoted, trailing comment\r"]);
+  });
+
+  test('a changed flow list stays flow, a block list stays block', () => {
+    const flow = updateFrontmatter(TRICKY, { attendees: ['Alice', 'Bob', 'Carol'] });
+    expect(changedLines(TRICKY, flow)).toEqual({
+      removed: ['attendees: [Alice, "Bob"]\r'],
+      added: ['attendees: [Alice, Bob, Carol]\r'],
+    });
+    const block = updateFrontmatter(TRICKY, { people: ['[[Steph Ango]]', '[[Alice]]', '[[Bob]]'] });
+    expect(block).toContain('people:\r\n  - "[[Steph Ango]]"\r\n  - "[[Alice]]"\r\n  - "[[Bob]]"\r\n\r\nplain:');
+    expect(parseNote(block).data.people).toEqual(['[[Steph Ango]]', '[[Alice]]', '[[Bob]]']);
+    expect(changedLines(TRICKY, block).removed).toEqual(["  - '[[Alice]]'\r"]);
+  });
+
+  test('a block list written at the key’s column stays that way', () => {
+    const text = 'before\n'.slice(0, 0) + '---\ntags:\n- a\n- b\nnext: 1\n---\n';
+    expect(updateFrontmatter(text, { tags: ['a', 'c'] })).toBe('---\ntags:\n- a\n- c\nnext: 1\n---\n');
+  });
+
+  test('an empty value can be filled', () => {
+    const after = updateFrontmatter(TRICKY, { empty: 'now set' });
+    expect(changedLines(TRICKY, after)).toEqual({ removed: ['empty:\r'], added: ['empty: now set\r'] });
+  });
+
+  test('a block scalar can be replaced', () => {
+    const after = updateFrontmatter(TRICKY, { notes: 'one\ntwo' });
+    expect(parseNote(after).data.notes).toBe('one\ntwo');
+    expect(after).toContain("blank: \"\"\r\nnotes: |-\r\n  one\r\n  two\r\nfolded: >-\r\n");
+  });
+
+  test('adding a key appends it at the end of the frontmatter', () => {
+    const after = updateFrontmatter(TRICKY, { summary: '[[Meetings/Summaries/2026-11-30 Weekly Sync]]', count: 3 });
+    expect(after).toBe(
+      TRICKY.replace(
+        'Weekly Sync]]"\r\n---\r\n',
+        'Weekly Sync]]"\r\nsummary: "[[Meetings/Summaries/2026-11-30 Weekly Sync]]"\r\ncount: 3\r\n---\r\n',
+      ),
+    );
+  });
+
+  test('deleting a key removes only its lines', () => {
+    const after = updateFrontmatter(TRICKY, { notes: undefined, empty: undefined });
+    expect(after).toBe(TRICKY.replace('empty:\r\n', '').replace('notes: |\r\n  first line\r\n    indented line\r\n', ''));
+  });
+
+  test('a note without frontmatter gets a block', () => {
+    expect(updateFrontmatter('Body\n', { state: 'finished', meeting: '[[Meetings/x]]' })).toBe(
+      '---\nstate: finished\nmeeting: "[[Meetings/x]]"\n---\nBody\n',
+    );
+    expect(updateFrontmatter('\uFEFFBody\r\nmore\r\n', { a: 1 })).toBe('\uFEFF---\r\na: 1\r\n---\r\nBody\r\nmore\r\n');
+    expect(updateFrontmatter('', { a: 'x' })).toBe('---\na: x\n---\n');
+  });
+
+  test('an empty frontmatter gets the key', () => {
+    expect(updateFrontmatter('---\n---\nbody', { a: 1 })).toBe('---\na: 1\n---\nbody');
+  });
+
+  test('malformed YAML is never rewritten', () => {
+    const text = '---\ntitle: [oops\n---\nbody\n';
+    expect(() => updateFrontmatter(text, { state: 'x' }, 'Meetings/x.md')).toThrow(FrontmatterError);
+  });
+
+  test('values that need quoting are quoted, so they read back as written', () => {
+    const after = updateFrontmatter('---\na: 1\n---\n', {
+      a: 'true',
+      b: '123',
+      c: 'x: y',
+      d: '#tag',
+      e: '',
+      f: '[[Link]]',
+      g: false,
+    });
+    expect(parseNote(after).data).toEqual({ a: 'true', b: '123', c: 'x: y', d: '#tag', e: '', f: '[[Link]]', g: false });
+  });
+});
+
+describe('renderFrontmatter and replaceBody', () => {
+  test('renders keys in order, quoting what needs it and every wikilink', () => {
+    const text = renderFrontmatter({
+      title: 'Weekly: Sync',
+      start_time: '2026-11-30T09:00:00+01:00',
+      projects: ['Alpha', 'Beta'],
+      meeting: '[[Meetings/2026-11-30 Weekly Sync]]',
+      agenda: '',
+      skipped: undefined,
+      status: 'done',
+    });
+    expect(text).toBe(
+      [
+        '---',
+        'title: "Weekly: Sync"',
+        'start_time: 2026-11-30T09:00:00+01:00',
+        'projects: [Alpha, Beta]',
+        'meeting: "[[Meetings/2026-11-30 Weekly Sync]]"',
+        'agenda: ""',
+        'status: done',
+        '---',
+        '',
+      ].join('\n'),
+    );
+    expect(parseNote(text + 'body').data.title).toBe('Weekly: Sync');
+  });
+
+  test('replaceBody keeps the frontmatter bytes', () => {
+    const after = replaceBody(TRICKY, 'New body\r\n');
+    expect(after).toBe(TRICKY.slice(0, TRICKY.indexOf('Body line one.')) + 'New body\r\n');
+    expect(replaceBody('no frontmatter', 'x')).toBe('x');
+    expect(replaceBody('\uFEFFold', 'x')).toBe('\uFEFFx');
+    expect(replaceBody('---\na: 1\n---', 'x')).toBe('---\na: 1\n---\nx');
+  });
+});
+
+describe('vault helpers', () => {
+  test('readNote returns the text and the parsed note', async () => {
+    const vault = memoryVault({ 'Meetings/a.md': '---\ntitle: A\n---\nbody\n' });
+    const note = await readNote(vault, '/vault/Meetings/a.md');
+    expect(note.text).toBe('---\ntitle: A\n---\nbody\n');
+    expect(note.data).toEqual({ title: 'A' });
+  });
+
+  test('readNote names the vault-relative file in errors', async () => {
+    const vault = memoryVault({ 'Meetings/a.md': '---\ntitle: [\n---\n' });
+    await expect(readNote(vault, '/vault/Meetings/a.md')).rejects.toThrow(/^Meetings\/a\.md line 2: /);
+  });
+
+  test('updateNoteFrontmatter writes through the vault only when the text changes', async () => {
+    const vault = memoryVault({ 'Meetings/a.md': '---\ntitle: A   # keep\n---\nbody\n' });
+    const writes: string[] = [];
+    vault.onWrite((p) => writes.push(p));
+    expect(await updateNoteFrontmatter(vault, '/vault/Meetings/a.md', { title: 'A' })).toBe('---\ntitle: A   # keep\n---\nbody\n');
+    expect(writes).toEqual([]);
+    const next = await updateNoteFrontmatter(vault, '/vault/Meetings/a.md', { state: 'finished' });
+    expect(next).toBe('---\ntitle: A   # keep\nstate: finished\n---\nbody\n');
+    expect(await vault.read('/vault/Meetings/a.md')).toBe(next);
+    expect(writes).toEqual(['/vault/Meetings/a.md']);
+  });
+
+  test('updateNoteFrontmatter applies changes to the file as it is on disk now', async () => {
+    const vault = memoryVault({ 'Meetings/a.md': '---\ntitle: A\n---\nbody\n' });
+    await vault.fs.writeFile('/vault/Meetings/a.md', '---\ntitle: A\nmine: yes\n---\nedited body\n');
+    const next = await updateNoteFrontmatter(vault, '/vault/Meetings/a.md', { state: 'summarizing' });
+    expect(next).toBe('---\ntitle: A\nmine: yes\nstate: summarizing\n---\nedited body\n');
+  });
+
+  test('updateNoteFrontmatter leaves a malformed note untouched', async () => {
+    const text = '---\ntitle: [\n---\nbody\n';
+    const vault = memoryVault({ 'Meetings/a.md': text });
+    const writes: string[] = [];
+    vault.onWrite((p) => writes.push(p));
+    await expect(updateNoteFrontmatter(vault, '/vault/Meetings/a.md', { state: 'x' })).rejects.toBeInstanceOf(FrontmatterError);
+    expect(await vault.read('/vault/Meetings/a.md')).toBe(text);
+    expect(writes).toEqual([]);
+  });
+});
