@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { STATE_FOLDER } from './daemon/token.js';
 import { type Fs, statIfExists } from './vault/fs.js';
 
 /**
@@ -50,8 +51,9 @@ export function isBundledDefaultConfig(configFile: string | undefined): boolean 
 
 /**
  * Copy the example vault into `vaultDir` when that does not exist or is an empty folder;
- * never touch a folder that has anything in it. Call it before anything else writes into
- * the vault (the HTTP token, logs), or the vault is no longer empty.
+ * never touch a folder that has anything in it. The daemon's own state folder
+ * (`.meeting-assistant/`, the HTTP token) does not count, so the order of start-up steps
+ * does not matter; anything else does, a hidden `.obsidian/` included.
  */
 export async function seedWorkingVault(options: SeedOptions): Promise<{ seeded: boolean }> {
   const { fs, exampleDir } = options;
@@ -65,8 +67,9 @@ export async function seedWorkingVault(options: SeedOptions): Promise<{ seeded: 
   if (vaultStat && !vaultStat.isDirectory()) {
     throw new SeedError(`the vault path is not a folder: ${vaultDir}`);
   }
-  if (vaultStat && (await fs.readdir(vaultDir, { withFileTypes: true })).length > 0) {
-    return { seeded: false };
+  if (vaultStat) {
+    const entries = await fs.readdir(vaultDir, { withFileTypes: true });
+    if (entries.some((entry) => entry.name !== STATE_FOLDER)) return { seeded: false };
   }
 
   // Copy into a hidden sibling first and rename it into place, so a crash mid-copy never
@@ -79,8 +82,8 @@ export async function seedWorkingVault(options: SeedOptions): Promise<{ seeded: 
     if (!vaultStat) {
       await fs.rename(staging, vaultDir);
     } else {
-      // An existing empty folder may be a mount point or a symbolic link: keep the folder
-      // itself and move the copied entries into it.
+      // An existing empty folder may be a mount point or a symbolic link, or hold our state
+      // folder: keep the folder itself and move the copied entries into it.
       for (const entry of await fs.readdir(staging, { withFileTypes: true })) {
         await fs.rename(path.join(staging, entry.name), path.join(vaultDir, entry.name));
       }

@@ -100,6 +100,17 @@ describe('seedWorkingVault', () => {
     expect(await treeOf(fs, '/other')).toEqual(new Map([['.obsidian/app.json', '{}']]));
   });
 
+  it("seeds a vault that holds only the daemon's own state folder, keeping the token", async () => {
+    const fs = fsWithExample({ '/vault/.meeting-assistant/token': 'secret\n' });
+
+    expect((await seedWorkingVault({ fs, exampleDir: MEM_EXAMPLE, vaultDir: '/vault' })).seeded).toBe(true);
+
+    const tree = await treeOf(fs, '/vault');
+    expect(tree.get('.meeting-assistant/token')).toBe('secret\n');
+    tree.delete('.meeting-assistant/token');
+    expect(tree).toEqual(exampleFiles());
+  });
+
   it('refuses a vault path that is a file, and a missing example, with a SeedError naming the path', async () => {
     const fs = fsWithExample({ '/notes.md': 'not a folder' });
 
