@@ -1,0 +1,120 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The installed command line, spawned as people and services run it. dist/ is built by
+ * test/global-setup.ts before any test file runs.
+ */
+
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BIN = path.join(REPO_ROOT, 'bin', 'meeting-assistant.js');
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+let tmp: string;
+
+/** Run the CLI in an empty folder, with no config in reach but the one a test passes. */
+function cli(args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.toLowerCase().startsWith('meetingassistant__')) env[name] = value;
+  }
+  env.XDG_CONFIG_HOME = path.join(tmp, 'xdg');
+  env.HOME = tmp;
+  env.NO_COLOR = '1';
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { cwd: tmp, env, timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'ma-cli-'));
+});
+
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('meeting-assistant CLI', () => {
+  it('--help lists every command of the design and exits 0', async () => {
+    const { code, stdout } = await cli(['--help']);
+
+    expect(code).toBe(0);
+    const commands = [...stdout.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]);
+    expect(commands).toEqual(
+      expect.arrayContaining([
+        'run',
+        'summarize',
+        'retry',
+        'status',
+        'session',
+        'doctor',
+        'install-service',
+        'uninstall-service',
+        'logs',
+      ]),
+    );
+  });
+
+  it('session --help lists start, state and stop and exits 0', async () => {
+    const { code, stdout } = await cli(['session', '--help']);
+
+    expect(code).toBe(0);
+    const commands = [...stdout.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]);
+    expect(commands).toEqual(expect.arrayContaining(['start', 'state', 'stop']));
+  });
+
+  it('an unknown command exits 2 and says so', async () => {
+    const { code, stderr } = await cli(['frobnicate']);
+
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown command 'frobnicate'/);
+  });
+
+  it.each([
+    ['run', []],
+    ['status', []],
+    ['summarize', ['Meetings/2026-11-30 0900 Release Sync.md']],
+    ['retry', ['Meetings/Summaries/2026-11-23 0900 Release Sync.md']],
+  ])('a config with three mistakes makes %s exit 2 naming all three by full path', async (command, args) => {
+    const config = path.join(tmp, `bad-${command}.json`);
+    await writeFile(
+      config,
+      JSON.stringify({
+        MeetingAssistant: {
+          VaultPath: path.join(tmp, 'vault'),
+          Http: { Port: 70000 },
+          Agent: { MaxTurns: 'many' },
+          Reconnect: { Retries: 1 },
+        },
+      }),
+    );
+
+    const { code, stderr } = await cli([command, ...args, '--config', config]);
+
+    expect(code).toBe(2);
+    expect(stderr).toContain('MeetingAssistant.Http.Port');
+    expect(stderr).toContain('MeetingAssistant.Agent.MaxTurns');
+    expect(stderr).toContain('MeetingAssistant.Reconnect.Retries');
+  });
+
+  it('a --config file that does not exist exits 2 naming the path', async () => {
+    const missing = path.join(tmp, 'nowhere', 'config.json');
+
+    const { code, stderr } = await cli(['status', '--config', missing]);
+
+    expect(code).toBe(2);
+    expect(stderr).toContain(missing);
+  });
+});
