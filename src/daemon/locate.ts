@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { linkTarget, resolveLink, resolveOrPlanLink } from '../vault/links.js';
+import type { Vault } from '../vault/vault.js';
+import type { HeadCache } from './heads.js';
+
+/**
+ * Finding a meeting's notes from the frontmatter alone, through the head cache: what the
+ * triggers and the catch-up scan need to key a job by its meeting and to see the state of
+ * its context note, without reading whole notes or rewriting anything (the pipeline does
+ * the full resolution, with its write-backs, when it runs).
+ */
+
+export class LocateError extends Error {
+  override readonly name = 'LocateError';
+}
+
+function linkValue(data: Record<string, unknown>, key: string): string | undefined {
+  const value = data[key];
+  return typeof value === 'string' && linkTarget(value) !== undefined ? value : undefined;
+}
+
+/** Meeting notes by the transcript they link to: the fallback when a transcript has no `meeting` link. */
+export type TranscriptIndex = Map<string, string>;
+
+export async function buildTranscriptIndex(vault: Vault, heads: HeadCache): Promise<TranscriptIndex> {
+  const index: TranscriptIndex = new Map();
+  for (const meeting of await vault.listMarkdown(vault.layout.folders.Meetings)) {
+    if (vault.kindOf(meeting) !== 'meeting') continue;
+    const head = await heads.get(meeting);
+    if (!head?.ok) continue;
+    const link = linkValue(head.data, 'transcript');
+    if (!link) continue;
+    const transcript = await resolveLink(vault, link).catch(() => undefined);
+    if (transcript) index.set(transcript, meeting);
+  }
+  return index;
+}
+
+export interface LocateOptions {
+  heads: HeadCache;
+  /** Built on first need and reused for the rest of a scan. */
+  transcriptIndex?: () => Promise<TranscriptIndex>;
+}
+
+/** The meeting note of a transcript: its `meeting` link, else the meeting note whose `transcript` links here. */
+export async function meetingOfTranscript(vault: Vault, transcript: string, options: LocateOptions): Promise<string> {
+  const head = await options.heads.get(transcript);
+  if (!head) throw new LocateError(`${vault.rel(transcript)} no longer exists`);
+  if (!head.ok) throw new LocateError(head.error);
+  const link = linkValue(head.data, 'meeting');
+  if (link) {
+    try {
+      return await resolveLink(vault, link);
+    } catch (err) {
+      throw new LocateError(`${vault.rel(transcript)}: ${(err as Error).message}`);
+    }
+  }
+  const index = await (options.transcriptIndex ?? (() => buildTranscriptIndex(vault, options.heads)))();
+  const meeting = index.get(transcript);
+  if (!meeting) {
+    throw new LocateError(
+      `${vault.rel(transcript)} has no "meeting" link and no meeting note links to it as its transcript`,
+    );
+  }
+  return meeting;
+}
+
+/** The meeting a summary or context note belongs to, from its `meeting` link. */
+export async function meetingOfNote(vault: Vault, note: string, heads: HeadCache): Promise<string> {
+  const head = await heads.get(note);
+  if (!head) throw new LocateError(`${vault.rel(note)} no longer exists`);
+  if (!head.ok) throw new LocateError(head.error);
+  const link = linkValue(head.data, 'meeting');
+  if (!link) throw new LocateError(`${vault.rel(note)} has no "meeting" link`);
+  try {
+    return await resolveLink(vault, link);
+  } catch (err) {
+    throw new LocateError(`${vault.rel(note)}: ${(err as Error).message}`);
+  }
+}
+
+export interface ContextInfo {
+  path: string;
+  exists: boolean;
+  /** The context note's `state`; undefined when it does not exist or has none. */
+  state?: string;
+}
+
+/** Where the meeting's context note is and what state it is in. */
+export async function contextOfMeeting(vault: Vault, meeting: string, heads: HeadCache): Promise<ContextInfo> {
+  const head = await heads.get(meeting);
+  if (!head) throw new LocateError(`the meeting note ${vault.rel(meeting)} does not exist`);
+  if (!head.ok) throw new LocateError(head.error);
+  const basename = path.basename(meeting, path.extname(meeting));
+  let planned;
+  try {
+    planned = await resolveOrPlanLink(vault, linkValue(head.data, 'context'), vault.layout.folders.Context, basename);
+  } catch (err) {
+    throw new LocateError(`${vault.rel(meeting)}: ${(err as Error).message}`);
+  }
+  if (!planned.exists) return { path: planned.path, exists: false };
+  const context = await heads.get(planned.path);
+  if (!context) return { path: planned.path, exists: false };
+  const state = context.ok && typeof context.data.state === 'string' ? context.data.state.trim() : undefined;
+  return { path: planned.path, exists: true, ...(state !== undefined && { state }) };
+}
