@@ -1,11 +1,116 @@
-import { CliError, EXIT_USAGE, type GlobalOptions } from './common.js';
+import os from 'node:os';
+import { ConfigError, loadConfig, type AppConfig } from '../config.js';
+import { type Fs, nodeFs } from '../vault/fs.js';
+import { installInstructions, performInstall, performUninstall, planInstall, planUninstall } from '../service/install.js';
+import { cliPath, type HomeDirs, type ServicePlatform } from '../service/paths.js';
+import { TemplateError } from '../service/render.js';
+import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, processIo } from './common.js';
 
 import type { ServiceOptions } from '../cli.js';
 
-export async function installService(_opts: GlobalOptions & ServiceOptions): Promise<number> {
-  throw new CliError('install-service is not available yet', EXIT_USAGE);
+/** What the service commands take from the process; tests pass a temp HOME and memory output. */
+export interface ServiceCommandDeps {
+  io?: Io;
+  env?: NodeJS.ProcessEnv;
+  fs?: Fs;
+  cwd?: string;
+  /** `process.platform` when `--platform` is not given. */
+  platform?: NodeJS.Platform;
+  /** `process.execPath`. */
+  execPath?: string;
+  /** bin/meeting-assistant.js of this install. */
+  cli?: string;
 }
 
-export async function uninstallService(_opts: GlobalOptions & ServiceOptions): Promise<number> {
-  throw new CliError('uninstall-service is not available yet', EXIT_USAGE);
+function resolvePlatform(opts: ServiceOptions, deps: ServiceCommandDeps): ServicePlatform {
+  const platform = opts.platform ?? deps.platform ?? process.platform;
+  if (platform === 'linux' || platform === 'darwin') return platform;
+  throw new CliError(
+    `install-service supports Linux (systemd) and macOS (launchd), not ${platform}; run "meeting-assistant run --config <file>" under your own service manager`,
+    EXIT_USAGE,
+  );
+}
+
+function homeDirs(env: NodeJS.ProcessEnv): HomeDirs {
+  return { home: env.HOME || os.homedir(), xdgConfigHome: env.XDG_CONFIG_HOME || undefined };
+}
+
+/** The service runs with a config file: it must exist and be valid now, not at first start. */
+async function serviceConfig(opts: GlobalOptions, deps: ServiceCommandDeps, home: string, env: NodeJS.ProcessEnv): Promise<AppConfig> {
+  let config: AppConfig;
+  try {
+    config = await loadConfig({ configPath: opts.config, fs: deps.fs ?? nodeFs, env, cwd: deps.cwd, homedir: home });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
+    throw err;
+  }
+  if (!config.file) {
+    throw new CliError(
+      'no config file found (./config.json, $XDG_CONFIG_HOME/meeting-assistant/config.json): pass --config <file>',
+      EXIT_USAGE,
+    );
+  }
+  return config;
+}
+
+export async function installService(opts: GlobalOptions & ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
+  const io = deps.io ?? processIo;
+  const env = deps.env ?? process.env;
+  const fs = deps.fs ?? nodeFs;
+  const platform = resolvePlatform(opts, deps);
+  const dirs = homeDirs(env);
+  const config = await serviceConfig(opts, deps, dirs.home, env);
+  let plan;
+  try {
+    plan = await planInstall(
+      config,
+      { ...dirs, platform, node: deps.execPath ?? process.execPath, cli: deps.cli ?? cliPath() },
+      fs,
+    );
+  } catch (err) {
+    if (err instanceof TemplateError) throw new CliError(err.message, EXIT_USAGE);
+    throw err;
+  }
+
+  if (opts.dryRun) {
+    // The file alone on stdout, so `--dry-run > file` works; the rest on stderr.
+    io.out(plan.content.replace(/\n$/, ''));
+    io.err(`Dry run: would write ${plan.path}`);
+    for (const folder of plan.folders) io.err(`Dry run: would create the folder ${folder}`);
+    for (const warning of plan.warnings) io.err(`Warning: ${warning}`);
+    for (const line of installInstructions(plan, config, dirs.home)) io.err(line);
+    return EXIT_OK;
+  }
+  await performInstall(plan, fs);
+  io.out(`Wrote ${plan.path}`);
+  io.out(`  config: ${config.file}`);
+  io.out(`  vault:  ${config.layout.root}`);
+  for (const warning of plan.warnings) io.out(`Warning: ${warning}`);
+  for (const line of installInstructions(plan, config, dirs.home)) io.out(line);
+  return EXIT_OK;
+}
+
+export async function uninstallService(opts: GlobalOptions & ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
+  const io = deps.io ?? processIo;
+  const env = deps.env ?? process.env;
+  const fs = deps.fs ?? nodeFs;
+  const platform = resolvePlatform(opts, deps);
+  const plan = await planUninstall({ ...homeDirs(env), platform }, fs);
+  if (!plan.exists && plan.links.length === 0) {
+    io.out(`No service installed: ${plan.path} does not exist.`);
+    return EXIT_OK;
+  }
+  const tool = platform === 'linux' ? 'systemctl' : 'launchctl';
+  io.out(`uninstall-service does not run ${tool} itself. Stop the service first if it is running:`);
+  for (const line of plan.stopCommands) io.out(line);
+  if (opts.dryRun) {
+    for (const file of [...plan.links, ...(plan.exists ? [plan.path] : [])]) io.out(`Dry run: would remove ${file}`);
+    return EXIT_OK;
+  }
+  for (const file of await performUninstall(plan, fs)) io.out(`Removed ${file}`);
+  if (plan.afterCommands.length > 0) {
+    io.out('Then let systemd forget it:');
+    for (const line of plan.afterCommands) io.out(line);
+  }
+  return EXIT_OK;
 }
