@@ -1,3 +1,9 @@
+import path from 'node:path';
+import { FrontmatterError, parseNote, updateNoteFrontmatter } from './frontmatter.js';
+import { isNotFound } from './fs.js';
+import { LinkError, formatLink, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
+import type { NoteKind, Vault } from './vault.js';
+
 /**
  * A meeting and its artifacts, resolved from the meeting note (the hub). Implementation of
  * the resolution rules (links, defaults, write-back) lives below in this module.
@@ -15,4 +21,308 @@ export interface MeetingArtifacts {
   attendees: string[];
   /** Names of project folders as listed (existing or not). */
   projects: string[];
+}
+
+/**
+ * A meeting that cannot run: its note does not parse, a link dangles, it has no transcript.
+ * `summaryPath` is where the failure report goes, when that can be determined.
+ */
+export class BrokenMeetingError extends Error {
+  override readonly name = 'BrokenMeetingError';
+  readonly meetingPath: string;
+  readonly summaryPath?: string;
+
+  constructor(message: string, meetingPath: string, summaryPath?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.meetingPath = meetingPath;
+    if (summaryPath !== undefined) this.summaryPath = summaryPath;
+  }
+}
+
+/** No note, or more than one, links to the note whose meeting was asked for. */
+export class MeetingLookupError extends Error {
+  override readonly name = 'MeetingLookupError';
+
+  constructor(
+    readonly kind: 'not-found' | 'ambiguous',
+    /** The transcript or summary note whose meeting was looked for. */
+    readonly notePath: string,
+    message: string,
+    readonly candidates: string[] = [],
+  ) {
+    super(message);
+  }
+}
+
+/** A note's file name without `.md`: the default name of its context and summary notes. */
+export function noteBasename(absPath: string): string {
+  return path.basename(absPath).replace(/\.md$/i, '');
+}
+
+function text(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string') return value.trim() === '' ? undefined : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/** `[[People/Alice|Al]]` → `Alice`; plain names stay as written. */
+function nameOf(item: string): string {
+  const wiki = /^!?\[\[([^\]]*)\]\]$/.exec(item.trim());
+  if (!wiki) return item.trim();
+  const target = (wiki[1] ?? '').split('|')[0]!.split('#')[0]!.trim().replace(/\.md$/i, '');
+  return target.split('/').pop() ?? target;
+}
+
+/**
+ * A list of names from a property written as a list, a single string, or wikilinks. An
+ * unquoted `[[Alice]]` reads as a nested YAML list; it still means Alice.
+ */
+export function nameList(value: unknown): string[] {
+  const out: string[] = [];
+  const add = (item: unknown): void => {
+    if (Array.isArray(item)) {
+      if (item.length === 1 && typeof item[0] === 'string') {
+        add(`[[${item[0]}]]`);
+        return;
+      }
+      item.forEach(add);
+      return;
+    }
+    const s = text(item);
+    if (s === undefined) return;
+    const name = nameOf(s);
+    if (name !== '' && !out.includes(name)) out.push(name);
+  };
+  if (Array.isArray(value)) value.forEach(add);
+  else add(value);
+  return out;
+}
+
+/**
+ * Whether a link value names `targetAbs`, checked without touching the disk first and then
+ * confirmed by resolving it (so `[[Sync]]` with two notes called Sync matches neither).
+ */
+async function linksTo(vault: Vault, value: unknown, targetAbs: string): Promise<boolean> {
+  const target = linkTarget(value);
+  if (target === undefined) return false;
+  const wanted = target.replace(/^\/+/, '').toLowerCase();
+  const rel = vault.rel(targetAbs).toLowerCase();
+  const plausible = rel === wanted || rel.endsWith(`/${wanted}`) || path.resolve(target).toLowerCase() === targetAbs.toLowerCase();
+  if (!plausible) return false;
+  try {
+    return (await resolveLink(vault, value as string)) === targetAbs;
+  } catch (err) {
+    if (err instanceof LinkError) return false;
+    throw err;
+  }
+}
+
+/** The notes of one kind whose `key` links to `targetAbs`; notes that do not parse are skipped. */
+async function notesLinkingTo(vault: Vault, kind: NoteKind, folder: string, key: string, targetAbs: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const file of await vault.listMarkdown(folder)) {
+    if (file === targetAbs || vault.kindOf(file) !== kind) continue;
+    const content = await vault.readIfExists(file);
+    if (content === undefined) continue;
+    let data: Record<string, unknown>;
+    try {
+      data = parseNote(content).data;
+    } catch (err) {
+      if (err instanceof FrontmatterError) continue;
+      throw err;
+    }
+    if (await linksTo(vault, data[key], targetAbs)) out.push(file);
+  }
+  return out;
+}
+
+/** Best effort for a meeting note that does not parse: its `summary:` line, read as plain text. */
+function summaryLineOf(content: string): string | undefined {
+  const closing = /\n---[ \t]*\r?(?:\n|$)/.exec(content.slice(3));
+  const head = closing ? content.slice(0, closing.index + 3) : content;
+  const m = /^summary:[ \t]*(.*?)[ \t]*(?:#.*)?\r?$/m.exec(head);
+  const raw = m?.[1]?.trim();
+  if (!raw) return undefined;
+  return raw.replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
+}
+
+async function failureReportPath(vault: Vault, meetingPath: string, summaryLink: string | undefined): Promise<string> {
+  const folder = vault.layout.folders.Summaries;
+  try {
+    return (await resolveOrPlanLink(vault, summaryLink, folder, noteBasename(meetingPath))).path;
+  } catch {
+    return path.join(folder, `${noteBasename(meetingPath)}.md`);
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Every artifact of a meeting, from its note's frontmatter (DESIGN section 1): the
+ * transcript by its link (or the transcript note whose `meeting` links here), context and
+ * summary by their links or the defaults, which are then written back into the meeting
+ * note (only those lines are added). Throws BrokenMeetingError when the meeting cannot run.
+ */
+export async function resolveMeeting(
+  vault: Vault,
+  meetingPath: string,
+  options: { writeBack?: boolean } = {},
+): Promise<MeetingArtifacts> {
+  const meetingAbs = vault.abs(meetingPath);
+  const rel = vault.rel(meetingAbs);
+  const content = await vault.readIfExists(meetingAbs);
+  if (content === undefined) throw new BrokenMeetingError(`the meeting note ${rel} does not exist`, meetingAbs);
+
+  let data: Record<string, unknown>;
+  try {
+    data = parseNote(content, rel).data;
+  } catch (err) {
+    if (!(err instanceof FrontmatterError)) throw err;
+    const summaryPath = await failureReportPath(vault, meetingAbs, summaryLineOf(content));
+    throw new BrokenMeetingError(
+      `the meeting note's frontmatter does not parse (${err.message}); fix it and retry`,
+      meetingAbs,
+      summaryPath,
+      { cause: err },
+    );
+  }
+
+  const name = noteBasename(meetingAbs);
+  const { folders } = vault.layout;
+  const summaryLink = text(data.summary);
+  const contextLink = text(data.context);
+  const defaultSummary = path.join(folders.Summaries, `${name}.md`);
+  for (const key of ['summary', 'context'] as const) {
+    const value = data[key];
+    if (value !== null && value !== undefined && typeof value !== 'string') {
+      throw new BrokenMeetingError(`${rel}: the ${key} property is not a link: ${JSON.stringify(value)}`, meetingAbs, defaultSummary);
+    }
+  }
+
+  let summary: { path: string; exists: boolean };
+  try {
+    summary = await resolveOrPlanLink(vault, summaryLink, folders.Summaries, name);
+  } catch (err) {
+    throw new BrokenMeetingError(`${rel}: the summary link cannot be used: ${describe(err)}`, meetingAbs, defaultSummary, {
+      cause: err,
+    });
+  }
+  const broken = (message: string, cause?: unknown): BrokenMeetingError =>
+    new BrokenMeetingError(`${rel}: ${message}`, meetingAbs, summary.path, cause === undefined ? undefined : { cause });
+
+  let context: { path: string; exists: boolean };
+  try {
+    context = await resolveOrPlanLink(vault, contextLink, folders.Context, name);
+  } catch (err) {
+    throw broken(`the context link cannot be used: ${describe(err)}`, err);
+  }
+
+  let transcriptPath: string;
+  const transcriptLink = data.transcript;
+  const transcriptGiven =
+    transcriptLink !== null && transcriptLink !== undefined && !(typeof transcriptLink === 'string' && transcriptLink.trim() === '');
+  if (transcriptGiven) {
+    if (typeof transcriptLink !== 'string') throw broken(`the transcript property is not a link: ${JSON.stringify(transcriptLink)}`);
+    try {
+      transcriptPath = await resolveLink(vault, transcriptLink);
+    } catch (err) {
+      if (!(err instanceof LinkError)) throw err;
+      throw broken(`the transcript link cannot be followed: ${err.message}`, err);
+    }
+  } else {
+    const found = await notesLinkingTo(vault, 'transcript', folders.Transcripts, 'meeting', meetingAbs);
+    if (found.length === 0) {
+      throw broken(
+        `no transcript: the note has no "transcript" link and no transcript note in ${vault.rel(folders.Transcripts)} links to it with "meeting"`,
+      );
+    }
+    if (found.length > 1) {
+      throw broken(
+        `several transcript notes link to this meeting (${found.map((f) => vault.rel(f)).join(', ')}); add a "transcript" link to the meeting note`,
+      );
+    }
+    transcriptPath = found[0]!;
+  }
+
+  if (options.writeBack ?? true) {
+    const changes: Record<string, unknown> = {};
+    if (contextLink === undefined) changes.context = formatLink(vault, context.path);
+    if (summaryLink === undefined) changes.summary = formatLink(vault, summary.path);
+    if (Object.keys(changes).length > 0) {
+      try {
+        await updateNoteFrontmatter(vault, meetingAbs, changes);
+      } catch (err) {
+        if (!(err instanceof FrontmatterError)) throw err;
+        // Edited into something unparseable since we read it: it is not ours to rewrite.
+        throw broken(`the meeting note's frontmatter does not parse (${err.message}); fix it and retry`, err);
+      }
+    }
+  }
+
+  return {
+    meetingPath: meetingAbs,
+    transcriptPath,
+    contextPath: context.path,
+    summaryPath: summary.path,
+    title: text(data.title),
+    startTime: text(data.start_time),
+    endTime: text(data.end_time),
+    attendees: nameList(data.attendees),
+    projects: nameList(data.projects),
+  };
+}
+
+/** Reads a note's frontmatter data, naming the note in errors. */
+async function dataOf(vault: Vault, absPath: string): Promise<Record<string, unknown>> {
+  const rel = vault.rel(absPath);
+  let content: string;
+  try {
+    content = await vault.read(absPath);
+  } catch (err) {
+    if (isNotFound(err)) throw new MeetingLookupError('not-found', absPath, `${rel} does not exist`);
+    throw err;
+  }
+  return parseNote(content, rel).data;
+}
+
+/**
+ * The meeting note of a note that names its meeting with `meeting` (transcripts, summaries),
+ * else the unique meeting note whose `backKey` links to it. Throws LinkError when the
+ * `meeting` link is broken, MeetingLookupError when no or several meetings fit,
+ * FrontmatterError when the note does not parse.
+ */
+async function findMeetingOf(vault: Vault, notePath: string, backKey: 'transcript' | 'summary'): Promise<string> {
+  const abs = vault.abs(notePath);
+  const data = await dataOf(vault, abs);
+  const link = text(data.meeting);
+  if (link !== undefined) return resolveLink(vault, link);
+  const found = await notesLinkingTo(vault, 'meeting', vault.layout.folders.Meetings, backKey, abs);
+  const rel = vault.rel(abs);
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0) {
+    throw new MeetingLookupError(
+      'not-found',
+      abs,
+      `${rel} has no "meeting" link and no meeting note links to it with "${backKey}"`,
+    );
+  }
+  const list = found.map((f) => vault.rel(f));
+  throw new MeetingLookupError(
+    'ambiguous',
+    abs,
+    `${rel} has no "meeting" link and several meeting notes link to it (${list.join(', ')})`,
+    list,
+  );
+}
+
+export function findMeetingOfTranscript(vault: Vault, transcriptPath: string): Promise<string> {
+  return findMeetingOf(vault, transcriptPath, 'transcript');
+}
+
+/** For retry: the summary note's `meeting` link (else the meeting note whose `summary` links here). */
+export function findMeetingOfSummary(vault: Vault, summaryPath: string): Promise<string> {
+  return findMeetingOf(vault, summaryPath, 'summary');
 }
