@@ -1,0 +1,129 @@
+import type { Settings } from '../config.js';
+import type { Logger } from '../log.js';
+import { type ModelClient, ModelError } from './types.js';
+
+/**
+ * DESIGN section 3 step 4: one try, then up to `Reconnect.Attempts` more for transient
+ * failures (connection errors, timeouts, 408, 409, 429, 5xx), waiting `Reconnect.DelaySeconds`
+ * or the server's Retry-After when that is longer. Everything else is thrown at once; a
+ * context-too-long 400 is the loop's business (it compacts and tries once more).
+ */
+
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+export interface RetryPolicy {
+  /** Retries after the first try (`Reconnect.Attempts`). */
+  attempts: number;
+  /** Wait between tries (`Reconnect.DelaySeconds` in ms). */
+  delayMs: number;
+  log: Logger;
+  signal?: AbortSignal;
+  /** Injected in tests; the default waits on a timer and stops when `signal` aborts. */
+  sleep?: Sleep;
+  /** Names the step in log lines, e.g. `summarize Meetings/2024-05-02 Standup.md turn 3`. */
+  label?: string;
+}
+
+/** A server asking for more than this is not waited for longer: the run would look hung. */
+export const MAX_RETRY_AFTER_MS = 10 * 60 * 1000;
+
+export async function withRetry<T>(step: (attempt: number) => Promise<T>, policy: RetryPolicy): Promise<T> {
+  const total = Math.max(0, Math.floor(policy.attempts)) + 1;
+  const sleep = policy.sleep ?? defaultSleep;
+  const { log, signal } = policy;
+  const label = policy.label ?? 'model request';
+  for (let attempt = 1; ; attempt++) {
+    if (signal?.aborted) throw aborted(attempt - 1);
+    log.debug({ label, attempt, of: total }, `${label}: attempt ${attempt} of ${total}`);
+    let error: ModelError;
+    try {
+      const result = await step(attempt);
+      if (attempt > 1) log.info({ label, attempt, of: total }, `${label}: attempt ${attempt} of ${total} succeeded`);
+      return result;
+    } catch (err) {
+      if (!(err instanceof ModelError)) throw err;
+      error = err;
+    }
+    error.attempts = attempt;
+    const what = error.status !== undefined ? `HTTP ${error.status}` : error.kind;
+    if (!error.transient || attempt >= total) {
+      log.warn(
+        { label, attempt, of: total, status: error.status, kind: error.kind, err: error.message },
+        `${label}: attempt ${attempt} of ${total} failed (${what}); ${error.transient ? 'no attempts left' : 'not retried'}`,
+      );
+      throw error;
+    }
+    const waitMs = Math.max(policy.delayMs, Math.min(error.retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+    log.warn(
+      { label, attempt, of: total, status: error.status, kind: error.kind, waitMs, err: error.message },
+      `${label}: attempt ${attempt} of ${total} failed (${what}); retrying in ${waitMs} ms`,
+    );
+    await waitOrAbort(sleep, waitMs, signal, attempt);
+  }
+}
+
+/** Any sleep, injected or not, gives way to the abort signal at once. */
+async function waitOrAbort(sleep: Sleep, ms: number, signal: AbortSignal | undefined, attempts: number): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) throw aborted(attempts);
+  let onAbort: (() => void) | undefined;
+  const abortPromise = new Promise<never>((_, reject) => {
+    onAbort = () => reject(aborted(attempts));
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([sleep(ms, signal).catch((err: unknown) => {
+      if (signal.aborted) throw aborted(attempts);
+      throw err;
+    }), abortPromise]);
+  } finally {
+    signal.removeEventListener('abort', onAbort!);
+  }
+}
+
+function aborted(attempts: number): ModelError {
+  return new ModelError('The model request was aborted.', { kind: 'aborted', attempts });
+}
+
+/** A timer that resolves after `ms`, or rejects at once when `signal` aborts. */
+export const defaultSleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(aborted(0));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(aborted(0));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+export function retryPolicyFromSettings(
+  settings: Pick<Settings, 'Reconnect'>,
+  log: Logger,
+  signal?: AbortSignal,
+): RetryPolicy {
+  return {
+    attempts: settings.Reconnect.Attempts,
+    delayMs: settings.Reconnect.DelaySeconds * 1000,
+    log,
+    ...(signal ? { signal } : {}),
+  };
+}
+
+/**
+ * A client whose every `complete` runs under the policy, with the request's own signal.
+ * For callers that want the retries without writing the loop around `withRetry`.
+ */
+export function withRetries(client: ModelClient, policy: Omit<RetryPolicy, 'signal'>): ModelClient {
+  return {
+    api: client.api,
+    complete: (request) =>
+      withRetry(() => client.complete(request), {
+        ...policy,
+        ...(request.signal ? { signal: request.signal } : {}),
+      }),
+  };
+}
