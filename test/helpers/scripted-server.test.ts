@@ -1,4 +1,4 @@
-import OpenAI, { APIError } from 'openai';
+import OpenAI, { APIConnectionError, APIError } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   contextLengthStep,
@@ -207,6 +207,20 @@ describe('scripted server', () => {
       { callId: 'a', name: 'one', output: 'r-a' },
       { callId: 'b', name: 'two', output: 'r-b' },
     ]);
+  });
+
+  it('close() ends delayed and hanging requests and pending waits, and the port stops accepting', async () => {
+    server = await startScriptedServer();
+    server.script({ delayMs: 3_600_000, then: { reply: { content: 'never' } } }, { handler: () => ({ hang: true }) });
+    const client = sdk(server.baseUrl);
+    const calls = [0, 1].map(() => client.chat.completions.create({ model: 'm', messages: [] }).then(() => 'answered', () => 'failed'));
+    await server.waitForRequest((r) => r.seq === 1);
+    const waiting = server.waitForRequest((r) => r.seq === 5, 3_600_000).then(() => 'matched', (e: Error) => e.message);
+    const url = server.baseUrl;
+    await server.close();
+    expect(await Promise.all(calls)).toEqual(['failed', 'failed']);
+    expect(await waiting).toMatch(/closed/);
+    await expect(sdk(url).models.list()).rejects.toBeInstanceOf(APIConnectionError);
   });
 
   it('waitForRequest rejects after its deadline when nothing matches', async () => {

@@ -148,6 +148,8 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   const listeners = new Set<(req: RecordedRequest) => void>();
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
+  /** Pending waitForRequest calls, rejected by close(). */
+  const waiters = new Set<(reason: Error) => void>();
   let ids = 0;
   let inFlight = 0;
   let maxInFlight = 0;
@@ -425,17 +427,22 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       const found = requests.find(predicate);
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          listeners.delete(listener);
-          reject(new Error(`scripted server: no matching request within ${timeoutMs} ms (${requests.length} received)`));
-        }, timeoutMs);
-        const listener = (req: RecordedRequest) => {
-          if (!predicate(req)) return;
+        const finish = (result: RecordedRequest | Error) => {
           clearTimeout(timer);
           listeners.delete(listener);
-          resolve(req);
+          waiters.delete(finish);
+          if (result instanceof Error) reject(result);
+          else resolve(result);
+        };
+        const timer = setTimeout(
+          () => finish(new Error(`scripted server: no matching request within ${timeoutMs} ms (${requests.length} received)`)),
+          timeoutMs,
+        );
+        const listener = (req: RecordedRequest) => {
+          if (predicate(req)) finish(req);
         };
         listeners.add(listener);
+        waiters.add(finish);
       });
     },
     modelRequests: () => requests.filter((r) => r.kind === 'chat' || r.kind === 'responses'),
@@ -450,6 +457,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       closed = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
+      for (const finish of [...waiters]) finish(new Error('scripted server: closed while waiting for a request'));
       const done = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       for (const socket of sockets) socket.destroy();
