@@ -1,12 +1,26 @@
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { AppConfig } from './config.js';
 import type { Logger } from './log.js';
-import type { ModelClient } from './agent/types.js';
+import { Audit } from './audit.js';
+import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
+import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
+import { ModelError, type ModelClient } from './agent/types.js';
+import { createToolRegistry } from './tools/registry.js';
+import type { RunState, ToolContext } from './tools/types.js';
+import { appendToContextBody, createContextNote, setContextState } from './vault/context.js';
+import { FrontmatterError, readNote } from './vault/frontmatter.js';
+import { LinkError } from './vault/links.js';
+import {
+  BrokenMeetingError,
+  findMeetingOfSummary,
+  type MeetingArtifacts,
+  resolveMeeting,
+} from './vault/meeting.js';
+import { type FailureDetails, readSummaryStatus, renderFailureReport } from './vault/summary.js';
 import type { Vault } from './vault/vault.js';
 
-/**
- * One meeting end to end: artifacts -> agent -> summary note or failure report.
- * (Skeleton: the implementation lands with the pipeline issue.)
- */
+/** One meeting end to end: artifacts -> agent -> summary note or failure report. */
 
 export interface PipelineDeps {
   vault: Vault;
@@ -15,7 +29,16 @@ export interface PipelineDeps {
   model: ModelClient;
   /** The clickable retry link for a summary note (vault-relative path). */
   retryUrl(summaryRelPath: string): string;
+  /**
+   * Builds the context-window manager of one run (compaction); absent means no tracking.
+   * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
+   */
+  contextManager?: (log: Logger, signal?: AbortSignal) => ContextController;
+  /** Extra tool context the daemon shares between runs (past-summary index, search worker). */
+  toolServices?: Partial<ToolContext>;
   now?: () => Date;
+  /** Waits between retries; tests inject one that does not wait. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface RunOptions {
@@ -34,10 +57,239 @@ export interface RunOutcome {
   error?: string;
 }
 
-export async function summarizeMeeting(_deps: PipelineDeps, _meetingPath: string, _options: RunOptions = {}): Promise<RunOutcome> {
-  throw new Error('summarizeMeeting is not implemented yet');
+/** Summarize one meeting, given its meeting note. Never throws for the meeting's own problems. */
+export async function summarizeMeeting(
+  deps: PipelineDeps,
+  meetingPath: string,
+  options: RunOptions = {},
+): Promise<RunOutcome> {
+  const runId = newRunId();
+  const log = deps.log.child({ runId, meeting: deps.vault.rel(meetingPath) });
+  log.info({ trigger: options.trigger ?? 'cli' }, 'run started');
+  return runMeeting(deps, log, runId, meetingPath, undefined, options);
 }
 
-export async function retrySummary(_deps: PipelineDeps, _summaryPath: string, _options: RunOptions = {}): Promise<RunOutcome> {
-  throw new Error('retrySummary is not implemented yet');
+/**
+ * The retry operation (DESIGN section 2): resolve the meeting from the summary note's
+ * `meeting` link, everything else from the meeting note, then overwrite the summary note
+ * with a new summary or a new failure report.
+ */
+export async function retrySummary(
+  deps: PipelineDeps,
+  summaryPath: string,
+  options: RunOptions = {},
+): Promise<RunOutcome> {
+  const runId = newRunId();
+  const { vault } = deps;
+  let log = deps.log.child({ runId, summary: vault.rel(summaryPath) });
+  log.info({ trigger: options.trigger ?? 'retry' }, 'retry started');
+  let meetingPath: string;
+  try {
+    meetingPath = await findMeetingOfSummary(vault, summaryPath);
+  } catch (err) {
+    const message = `cannot retry ${vault.rel(summaryPath)}: ${errorMessage(err)}`;
+    log.error({ err }, message);
+    return { runId, status: 'failed', summaryPath, error: message };
+  }
+  log = log.child({ meeting: vault.rel(meetingPath) });
+  return runMeeting(deps, log, runId, meetingPath, summaryPath, options);
+}
+
+function newRunId(): string {
+  return randomUUID().slice(0, 8);
+}
+
+async function runMeeting(
+  deps: PipelineDeps,
+  log: Logger,
+  runId: string,
+  meetingPath: string,
+  summaryOverride: string | undefined,
+  options: RunOptions,
+): Promise<RunOutcome> {
+  const { vault } = deps;
+  const now = deps.now ?? (() => new Date());
+  let artifacts: MeetingArtifacts;
+  try {
+    artifacts = await resolveMeeting(vault, meetingPath);
+    if (summaryOverride) artifacts = { ...artifacts, summaryPath: summaryOverride };
+  } catch (err) {
+    return failBrokenMeeting(deps, log, runId, meetingPath, summaryOverride, err);
+  }
+
+  const settings = deps.config.settings;
+  const run: RunState = { summaryWritten: false };
+  const audit = new Audit(vault, { excluded: [artifacts.summaryPath, artifacts.contextPath] });
+  let failure: unknown;
+  try {
+    await createContextNote(vault, artifacts, { state: 'summarizing' });
+    const contextNote = await readNote(vault, artifacts.contextPath);
+    await setContextState(vault, artifacts.contextPath, 'summarizing', {
+      ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
+    });
+
+    const instructions = buildInstructions(settings.Agent.InitialPrompt, await readAgentsFiles(deps, artifacts));
+    const tools = createToolRegistry({
+      ...deps.toolServices,
+      vault,
+      settings,
+      meeting: artifacts,
+      audit,
+      log,
+      run,
+      signal: options.signal,
+    } as ToolContext);
+
+    const result = await runAgentLoop({
+      model: deps.model,
+      tools,
+      instructions,
+      firstMessage: firstUserMessage({
+        meetingNote: vault.rel(artifacts.meetingPath),
+        title: artifacts.title,
+        startTime: artifacts.startTime,
+        endTime: artifacts.endTime,
+        attendees: artifacts.attendees,
+        projects: artifacts.projects,
+      }),
+      maxTurns: settings.Agent.MaxTurns,
+      maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
+      retry: {
+        attempts: settings.Reconnect.Attempts,
+        delayMs: settings.Reconnect.DelaySeconds * 1000,
+        sleep: deps.sleep,
+      },
+      context: deps.contextManager?.(log, options.signal),
+      summaryWritten: () => run.summaryWritten,
+      log,
+      signal: options.signal,
+    });
+    log.info({ turns: result.turns }, 'agent finished');
+  } catch (err) {
+    failure = err;
+  }
+
+  const auditSection = audit.isEmpty ? '' : audit.render(now());
+  if (failure === undefined) {
+    await finishContext(deps, artifacts, 'finished', auditSection);
+    log.info({ summary: vault.rel(artifacts.summaryPath) }, 'run finished');
+    return { runId, status: 'done', meetingPath, summaryPath: artifacts.summaryPath };
+  }
+
+  const details = failureDetails(failure);
+  log.error({ err: failure, ...details }, 'run failed');
+  const aborted = failure instanceof ModelError && failure.kind === 'aborted';
+  try {
+    if (aborted) {
+      // Shutdown: leave `summarizing` so catch-up resumes the meeting at next start.
+      if (auditSection) await appendToContextBody(vault, artifacts.contextPath, auditSection);
+    } else {
+      if (!run.summaryWritten) await writeFailureReport(deps, artifacts, details);
+      const errorNote = run.summaryWritten
+        ? `## Error (${now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
+          `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
+        : '';
+      await finishContext(deps, artifacts, 'error', [auditSection, errorNote].filter(Boolean).join('\n\n'));
+    }
+  } catch (err) {
+    log.error({ err }, 'could not record the failure in the vault');
+  }
+  return {
+    runId,
+    status: 'failed',
+    meetingPath,
+    summaryPath: artifacts.summaryPath,
+    error: `${details.type}: ${details.message}`,
+  };
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** The audit (and any error note) and the final state land in one atomic write of the context note. */
+async function finishContext(
+  deps: PipelineDeps,
+  artifacts: MeetingArtifacts,
+  state: 'finished' | 'error',
+  appendix: string,
+): Promise<void> {
+  await appendToContextBody(deps.vault, artifacts.contextPath, appendix, { state });
+}
+
+async function readAgentsFiles(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<ProjectAgentsFile[]> {
+  const projectsRoot = deps.config.layout.folders.Projects;
+  const files: ProjectAgentsFile[] = [];
+  for (const project of artifacts.projects) {
+    // Only direct subfolders: a project name is never a path.
+    if (!project || project.includes('/') || project.includes('\\') || project === '.' || project === '..') continue;
+    const content = await deps.vault.readIfExists(path.join(projectsRoot, project, 'AGENTS.md'));
+    if (content !== undefined) files.push({ project, content });
+  }
+  return files;
+}
+
+function failureDetails(err: unknown): FailureDetails {
+  if (err instanceof ModelError) {
+    return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts };
+  }
+  if (err instanceof AgentError) return { type: `AgentError (${err.kind})`, message: err.message };
+  if (err instanceof Error) return { type: err.name || 'Error', message: err.message };
+  return { type: 'Error', message: String(err) };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Write the failure report at the summary path. A file there that is not a failure report
+ * (a good summary being retried, a note a person put there) is copied to `.trash/` first.
+ */
+async function writeFailureReport(
+  deps: PipelineDeps,
+  input: {
+    meetingPath: string;
+    summaryPath: string;
+    title?: string;
+    startTime?: string;
+    endTime?: string;
+    projects?: string[];
+    transcriptPath?: string;
+    contextPath?: string;
+  },
+  details: FailureDetails,
+): Promise<void> {
+  const { vault } = deps;
+  const existing = await readSummaryStatus(vault, input.summaryPath).catch(() => ({ status: 'unreadable' }));
+  if (existing && existing.status !== 'failed') await vault.copyToTrash(input.summaryPath);
+  const report = renderFailureReport(vault, input, details, {
+    retryUrl: deps.retryUrl(vault.rel(input.summaryPath)),
+    failedAt: (deps.now ?? (() => new Date()))(),
+  });
+  await vault.write(input.summaryPath, report);
+}
+
+async function failBrokenMeeting(
+  deps: PipelineDeps,
+  log: Logger,
+  runId: string,
+  meetingPath: string,
+  summaryOverride: string | undefined,
+  err: unknown,
+): Promise<RunOutcome> {
+  const summaryPath = summaryOverride ?? (err instanceof BrokenMeetingError ? err.summaryPath : undefined);
+  const known = err instanceof BrokenMeetingError || err instanceof FrontmatterError || err instanceof LinkError;
+  const details: FailureDetails = known
+    ? { type: 'BrokenMeeting', message: errorMessage(err) }
+    : { type: err instanceof Error ? err.name : 'Error', message: errorMessage(err) };
+  log.error({ err, summary: summaryPath && deps.vault.rel(summaryPath) }, `meeting cannot run: ${details.message}`);
+  if (summaryPath) {
+    try {
+      await writeFailureReport(deps, { meetingPath, summaryPath }, details);
+    } catch (writeErr) {
+      log.error({ err: writeErr }, 'could not write the failure report');
+    }
+  }
+  return { runId, status: 'failed', meetingPath, summaryPath, error: `${details.type}: ${details.message}` };
 }

@@ -1,9 +1,48 @@
-import { CliError, EXIT_USAGE, type GlobalOptions } from './common.js';
+import path from 'node:path';
+import { retrySummary, summarizeMeeting, type RunOutcome } from '../pipeline.js';
+import { createRuntime } from '../runtime.js';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
 
-export async function summarize(_note: string, _opts: GlobalOptions): Promise<number> {
-  throw new CliError('summarize is not available yet', EXIT_USAGE);
+/** `summarize <meeting-note>`: one run now, then exit 0 (done) or 1 (failed). */
+export async function summarize(note: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
+  return runOnce(note, opts, io, 'meeting');
 }
 
-export async function retry(_note: string, _opts: GlobalOptions): Promise<number> {
-  throw new CliError('retry is not available yet', EXIT_USAGE);
+/** `retry <summary-note>`: the retry operation for one summary note, then exit. */
+export async function retry(note: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
+  return runOnce(note, opts, io, 'summary');
+}
+
+async function runOnce(note: string, opts: GlobalOptions, io: Io, kind: 'meeting' | 'summary'): Promise<number> {
+  const config = await loadCommandConfig(opts);
+  const runtime = await createRuntime(config);
+  const { vault } = runtime;
+  const file = path.resolve(vault.root, note);
+  if (!vault.contains(file)) throw new CliError(`${note} is not inside the vault ${vault.root}`, EXIT_USAGE);
+  if (!(await vault.exists(file))) throw new CliError(`no such note: ${vault.rel(file)}`, EXIT_USAGE);
+  if (kind === 'summary' && vault.kindOf(file) !== 'summary') {
+    throw new CliError(`${vault.rel(file)} is not in the summaries folder (${vault.rel(config.layout.folders.Summaries)})`, EXIT_USAGE);
+  }
+  const abort = new AbortController();
+  const onSignal = () => abort.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  let outcome: RunOutcome;
+  try {
+    outcome =
+      kind === 'meeting'
+        ? await summarizeMeeting(runtime.pipeline, file, { signal: abort.signal, trigger: 'cli' })
+        : await retrySummary(runtime.pipeline, file, { signal: abort.signal, trigger: 'cli' });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
+  if (outcome.status === 'done') {
+    io.out(`summary: ${summary}`);
+    return EXIT_OK;
+  }
+  io.err(`failed: ${outcome.error ?? 'unknown error'}`);
+  if (summary) io.err(`failure report: ${summary}`);
+  return EXIT_FAILED;
 }

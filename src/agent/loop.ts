@@ -1,0 +1,174 @@
+import type { Logger } from '../log.js';
+import type { ToolResult } from '../tools/types.js';
+import { SUMMARY_REMINDER } from './prompt.js';
+import { withRetry } from './retry.js';
+import {
+  type Message,
+  ModelError,
+  type ModelClient,
+  type ModelRequest,
+  type ModelResponse,
+  type ToolCall,
+  type ToolSchema,
+} from './types.js';
+
+/** What the loop needs of the tool registry (src/tools/registry.ts). */
+export interface ToolExecutor {
+  readonly schemas: ToolSchema[];
+  call(call: ToolCall): Promise<ToolResult>;
+}
+
+export interface LoopConversation {
+  instructions: string;
+  messages: Message[];
+}
+
+/** What the loop needs of the context-window manager (src/agent/context-window.ts). */
+export interface ContextController {
+  beforeRequest(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void>;
+  afterResponse(request: ModelRequest, response: ModelResponse): 'ok' | 'truncated';
+  forceCompact(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void>;
+}
+
+export type AgentErrorKind = 'max-turns' | 'no-summary' | 'truncated';
+
+/** The agent ended without doing its job (not an endpoint failure: those are ModelErrors). */
+export class AgentError extends Error {
+  constructor(
+    readonly kind: AgentErrorKind,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'AgentError';
+  }
+}
+
+export interface AgentLoopOptions {
+  model: ModelClient;
+  tools: ToolExecutor;
+  instructions: string;
+  firstMessage: string;
+  maxTurns: number;
+  maxOutputTokens: number;
+  retry: { attempts: number; delayMs: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+  context?: ContextController;
+  /** True once the summary note has been written in this run. */
+  summaryWritten: () => boolean;
+  log: Logger;
+  signal?: AbortSignal;
+}
+
+export interface AgentLoopResult {
+  /** Requests of the main conversation (retries of one step count once). */
+  turns: number;
+  finalText: string;
+  conversation: LoopConversation;
+}
+
+/** Silent truncation seen this many times in a row means compaction cannot help. */
+const MAX_TRUNCATION_RECOVERIES = 3;
+
+/**
+ * The agent loop (DESIGN section 3 step 3): send the conversation and the tool schemas, run
+ * every tool call, send the results, until the model answers without tool calls. Endpoint
+ * failures that survive the retry policy propagate as ModelError.
+ */
+export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
+  const { model, tools, log, signal, context } = options;
+  const conversation: LoopConversation = {
+    instructions: options.instructions,
+    messages: [{ role: 'user', content: options.firstMessage }],
+  };
+  let turns = 0;
+  let reminded = false;
+  let overflowRetried = false;
+  let truncations = 0;
+
+  for (;;) {
+    if (signal?.aborted) throw new ModelError('the run was aborted', { kind: 'aborted' });
+    if (turns >= options.maxTurns) {
+      throw new AgentError(
+        'max-turns',
+        `the model did not finish within Agent.MaxTurns (${options.maxTurns}) requests`,
+      );
+    }
+    await context?.beforeRequest(conversation, tools.schemas, signal);
+    const request: ModelRequest = {
+      instructions: conversation.instructions,
+      messages: [...conversation.messages],
+      tools: tools.schemas,
+      maxOutputTokens: options.maxOutputTokens,
+      signal,
+    };
+    turns++;
+    let response: ModelResponse;
+    const started = Date.now();
+    try {
+      response = await withRetry(() => model.complete(request), {
+        attempts: options.retry.attempts,
+        delayMs: options.retry.delayMs,
+        sleep: options.retry.sleep,
+        log,
+        signal,
+        label: `turn ${turns}`,
+      });
+    } catch (err) {
+      if (err instanceof ModelError && err.contextTooLong && context && !overflowRetried) {
+        // One more try after compaction (DESIGN section 3 step 4).
+        log.warn({ turn: turns, err: err.message }, 'endpoint says the context is too long: compacting and trying once more');
+        overflowRetried = true;
+        turns--;
+        await context.forceCompact(conversation, tools.schemas, signal);
+        continue;
+      }
+      throw err;
+    }
+    overflowRetried = false;
+    log.info(
+      {
+        turn: turns,
+        ms: Date.now() - started,
+        toolCalls: response.toolCalls.length,
+        usage: response.usage,
+        finishReason: response.finishReason,
+      },
+      'model response',
+    );
+
+    if (context && context.afterResponse(request, response) === 'truncated') {
+      // A server that silently cut the prompt answered about a conversation we did not send:
+      // never act on that answer.
+      truncations++;
+      if (truncations > MAX_TRUNCATION_RECOVERIES) {
+        throw new AgentError('truncated', 'the endpoint keeps truncating the prompt even after compaction');
+      }
+      await context.forceCompact(conversation, tools.schemas, signal);
+      continue;
+    }
+    truncations = 0;
+
+    conversation.messages.push({
+      role: 'assistant',
+      content: response.content,
+      ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+    });
+
+    if (response.toolCalls.length > 0) {
+      for (const call of response.toolCalls) {
+        const result = await tools.call(call);
+        conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
+      }
+      continue;
+    }
+
+    if (options.summaryWritten()) {
+      return { turns, finalText: response.content, conversation };
+    }
+    if (reminded) {
+      throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
+    }
+    reminded = true;
+    log.info({ turn: turns }, 'model stopped without write_summary: reminding it once');
+    conversation.messages.push({ role: 'user', content: SUMMARY_REMINDER });
+  }
+}

@@ -1,0 +1,55 @@
+import type { AppConfig } from './config.js';
+import { createLogger, type Logger } from './log.js';
+import { createModelClient } from './agent/client.js';
+import { ContextManager } from './agent/context-window.js';
+import { createOpenAI } from './agent/openai.js';
+import { createRemoteCompactor } from './agent/remote-compaction.js';
+import { ensureHttpToken, retryUrl } from './daemon/token.js';
+import type { PipelineDeps } from './pipeline.js';
+import { nodeFs, type Fs } from './vault/fs.js';
+import { Vault } from './vault/vault.js';
+
+/**
+ * Everything one process needs to run meetings, built once from the configuration: the
+ * CLI's one-shot commands and the daemon share it, so a run behaves the same either way.
+ */
+export interface Runtime {
+  config: AppConfig;
+  vault: Vault;
+  log: Logger;
+  token: string;
+  pipeline: PipelineDeps;
+}
+
+export interface RuntimeOptions {
+  fs?: Fs;
+  log?: Logger;
+}
+
+export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
+  const vault = new Vault(options.fs ?? nodeFs, config.layout);
+  const token = await ensureHttpToken(vault, config.settings.Http);
+  const log =
+    options.log ??
+    createLogger({
+      level: config.settings.Logging.Level,
+      pretty: config.settings.Logging.Pretty,
+      secrets: [config.apiKey, token],
+    });
+  const settings = config.settings;
+  const model = createModelClient(config);
+  // One remote compactor per process: an endpoint that answered 404 is not asked again.
+  const remote = settings.ContextWindow.Compaction.Enabled
+    ? createRemoteCompactor({ openai: createOpenAI(settings.Endpoint, config.apiKey), settings, log })
+    : undefined;
+  const pipeline: PipelineDeps = {
+    vault,
+    config,
+    log,
+    model,
+    retryUrl: (rel) => retryUrl(settings.Http, token, rel),
+    contextManager: (runLog) =>
+      new ContextManager({ settings: settings.ContextWindow, api: settings.Endpoint.Api, model, remote, log: runLog }),
+  };
+  return { config, vault, log, token, pipeline };
+}
