@@ -27,7 +27,8 @@ export interface LoopConversation {
 export interface ContextController {
   beforeRequest(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void>;
   afterResponse(request: ModelRequest, response: ModelResponse): 'ok' | 'truncated';
-  forceCompact(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void>;
+  /** `cause` is the error that asked for it (a context-length 400 may name the real limit). */
+  forceCompact(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal, cause?: unknown): Promise<unknown>;
 }
 
 export type AgentErrorKind = 'max-turns' | 'no-summary' | 'truncated';
@@ -118,7 +119,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
         log.warn({ turn: turns, err: err.message }, 'endpoint says the context is too long: compacting and trying once more');
         overflowRetried = true;
         turns--;
-        await context.forceCompact(conversation, tools.schemas, signal);
+        await context.forceCompact(conversation, tools.schemas, signal, err);
         continue;
       }
       throw err;
