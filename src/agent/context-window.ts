@@ -1,0 +1,417 @@
+import type { Settings } from '../config.js';
+import type { Logger } from '../log.js';
+import {
+  compactLocally,
+  type LocalCompactionReport,
+  shortenToolResult,
+  SUMMARY_PROMPT_TOKENS,
+} from './compaction.js';
+import type { RemoteCompactor } from './remote-compaction.js';
+import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
+import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
+
+/**
+ * Context-window tracking and compaction for one run (DESIGN section 3 step 5).
+ *
+ * Tokens in use: after a response, its usage (input + output) when the endpoint reports it,
+ * else the tokenizer's estimate of the request. Before the next request that figure grows by
+ * the estimate of what was appended since (tool results, a reminder), and it is never taken
+ * below the estimate of the request about to be sent, so a server that under-reports cannot
+ * talk the run into an overflow. Budget = window − output allowance. When the remaining share
+ * of the budget falls below `Compaction.Threshold`, the conversation is compacted: remotely
+ * when an endpoint offers it, then locally, until the request is back under
+ * (1 − Threshold) × budget.
+ *
+ * The window starts as `ContextWindow.Tokens` and only shrinks, when the server shows it is
+ * smaller: a silently truncated prompt (the reported prompt tokens are the window it really
+ * has) or a context-too-long 400 (its message often names the limit).
+ */
+
+/** messages[0] is the first user message. */
+export interface Conversation {
+  instructions: string;
+  messages: Message[];
+}
+
+export interface ContextManagerOptions {
+  settings: Settings['ContextWindow'];
+  api: 'chat-completions' | 'responses';
+  /** Used by the "summarize older spans" stage (a request without tools). */
+  model: ModelClient;
+  /** Absent when there is no remote endpoint to ask. */
+  remote?: RemoteCompactor;
+  log: Logger;
+}
+
+export interface CompactionReport extends LocalCompactionReport {
+  /** Why compaction ran: the threshold, a silent truncation, or the endpoint's 400. */
+  reason: 'threshold' | 'truncation' | 'too-long';
+  /** The remote compaction's answer replaced the older messages. */
+  remote: boolean;
+}
+
+/** The conversation cannot be made to fit the window the server has: the run must fail rather than go on blind. */
+export class ContextOverflowError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ContextOverflowError';
+  }
+}
+
+/**
+ * Silent truncation: the reported prompt is at most this share of the estimate. Tokenizers of
+ * different model families disagree by 10-20 %, so anything closer is not evidence.
+ */
+const TRUNCATION_RATIO = 0.7;
+/** …and at least this many tokens short. */
+const TRUNCATION_MIN_GAP = 256;
+/**
+ * No server runs a window this small, so neither a request below it nor a reported count below
+ * it is evidence of truncation (tiny counts come from prompt caches or placeholder usage).
+ */
+const SMALLEST_WINDOW = 1024;
+/**
+ * Some servers (several Ollama versions) report only the prompt tokens they did not find in
+ * their cache. Such a count matches the part of the request that is new since a cached prefix;
+ * when it is also smaller than the usual default windows, it is not taken for truncation.
+ */
+const SMALL_DEFAULT_WINDOW = 2048;
+/** A 400 that names no limit: the retry asks for this share of what was rejected. */
+const TOO_LONG_SHRINK = 0.75;
+/** A tool result may take this share of the room the conversation has under the target. */
+const TOOL_RESULT_SHARE = 0.5;
+const MIN_TOOL_RESULT_TOKENS = 256;
+/** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
+const MIN_SCALE = 0.5;
+
+const SERVER_SETTINGS =
+  'Ollama: num_ctx in the model options or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size; ' +
+  'LM Studio: the model\'s context length; vLLM: --max-model-len';
+
+export class ContextManager {
+  readonly #settings: Settings['ContextWindow'];
+  readonly #api: 'chat-completions' | 'responses';
+  readonly #model: ModelClient;
+  readonly #remote: RemoteCompactor | undefined;
+  readonly #log: Logger;
+  #window: number;
+  /** The last request sent and what the server reported for it. */
+  #last: { messages: readonly Message[]; fixed: number; input?: number; output?: number } | undefined;
+  /** The largest prompt the server reported without truncating it. */
+  #largestReported = 0;
+  #truncatedAt: number | undefined;
+  #fixed = 0;
+  #firstTokens = 0;
+  #remoteFallbackLogged = false;
+  #lastCompaction: CompactionReport | undefined;
+
+  constructor(options: ContextManagerOptions) {
+    this.#settings = options.settings;
+    this.#api = options.api;
+    this.#model = options.model;
+    this.#remote = options.remote;
+    this.#log = options.log;
+    this.#window = options.settings.Tokens;
+  }
+
+  /** The context window in use: `ContextWindow.Tokens`, or less once the server showed less. */
+  get window(): number {
+    return this.#window;
+  }
+
+  /**
+   * What requests should ask for at most: `MaxOutputTokens`, or a quarter of a window the
+   * server showed to be smaller than configured.
+   */
+  get maxOutputTokens(): number {
+    const configured = this.#settings.MaxOutputTokens;
+    if (this.#window >= this.#settings.Tokens) return configured;
+    return Math.max(1, Math.min(configured, Math.floor(this.#window / 4)));
+  }
+
+  /** Tokens − MaxOutputTokens (of the window in use). */
+  get budget(): number {
+    return this.#window - this.maxOutputTokens;
+  }
+
+  /** The request size compaction brings a conversation down to: (1 − Threshold) × budget. */
+  get target(): number {
+    return Math.floor((1 - this.#settings.Compaction.Threshold) * this.budget);
+  }
+
+  /** Tokens the next request will use, as `beforeRequest` judges it. */
+  tokensInUse(conv: Conversation, tools: readonly ToolSchema[]): number {
+    const estimate = estimateRequestTokens({ instructions: conv.instructions, messages: conv.messages, tools });
+    const last = this.#last;
+    if (!last || last.input === undefined || !startsWith(conv.messages, last.messages)) return estimate;
+    // The reply is in the output tokens; what came after it is new.
+    const appended = conv.messages.slice(last.messages.length).filter((m) => m.role !== 'assistant');
+    return Math.max(estimate, last.input + (last.output ?? 0) + messagesTokens(appended));
+  }
+
+  /** Before each main request: compacts conv.messages in place when the remaining share of the budget is below Threshold (and Enabled). */
+  async beforeRequest(conv: Conversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void> {
+    this.#remember(conv, tools);
+    if (!this.#settings.Compaction.Enabled) return;
+    const tokens = this.tokensInUse(conv, tools);
+    if (this.#remaining(tokens) >= this.#settings.Compaction.Threshold) return;
+    const report = await this.#compact(conv, tools, tokens, this.target, 'threshold', signal);
+    this.#lastCompaction = report;
+    if (!report.fits) {
+      this.#log.warn(
+        { tokens: report.after, target: report.target, budget: this.budget },
+        'the conversation is still over the compaction target: the instructions, tool schemas, first message and newest tool results alone are this large',
+      );
+    }
+  }
+
+  /** After each response, with the request that produced it: records usage (or the tokenizer estimate), logs tokens/budget/remaining ratio; returns 'truncated' when the reported prompt tokens fall far below the estimate (silent truncation: then the loop discards the response, calls forceCompact and sends again). */
+  afterResponse(request: ModelRequest, response: ModelResponse): 'ok' | 'truncated' {
+    const estimate = estimateRequestTokens(request);
+    const fixed = fixedTokens(request);
+    this.#fixed = fixed;
+    const previous = this.#last;
+    this.#last = { messages: request.messages, fixed };
+    const reported = response.usage && response.usage.inputTokens > 0 ? response.usage : undefined;
+    if (reported && this.#truncated(request, reported.inputTokens, estimate, fixed, previous)) {
+      this.#last = undefined;
+      this.#truncatedAt = reported.inputTokens;
+      this.#log.warn(
+        { reported: reported.inputTokens, estimated: estimate, window: this.#window },
+        `The server processed only ${reported.inputTokens} of about ${estimate} prompt tokens: it silently cut the ` +
+          `conversation to fit a smaller context window than ContextWindow.Tokens (${this.#settings.Tokens}). ` +
+          `The answer is discarded and the conversation compacted to fit ${reported.inputTokens} tokens. ` +
+          `Raise the server's context length (${SERVER_SETTINGS}) or set ContextWindow.Tokens to what the server has.`,
+      );
+      return 'truncated';
+    }
+    let tokens = estimate;
+    if (reported) {
+      this.#last.input = reported.inputTokens;
+      this.#last.output = reported.outputTokens;
+      this.#largestReported = Math.max(this.#largestReported, reported.inputTokens);
+      tokens = reported.inputTokens + reported.outputTokens;
+    }
+    const budget = this.budget;
+    this.#log.info(
+      { tokens, budget, remaining: round(this.#remaining(tokens)), estimated: estimate, reported: reported !== undefined },
+      'context',
+    );
+    return 'ok';
+  }
+
+  /**
+   * After a context-too-long 400 or a truncation: compact now so the next request fits (the
+   * observed window when truncation was seen). Pass the 400's error as `cause`: when its
+   * message names the server's limit, that becomes the window. Throws ContextOverflowError
+   * when compaction is disabled or cannot bring the conversation under the target, so that
+   * the run fails with a reason instead of sending what cannot fit.
+   */
+  async forceCompact(conv: Conversation, tools: ToolSchema[], signal?: AbortSignal, cause?: unknown): Promise<void> {
+    this.#lastCompaction = await this.#forceCompact(conv, tools, signal, cause);
+  }
+
+  /** The last compaction's report: which stages ran, tokens before and after (for tests and status). */
+  get lastCompaction(): CompactionReport | undefined {
+    return this.#lastCompaction;
+  }
+
+  async #forceCompact(conv: Conversation, tools: ToolSchema[], signal?: AbortSignal, cause?: unknown): Promise<CompactionReport> {
+    this.#remember(conv, tools);
+    const estimate = estimateRequestTokens({ instructions: conv.instructions, messages: conv.messages, tools });
+    let reason: CompactionReport['reason'];
+    let target: number;
+    if (this.#truncatedAt !== undefined) {
+      reason = 'truncation';
+      this.#window = Math.min(this.#window, this.#truncatedAt);
+      this.#truncatedAt = undefined;
+      target = this.target;
+    } else {
+      reason = 'too-long';
+      const limit = contextLimitFrom(cause);
+      if (limit !== undefined) {
+        this.#window = Math.min(this.#window, limit);
+        target = this.target;
+      } else {
+        // The server refused prompt + output allowance; its window is smaller than that.
+        this.#window = Math.min(this.#window, estimate + this.maxOutputTokens);
+        target = Math.min(this.target, Math.floor(estimate * TOO_LONG_SHRINK));
+      }
+    }
+    this.#last = undefined;
+    if (!this.#settings.Compaction.Enabled) {
+      if (estimate <= target) return this.#nothingToDo(reason, estimate, target);
+      throw new ContextOverflowError(
+        `The conversation (about ${estimate} tokens) does not fit the server's context window (about ${this.#window} tokens) ` +
+          `and compaction is disabled (ContextWindow.Compaction.Enabled). Enable it, or raise the server's context length (${SERVER_SETTINGS}).`,
+      );
+    }
+    if (estimate <= target) return this.#nothingToDo(reason, estimate, target);
+    const report = await this.#compact(conv, tools, estimate, target, reason, signal);
+    if (!report.fits) {
+      throw new ContextOverflowError(
+        `The conversation cannot be made to fit the server's context window (about ${this.#window} tokens): after compaction ` +
+          `it still needs about ${report.after} tokens for the instructions, the tool schemas, the first message and the newest ` +
+          `tool results. Raise the server's context length (${SERVER_SETTINGS}) and ContextWindow.Tokens to match.`,
+      );
+    }
+    return report;
+  }
+
+  /**
+   * A tool result cut to the share of the room a single result may take, with a note on how
+   * to read the rest (read tools: the next line range). Call it on every result before it is
+   * appended: one whole 3-hour transcript would otherwise be a most-recent group that no
+   * compaction can shrink. `calls` is the number of results answering the same message.
+   */
+  limitToolResult(content: string, tool: string, calls = 1): string {
+    const room = Math.max(0, this.target - this.#fixed - this.#firstTokens);
+    const max = Math.max(MIN_TOOL_RESULT_TOKENS, Math.floor((room * TOOL_RESULT_SHARE) / Math.max(1, calls)));
+    return shortenToolResult(content, max, tool);
+  }
+
+  #remember(conv: Conversation, tools: readonly ToolSchema[]): void {
+    this.#fixed = fixedTokens({ instructions: conv.instructions, tools });
+    const first = conv.messages[0];
+    this.#firstTokens = first ? messagesTokens([first]) : 0;
+  }
+
+  #remaining(tokens: number): number {
+    const budget = this.budget;
+    return budget > 0 ? (budget - tokens) / budget : -1;
+  }
+
+  #nothingToDo(reason: CompactionReport['reason'], tokens: number, target: number): CompactionReport {
+    return { reason, remote: false, before: tokens, after: tokens, target, stages: [], fits: true };
+  }
+
+  /**
+   * Remote first when there is one, then the local stages while still over. `tokens` may come
+   * from usage: the target is scaled to the estimate's units, since compaction measures with
+   * the tokenizer.
+   */
+  async #compact(
+    conv: Conversation,
+    tools: readonly ToolSchema[],
+    tokens: number,
+    target: number,
+    reason: CompactionReport['reason'],
+    signal: AbortSignal | undefined,
+  ): Promise<CompactionReport> {
+    const estimate = estimateRequestTokens({ instructions: conv.instructions, messages: conv.messages, tools });
+    const scale = tokens > estimate ? Math.max(MIN_SCALE, estimate / tokens) : 1;
+    const targetEstimate = Math.floor(target * scale);
+    this.#log.info({ reason, tokens, estimated: estimate, budget: this.budget, target: targetEstimate }, 'compacting the conversation');
+    this.#last = undefined;
+
+    let remote = false;
+    if (this.#remote) {
+      const compacted = await this.#remote.compact(conv, signal, (why) => this.#remoteFellBack(why));
+      if (compacted) {
+        if (this.#api === 'chat-completions' && compacted.some((m) => m.role === 'compaction')) {
+          // The compactor checks this; a chat request must never carry an opaque item.
+          this.#remoteFellBack('the answer holds an opaque compaction item, unusable with chat-completions');
+        } else {
+          conv.messages.splice(0, conv.messages.length, ...compacted);
+          remote = true;
+        }
+      }
+    }
+    const budget = this.budget;
+    const local = await compactLocally(conv, {
+      target: targetEstimate,
+      tools,
+      log: this.#log,
+      model: this.#model,
+      maxOutputTokens: this.maxOutputTokens,
+      // The summarizing request carries history and asks for an answer: it must fit the window too.
+      renderLimit: Math.max(256, Math.floor(budget * 0.9) - SUMMARY_PROMPT_TOKENS),
+      ...(signal ? { signal } : {}),
+    });
+    const report: CompactionReport = { ...local, before: estimate, reason, remote };
+    this.#log.info(
+      { reason, remote, before: estimate, after: report.after, target: targetEstimate, stages: report.stages.map((s) => s.stage) },
+      'compaction done',
+    );
+    return report;
+  }
+
+  #remoteFellBack(reason: string): void {
+    if (this.#remoteFallbackLogged) {
+      this.#log.debug({ reason }, 'remote compaction not used: compacting locally');
+      return;
+    }
+    this.#remoteFallbackLogged = true;
+    this.#log.warn({ reason }, 'remote compaction not used: compacting locally');
+  }
+
+  /**
+   * Reported far below the estimate means truncation, unless the count looks like one that
+   * leaves out a cached prefix (see SMALL_DEFAULT_WINDOW) or the server has already handled
+   * larger prompts in this run.
+   */
+  #truncated(
+    request: ModelRequest,
+    reported: number,
+    estimate: number,
+    fixed: number,
+    previous: { messages: readonly Message[]; fixed: number } | undefined,
+  ): boolean {
+    if (estimate < SMALLEST_WINDOW || reported < SMALLEST_WINDOW) return false;
+    if (reported > estimate * TRUNCATION_RATIO || estimate - reported < TRUNCATION_MIN_GAP) return false;
+    if (this.#largestReported > reported * 1.15) return false;
+    if (reported < SMALL_DEFAULT_WINDOW) {
+      const uncached = [estimate - fixed];
+      if (previous && previous.fixed === fixed && startsWith(request.messages, previous.messages)) {
+        uncached.push(messagesTokens(request.messages.slice(previous.messages.length)));
+      }
+      if (uncached.some((n) => reported >= n * 0.7 - 64 && reported <= n * 1.3 + 64)) {
+        this.#log.debug({ reported, estimated: estimate }, 'reported prompt tokens look like they leave out a cached prefix');
+        return false;
+      }
+    }
+    return true;
+  }
+}
+
+function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
+  if (messages.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (messages[i] !== prefix[i]) return false;
+  return true;
+}
+
+function round(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+/**
+ * The window a context-too-long error names, if any: OpenAI and vLLM ("maximum context length
+ * is 8192 tokens"), LM Studio ("context length of only 4096 tokens"), llama.cpp (`n_ctx` in the
+ * error body).
+ */
+export function contextLimitFrom(cause: unknown): number | undefined {
+  const patterns = [
+    /maximum context length (?:is|of) (\d+)/i,
+    /context length of (?:only )?(\d+)/i,
+    /context (?:size|window) (?:is|of) (\d+)/i,
+    /n_ctx\W{0,4}(\d+)/i,
+  ];
+  let current: unknown = cause;
+  for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    if (current instanceof Error) {
+      for (const pattern of patterns) {
+        const match = pattern.exec(current.message);
+        if (match) return Number(match[1]);
+      }
+      const body = (current as { error?: unknown }).error;
+      const nCtx = typeof body === 'object' && body !== null ? (body as { n_ctx?: unknown }).n_ctx : undefined;
+      if (typeof nCtx === 'number' && nCtx > 0) return nCtx;
+      const nested = typeof body === 'object' && body !== null ? (body as { error?: { n_ctx?: unknown } }).error?.n_ctx : undefined;
+      if (typeof nested === 'number' && nested > 0) return nested;
+      current = current.cause;
+    } else {
+      return undefined;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,133 @@
+// The encoding-specific entry: loading one BPE table keeps startup cheap (about a third of
+// the time o200k_base takes to load).
+import { countTokens as bpeCount, decode, encode } from 'gpt-tokenizer/encoding/cl100k_base';
+import type { Message, ToolSchema } from './types.js';
+
+/**
+ * Token counting for the context budget (DESIGN section 3 step 5).
+ *
+ * Encoding: cl100k_base. The default endpoints are local models whose vocabularies grew out of
+ * it (Qwen 2/3, Llama 3), so it counts close to what they count; for OpenAI's o200k models
+ * it counts English the same or slightly higher, which errs on the safe side of the budget.
+ * Exactness is not the point: when the endpoint reports usage, that wins.
+ *
+ * The estimate mirrors how chat templates render a request: every message costs its text plus
+ * a few tokens of framing (role, start and end markers), tool calls cost their name and
+ * argument text, tool schemas cost their JSON, and the reply is primed with a few tokens.
+ */
+
+/** Framing of one message in a chat template (`<|im_start|>role\n … <|im_end|>\n`). */
+export const MESSAGE_OVERHEAD = 4;
+/** Framing of one tool call inside an assistant message. */
+export const TOOL_CALL_OVERHEAD = 4;
+/** Framing of one tool schema in the tools section. */
+export const TOOL_SCHEMA_OVERHEAD = 4;
+/** The assistant header that primes the reply. */
+export const REPLY_PRIMING = 3;
+/**
+ * Opaque compaction items are encrypted: their text says nothing about the tokens the
+ * server restores from them. A quarter of the characters is a deliberately pessimistic guess;
+ * the next response's usage corrects it.
+ */
+export const ENCRYPTED_CHARS_PER_TOKEN = 4;
+
+// Text must never be read as control tokens: a transcript may contain `<|endoftext|>`.
+const AS_TEXT = { disallowedSpecial: new Set<string>() };
+
+export function countTokens(text: string): number {
+  if (text === '') return 0;
+  return bpeCount(text, AS_TEXT);
+}
+
+/** The first `max` tokens of `text` (the whole text when it is shorter). */
+export function truncateToTokens(text: string, max: number): string {
+  if (max <= 0) return '';
+  const tokens = encode(text, AS_TEXT);
+  if (tokens.length <= max) return text;
+  return decode(tokens.slice(0, max));
+}
+
+// Messages are treated as immutable values (compaction replaces them, never edits them), so
+// their counts are remembered per object: an estimate per turn then tokenizes only what is new.
+const messageCounts = new WeakMap<Message, number>();
+const schemaCounts = new WeakMap<ToolSchema, number>();
+const textCounts = new Map<string, number>();
+const TEXT_CACHE_SIZE = 16;
+
+/** Tokens one message adds to a request, framing included. */
+export function messageTokens(message: Message): number {
+  const cached = messageCounts.get(message);
+  if (cached !== undefined) return cached;
+  let n = MESSAGE_OVERHEAD;
+  switch (message.role) {
+    case 'user':
+      n += countTokens(message.content);
+      break;
+    case 'assistant':
+      n += countTokens(message.content);
+      for (const call of message.toolCalls ?? []) {
+        n += TOOL_CALL_OVERHEAD + countTokens(call.name) + countTokens(call.arguments);
+      }
+      break;
+    case 'tool':
+      n += countTokens(message.content);
+      break;
+    case 'compaction':
+      n += Math.ceil(message.encryptedContent.length / ENCRYPTED_CHARS_PER_TOKEN);
+      break;
+  }
+  messageCounts.set(message, n);
+  return n;
+}
+
+export function messagesTokens(messages: readonly Message[]): number {
+  let n = 0;
+  for (const message of messages) n += messageTokens(message);
+  return n;
+}
+
+/** Tokens of the tool schemas as a template renders them: the function definitions as JSON. */
+export function toolsTokens(tools: readonly ToolSchema[]): number {
+  let n = 0;
+  for (const tool of tools) {
+    let count = schemaCounts.get(tool);
+    if (count === undefined) {
+      count =
+        TOOL_SCHEMA_OVERHEAD +
+        countTokens(
+          JSON.stringify({
+            type: 'function',
+            function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+          }),
+        );
+      schemaCounts.set(tool, count);
+    }
+    n += count;
+  }
+  return n;
+}
+
+/** The system instructions; the few distinct prompts of a daemon are remembered. */
+export function instructionsTokens(instructions: string): number {
+  let n = textCounts.get(instructions);
+  if (n === undefined) {
+    n = MESSAGE_OVERHEAD + countTokens(instructions);
+    if (textCounts.size >= TEXT_CACHE_SIZE) textCounts.delete(textCounts.keys().next().value!);
+    textCounts.set(instructions, n);
+  }
+  return n;
+}
+
+/** What does not change while a run compacts: instructions, tool schemas and the reply priming. */
+export function fixedTokens(request: { instructions: string; tools: readonly ToolSchema[] }): number {
+  return instructionsTokens(request.instructions) + toolsTokens(request.tools) + REPLY_PRIMING;
+}
+
+/** The size of a request as the model will see it: instructions, messages, tool calls and results, tool schemas. */
+export function estimateRequestTokens(request: {
+  instructions: string;
+  messages: readonly Message[];
+  tools: readonly ToolSchema[];
+}): number {
+  return fixedTokens(request) + messagesTokens(request.messages);
+}
