@@ -213,7 +213,11 @@ function buildNode(doc: Document, value: unknown, style: Style): YamlNode {
     const simple = node.items.every((item) => isScalar(isMap(node) ? (item as Pair).value : item));
     node.flow = node.items.length === 0 || (style.flow ?? (isSeq(node) && simple));
   }
-  if (isScalar(node) && typeof node.value === 'string' && style.scalarType) node.type = style.scalarType;
+  if (isScalar(node) && typeof node.value === 'string' && style.scalarType) {
+    const block = style.scalarType === Scalar.BLOCK_LITERAL || style.scalarType === Scalar.BLOCK_FOLDED;
+    // A line break in a plain or quoted scalar would be written as a folded blank line: use `|` instead.
+    node.type = node.value.includes('\n') && !block ? Scalar.BLOCK_LITERAL : style.scalarType;
+  }
   visit(node, {
     Scalar(_, scalar) {
       if (typeof scalar.value === 'string' && WIKILINK.test(scalar.value)) scalar.type = Scalar.QUOTE_DOUBLE;
@@ -330,10 +334,17 @@ function spliceForPair(yaml: string, pair: Pair<ParsedNode, ParsedNode | null>, 
         ? keyText + colonAndSpace + first.slice(3)
         : keyText + first.slice(1);
     lines = [head, ...rendered.slice(1).map((l) => indent(l, keyIndent))];
-    // An inline comment after a one-line value stays with the new value.
-    if (lines.length === 1 && valueNode && !valueStartsLater) {
-      const rest = yaml.slice(valueNode.range[1], lineEndOf(yaml, valueNode.range[1])).replace(/\r?\n$/, '');
-      if (/^\s+#/.test(rest) && !rest.includes('\n')) lines[0] += rest;
+    // An inline comment after a one-line value (or after an empty one) stays with the new value.
+    if (lines.length === 1 && valueNode) {
+      const emptyValue = isScalar(valueNode) && valueNode.value === null && !valueNode.source;
+      if (emptyValue) {
+        const tail = yaml.slice(keyNode.range[1], lineEndOf(yaml, keyNode.range[1])).replace(/\r?\n$/, '');
+        const comment = /^\s*:(\s+#.*)$/.exec(tail);
+        if (comment) lines[0] = keyText + first.slice(1) + comment[1];
+      } else if (!valueStartsLater) {
+        const rest = yaml.slice(valueNode.range[1], lineEndOf(yaml, valueNode.range[1])).replace(/\r?\n$/, '');
+        if (/^\s+#/.test(rest)) lines[0] += rest;
+      }
     }
   }
   return { start, end, text: lines.join(eol) + lineBreak };

@@ -205,6 +205,50 @@ describe('updateFrontmatter', () => {
     expect(updateFrontmatter('---\n---\nbody', { a: 1 })).toBe('---\na: 1\n---\nbody');
   });
 
+  test('any value written over any style reads back as written and leaves the other keys alone', () => {
+    const base = [
+      '---',
+      'plain: a',
+      "sq: 'b'",
+      'dq: "c"',
+      'empty:   # comment here',
+      'nextline:',
+      '  value on next',
+      'flow: [x]',
+      'people:',
+      '  - a',
+      '# between',
+      'next: 1',
+      '"quoted key": q',
+      'lastempty:',
+      '---',
+      'body',
+      '',
+    ].join('\n');
+    const values: unknown[] = ['multi\nline', 'x: y', ' lead', "it's", 'say "hi"', '', '#x', '- x', 'null', '[[L]] and', 'ü ✓', ['a', 'b'], [], { x: 1 }, 3, true, null];
+    for (const src of [base, base.replace(/\n/g, '\r\n')]) {
+      const before = parseNote(src).data;
+      for (const key of Object.keys(before)) {
+        for (const value of values) {
+          const out = updateFrontmatter(src, { [key]: value });
+          const label = `${key} = ${JSON.stringify(value)}\n${out}`;
+          expect(parseNote(out).data, label).toEqual({ ...before, [key]: value });
+          expect(Object.keys(parseNote(out).data), label).toEqual(Object.keys(before));
+          expect(out.endsWith('---\r\nbody\r\n') || out.endsWith('---\nbody\n'), label).toBe(true);
+          if (src.includes('\r\n')) expect(out.replace(/\r\n/g, ''), label).not.toContain('\n');
+        }
+      }
+    }
+  });
+
+  test('the comment after an empty value stays when it is filled', () => {
+    expect(updateFrontmatter('---\nempty:   # note\n---\n', { empty: 'v' })).toBe('---\nempty: v   # note\n---\n');
+  });
+
+  test('a multi-line string over a plain value becomes a literal block', () => {
+    expect(updateFrontmatter("---\na: x\nb: 'y'\n---\n", { a: 'one\ntwo' })).toBe("---\na: |-\n  one\n  two\nb: 'y'\n---\n");
+  });
+
   test('malformed YAML is never rewritten', () => {
     const text = '---\ntitle: [oops\n---\nbody\n';
     expect(() => updateFrontmatter(text, { state: 'x' }, 'Meetings/x.md')).toThrow(FrontmatterError);
