@@ -1,0 +1,356 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { doctor } from '../src/commands/doctor.js';
+import type { Io } from '../src/commands/common.js';
+import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../src/doctor.js';
+import { loadConfig } from '../src/config.js';
+import { type Fs, nodeFs } from '../src/vault/fs.js';
+import { startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
+
+const FOLDERS = ['Meetings', 'Meetings/Transcripts', 'Meetings/Summaries', 'Meetings/Context', 'Projects', 'Meetings/Speakers'];
+
+let tmp: string;
+let vault: string;
+const closers: (() => Promise<void>)[] = [];
+
+beforeEach(async () => {
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'ma-doctor-'));
+  vault = path.join(tmp, 'vault');
+  for (const f of FOLDERS) await mkdir(path.join(vault, f), { recursive: true });
+});
+afterEach(async () => {
+  while (closers.length > 0) await closers.pop()!();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+async function scripted(options: Parameters<typeof startScriptedServer>[0] = {}): Promise<ScriptedServer> {
+  const server = await startScriptedServer(options);
+  closers.push(() => server.close());
+  return server;
+}
+
+type Route = (req: http.IncomingMessage, body: string) => { status: number; body: unknown } | undefined;
+
+/** A small HTTP server on 127.0.0.1 for the native routes of Ollama, llama.cpp and LM Studio. */
+async function fakeServer(route: Route): Promise<{ url: string; port: number }> {
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const answer = route(req, body) ?? { status: 404, body: { error: 'not found' } };
+      const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+      res.writeHead(answer.status, { 'content-type': typeof answer.body === 'string' ? 'text/plain' : 'application/json' });
+      res.end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  const port = (server.address() as AddressInfo).port;
+  return { url: `http://127.0.0.1:${port}`, port };
+}
+
+/** A port nothing listens on (bound, then released). */
+async function freePort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function writeConfig(settings: Record<string, unknown>): Promise<string> {
+  const file = path.join(tmp, 'config.json');
+  const port = await freePort();
+  await writeFile(
+    file,
+    JSON.stringify({ MeetingAssistant: { VaultPath: vault, Http: { Host: '127.0.0.1', Port: port }, ...settings } }),
+  );
+  return file;
+}
+
+function memoryIo(): Io & { lines: string[]; text(): string } {
+  const lines: string[] = [];
+  return { lines, out: (l) => lines.push(l), err: (l) => lines.push(l), text: () => lines.join('\n') };
+}
+
+async function runDoctorCommand(configFile: string, env: NodeJS.ProcessEnv = {}, extra: Partial<DoctorDeps> & { fs?: Fs } = {}) {
+  const io = memoryIo();
+  const code = await doctor({ config: configFile }, { io, env, ...extra });
+  return { code, io };
+}
+
+async function checksFor(configFile: string, env: NodeJS.ProcessEnv = {}, extra: Partial<DoctorDeps> = {}): Promise<Map<string, DoctorCheck>> {
+  const config = await loadConfig({ configPath: configFile, fs: nodeFs, env });
+  const report = await runDoctor(config, { fs: nodeFs, ...extra });
+  return new Map(report.checks.map((c) => [c.name, c]));
+}
+
+describe('doctor against the scripted endpoint', () => {
+  it('passes every check and exits 0', async () => {
+    const server = await scripted({ models: ['test-model', 'other-model'] });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code, io.text()).toBe(0);
+    expect(io.text()).not.toContain('[FAIL]');
+    expect(io.text()).toContain('All checks passed');
+    const checks = await checksFor(config);
+    for (const name of ['config', 'vault', 'folder Meetings', 'folder Summaries', 'file Glossary', 'file Dictionary', 'endpoint', 'api key', 'model', 'http port']) {
+      expect(checks.get(name)?.status, name).toBe('pass');
+    }
+    // The scripted server has no native routes: the context check is skipped, not failed.
+    expect(checks.get('context length')!.status).toBe('skip');
+    expect(server.requests.some((r) => r.path === '/v1/models')).toBe(true);
+  });
+
+  it('reports an endpoint that is down, with its fix, and exits non-zero', async () => {
+    const port = await freePort();
+    const config = await writeConfig({ Endpoint: { BaseUrl: `http://127.0.0.1:${port}/v1`, Model: 'test-model' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code).toBe(1);
+    const line = io.lines.find((l) => l.startsWith('[FAIL] endpoint'));
+    expect(line).toContain(`GET http://127.0.0.1:${port}/v1/models failed`);
+    expect(line).toContain('ECONNREFUSED');
+    expect(io.text()).toMatch(/fix: Start the model server.*MeetingAssistant\.Endpoint\.BaseUrl/);
+    expect(io.lines.some((l) => l.startsWith('[skip] model'))).toBe(true);
+  });
+
+  it('reports an endpoint that does not answer in time', async () => {
+    const server = await scripted();
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
+    const hanging: typeof fetch = (_url, init) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+    const checks = await checksFor(config, {}, { fetch: hanging, timeoutMs: 50, netCheck: async () => ({ state: 'free' }) });
+    expect(checks.get('endpoint')!.status).toBe('fail');
+    expect(checks.get('endpoint')!.detail).toContain('did not answer within');
+  });
+
+  it('reports a missing model with close names and exits non-zero', async () => {
+    const server = await scripted({ models: ['qwen3:8b', 'qwen3:14b', 'llama3.1:8b'] });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'qwen3:7b' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code).toBe(1);
+    const line = io.lines.find((l) => l.startsWith('[FAIL] model'))!;
+    expect(line).toContain('qwen3:7b is not listed; close names: qwen3:8b, qwen3:14b');
+    expect(io.text()).toContain('fix: Set MeetingAssistant.Endpoint.Model to one of: qwen3:8b, qwen3:14b');
+  });
+
+  it('accepts an Ollama model named without its :latest tag', async () => {
+    const server = await scripted({ models: ['mistral:latest'] });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'mistral' } });
+    const checks = await checksFor(config);
+    expect(checks.get('model')!.status).toBe('pass');
+    expect(checks.get('model')!.detail).toContain('as mistral:latest');
+  });
+
+  it('reports a missing folder with its fix and exits non-zero', async () => {
+    const server = await scripted();
+    await rm(path.join(vault, 'Meetings/Summaries'), { recursive: true });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code).toBe(1);
+    const summaries = path.join(vault, 'Meetings/Summaries');
+    expect(io.lines.find((l) => l.startsWith('[FAIL] folder Summaries'))).toMatch(new RegExp(`\\s${summaries.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not exist$`));
+    expect(io.text()).toContain(`fix: Create it (mkdir -p ${summaries}) or set MeetingAssistant.Folders.Summaries to the folder you use.`);
+  });
+
+  it('reports a folder that is not writable', async () => {
+    const server = await scripted();
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
+    const projects = path.join(vault, 'Projects');
+    // Root writes everywhere: a read-only folder is simulated at the Fs seam.
+    const readOnly: Fs = {
+      ...nodeFs,
+      writeFile: async (file, data, options) => {
+        if (path.dirname(file) === projects) throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES' });
+        return nodeFs.writeFile(file, data, options);
+      },
+    };
+    const { code, io } = await runDoctorCommand(config, {}, { fs: readOnly });
+    expect(code).toBe(1);
+    expect(io.lines.find((l) => l.startsWith('[FAIL] folder Projects'))).toContain('is not writable: EACCES');
+    expect(io.text()).toContain('fix: Give the user that runs meeting-assistant read and write access');
+  });
+
+  it('reports a missing key when the endpoint demands one, and never prints the key', async () => {
+    const key = 'sk-test-SECRET-1234';
+    const server = await scripted({ requireKey: key });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', ApiKeyEnvironmentVariable: 'MA_TEST_KEY' } });
+
+    const missing = await runDoctorCommand(config, {});
+    expect(missing.code).toBe(1);
+    expect(missing.io.lines.find((l) => l.startsWith('[FAIL] api key'))).toContain('the endpoint demands a key (HTTP 401) and none is configured');
+    expect(missing.io.text()).toContain('export MA_TEST_KEY=<your key>');
+
+    const wrong = await runDoctorCommand(config, { MA_TEST_KEY: 'sk-wrong-0000' });
+    expect(wrong.code).toBe(1);
+    expect(wrong.io.lines.find((l) => l.startsWith('[FAIL] api key'))).toContain('refused the key from the environment variable MA_TEST_KEY');
+    expect(wrong.io.text()).not.toContain('sk-wrong-0000');
+
+    const right = await runDoctorCommand(config, { MA_TEST_KEY: key });
+    expect(right.code, right.io.text()).toBe(0);
+    expect(right.io.lines.find((l) => l.startsWith('[ok  ] api key'))).toContain('is accepted');
+    expect(right.io.text()).not.toContain(key);
+  });
+});
+
+describe('doctor: config and HTTP port', () => {
+  it('reports every config problem at once, names what it cannot check, and exits 2', async () => {
+    const file = path.join(tmp, 'config.json');
+    await writeFile(file, JSON.stringify({ MeetingAssistant: { Http: { Port: 70000 }, Agent: { MaxTurns: 0 }, Typo: true } }));
+    const { code, io } = await runDoctorCommand(file);
+    expect(code).toBe(2);
+    const text = io.text();
+    expect(text).toContain('[FAIL] config');
+    expect(text).toContain('3 problems');
+    for (const key of ['MeetingAssistant.Http.Port', 'MeetingAssistant.Agent.MaxTurns', 'MeetingAssistant.Typo']) expect(text).toContain(key);
+    expect(text).toMatch(/\[skip\] endpoint\s+not checked: the config did not load/);
+  });
+
+  it('passes a port held by our own daemon and fails one held by another program', async () => {
+    const server = await scripted();
+    const ours = await fakeServer((req) => (req.url === '/healthz' ? { status: 200, body: 'ok' } : undefined));
+    const theirs = await fakeServer(() => ({ status: 200, body: '<html>someone else</html>' }));
+    const base = { Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } };
+
+    const file = path.join(tmp, 'config.json');
+    await writeFile(file, JSON.stringify({ MeetingAssistant: { VaultPath: vault, ...base, Http: { Host: '127.0.0.1', Port: ours.port } } }));
+    const held = await checksFor(file);
+    expect(held.get('http port')!.status).toBe('pass');
+    expect(held.get('http port')!.detail).toContain('held by a running meeting-assistant daemon');
+
+    await writeFile(file, JSON.stringify({ MeetingAssistant: { VaultPath: vault, ...base, Http: { Host: '127.0.0.1', Port: theirs.port } } }));
+    const { code, io } = await runDoctorCommand(file);
+    expect(code).toBe(1);
+    expect(io.lines.find((l) => l.startsWith('[FAIL] http port'))).toContain(`127.0.0.1:${theirs.port} is in use by another program`);
+    expect(io.text()).toContain('set MeetingAssistant.Http.Port to a free port');
+  });
+
+  it('listenCheck tells a free port from a taken one', async () => {
+    const taken = await fakeServer(() => undefined);
+    expect(await listenCheck('127.0.0.1', taken.port)).toEqual({ state: 'in-use' });
+    expect(await listenCheck('127.0.0.1', await freePort())).toEqual({ state: 'free' });
+  });
+});
+
+describe('doctor: effective context length where the server exposes it', () => {
+  /** An OpenAI-compatible /v1/models plus one native route family. */
+  function withModels(model: string, native: Route): Route {
+    return (req, body) =>
+      req.url === '/v1/models' ? { status: 200, body: { object: 'list', data: [{ id: model, object: 'model' }] } } : native(req, body);
+  }
+
+  async function contextCheck(native: Route, model: string, tokens = 32768): Promise<DoctorCheck> {
+    const server = await fakeServer(withModels(model, native));
+    const config = await writeConfig({
+      Endpoint: { BaseUrl: `${server.url}/v1`, Model: model },
+      ContextWindow: { Tokens: tokens, MaxOutputTokens: 1024 },
+    });
+    return (await checksFor(config)).get('context length')!;
+  }
+
+  const ollamaShow = (parameters: string | undefined, max = 40960) => ({
+    model_info: { 'general.architecture': 'qwen3', 'qwen3.context_length': max },
+    ...(parameters !== undefined ? { parameters } : {}),
+    details: { family: 'qwen3' },
+  });
+
+  it('Ollama without num_ctx: warns that the default context applies and names the settings', async () => {
+    const seen: string[] = [];
+    const check = await contextCheck((req, body) => {
+      if (req.url === '/api/show' && req.method === 'POST') {
+        seen.push(body);
+        return { status: 200, body: ollamaShow(undefined) };
+      }
+      if (req.url === '/api/ps') return { status: 200, body: { models: [] } };
+      return undefined;
+    }, 'qwen3:8b');
+    expect(check.status).toBe('warn');
+    expect(check.ok).toBe(true);
+    expect(check.detail).toContain('default context length');
+    expect(check.fix).toContain('OLLAMA_CONTEXT_LENGTH=32768');
+    expect(check.fix).toContain('PARAMETER num_ctx 32768');
+    expect(JSON.parse(seen[0]!)).toMatchObject({ model: 'qwen3:8b' });
+  });
+
+  it('Ollama with num_ctx below ContextWindow.Tokens: fails naming the settings to change', async () => {
+    const check = await contextCheck(
+      (req) => (req.url === '/api/show' ? { status: 200, body: ollamaShow('temperature 0.6\nnum_ctx 8192') } : undefined),
+      'qwen3:8b',
+    );
+    expect(check.status).toBe('fail');
+    expect(check.detail).toContain('8192');
+    expect(check.fix).toContain('OLLAMA_CONTEXT_LENGTH=32768');
+    expect(check.fix).toContain('MeetingAssistant.ContextWindow.Tokens to 8192');
+  });
+
+  it('Ollama: a loaded model with enough context passes; a model whose maximum is too small fails', async () => {
+    const loaded = await contextCheck((req) => {
+      if (req.url === '/api/show') return { status: 200, body: ollamaShow(undefined) };
+      if (req.url === '/api/ps') return { status: 200, body: { models: [{ name: 'qwen3:8b', model: 'qwen3:8b', context_length: 40960 }] } };
+      return undefined;
+    }, 'qwen3:8b');
+    expect(loaded.status).toBe('pass');
+    expect(loaded.detail).toContain('40960');
+
+    const small = await contextCheck((req) => (req.url === '/api/show' ? { status: 200, body: ollamaShow('num_ctx 65536', 8192) } : undefined), 'tiny:1b');
+    expect(small.status).toBe('fail');
+    expect(small.detail).toContain('supports at most 8192');
+    expect(small.fix).toContain('MeetingAssistant.ContextWindow.Tokens');
+  });
+
+  it("llama.cpp's server: /props n_ctx below ContextWindow.Tokens fails with --ctx-size", async () => {
+    const check = await contextCheck(
+      (req) => (req.url === '/props' ? { status: 200, body: { default_generation_settings: { n_ctx: 4096 }, total_slots: 1 } } : undefined),
+      'model.gguf',
+    );
+    expect(check.status).toBe('fail');
+    expect(check.fix).toContain('--ctx-size 32768');
+    expect(check.fix).toContain('MeetingAssistant.ContextWindow.Tokens to 4096');
+
+    const enough = await contextCheck(
+      (req) => (req.url === '/props' ? { status: 200, body: { default_generation_settings: { n_ctx: 65536 } } } : undefined),
+      'model.gguf',
+    );
+    expect(enough.status).toBe('pass');
+  });
+
+  it('LM Studio: the loaded context length is compared; not loaded warns', async () => {
+    const route = (loaded: number | undefined): Route => (req) =>
+      req.url === '/api/v0/models/qwen2.5-7b-instruct'
+        ? {
+            status: 200,
+            body: {
+              id: 'qwen2.5-7b-instruct',
+              state: loaded ? 'loaded' : 'not-loaded',
+              max_context_length: 131072,
+              ...(loaded ? { loaded_context_length: loaded } : {}),
+            },
+          }
+        : undefined;
+    const small = await contextCheck(route(4096), 'qwen2.5-7b-instruct');
+    expect(small.status).toBe('fail');
+    expect(small.fix).toContain('lms load qwen2.5-7b-instruct --context-length 32768');
+    expect((await contextCheck(route(65536), 'qwen2.5-7b-instruct')).status).toBe('pass');
+    expect((await contextCheck(route(undefined), 'qwen2.5-7b-instruct')).status).toBe('warn');
+  });
+
+  it('the command exits 1 when the context is too small', async () => {
+    const server = await fakeServer(
+      withModels('model.gguf', (req) => (req.url === '/props' ? { status: 200, body: { default_generation_settings: { n_ctx: 2048 } } } : undefined)),
+    );
+    const config = await writeConfig({ Endpoint: { BaseUrl: `${server.url}/v1`, Model: 'model.gguf' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code).toBe(1);
+    expect(io.lines.find((l) => l.startsWith('[FAIL] context length'))).toContain('2048');
+  });
+});
