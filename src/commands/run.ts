@@ -1,5 +1,75 @@
-import { CliError, EXIT_USAGE, type GlobalOptions } from './common.js';
+import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
+import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
+import { createLoggerFromConfig, flushLogger } from '../log.js';
+import { nodeFs } from '../vault/fs.js';
+import { CliError, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig } from './common.js';
 
-export async function run(_opts: GlobalOptions): Promise<number> {
-  throw new CliError('run is not available yet', EXIT_USAGE);
+/** Exit codes of a second signal, which ends the process at once: 128 + the signal's number. */
+const IMMEDIATE_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * `run`: the daemon in the foreground. The first SIGTERM/SIGINT stops it gracefully (exit 0
+ * once running runs finished or the grace period ended); a second one exits at once.
+ */
+export async function run(opts: GlobalOptions): Promise<number> {
+  const config = await loadCommandConfig(opts);
+  const { layout } = config;
+  if (isBundledDefaultConfig(config.file)) {
+    try {
+      await seedWorkingVault({ fs: nodeFs, exampleDir: EXAMPLE_VAULT_DIR, vaultDir: layout.root });
+    } catch (err) {
+      if (err instanceof SeedError) throw new CliError(err.message, EXIT_FAILED);
+      throw err;
+    }
+  }
+  for (const folder of Object.values(layout.folders)) {
+    try {
+      await nodeFs.mkdir(folder, { recursive: true });
+    } catch (err) {
+      throw new CliError(`cannot create the folder ${folder}: ${(err as Error).message}`, EXIT_FAILED);
+    }
+  }
+
+  const log = createLoggerFromConfig(config);
+  let stop: ((reason: string) => void) | undefined;
+  let signalled = false;
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    if (signalled) {
+      log.warn({ signal }, `${signal} again: exiting at once`);
+      void flushLogger(log).finally(() => process.exit(IMMEDIATE_EXIT[signal]));
+      return;
+    }
+    signalled = true;
+    // While starting, the stop happens as soon as the daemon is up.
+    stop?.(signal);
+  };
+  const onSigint = () => onSignal('SIGINT');
+  const onSigterm = () => onSignal('SIGTERM');
+  process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
+  try {
+    let daemon;
+    try {
+      daemon = await startDaemon(config, { log });
+    } catch (err) {
+      if (err instanceof DaemonStartError) {
+        log.fatal({ err }, err.message);
+        await flushLogger(log);
+        throw new CliError(err.message, err.exitCode);
+      }
+      throw err;
+    }
+    stop = (reason) => void daemon.stop(reason);
+    // A signal that arrived while starting: stop now.
+    if (signalled) stop('signal during start');
+    await daemon.done;
+    await flushLogger(log);
+    // Nothing of ours is left running; a stray handle (a library's keep-alive) must not keep
+    // a stopped service alive.
+    setTimeout(() => process.exit(process.exitCode ?? EXIT_OK), 3000).unref();
+    return EXIT_OK;
+  } finally {
+    process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
+  }
 }

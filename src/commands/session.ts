@@ -1,15 +1,49 @@
-import { CliError, EXIT_USAGE, type GlobalOptions } from './common.js';
-
 import type { SessionStartOptions } from '../cli.js';
+import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../daemon/sessions.js';
+import { nodeFs } from '../vault/fs.js';
+import { Vault } from '../vault/vault.js';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
 
-export async function sessionStart(_opts: GlobalOptions & SessionStartOptions): Promise<number> {
-  throw new CliError('session start is not available yet', EXIT_USAGE);
+/**
+ * `session start|state|stop` (DESIGN section 6): what a recorder or transcriber calls. The
+ * notes are written directly; a running daemon sees them through its watcher.
+ */
+
+async function openVault(opts: GlobalOptions): Promise<Vault> {
+  const config = await loadCommandConfig(opts);
+  return new Vault(nodeFs, config.layout);
 }
 
-export async function sessionState(_note: string, _state: string, _opts: GlobalOptions): Promise<number> {
-  throw new CliError('session state is not available yet', EXIT_USAGE);
+function toCliError(err: unknown): never {
+  if (err instanceof SessionError) throw new CliError(err.message, err.kind === 'usage' ? EXIT_USAGE : EXIT_FAILED);
+  throw err;
 }
 
-export async function sessionStop(_note: string, _opts: GlobalOptions): Promise<number> {
-  throw new CliError('session stop is not available yet', EXIT_USAGE);
+export async function sessionStart(opts: GlobalOptions & SessionStartOptions, io: Io = processIo): Promise<number> {
+  const vault = await openVault(opts);
+  const notes = await startSession(vault, {
+    title: opts.title,
+    projects: parseProjects(opts.projects),
+    ...(opts.agenda !== undefined && { agenda: opts.agenda }),
+    ...(opts.scheduledEnd !== undefined && { scheduledEnd: opts.scheduledEnd }),
+  }).catch(toCliError);
+  io.out(`meeting: ${notes.meeting}`);
+  io.out(`transcript: ${notes.transcript}`);
+  io.out(`context: ${notes.context}`);
+  return EXIT_OK;
+}
+
+export async function sessionState(note: string, state: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
+  const vault = await openVault(opts);
+  const change = await setSessionState(vault, note, state).catch(toCliError);
+  io.out(`${change.context}: state ${change.state}`);
+  return EXIT_OK;
+}
+
+export async function sessionStop(note: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
+  const vault = await openVault(opts);
+  const result = await stopSession(vault, note).catch(toCliError);
+  io.out(`${result.meeting}: end_time ${result.end_time}`);
+  if (result.context) io.out(`${result.context}: end_time ${result.end_time}`);
+  return EXIT_OK;
 }

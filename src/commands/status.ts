@@ -1,5 +1,70 @@
-import { CliError, EXIT_USAGE, type GlobalOptions } from './common.js';
+import path from 'node:path';
+import type { DaemonStatus } from '../daemon/daemon.js';
+import { listMeetingStates } from '../daemon/overview.js';
+import { STATE_FOLDER } from '../daemon/token.js';
+import { nodeFs, readTextIfExists } from '../vault/fs.js';
+import { Vault } from '../vault/vault.js';
+import type { AppConfig } from '../config.js';
+import { EXIT_OK, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
 
-export async function status(_opts: GlobalOptions): Promise<number> {
-  throw new CliError('status is not available yet', EXIT_USAGE);
+/**
+ * `status`: every meeting with its state, newest first; then, when the daemon answers on
+ * its HTTP API, its queue, running runs and recent results.
+ */
+export async function status(opts: GlobalOptions, io: Io = processIo): Promise<number> {
+  const config = await loadCommandConfig(opts);
+  const vault = new Vault(nodeFs, config.layout);
+  const meetings = await listMeetingStates(vault);
+  io.out(`vault: ${vault.root}`);
+  if (meetings.length === 0) io.out(`no meeting notes in ${vault.rel(config.layout.folders.Meetings) || '.'}`);
+  const width = Math.max(0, ...meetings.map((m) => m.state.length));
+  for (const m of meetings) {
+    const when = m.startTime ?? '(no start_time)';
+    io.out(`${when.padEnd(25)}  ${m.state.padEnd(width)}  ${m.meeting}${m.problem ? `  (${m.problem})` : ''}`);
+  }
+  io.out('');
+  const daemon = await queryDaemon(config, vault);
+  if (daemon.kind === 'down') {
+    io.out(`daemon: not running (${daemon.reason})`);
+    return EXIT_OK;
+  }
+  if (daemon.kind === 'error') {
+    io.out(`daemon: ${daemon.reason}`);
+    return EXIT_OK;
+  }
+  const s = daemon.status;
+  io.out(`daemon: running, pid ${s.pid}, since ${s.startedAt}, ${s.http ?? 'no HTTP'}${s.stopping ? ' (stopping)' : ''}`);
+  const q = s.queue;
+  io.out(`queue: ${q.running.length} running, ${q.pending.length} waiting (at most ${q.concurrency} at once)`);
+  for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${r.startedAt} (${r.trigger})${r.followUp ? ', again after it' : ''}`);
+  for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${p.queuedAt} (${p.trigger})`);
+  if (q.recent.length > 0) io.out('recent:');
+  for (const r of q.recent.slice(0, 10)) {
+    io.out(`  ${r.finishedAt}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);
+  }
+  if (s.lastScan) io.out(`last catch-up scan: ${s.lastScan.at}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
+  return EXIT_OK;
+}
+
+type DaemonAnswer =
+  | { kind: 'up'; status: DaemonStatus }
+  | { kind: 'down'; reason: string }
+  | { kind: 'error'; reason: string };
+
+/** Ask the running daemon; the token is the configured one or the one it generated (never created here). */
+async function queryDaemon(config: AppConfig, vault: Vault): Promise<DaemonAnswer> {
+  const http = config.settings.Http;
+  if (!http.Enabled) return { kind: 'down', reason: 'Http.Enabled is false, so its queue cannot be asked' };
+  const token = http.Token || (await readTextIfExists(nodeFs, path.join(vault.root, STATE_FOLDER, 'token')))?.trim();
+  const host = http.Host === '0.0.0.0' ? '127.0.0.1' : http.Host === '::' ? '::1' : http.Host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${http.Port}/api/status`;
+  if (!token) return { kind: 'down', reason: 'no HTTP token yet: the daemon has not run on this vault' };
+  try {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
+    if (res.status === 401) return { kind: 'error', reason: `${url} refused the token (is another vault's daemon on this port?)` };
+    if (!res.ok) return { kind: 'error', reason: `${url} answered ${res.status}` };
+    return { kind: 'up', status: (await res.json()) as DaemonStatus };
+  } catch {
+    return { kind: 'down', reason: `no answer on ${url}` };
+  }
 }

@@ -1,0 +1,325 @@
+import type { AppConfig } from '../config.js';
+import { addLogSecret, type Logger } from '../log.js';
+import { type PipelineDeps, retrySummary, type RunOutcome, type RunOptions, summarizeMeeting } from '../pipeline.js';
+import { createRuntime, type Runtime } from '../runtime.js';
+import type { Fs } from '../vault/fs.js';
+import { findMeetingOfSummary, findMeetingOfTranscript } from '../vault/meeting.js';
+import type { Vault } from '../vault/vault.js';
+import { createApiHandlers } from './api.js';
+import { type VaultEvent, type VaultEventSource, watchVault } from './events.js';
+import { HeadCache } from './heads.js';
+import { HttpStartError, type RunningHttpServer, startHttpServer } from './http.js';
+import { contextOfMeeting } from './locate.js';
+import { readFacts } from './notes.js';
+import { type Job, type JobResult, type QueueStatus, RunQueue, type StopResult } from './queue.js';
+import { Reconciler, type Schedule, scheduleReconcile, type ScanResult } from './reconcile.js';
+import { type Trigger, TriggerTracker } from './triggers.js';
+
+/**
+ * The daemon (DESIGN section 2): file events and catch-up scans become jobs, the queue runs
+ * them through the pipeline, the HTTP API takes retries and sessions, and a stop lets
+ * running runs finish within the grace period.
+ */
+
+export class DaemonStartError extends Error {
+  override readonly name = 'DaemonStartError';
+  constructor(
+    message: string,
+    /** 2: the configuration is wrong; 1: the environment is (a port in use). */
+    readonly exitCode: number = 1,
+  ) {
+    super(message);
+  }
+}
+
+export interface PipelineFns {
+  summarize(deps: PipelineDeps, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
+  retry(deps: PipelineDeps, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
+}
+
+export interface DaemonOptions {
+  log: Logger;
+  fs?: Fs;
+  /** A runtime built elsewhere (tests); default: built from the config. */
+  runtime?: Runtime;
+  /** The file event source; default: chokidar on the transcript and summary folders. */
+  watch?: (vault: Vault) => VaultEventSource;
+  /** The pipeline entry points; tests substitute them. */
+  pipeline?: PipelineFns;
+  /** Run catch-up on `Daemon.ReconcileSchedule` (default true). */
+  schedule?: boolean;
+}
+
+export interface LastScan {
+  at: string;
+  startup: boolean;
+  checked: number;
+  read: number;
+  enqueued: number;
+  durationMs: number;
+}
+
+export interface DaemonStatus {
+  pid: number;
+  startedAt: string;
+  vault: string;
+  config: string | undefined;
+  http: string | undefined;
+  stopping: boolean;
+  queue: QueueStatus;
+  lastScan: LastScan | undefined;
+}
+
+export interface Daemon {
+  readonly vault: Vault;
+  readonly token: string;
+  /** Undefined when `Http.Enabled` is false. */
+  readonly http: { url: string; host: string; port: number } | undefined;
+  readonly queue: RunQueue;
+  status(): DaemonStatus;
+  /** One catch-up scan now, its jobs enqueued. */
+  reconcile(startup?: boolean): Promise<ScanResult>;
+  /** Stop taking work, give running runs the grace period, abort the rest. Idempotent. */
+  stop(reason?: string): Promise<StopResult>;
+  /** Resolves when the daemon has stopped. */
+  readonly done: Promise<StopResult>;
+}
+
+const defaultPipeline: PipelineFns = { summarize: summarizeMeeting, retry: retrySummary };
+
+/** Vault-relative paths in everything the status shows: the vault root is stated once. */
+function relJob<T extends Job>(vault: Vault, job: T): T {
+  return { ...job, key: vault.rel(job.key), target: vault.rel(job.target) };
+}
+
+export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
+  const settings = config.settings;
+  const log = options.log;
+  const runtime = options.runtime ?? (await createRuntime(config, { log, ...(options.fs ? { fs: options.fs } : {}) }));
+  const { vault, token } = runtime;
+  addLogSecret(log, token);
+  const pipeline = options.pipeline ?? defaultPipeline;
+  const startedAt = new Date();
+  let stopping = false;
+  let lastScan: LastScan | undefined;
+
+  const tracker = new TriggerTracker({
+    triggerState: settings.Daemon.TriggerState,
+    kindOf: (p) => vault.kindOf(p),
+    readFacts,
+  });
+  vault.onWrite((p, content) => tracker.noteOwnWrite(p, content));
+
+  const runJob = async (job: Job, signal: AbortSignal): Promise<JobResult> => {
+    const meeting = vault.rel(job.key);
+    if (job.kind === 'summarize') {
+      // The trigger may be stale by now: a follow-up after the run that finished it, a catch-up
+      // of a meeting a person has since retried.
+      const context = await contextOfMeeting(vault, job.target, new HeadCache(vault)).catch(() => undefined);
+      if (context?.state === 'finished' || (context?.state === 'error' && job.trigger === 'catch-up')) {
+        const message = `not summarized again: its context note is ${context.state}`;
+        log.info({ meeting, trigger: job.trigger }, message);
+        return { status: 'skipped', message };
+      }
+    }
+    const run = job.kind === 'summarize' ? pipeline.summarize : pipeline.retry;
+    const outcome = await run(runtime.pipeline, job.target, { signal, trigger: job.trigger });
+    const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
+    if (outcome.status === 'done') {
+      reconciler.forget(job.key);
+      log.info({ runId: outcome.runId, meeting, summary, trigger: job.trigger }, `summary written: ${summary ?? meeting}`);
+    } else {
+      log.warn(
+        { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error },
+        `meeting failed: ${meeting}: ${outcome.error ?? 'unknown error'}${summary ? ` (failure report: ${summary})` : ''}`,
+      );
+    }
+    return {
+      status: outcome.status,
+      runId: outcome.runId,
+      ...(outcome.error !== undefined && { message: outcome.error }),
+      ...(summary !== undefined && { summaryPath: summary }),
+    };
+  };
+
+  const queue = new RunQueue({ concurrency: settings.Daemon.MaxConcurrentSummaries, run: runJob, log });
+
+  const enqueue = (job: Job): string => {
+    const result = queue.enqueue(job);
+    log.info(
+      { meeting: vault.rel(job.key), kind: job.kind, target: vault.rel(job.target), trigger: job.trigger, result },
+      `${job.kind} ${result}: ${vault.rel(job.target)}`,
+    );
+    return result;
+  };
+
+  const reconciler = new Reconciler({
+    vault,
+    settings,
+    log,
+    isQueued: (key) => queue.has(key),
+    remember: (p, facts) => tracker.remember(p, facts),
+  });
+
+  const reconcile = async (startup = false): Promise<ScanResult> => {
+    const begun = Date.now();
+    const result = await reconciler.scan({ startup });
+    if (stopping) return result;
+    for (const problem of result.problems) log.warn({ scan: true }, problem);
+    for (const job of result.jobs) enqueue(job);
+    lastScan = {
+      at: new Date(begun).toISOString(),
+      startup,
+      checked: result.checked,
+      read: result.read,
+      enqueued: result.jobs.length,
+      durationMs: Date.now() - begun,
+    };
+    log[result.jobs.length > 0 || startup ? 'info' : 'debug'](
+      { ...lastScan },
+      `catch-up scan: ${result.jobs.length} job(s) from ${result.checked} note(s), ${result.read} read`,
+    );
+    return result;
+  };
+
+  const onTrigger = async (trigger: Trigger): Promise<void> => {
+    if (trigger.kind === 'summarize') {
+      let meeting: string;
+      try {
+        meeting = await findMeetingOfTranscript(vault, trigger.transcriptPath);
+      } catch (err) {
+        log.warn(
+          { transcript: vault.rel(trigger.transcriptPath), err },
+          `transcript finished but not summarized: its meeting note cannot be found: ${(err as Error).message}`,
+        );
+        return;
+      }
+      enqueue({ key: meeting, kind: 'summarize', target: meeting, trigger: 'transcript' });
+    } else {
+      // The pipeline reports a summary whose meeting cannot be found; it is keyed by itself then.
+      const meeting = await findMeetingOfSummary(vault, trigger.summaryPath).catch(() => undefined);
+      enqueue({ key: meeting ?? trigger.summaryPath, kind: 'retry', target: trigger.summaryPath, trigger: 'retry' });
+    }
+  };
+
+  // Events for one file are handled in order; different files in parallel.
+  const chains = new Map<string, Promise<void>>();
+  const onEvent = (event: VaultEvent): void => {
+    if (stopping) return;
+    const previous = chains.get(event.path) ?? Promise.resolve();
+    const next = previous
+      .then(async () => {
+        if (stopping) return;
+        const content = event.type === 'unlink' ? undefined : await vault.readIfExists(event.path);
+        const trigger = tracker.onEvent(event, content);
+        log.debug({ event: event.type, path: vault.rel(event.path), trigger: trigger?.kind }, 'file event');
+        if (trigger && !stopping) await onTrigger(trigger);
+      })
+      .catch((err: unknown) => log.error({ err, path: vault.rel(event.path) }, 'file event not handled'))
+      .finally(() => {
+        if (chains.get(event.path) === next) chains.delete(event.path);
+      });
+    chains.set(event.path, next);
+  };
+
+  let http: RunningHttpServer | undefined;
+
+  const status = (): DaemonStatus => {
+    const q = queue.status();
+    return {
+      pid: process.pid,
+      startedAt: startedAt.toISOString(),
+      vault: vault.root,
+      config: config.file,
+      http: http?.url,
+      stopping,
+      queue: {
+        ...q,
+        pending: q.pending.map((j) => relJob(vault, j)),
+        running: q.running.map((j) => relJob(vault, j)),
+        recent: q.recent.map((j) => relJob(vault, j)),
+      },
+      lastScan,
+    };
+  };
+
+  if (settings.Http.Enabled) {
+    try {
+      http = await startHttpServer({
+        settings: settings.Http,
+        token,
+        log,
+        handlers: createApiHandlers({ vault, enqueue, status: () => status() }),
+      });
+    } catch (err) {
+      if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
+      throw err;
+    }
+  }
+
+  let source: VaultEventSource | undefined;
+  let schedule: Schedule | undefined;
+  const closeIntake = async () => {
+    schedule?.stop();
+    await Promise.allSettled([source?.close(), http?.close()]);
+  };
+  try {
+    if (options.schedule ?? true) {
+      try {
+        schedule = scheduleReconcile(settings.Daemon.ReconcileSchedule, async () => void (await reconcile(false)), log);
+      } catch (err) {
+        throw new DaemonStartError((err as Error).message, 2);
+      }
+    }
+    source = (options.watch ?? ((v) => watchVault(v, settings, log)))(vault);
+    source.on(onEvent);
+    await source.ready;
+    // After the watcher is ready, so that nothing between the scan and the first event is missed.
+    await reconcile(true);
+  } catch (err) {
+    await closeIntake();
+    throw err;
+  }
+
+  let resolveDone!: (result: StopResult) => void;
+  const done = new Promise<StopResult>((resolve) => {
+    resolveDone = resolve;
+  });
+  let stopPromise: Promise<StopResult> | undefined;
+  const stop = (reason = 'stop requested'): Promise<StopResult> => {
+    stopPromise ??= (async () => {
+      stopping = true;
+      const graceMs = settings.Daemon.ShutdownGraceSeconds * 1000;
+      const { running, pending } = queue.size;
+      log.info({ reason, running, pending, graceSeconds: settings.Daemon.ShutdownGraceSeconds }, `stopping (${reason})`);
+      const [, result] = await Promise.all([closeIntake(), queue.stop(graceMs)]);
+      await Promise.allSettled([...chains.values()]);
+      log.info({ ...result }, 'stopped');
+      resolveDone(result);
+      return result;
+    })();
+    return stopPromise;
+  };
+
+  log.info(
+    {
+      vault: vault.root,
+      config: config.file,
+      http: http?.url,
+      watching: [vault.rel(config.layout.folders.Transcripts), vault.rel(config.layout.folders.Summaries)],
+      maxConcurrentSummaries: settings.Daemon.MaxConcurrentSummaries,
+    },
+    `ready: vault ${vault.root}${http ? `, HTTP ${http.url}` : ', HTTP off'}`,
+  );
+
+  return {
+    vault,
+    token,
+    http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
+    queue,
+    status,
+    reconcile,
+    stop,
+    done,
+  };
+}
