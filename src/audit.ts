@@ -1,2 +1,149 @@
-/** The external-write audit (DESIGN section 3 step 6). Implemented with the tools. */
-export class Audit {}
+import path from 'node:path';
+import { structuredPatch } from 'diff';
+import { looksBinary } from './tools/paths.js';
+import type { Vault } from './vault/vault.js';
+
+/**
+ * The external-write audit (DESIGN section 3 step 6). Every write a tool makes to a file other
+ * than this meeting's summary and context notes goes through here: the content before the
+ * run's first write is remembered, the latest content kept, and at the end of the run one
+ * diff per file — reduced to the changed lines — is appended to the context note so that a
+ * person can see (and undo) what the agent changed in their vault.
+ */
+
+interface Entry {
+  /** Content before the run's first write; undefined when the file did not exist. */
+  before: string | undefined;
+  /** Content after the last write; undefined when the file was moved away. */
+  after: string | undefined;
+  /** Where the file went (identity deletion into `.trash/`). */
+  movedTo?: string;
+}
+
+/** Lines of unchanged context around each change: enough to place it, not the whole file. */
+const CONTEXT_LINES = 1;
+
+export class Audit {
+  private readonly entries = new Map<string, Entry>();
+  private readonly excluded: Set<string>;
+
+  constructor(
+    private readonly vault: Vault,
+    options: { excluded: string[] },
+  ) {
+    this.excluded = new Set(options.excluded.map((p) => path.resolve(p)));
+  }
+
+  private isExcluded(absPath: string): boolean {
+    return this.excluded.has(path.resolve(absPath));
+  }
+
+  /** Write through the vault (atomic), recording the change unless the file is excluded. */
+  async write(absPath: string, content: string): Promise<void> {
+    const file = path.resolve(absPath);
+    if (this.isExcluded(file)) {
+      await this.vault.write(file, content);
+      return;
+    }
+    const entry = this.entries.get(file);
+    const before = entry ? entry.before : await this.vault.readIfExists(file);
+    await this.vault.write(file, content);
+    this.entries.set(file, { before, after: content });
+  }
+
+  /** Move a file (identity deletion), recorded under its old path with where it went. */
+  async move(fromAbs: string, toAbs: string): Promise<void> {
+    const from = path.resolve(fromAbs);
+    const to = path.resolve(toAbs);
+    const before = await this.beforeOf(from);
+    await this.vault.fs.mkdir(path.dirname(to), { recursive: true });
+    await this.vault.fs.rename(from, to);
+    this.recordMove(from, to, before);
+  }
+
+  /** Move a file into the vault's `.trash/` (Obsidian's convention); returns where it went. */
+  async moveToTrash(absPath: string): Promise<string> {
+    const from = path.resolve(absPath);
+    const before = await this.beforeOf(from);
+    const to = await this.vault.moveToTrash(from);
+    this.recordMove(from, to, before);
+    return to;
+  }
+
+  private async beforeOf(file: string): Promise<string | undefined> {
+    const entry = this.entries.get(file);
+    if (entry) return entry.before;
+    const bytes = await this.vault.fs.readFile(file);
+    return looksBinary(bytes) ? `(binary file, ${bytes.length} bytes)\n` : Buffer.from(bytes).toString('utf8');
+  }
+
+  private recordMove(from: string, to: string, before: string | undefined): void {
+    if (this.isExcluded(from)) return;
+    this.entries.set(from, { before, after: undefined, movedTo: to });
+  }
+
+  /** Nothing to report: no recorded file ended up different from how the run found it. */
+  get isEmpty(): boolean {
+    for (const entry of this.entries.values()) if (changed(entry)) return false;
+    return true;
+  }
+
+  /** Vault-relative paths of the files with recorded changes, in the order first written. */
+  get files(): string[] {
+    return [...this.entries].filter(([, e]) => changed(e)).map(([file]) => this.vault.rel(file));
+  }
+
+  /** The `## External changes` section for the context note; '' when there is nothing to report. */
+  render(now: Date): string {
+    const sections: string[] = [];
+    for (const [file, entry] of this.entries) {
+      if (!changed(entry)) continue;
+      const lines: string[] = [`### ${this.vault.rel(file)}`];
+      if (entry.movedTo !== undefined) lines.push(`Moved to \`${this.vault.rel(entry.movedTo)}\`.`);
+      const hunks = diffHunks(entry.before ?? '', entry.after ?? '');
+      if (hunks.length > 0) {
+        const fence = fenceFor(hunks);
+        lines.push(`${fence}diff`, ...hunks, fence);
+      }
+      sections.push(lines.join('\n'));
+    }
+    if (sections.length === 0) return '';
+    return `## External changes (${now.toISOString()})\n\n${sections.join('\n\n')}\n`;
+  }
+}
+
+function changed(entry: Entry): boolean {
+  return entry.movedTo !== undefined || entry.before !== entry.after;
+}
+
+/** A final line ending is not a change worth a line of its own in the audit. */
+function withFinalNewline(text: string): string {
+  return text === '' || text.endsWith('\n') ? text : `${text}\n`;
+}
+
+/**
+ * Unified hunks (`@@` lines, context, `-`, `+`) without the `---`/`+++` header lines: a file
+ * rewritten whole with one line changed shows one removed and one added line.
+ */
+export function diffHunks(before: string, after: string): string[] {
+  const patch = structuredPatch('a', 'b', withFinalNewline(before), withFinalNewline(after), undefined, undefined, {
+    context: CONTEXT_LINES,
+    stripTrailingCr: true,
+  });
+  const out: string[] = [];
+  for (const hunk of patch.hunks) {
+    // As `diff -u` and jsdiff's formatPatch print it: an empty side starts at line 0.
+    const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+    const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+    out.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`);
+    out.push(...hunk.lines.filter((l) => !l.startsWith('\\')));
+  }
+  return out;
+}
+
+/** A fence longer than any backtick run in the diff, so file content cannot close it. */
+function fenceFor(lines: string[]): string {
+  let longest = 0;
+  for (const line of lines) for (const run of line.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  return '`'.repeat(Math.max(3, longest + 1));
+}

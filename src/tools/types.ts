@@ -4,17 +4,27 @@ import type { Audit } from '../audit.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import type { ToolSchema } from '../agent/types.js';
+import type { PastSummaryIndex } from './past-index.js';
 
 /** What one run's tools share: the meeting they are bound to and the services they use. */
 export interface ToolContext {
   vault: Vault;
   settings: Settings;
   meeting: MeetingArtifacts;
+  /** Every write to a file other than this meeting's summary and context notes goes through it. */
   audit: Audit;
   log: Logger;
   /** Mutable run state the pipeline reads after the loop. */
   run: RunState;
   signal?: AbortSignal;
+  /** Summary notes' frontmatter, shared between runs (the daemon keeps one for its lifetime). */
+  pastSummaries: PastSummaryIndex;
+  /** Cap on one tool result in characters; longer reads are cut at a line boundary. Default 60 000. */
+  maxResultChars?: number;
+  /** Overrides `Agent.SearchTimeoutSeconds` (milliseconds). */
+  searchTimeoutMs?: number;
+  /** Overrides `Agent.SearchMaxResults`. */
+  searchMaxResults?: number;
 }
 
 export interface RunState {
@@ -30,5 +40,11 @@ export interface ToolResult {
 }
 
 export interface ToolDefinition<Args = Record<string, unknown>> extends ToolSchema {
+  /** Runs the tool on parsed arguments; a refusal is thrown as a ToolError. */
   handler(args: Args, ctx: ToolContext): Promise<string>;
+  /** Parses the raw argument text (coercing what is unambiguous), then runs the handler. */
+  invoke(rawArguments: string, ctx: ToolContext): Promise<string>;
 }
+
+/** A tool with its argument type erased, as the registry holds it. */
+export type AnyTool = ToolSchema & Pick<ToolDefinition, 'invoke'>;

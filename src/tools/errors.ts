@@ -1,0 +1,10 @@
+/**
+ * A refusal or a bad argument, worded for the model. The registry turns it into a tool
+ * result starting with `Error: `; anything else a handler throws is an unexpected failure.
+ */
+export class ToolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}

@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { type Fs, isNotFound } from '../vault/fs.js';
+import { Vault } from '../vault/vault.js';
+import { ToolError } from './errors.js';
+
+/**
+ * Safety for every path a model supplies. A path is refused before any read or write when it
+ * has `..` segments, is absolute (leading `/` or a drive letter), contains a backslash or a
+ * NUL byte, or — following symbolic links, on the longest prefix that exists — resolves
+ * outside the folder it must stay in. Real paths are compared, so on a case-insensitive
+ * filesystem a differently-cased spelling resolves to the same canonical path.
+ */
+
+/** Check the form of a relative path and return its normalised segments. */
+export function checkRelativePath(p: string, within: string): string[] {
+  if (p.includes('\0')) throw new ToolError(`the path contains a NUL byte; give a plain path relative to ${within}.`);
+  if (p.includes('\\')) throw new ToolError(`the path ${JSON.stringify(p)} contains a backslash; use forward slashes, relative to ${within}.`);
+  if (p.startsWith('/') || /^[A-Za-z]:/.test(p) || p === '~' || p.startsWith('~/')) {
+    throw new ToolError(`the path ${JSON.stringify(p)} is absolute; give a path relative to ${within}.`);
+  }
+  const segments = p.split('/').filter((s) => s !== '' && s !== '.');
+  if (segments.some((s) => s === '..')) {
+    throw new ToolError(`the path ${JSON.stringify(p)} contains ".."; give a path inside ${within} without "..".`);
+  }
+  if (segments.length === 0) throw new ToolError(`the path is empty; give a file path relative to ${within}.`);
+  return segments;
+}
+
+/**
+ * The real location of `target`, following symbolic links on its longest existing prefix
+ * (the rest does not exist yet, e.g. a file about to be created).
+ */
+export async function realLocation(fs: Fs, target: string): Promise<string> {
+  const rest: string[] = [];
+  let current = target;
+  for (;;) {
+    try {
+      const real = await fs.realpath(current);
+      return rest.length > 0 ? path.join(real, ...rest) : real;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'ENOTDIR') throw new ToolError(`${current} is a file, not a folder.`);
+      if (!isNotFound(err)) throw err;
+      // A dangling symbolic link would be followed by a write: it is not a missing file.
+      if (await isLink(fs, current)) {
+        throw new ToolError('the path goes through a symbolic link whose target does not exist; refused.');
+      }
+    }
+    const parent = path.dirname(current);
+    if (parent === current) return target;
+    rest.unshift(path.basename(current));
+    current = parent;
+  }
+}
+
+async function isLink(fs: Fs, p: string): Promise<boolean> {
+  try {
+    return (await fs.lstat(p)).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Resolve a model-supplied path against `base` and make sure that it stays inside it, symbolic
+ * links followed. Returns the lexical absolute path (what the vault calls the file) and the
+ * real one (what it is on disk).
+ */
+export async function resolveInside(
+  fs: Fs,
+  base: string,
+  rel: string,
+  within: string,
+): Promise<{ abs: string; real: string; segments: string[] }> {
+  const segments = checkRelativePath(rel, within);
+  const abs = path.join(base, ...segments);
+  const realBase = await realLocation(fs, base);
+  const real = await realLocation(fs, abs);
+  if (real === realBase || !Vault.isInside(realBase, real)) {
+    throw new ToolError(`the path ${JSON.stringify(rel)} resolves outside ${within} (symbolic links are followed); refused.`);
+  }
+  return { abs, real, segments };
+}
+
+/** True when two paths name the same file: same real path, or equal ignoring case (conservative on case-insensitive disks). */
+export async function sameFile(fs: Fs, a: string, b: string): Promise<boolean> {
+  if (a === b || a.toLowerCase() === b.toLowerCase()) return true;
+  const [ra, rb] = await Promise.all([realLocation(fs, a).catch(() => a), realLocation(fs, b).catch(() => b)]);
+  return ra === rb || ra.toLowerCase() === rb.toLowerCase();
+}
+
+/** A single folder name as a model supplies it (a project): no separators, no dot names. */
+export function checkFolderName(name: string, what: string): string {
+  const n = name.trim();
+  if (n === '' || n.includes('\0') || n.includes('/') || n.includes('\\') || n === '.' || n === '..' || /^[A-Za-z]:/.test(n)) {
+    throw new ToolError(`${JSON.stringify(name)} is not a valid ${what} name: give the folder name only, without slashes.`);
+  }
+  return n;
+}
+
+/** Does `text` look binary (a NUL byte in its first 8 KB)? */
+export function looksBinary(bytes: Uint8Array): boolean {
+  const end = Math.min(bytes.length, 8192);
+  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
+  return false;
+}

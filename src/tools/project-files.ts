@@ -1,0 +1,97 @@
+import path from 'node:path';
+import { isNotFound, isTempFile } from '../vault/fs.js';
+import { Vault } from '../vault/vault.js';
+import { ToolError } from './errors.js';
+import { checkFolderName, realLocation } from './paths.js';
+import { sameProject } from './past-index.js';
+
+/**
+ * Project folders: each direct subfolder of `Folders.Projects` is one project. Names a model
+ * supplies are matched exactly, else without regard to case when that is unambiguous, so the
+ * folder's real spelling is used from then on (and case tricks change nothing).
+ */
+
+export interface ProjectFolder {
+  name: string;
+  abs: string;
+}
+
+/** Existing project folders (directories, or links to directories), sorted by name; dot-folders skipped. */
+export async function listProjectFolders(vault: Vault): Promise<ProjectFolder[]> {
+  const root = vault.layout.folders.Projects;
+  let entries;
+  try {
+    entries = await vault.fs.readdir(root, { withFileTypes: true });
+  } catch (err) {
+    if (isNotFound(err)) return [];
+    throw err;
+  }
+  const out: ProjectFolder[] = [];
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const abs = path.join(root, entry.name);
+    let isDir = entry.isDirectory();
+    if (!isDir && entry.isSymbolicLink()) isDir = await vault.fs.stat(abs).then((s) => s.isDirectory(), () => false);
+    if (isDir) out.push({ name: entry.name, abs });
+  }
+  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** The existing project folder a name denotes, or undefined. */
+export function findProject(folders: readonly ProjectFolder[], name: string): ProjectFolder | undefined {
+  const exact = folders.find((f) => f.name === name);
+  if (exact) return exact;
+  const folded = folders.filter((f) => sameProject(f.name, name));
+  return folded.length === 1 ? folded[0] : undefined;
+}
+
+/** An existing project folder, or a ToolError naming the ones that exist. */
+export async function resolveProject(vault: Vault, name: string): Promise<ProjectFolder> {
+  const checked = checkFolderName(name, 'project');
+  const folders = await listProjectFolders(vault);
+  const found = findProject(folders, checked);
+  if (found) return found;
+  const existing = folders.map((f) => f.name);
+  throw new ToolError(
+    `there is no project folder ${JSON.stringify(checked)} in ${vault.rel(vault.layout.folders.Projects)}/. ` +
+      (existing.length > 0 ? `Existing projects: ${existing.join(', ')}.` : 'There are no project folders.'),
+  );
+}
+
+/**
+ * The files of a project, project-relative with forward slashes, sorted. Dot-entries and
+ * temporary files are skipped; a symbolic link counts only when it is a file that resolves
+ * inside the project (linked folders are not followed: no loops, no escapes).
+ */
+export async function listProjectFiles(vault: Vault, project: ProjectFolder): Promise<string[]> {
+  const realRoot = await realLocation(vault.fs, project.abs);
+  const out: string[] = [];
+  const walk = async (dir: string, rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await vault.fs.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || isTempFile(entry.name)) continue;
+      const abs = path.join(dir, entry.name);
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(abs, childRel);
+      else if (entry.isFile()) out.push(childRel);
+      else if (entry.isSymbolicLink() && (await isFileInside(vault, abs, realRoot))) out.push(childRel);
+    }
+  };
+  await walk(project.abs, '');
+  return out.sort();
+}
+
+async function isFileInside(vault: Vault, abs: string, realRoot: string): Promise<boolean> {
+  try {
+    const real = await vault.fs.realpath(abs);
+    return Vault.isInside(realRoot, real) && (await vault.fs.stat(real)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,163 @@
+import type { Settings } from '../config.js';
+import { Audit } from '../audit.js';
+import { type Logger, silentLogger } from '../log.js';
+import type { ToolCall, ToolSchema } from '../agent/types.js';
+import { FrontmatterError } from '../vault/frontmatter.js';
+import { LinkError } from '../vault/links.js';
+import type { MeetingArtifacts } from '../vault/meeting.js';
+import type { Vault } from '../vault/vault.js';
+import { ToolError } from './errors.js';
+import { capResult, resultBudget } from './format.js';
+import {
+  addAttendee,
+  readContext,
+  readGlossary,
+  readMeetingnote,
+  readTranscript,
+  readUsernotes,
+  removeAttendee,
+  writeContext,
+  writeSummary,
+} from './meeting.js';
+import { PastSummaryIndex } from './past-index.js';
+import { listPastProjectMeetings, readPastProjectMeetingSummary } from './past-meetings.js';
+import { listProjectfiles, listProjects, readProjectfile, writeProjectfile } from './projects.js';
+import { search } from './search.js';
+import { addDictationWord, deleteIdentity, overrideSpeaker } from './speakers.js';
+import type { AnyTool, RunState, ToolContext, ToolResult } from './types.js';
+
+/**
+ * The agent's tools, bound to one meeting. `call` never throws: an unknown tool, arguments
+ * that are not JSON or do not fit, a refusal, or a handler's unexpected failure (EACCES…)
+ * all come back as a tool result starting with `Error: `, so no tool call ends the run.
+ */
+
+export interface ToolRegistry {
+  readonly schemas: ToolSchema[];
+  call(call: ToolCall): Promise<ToolResult>;
+}
+
+/** All nineteen tools, in the order of DESIGN section 4 (the order the model sees them). */
+export const TOOLS: readonly AnyTool[] = [
+  readMeetingnote,
+  readTranscript,
+  readContext,
+  readUsernotes,
+  readGlossary,
+  addDictationWord,
+  addAttendee,
+  removeAttendee,
+  overrideSpeaker,
+  deleteIdentity,
+  writeSummary,
+  writeContext,
+  listProjects,
+  listProjectfiles,
+  readProjectfile,
+  writeProjectfile,
+  listPastProjectMeetings,
+  readPastProjectMeetingSummary,
+  search,
+];
+
+export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] = TOOLS): ToolRegistry {
+  // A caller that builds the context by hand may leave the shared index out.
+  ctx.pastSummaries ??= PastSummaryIndex.forVault(ctx.vault);
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  const schemas = tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
+  return {
+    schemas,
+    async call(call: ToolCall): Promise<ToolResult> {
+      const started = performance.now();
+      const tool = byName.get(call.name);
+      let result: ToolResult;
+      if (!tool) {
+        result = error(`there is no tool named ${JSON.stringify(call.name)}. Available tools: ${[...byName.keys()].join(', ')}.`);
+      } else if (ctx.signal?.aborted) {
+        result = error('the run was cancelled; no more tool calls are carried out.');
+      } else {
+        try {
+          result = { content: capResult(await tool.invoke(call.arguments ?? '', ctx), resultBudget(ctx)), isError: false };
+        } catch (err) {
+          result = error(describeFailure(call.name, err));
+          if (!isExpected(err)) ctx.log.warn({ tool: call.name, err }, 'tool failed unexpectedly');
+        }
+      }
+      ctx.log.info(
+        { tool: call.name, args: summarizeArgs(call.arguments), ok: !result.isError, ms: Math.round(performance.now() - started) },
+        'tool call',
+      );
+      return result;
+    },
+  };
+}
+
+function error(message: string): ToolResult {
+  return { content: `Error: ${message}`, isError: true };
+}
+
+function isExpected(err: unknown): boolean {
+  return err instanceof ToolError || err instanceof FrontmatterError || err instanceof LinkError;
+}
+
+function describeFailure(tool: string, err: unknown): string {
+  if (isExpected(err)) return (err as Error).message;
+  const e = err as { code?: unknown; message?: unknown };
+  const code = typeof e?.code === 'string' ? ` (${e.code})` : '';
+  const message = typeof e?.message === 'string' ? e.message : String(err);
+  return `${tool} failed${code}: ${message}. Nothing was changed by this call; try another approach or continue without it.`;
+}
+
+/** Arguments for the log: short values as they are, long text as its length (never content). */
+export function summarizeArgs(raw: string | undefined): Record<string, unknown> | string {
+  if (raw === undefined || raw.trim() === '') return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return `<invalid JSON, ${raw.length} chars>`;
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `<${typeof value}>`;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === 'string') out[key] = key === 'content' || v.length > 80 ? `<${v.length} chars>` : v;
+    else if (Array.isArray(v)) out[key] = v.length > 10 ? `<${v.length} items>` : v.map((x) => (typeof x === 'string' && x.length > 80 ? `<${x.length} chars>` : x));
+    else out[key] = typeof v === 'object' && v !== null ? '<object>' : v;
+  }
+  return out;
+}
+
+export interface ToolContextOptions {
+  vault: Vault;
+  settings: Settings;
+  meeting: MeetingArtifacts;
+  log?: Logger;
+  /** Default: a new audit excluding this meeting's summary and context notes. */
+  audit?: Audit;
+  run?: RunState;
+  /** Default: the process-wide index of this vault (PastSummaryIndex.forVault). */
+  pastSummaries?: PastSummaryIndex;
+  signal?: AbortSignal;
+  maxResultChars?: number;
+  searchTimeoutMs?: number;
+  searchMaxResults?: number;
+}
+
+/** A ToolContext with the defaults filled in: what the pipeline builds for one run. */
+export function createToolContext(options: ToolContextOptions): ToolContext {
+  const { vault, meeting } = options;
+  const ctx: ToolContext = {
+    vault,
+    settings: options.settings,
+    meeting,
+    audit: options.audit ?? new Audit(vault, { excluded: [meeting.summaryPath, meeting.contextPath] }),
+    log: options.log ?? silentLogger,
+    run: options.run ?? { summaryWritten: false },
+    pastSummaries: options.pastSummaries ?? PastSummaryIndex.forVault(vault),
+  };
+  if (options.signal) ctx.signal = options.signal;
+  if (options.maxResultChars !== undefined) ctx.maxResultChars = options.maxResultChars;
+  if (options.searchTimeoutMs !== undefined) ctx.searchTimeoutMs = options.searchTimeoutMs;
+  if (options.searchMaxResults !== undefined) ctx.searchMaxResults = options.searchMaxResults;
+  return ctx;
+}

@@ -1,0 +1,183 @@
+import path from 'node:path';
+import { isNotFound, isTempFile } from '../vault/fs.js';
+import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
+import { Vault } from '../vault/vault.js';
+import { defineTool } from './define.js';
+import { ToolError } from './errors.js';
+import { splitLines } from './format.js';
+import { checkFolderName, realLocation } from './paths.js';
+import { eolOf, readTextFile } from './read.js';
+import type { ToolContext } from './types.js';
+
+/**
+ * Speech recognition aids: the dictation dictionary, speaker labels in the transcript, and the
+ * speaker identities the recognizer learned. Every change is audited.
+ */
+
+function singleLine(value: string, what: string): string {
+  const v = value.trim();
+  if (/[\r\n]/.test(v)) throw new ToolError(`the ${what} must be a single line.`);
+  if (v === '') throw new ToolError(`the ${what} is empty.`);
+  return v;
+}
+
+export const addDictationWord = defineTool({
+  name: 'add_dictation_word',
+  description:
+    'Adds a word or name to the dictation dictionary (one entry per line) that the speech recognizer uses, unless it is already there (compared without regard to case). ' +
+    'Use it for names and terms the transcript got wrong or is likely to get wrong. The change is recorded and shown to the user.',
+  params: { word: { type: 'string', required: true, nonEmpty: true, description: 'The word or name, spelled correctly, e.g. "Kubernetes".' } },
+  async handler(args, ctx) {
+    const word = singleLine(args.word, 'word');
+    const abs = ctx.vault.layout.files.dictionary;
+    const text = (await readTextFile(ctx.vault, abs)) ?? '';
+    if (splitLines(text).some((l) => l.trim().toLowerCase() === word.toLowerCase())) {
+      return `${JSON.stringify(word)} is already in the dictionary; nothing changed.`;
+    }
+    const eol = eolOf(text);
+    const sep = text !== '' && !text.endsWith('\n') ? eol : '';
+    await ctx.audit.write(abs, `${text}${sep}${word}${eol}`);
+    return `Added ${JSON.stringify(word)} to the dictionary ${ctx.vault.rel(abs)}.`;
+  },
+});
+
+/** `[timestamp] ` then the label, plain or bold (`**Alice**:` or `**Alice:**`), then the colon. */
+interface Label {
+  /** Offsets of the label text within the line. */
+  start: number;
+  end: number;
+  text: string;
+}
+
+function speakerLabel(line: string): Label | undefined {
+  const stamp = /^\s*\[[^\]\r\n]*\][ \t]*/.exec(line);
+  if (!stamp) return undefined;
+  const at = stamp[0].length;
+  const rest = line.slice(at);
+  if (rest.startsWith('**')) {
+    const close = rest.indexOf('**', 2);
+    if (close < 0) return undefined;
+    const inner = rest.slice(2, close);
+    if (inner.endsWith(':')) return label(at + 2, inner.slice(0, -1));
+    return /^[ \t]*:/.test(rest.slice(close + 2)) ? label(at + 2, inner) : undefined;
+  }
+  const colon = rest.indexOf(':');
+  return colon > 0 ? label(at, rest.slice(0, colon)) : undefined;
+}
+
+function label(start: number, raw: string): Label | undefined {
+  const text = raw.trimEnd();
+  if (text.trim() === '' || text.length > 120) return undefined;
+  return { start, end: start + text.length, text };
+}
+
+function normLabel(s: string): string {
+  return s.replace(/\*\*/g, '').replace(/:$/, '').trim().toLowerCase();
+}
+
+export const overrideSpeaker = defineTool({
+  name: 'override_speaker',
+  description:
+    'Relabels every transcript line spoken by `speaker` (e.g. "Speaker 2") as `name`, changing only the speaker labels, never what was said. ' +
+    'Use it when the transcript makes clear who an unidentified or wrongly identified speaker is. The change is recorded and shown to the user.',
+  params: {
+    speaker: { type: 'string', required: true, nonEmpty: true, description: 'The label as it appears in the transcript, e.g. "Speaker 2".' },
+    name: { type: 'string', required: true, nonEmpty: true, description: 'The person\'s name to use instead, e.g. "Bob".' },
+  },
+  async handler(args, ctx) {
+    const speaker = singleLine(args.speaker, 'speaker');
+    const name = singleLine(args.name, 'name');
+    if (/[:[\]]|\*\*/.test(name)) throw new ToolError('the name must not contain ":", "[", "]" or "**"; give the plain name.');
+    const abs = ctx.meeting.transcriptPath;
+    const text = await readTextFile(ctx.vault, abs);
+    if (text === undefined) throw new ToolError(`the transcript ${ctx.vault.rel(abs)} does not exist.`);
+    let bodyStart: number;
+    try {
+      bodyStart = parseNote(text, ctx.vault.rel(abs)).bodyStartLine;
+    } catch (err) {
+      if (err instanceof FrontmatterError) throw new ToolError(`the transcript's frontmatter does not parse (${err.message}), so it is not edited.`);
+      throw err;
+    }
+    // Split keeping each line's own ending, so nothing but the labels changes.
+    const lines = text.split(/(?<=\n)/);
+    const wanted = normLabel(speaker);
+    const seen = new Set<string>();
+    let changed = 0;
+    for (let i = bodyStart - 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const found = speakerLabel(line);
+      if (!found) continue;
+      seen.add(found.text);
+      if (normLabel(found.text) !== wanted) continue;
+      if (found.text === name) continue;
+      lines[i] = line.slice(0, found.start) + name + line.slice(found.end);
+      changed++;
+    }
+    if (changed === 0) {
+      if ([...seen].some((s) => normLabel(s) === wanted)) return `The lines of ${JSON.stringify(speaker)} are already labelled ${JSON.stringify(name)}.`;
+      const speakers = [...seen].slice(0, 30);
+      throw new ToolError(
+        `no transcript line is spoken by ${JSON.stringify(speaker)}. Speakers in the transcript: ${speakers.length > 0 ? speakers.join(', ') : '(none found)'}.`,
+      );
+    }
+    await ctx.audit.write(abs, lines.join(''));
+    return `Relabelled ${changed} transcript line${changed === 1 ? '' : 's'} from ${JSON.stringify(speaker)} to ${JSON.stringify(name)}.`;
+  },
+});
+
+/** Identity files below the identities folder (absolute paths), dot-entries and temp files skipped. */
+async function identityFiles(ctx: ToolContext): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await ctx.vault.fs.readdir(dir, { withFileTypes: true });
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw err;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.') || isTempFile(entry.name)) continue;
+      const abs = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(abs);
+      else if (entry.isFile() || entry.isSymbolicLink()) out.push(abs);
+    }
+  };
+  await walk(ctx.vault.layout.folders.Identities);
+  return out.sort();
+}
+
+function stem(file: string): string {
+  return path.basename(file, path.extname(file));
+}
+
+export const deleteIdentity = defineTool({
+  name: 'delete_identity',
+  description:
+    "Deletes a speaker identity (the recognizer's stored voice profile of a person) by moving its file to the vault's .trash/ folder; nothing is destroyed. " +
+    'Use it only when an identity is wrong (e.g. it merged two people). The change is recorded and shown to the user.',
+  params: { name: { type: 'string', required: true, nonEmpty: true, description: 'The identity\'s name: its file name without extension, e.g. "Bob".' } },
+  async handler(args, ctx) {
+    const name = checkFolderName(args.name, 'identity').replace(/\.md$/i, '');
+    const folder = ctx.vault.layout.folders.Identities;
+    const files = await identityFiles(ctx);
+    let matches = files.filter((f) => stem(f) === name);
+    if (matches.length === 0) matches = files.filter((f) => stem(f).toLowerCase() === name.toLowerCase());
+    if (matches.length === 0) {
+      const known = [...new Set(files.map(stem))].slice(0, 50);
+      throw new ToolError(`there is no identity ${JSON.stringify(name)} in ${ctx.vault.rel(folder)}/. Identities: ${known.join(', ') || '(none)'}.`);
+    }
+    if (new Set(matches.map((f) => path.dirname(f))).size > 1) {
+      throw new ToolError(`${JSON.stringify(name)} matches identities in several folders (${matches.map((f) => ctx.vault.rel(f)).join(', ')}); nothing was moved.`);
+    }
+    const realFolder = await realLocation(ctx.vault.fs, folder);
+    for (const file of matches) {
+      if (!Vault.isInside(realFolder, await realLocation(ctx.vault.fs, file))) {
+        throw new ToolError(`the identity file ${ctx.vault.rel(file)} links outside ${ctx.vault.rel(folder)}/; refused.`);
+      }
+    }
+    const moved: string[] = [];
+    for (const file of matches) moved.push(`${ctx.vault.rel(file)} -> ${ctx.vault.rel(await ctx.audit.moveToTrash(file))}`);
+    return `Moved the identity ${JSON.stringify(name)} to the trash: ${moved.join('; ')}.`;
+  },
+});
