@@ -77,6 +77,8 @@ export interface Daemon {
   readonly http: { url: string; host: string; port: number } | undefined;
   readonly queue: RunQueue;
   status(): DaemonStatus;
+  /** Resolves once every file event received so far has been handled (jobs enqueued). */
+  eventsHandled(): Promise<void>;
   /** One catch-up scan now, its jobs enqueued. */
   reconcile(startup?: boolean): Promise<ScanResult>;
   /** Stop taking work, give running runs the grace period, abort the rest. Idempotent. */
@@ -318,6 +320,9 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
     queue,
     status,
+    eventsHandled: async () => {
+      while (chains.size > 0) await Promise.allSettled([...chains.values()]);
+    },
     reconcile,
     stop,
     done,

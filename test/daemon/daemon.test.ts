@@ -1,0 +1,239 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Daemon, type PipelineFns, startDaemon } from '../../src/daemon/daemon.js';
+import type { VaultEvent, VaultEventListener, VaultEventSource } from '../../src/daemon/events.js';
+import { silentLogger } from '../../src/log.js';
+import type { RunOutcome } from '../../src/pipeline.js';
+import { setContextState } from '../../src/vault/context.js';
+import { updateNoteFrontmatter } from '../../src/vault/frontmatter.js';
+import { memoryFs, testConfig } from '../helpers/memfs.js';
+
+/** An event source the test drives by hand. */
+function manualSource() {
+  const listeners: VaultEventListener[] = [];
+  let closed = false;
+  const source: VaultEventSource & { emit(e: VaultEvent): void; readonly closed: boolean } = {
+    on: (l) => void listeners.push(l),
+    ready: Promise.resolve(),
+    close: async () => {
+      closed = true;
+    },
+    emit: (e) => listeners.forEach((l) => l(e)),
+    get closed() {
+      return closed;
+    },
+  };
+  return source;
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+interface Call {
+  kind: 'summarize' | 'retry';
+  path: string;
+  trigger: string | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** A stand-in pipeline: records calls, sets the context state as the real one does, can be held. */
+function fakePipeline() {
+  const calls: Call[] = [];
+  let hold: Promise<void> | undefined;
+  let release: () => void = () => undefined;
+  const fns: PipelineFns = {
+    async summarize(deps, meetingPath, options) {
+      calls.push({ kind: 'summarize', path: meetingPath, trigger: options.trigger, signal: options.signal });
+      const ctx = meetingPath.replace('/Meetings/', '/Meetings/Context/');
+      if (await deps.vault.exists(ctx)) await setContextState(deps.vault, ctx, 'summarizing');
+      if (hold) {
+        await Promise.race([
+          hold,
+          new Promise<void>((r) => options.signal?.addEventListener('abort', () => r())),
+        ]);
+      }
+      if (options.signal?.aborted) return { runId: 'r', status: 'failed', error: 'aborted' } satisfies RunOutcome;
+      if (await deps.vault.exists(ctx)) await setContextState(deps.vault, ctx, 'finished');
+      return { runId: 'r', status: 'done', meetingPath } satisfies RunOutcome;
+    },
+    async retry(_deps, summaryPath, options) {
+      calls.push({ kind: 'retry', path: summaryPath, trigger: options.trigger, signal: options.signal });
+      return { runId: 'r', status: 'done', summaryPath };
+    },
+  };
+  return {
+    fns,
+    calls,
+    holdRuns() {
+      hold = new Promise((r) => (release = r));
+    },
+    releaseRuns() {
+      hold = undefined;
+      release();
+    },
+  };
+}
+
+const meeting = (n: string) =>
+  `---\ntitle: ${n}\ntranscript: "[[Meetings/Transcripts/${n}]]"\ncontext: "[[Meetings/Context/${n}]]"\nsummary: "[[Meetings/Summaries/${n}]]"\n---\n`;
+const transcript = (n: string, state: string, body = '') => `---\nmeeting: "[[Meetings/${n}]]"\nstate: ${state}\n---\n${body}`;
+const context = (n: string, state: string) => `---\nmeeting: "[[Meetings/${n}]]"\nstate: ${state}\n---\n`;
+
+let daemon: Daemon | undefined;
+afterEach(async () => {
+  await daemon?.stop('test over');
+  daemon = undefined;
+});
+
+async function start(files: Record<string, string>, daemonSettings: Record<string, unknown> = {}) {
+  const fs = memoryFs(files);
+  const config = testConfig({ Http: { Enabled: false }, Daemon: daemonSettings });
+  const source = manualSource();
+  const pipeline = fakePipeline();
+  daemon = await startDaemon(config, { log: silentLogger, fs, watch: () => source, pipeline: pipeline.fns, schedule: false });
+  return { fs, source, pipeline, daemon, vault: daemon.vault };
+}
+
+const T = (n: string) => `/vault/Meetings/Transcripts/${n}.md`;
+const M = (n: string) => `/vault/Meetings/${n}.md`;
+
+describe('daemon triggers', () => {
+  it('a transcript flipped to finished is summarized once; saving it again does nothing', async () => {
+    const { source, pipeline, vault, daemon: d } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
+      'Meetings/Context/A.md': context('A', 'transcribing'),
+    });
+    await vault.fs.writeFile(T('A'), transcript('A', 'finished'));
+    source.emit({ type: 'change', path: T('A') });
+    await until(() => pipeline.calls.length === 1, 'the run');
+    expect(pipeline.calls[0]).toMatchObject({ kind: 'summarize', path: M('A'), trigger: 'transcript' });
+    await d.queue.onIdle();
+    await vault.fs.writeFile(T('A'), transcript('A', 'finished', 'a person fixed a typo\n'));
+    source.emit({ type: 'change', path: T('A') });
+    await d.eventsHandled();
+    await d.queue.onIdle();
+    expect(pipeline.calls).toHaveLength(1);
+  });
+
+  it("the daemon's own writes to a transcript never trigger it", async () => {
+    const { source, pipeline, vault, daemon: d } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
+    });
+    // As a tool would: the daemon itself writes the note with state finished.
+    await updateNoteFrontmatter(vault, T('A'), { state: 'finished' });
+    source.emit({ type: 'change', path: T('A') });
+    await d.eventsHandled();
+    await d.queue.onIdle();
+    expect(pipeline.calls).toEqual([]);
+    expect(d.status().queue.recent).toEqual([]);
+  });
+
+  it('ticking retry in a failure report runs the retry for that note', async () => {
+    const S = '/vault/Meetings/Summaries/A.md';
+    const { source, pipeline, vault } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Summaries/A.md': '---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: false\n---\n',
+    });
+    await vault.fs.writeFile(S, '---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: true\n---\n');
+    source.emit({ type: 'change', path: S });
+    await until(() => pipeline.calls.length === 1, 'the retry');
+    expect(pipeline.calls[0]).toMatchObject({ kind: 'retry', path: S, trigger: 'retry' });
+  });
+
+  it('a trigger while the meeting runs is coalesced into one follow-up, which sees it finished and skips', async () => {
+    const { source, pipeline, vault, daemon: d } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
+      'Meetings/Context/A.md': context('A', 'transcribing'),
+    });
+    pipeline.holdRuns();
+    await vault.fs.writeFile(T('A'), transcript('A', 'finished'));
+    source.emit({ type: 'change', path: T('A') });
+    await until(() => pipeline.calls.length === 1, 'the first run');
+    // Flip away and back twice while it runs: two more triggers.
+    for (const state of ['transcribing', 'finished', 'transcribing', 'finished']) {
+      await vault.fs.writeFile(T('A'), transcript('A', state));
+      source.emit({ type: 'change', path: T('A') });
+      await d.eventsHandled();
+    }
+    expect(d.status().queue.running[0]?.followUp).toBe(true);
+    expect(d.status().queue.pending).toEqual([]);
+    pipeline.releaseRuns();
+    await d.queue.onIdle();
+    expect(pipeline.calls).toHaveLength(1);
+    expect(d.status().queue.recent.map((r) => r.status)).toEqual(['skipped', 'done']);
+  });
+
+  it('at start, a transcript finished while the daemon was down is summarized (catch-up)', async () => {
+    const { pipeline, daemon: d } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'finished'),
+      'Meetings/B.md': meeting('B'),
+      'Meetings/Transcripts/B.md': transcript('B', 'finished'),
+      'Meetings/Context/B.md': context('B', 'finished'),
+    });
+    await d.queue.onIdle();
+    expect(pipeline.calls.map((c) => [c.path, c.trigger])).toEqual([[M('A'), 'catch-up']]);
+  });
+
+  it('catch-up does not re-run a meeting whose context note is error', async () => {
+    const { pipeline, daemon: d } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'finished'),
+      'Meetings/Context/A.md': context('A', 'error'),
+    });
+    await d.queue.onIdle();
+    expect((await d.reconcile()).jobs).toEqual([]);
+    expect(pipeline.calls).toEqual([]);
+  });
+});
+
+describe('daemon shutdown', () => {
+  it('stop lets a running run finish within the grace period and closes the watcher', async () => {
+    const { source, pipeline, vault, daemon: d } = await start(
+      { 'Meetings/A.md': meeting('A'), 'Meetings/Transcripts/A.md': transcript('A', 'transcribing') },
+      { ShutdownGraceSeconds: 30 },
+    );
+    pipeline.holdRuns();
+    await vault.fs.writeFile(T('A'), transcript('A', 'finished'));
+    source.emit({ type: 'change', path: T('A') });
+    await until(() => pipeline.calls.length === 1, 'the run');
+    const stopping = d.stop('test');
+    expect(d.status().stopping).toBe(true);
+    pipeline.releaseRuns();
+    await expect(stopping).resolves.toEqual({ finished: 1, aborted: 0, leftPending: 0 });
+    expect(source.closed).toBe(true);
+    expect(pipeline.calls[0]!.signal!.aborted).toBe(false);
+    await expect(d.done).resolves.toMatchObject({ finished: 1 });
+  });
+
+  it('after the grace period the run is aborted; events after stop are ignored', async () => {
+    const { source, pipeline, vault, daemon: d } = await start(
+      {
+        'Meetings/A.md': meeting('A'),
+        'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
+        'Meetings/B.md': meeting('B'),
+        'Meetings/Transcripts/B.md': transcript('B', 'transcribing'),
+      },
+      { ShutdownGraceSeconds: 0.05 },
+    );
+    pipeline.holdRuns();
+    await vault.fs.writeFile(T('A'), transcript('A', 'finished'));
+    source.emit({ type: 'change', path: T('A') });
+    await until(() => pipeline.calls.length === 1, 'the run');
+    const result = await d.stop('test');
+    expect(result).toEqual({ finished: 0, aborted: 1, leftPending: 0 });
+    expect(pipeline.calls[0]!.signal!.aborted).toBe(true);
+    await vault.fs.writeFile(T('B'), transcript('B', 'finished'));
+    source.emit({ type: 'change', path: T('B') });
+    await d.eventsHandled();
+    expect(d.status().queue.pending).toEqual([]);
+    expect(pipeline.calls).toHaveLength(1);
+  });
+});
