@@ -2,11 +2,12 @@ import { ToolError } from './errors.js';
 
 /**
  * .NET regular expressions, as the original specification's `search` took them, translated to
- * JavaScript. Leading inline options (`(?i)`, `(?m)`, `(?s)`, `(?x)`, combinations and
- * `-` forms) become flags; `\A`, `\Z`, `\z`, `(?'name'…)`, `\k'name'` and `(?#…)` are
- * translated; constructs JavaScript cannot express (atomic groups, conditionals, balancing
- * groups, character class subtraction, `\G`, inline options later in the pattern) are
- * refused with a clear message instead of silently matching something else.
+ * JavaScript. `\w`, `\d` and `\b` keep their Unicode meaning, as in .NET. Leading inline
+ * options (`(?i)`, `(?m)`, `(?s)`, `(?x)`, combinations and `-` forms) become flags; `\A`,
+ * `\Z`, `\z`, `(?'name'…)`, `\k'name'` and `(?#…)` are translated; constructs JavaScript
+ * cannot express (atomic groups, conditionals, balancing groups, character class
+ * subtraction, `\G`, inline options later in the pattern) are refused with a clear message
+ * instead of silently matching something else.
  */
 
 export interface TranslatedRegex {
@@ -34,13 +35,13 @@ export function translateDotNetRegex(pattern: string): TranslatedRegex {
   }
   let body = pattern.slice(pos);
   if (on.has('x')) body = stripExtendedWhitespace(body);
-  const { source, unicode } = translateBody(body, pattern);
+  const source = translateBody(body, pattern);
   // Matching is per line, so `m` changes nothing; it is kept for fidelity.
   let flags = '';
   if (on.has('i')) flags += 'i';
   if (on.has('m')) flags += 'm';
   if (on.has('s')) flags += 's';
-  if (unicode) flags += 'u';
+  flags += 'u';
   try {
     new RegExp(source, flags);
   } catch (err) {
@@ -79,27 +80,42 @@ function stripExtendedWhitespace(body: string): string {
 
 function hexEscape(c: string): string {
   const code = c.codePointAt(0)!;
-  if (code <= 0xff) return `\\x${code.toString(16).padStart(2, '0')}`;
-  if (code <= 0xffff) return `\\u${code.toString(16).padStart(4, '0')}`;
-  return c;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u{${code.toString(16)}}`;
 }
 
-function translateBody(body: string, pattern: string): { source: string; unicode: boolean } {
+/** .NET's `\w` is Unicode-aware (letters, marks, digits, connectors); JavaScript's is ASCII. */
+const WORD = '\\p{L}\\p{Mn}\\p{Nd}\\p{Pc}';
+const OUTSIDE_CLASS: Record<string, string> = {
+  w: `[${WORD}]`,
+  W: `[^${WORD}]`,
+  d: '\\p{Nd}',
+  D: '\\P{Nd}',
+  b: `(?:(?<=[${WORD}])(?![${WORD}])|(?<![${WORD}])(?=[${WORD}]))`,
+  B: `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))`,
+  A: '^',
+  Z: '$',
+  z: '$',
+};
+const INSIDE_CLASS: Record<string, string> = { w: WORD, d: '\\p{Nd}', D: '\\P{Nd}', b: '\\x08' };
+
+/**
+ * The pattern is compiled with the `u` flag (needed for Unicode-aware classes), which is
+ * stricter than .NET: literal `{`, `}`, `]` and escaped punctuation are rewritten so that
+ * what .NET accepts still compiles.
+ */
+function translateBody(body: string, pattern: string): string {
   let out = '';
-  let unicode = false;
   let i = 0;
-  // Escapes are rewritten to forms valid with and without the `u` flag, which `\p{…}` needs.
   const escape = (inClass: boolean): void => {
     const c = body[i + 1];
     if (c === undefined) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: it ends with a lone backslash.`);
-    if (!inClass && c === 'A') out += '^';
-    else if (!inClass && (c === 'Z' || c === 'z')) out += '$';
+    const mapped = inClass ? INSIDE_CLASS[c] : OUTSIDE_CLASS[c];
+    if (mapped !== undefined) out += mapped;
     else if (c === 'G') throw unsupported('\\G (contiguous match)', pattern);
     else if (c === 'p' || c === 'P') {
       const m = /^\{([^}]*)\}/.exec(body.slice(i + 2));
       if (!m) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: \\${c} needs a category such as \\${c}{Lu}.`);
       if (m[1]!.startsWith('Is')) throw unsupported(`the named block \\${c}{${m[1]}}`, pattern);
-      unicode = true;
       out += `\\${c}{${m[1]}}`;
       i += m[0].length;
     } else if (c === 'k' && body[i + 2] === "'") {
@@ -108,7 +124,11 @@ function translateBody(body: string, pattern: string): { source: string; unicode
       out += `\\k<${body.slice(i + 3, end)}>`;
       i = end - 1;
     } else if (/[a-zA-Z0-9]/.test(c) || SYNTAX.has(c) || (inClass && c === '-')) out += `\\${c}`;
-    else out += hexEscape(c);
+    else {
+      const cp = String.fromCodePoint(body.codePointAt(i + 1)!);
+      out += hexEscape(cp);
+      i += cp.length - 1;
+    }
     i += 2;
   };
   while (i < body.length) {
@@ -170,10 +190,18 @@ function translateBody(body: string, pattern: string): { source: string; unicode
       if (/^'?<?-/.test(rest)) throw unsupported('a balancing group', pattern);
       out += '(?';
       i += 2;
+    } else if (c === '{') {
+      // A quantifier stays; any other brace is a literal in .NET.
+      const q = /^\{\d+(?:,\d*)?\}/.exec(body.slice(i));
+      out += q ? q[0] : '\\{';
+      i += q ? q[0].length : 1;
+    } else if (c === '}' || c === ']') {
+      out += `\\${c}`;
+      i++;
     } else {
       out += c;
       i++;
     }
   }
-  return { source: out, unicode };
+  return out;
 }
