@@ -17,11 +17,15 @@ import type { Message, ToolSchema } from './types.js';
  */
 
 /** Framing of one message in a chat template (`<|im_start|>role\n … <|im_end|>\n`). */
-export const MESSAGE_OVERHEAD = 4;
-/** Framing of one tool call inside an assistant message. */
-export const TOOL_CALL_OVERHEAD = 4;
+export const MESSAGE_OVERHEAD = 5;
+/** Framing of one tool call inside an assistant message (`<tool_call>{"name": …, "arguments": …}</tool_call>`). */
+export const TOOL_CALL_OVERHEAD = 16;
+/** Framing of one tool result (`<tool_response>…</tool_response>`, or the call id). */
+export const TOOL_RESULT_OVERHEAD = 8;
 /** Framing of one tool schema in the tools section. */
 export const TOOL_SCHEMA_OVERHEAD = 4;
+/** The text templates put around the tool schemas (how to call them). */
+export const TOOLS_PREAMBLE = 100;
 /** The assistant header that primes the reply. */
 export const REPLY_PRIMING = 3;
 /**
@@ -70,7 +74,7 @@ export function messageTokens(message: Message): number {
       }
       break;
     case 'tool':
-      n += countTokens(message.content);
+      n += TOOL_RESULT_OVERHEAD + countTokens(message.content);
       break;
     case 'compaction':
       n += Math.ceil(message.encryptedContent.length / ENCRYPTED_CHARS_PER_TOKEN);
@@ -88,7 +92,7 @@ export function messagesTokens(messages: readonly Message[]): number {
 
 /** Tokens of the tool schemas as a template renders them: the function definitions as JSON. */
 export function toolsTokens(tools: readonly ToolSchema[]): number {
-  let n = 0;
+  let n = tools.length > 0 ? TOOLS_PREAMBLE : 0;
   for (const tool of tools) {
     let count = schemaCounts.get(tool);
     if (count === undefined) {
