@@ -15,7 +15,10 @@ import {
 import { logs } from '../src/commands/logs.js';
 import type { Io } from '../src/commands/common.js';
 import { currentLogFile, rolledFiles, rolledName } from '../src/service/log-files.js';
-import { testConfig } from './helpers/memfs.js';
+import { createRuntime } from '../src/runtime.js';
+import { summarizeMeeting } from '../src/pipeline.js';
+import { memoryFs, testConfig } from './helpers/memfs.js';
+import { type ScriptedServer, startScriptedServer } from './helpers/scripted-server.js';
 
 const FAKE_KEY = 'sk-test-SECRET-1234';
 
@@ -306,5 +309,91 @@ describe('meeting-assistant logs', () => {
     for (const n of [1, 2, 10]) await writeFile(path.join(dir, `ma.${n}.log`), '');
     await writeFile(path.join(dir, 'other.1.log'), '');
     expect((await rolledFiles(path.join(dir, 'ma.log'))).map((f) => path.basename(f))).toEqual(['ma.1.log', 'ma.2.log', 'ma.10.log']);
+  });
+});
+
+describe('logging in an integration run (pipeline, real model client, scripted endpoint)', () => {
+  let server: ScriptedServer;
+  afterEach(async () => {
+    await server.close();
+  });
+
+  const MEETING = 'Meetings/2026-11-30 Weekly Sync.md';
+  const files = {
+    [MEETING]:
+      '---\ntitle: Weekly Sync\nstart_time: 2026-11-30T09:00:00+01:00\nattendees: [Alice, Bob]\nprojects: [Alpha]\n' +
+      'transcript: "[[Meetings/Transcripts/2026-11-30 Weekly Sync]]"\n---\nNotes.\n',
+    'Meetings/Transcripts/2026-11-30 Weekly Sync.md':
+      '---\nstate: finished\n---\n[00:00:05] Alice: We ship on Friday.\n',
+    'Projects/Alpha/Overview.md': '# Alpha\n',
+  };
+
+  async function runOnce(script: (s: ScriptedServer) => void, raw: Record<string, unknown> = {}) {
+    server = await startScriptedServer({ requireKey: FAKE_KEY });
+    script(server);
+    const config = testConfig({
+      Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', ApiKey: FAKE_KEY, TimeoutSeconds: 5 },
+      Reconnect: { Attempts: 1, DelaySeconds: 0 },
+      Logging: { Level: 'debug' },
+      ...raw,
+    });
+    const dest = memoryDestination();
+    const log = createLoggerFromConfig(config, { destination: dest });
+    const runtime = await createRuntime(config, { fs: memoryFs(files), log });
+    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING), { trigger: 'test' });
+    return { outcome, dest, lines: parsed(dest), token: runtime.token };
+  }
+
+  it('logs every model request and tool call with the runId and meeting, and never the key or token', async () => {
+    const { outcome, dest, lines, token } = await runOnce((s) =>
+      s.script(
+        { reply: { toolCalls: [{ name: 'read_transcript', arguments: {} }, { name: 'list_projects', arguments: {} }] } },
+        { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: '## Summary\nShip Friday.\n## Decisions\n- Ship.\n## Next steps\n- Tag.\n' } }] } },
+        { reply: { content: 'Done.' } },
+      ),
+    );
+    expect(outcome.status).toBe('done');
+    const modelRequests = server.modelRequests().length;
+    expect(modelRequests).toBe(3);
+
+    const runLines = lines.filter((l) => l.runId === outcome.runId);
+    const responses = runLines.filter((l) => l.msg === 'model response');
+    expect(responses).toHaveLength(modelRequests);
+    for (const r of responses) {
+      expect(r.meeting).toBe(MEETING);
+      expect(typeof r.ms).toBe('number');
+      expect(r.usage).toEqual({ inputTokens: 10, outputTokens: 5 });
+    }
+    const toolLines = runLines.filter((l) => l.msg === 'tool call');
+    expect(toolLines.map((l) => l.tool)).toEqual(['read_transcript', 'list_projects', 'write_summary']);
+    for (const t of toolLines) {
+      expect(t.meeting).toBe(MEETING);
+      expect(t.ok).toBe(true);
+      expect(t.args).toBeDefined();
+    }
+    // From the run's first line to its last, every line names the run.
+    const first = lines.findIndex((l) => l.runId === outcome.runId);
+    const last = lines.map((l) => l.runId).lastIndexOf(outcome.runId);
+    expect(lines.slice(first, last + 1).every((l) => l.runId === outcome.runId)).toBe(true);
+
+    expect(dest.text()).not.toContain(FAKE_KEY);
+    expect(dest.text()).not.toContain(token);
+    // The key did go over the wire: the endpoint demanded it.
+    expect(server.requests[0]!.headers.authorization).toBe(`Bearer ${FAKE_KEY}`);
+  });
+
+  it('logs a failed run with its cause and attempts, still without the key', async () => {
+    const { outcome, dest, lines } = await runOnce((s) =>
+      s.setFallback({ status: 503, body: { error: { message: `overloaded (key ${FAKE_KEY})`, type: 'server_error' } } }),
+    );
+    expect(outcome.status).toBe('failed');
+    const runLines = lines.filter((l) => l.runId === outcome.runId);
+    const failed = runLines.find((l) => l.msg === 'run failed');
+    expect(failed, dest.text()).toBeDefined();
+    expect(JSON.stringify(failed!.err)).toContain('503');
+    // One try plus Reconnect.Attempts (1) more, each visible in the log.
+    expect(server.modelRequests()).toHaveLength(2);
+    expect(runLines.filter((l) => /attempt/i.test(String(l.msg))).length).toBeGreaterThanOrEqual(2);
+    expect(dest.text()).not.toContain(FAKE_KEY);
   });
 });
