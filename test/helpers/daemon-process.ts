@@ -1,0 +1,297 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The real daemon as a child process for integration tests: `node bin/meeting-assistant.js
+ * run --config <file>` from the built dist/, its JSON log lines collected, helpers to wait
+ * for a line or a file state with a deadline, and a stop that always leaves no process.
+ */
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const BIN = path.join(REPO_ROOT, 'bin', 'meeting-assistant.js');
+
+export interface LogLine {
+  level?: string;
+  msg?: string;
+  [key: string]: unknown;
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  /** Parsed JSON log lines so far (stdout). */
+  logs: LogLine[];
+  /** Raw stdout and stderr so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first log line (past or future) matching; rejects at the deadline or exit. */
+  waitForLog(predicate: (line: LogLine) => boolean, timeoutMs?: number, what?: string): Promise<LogLine>;
+  /** Resolves when the process has exited. */
+  exited: Promise<Exit>;
+  /** Send a signal (default SIGTERM) and wait for the exit. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
+  /** SIGKILL now and wait for the exit (no-op when already gone). */
+  kill(): Promise<Exit>;
+}
+
+export interface StartOptions {
+  configPath: string;
+  env?: Record<string, string>;
+  /** Wait for the "ready" line (default true). */
+  waitReady?: boolean;
+  readyTimeoutMs?: number;
+  args?: string[];
+}
+
+const live = new Set<ChildProcess>();
+
+/** Spawn the CLI with arbitrary arguments (for one-shot commands) and collect its output. */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? REPO_ROOT,
+      env: { ...process.env, ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    live.add(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`meeting-assistant ${args.join(' ')} did not exit within ${options.timeoutMs ?? 20000} ms\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? 20000);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      live.delete(child);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+export async function startDaemonProcess(options: StartOptions): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, [BIN, 'run', '--config', options.configPath, ...(options.args ?? [])], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  live.add(child);
+  const logs: LogLine[] = [];
+  let stdout = '';
+  let stderr = '';
+  let partial = '';
+  const watchers = new Set<() => void>();
+  const notify = () => watchers.forEach((w) => w());
+  child.stdout!.on('data', (d: Buffer) => {
+    const text = d.toString();
+    stdout += text;
+    partial += text;
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.trim() === '') continue;
+      try {
+        logs.push(JSON.parse(line) as LogLine);
+      } catch {
+        logs.push({ msg: line, raw: true });
+      }
+    }
+    notify();
+  });
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    notify();
+  });
+  let exitInfo: Exit | undefined;
+  const exited = new Promise<Exit>((resolve) => {
+    child.on('exit', (code, signal) => {
+      live.delete(child);
+      exitInfo = { code, signal };
+      notify();
+      resolve(exitInfo);
+    });
+  });
+
+  const waitForLog = (predicate: (line: LogLine) => boolean, timeoutMs = 15000, what = 'a log line'): Promise<LogLine> =>
+    new Promise((resolve, reject) => {
+      const check = () => {
+        const found = logs.find(predicate);
+        if (found) {
+          done();
+          resolve(found);
+        } else if (exitInfo) {
+          done();
+          reject(new Error(`daemon exited (${JSON.stringify(exitInfo)}) before ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}\nstdout:\n${stdout.slice(-4000)}\nstderr:\n${stderr}`));
+      }, timeoutMs);
+      const done = () => {
+        clearTimeout(timer);
+        watchers.delete(check);
+      };
+      watchers.add(check);
+      check();
+    });
+
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 20000): Promise<Exit> => {
+    if (exitInfo) return exitInfo;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const result = await exited;
+    clearTimeout(timer);
+    return result;
+  };
+
+  const proc: DaemonProcess = {
+    child,
+    logs,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    waitForLog,
+    exited,
+    stop,
+    kill: () => stop('SIGKILL'),
+  };
+  if (options.waitReady ?? true) {
+    try {
+      await waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('ready'), options.readyTimeoutMs ?? 20000, 'the ready line');
+    } catch (err) {
+      await proc.kill();
+      throw err;
+    }
+  }
+  return proc;
+}
+
+/** Kill every process these helpers started that is still alive (afterEach/afterAll safety net). */
+export async function killAll(): Promise<void> {
+  await Promise.all(
+    [...live].map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve();
+          child.once('exit', () => resolve());
+          child.kill('SIGKILL');
+        }),
+    ),
+  );
+}
+
+/** Poll `check` until it returns a truthy value or the deadline passes. */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15000, intervalMs = 25): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** A temporary vault and config under os.tmpdir(); `cleanup()` removes it all. */
+export interface TempSetup {
+  dir: string;
+  vault: string;
+  configPath: string;
+  write(rel: string, content: string): void;
+  read(rel: string): string;
+  readIfExists(rel: string): string | undefined;
+  /** Rewrite the config (merged over the current one). */
+  configure(settings: Record<string, unknown>): void;
+  cleanup(): void;
+}
+
+function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...a };
+  for (const [k, v] of Object.entries(b)) {
+    const prev = out[k];
+    out[k] =
+      v && typeof v === 'object' && !Array.isArray(v) && prev && typeof prev === 'object' && !Array.isArray(prev)
+        ? merge(prev as Record<string, unknown>, v as Record<string, unknown>)
+        : v;
+  }
+  return out;
+}
+
+export function makeTempSetup(settings: Record<string, unknown>, prefix = 'ma-daemon-'): TempSetup {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const vault = path.join(dir, 'vault');
+  mkdirSync(vault, { recursive: true });
+  const configPath = path.join(dir, 'config.json');
+  let current: Record<string, unknown> = { VaultPath: './vault', ...settings };
+  const save = () => writeFileSync(configPath, JSON.stringify({ MeetingAssistant: current }, null, 2));
+  save();
+  const abs = (rel: string) => path.join(vault, rel);
+  return {
+    dir,
+    vault,
+    configPath,
+    write(rel, content) {
+      mkdirSync(path.dirname(abs(rel)), { recursive: true });
+      // Like an editor or a sync tool: write in place.
+      writeFileSync(abs(rel), content);
+    },
+    read: (rel) => readFileSync(abs(rel), 'utf8'),
+    readIfExists(rel) {
+      try {
+        return readFileSync(abs(rel), 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    configure(more) {
+      current = merge(current, more);
+      save();
+    },
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+/** Every file below `dir` (relative paths), for "no half-written note" checks. */
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, rel: string) => {
+    for (const name of readdirSync(d)) {
+      const full = path.join(d, name);
+      const r = rel ? `${rel}/${name}` : name;
+      if (statSync(full).isDirectory()) walk(full, r);
+      else out.push(r);
+    }
+  };
+  walk(dir, '');
+  return out;
+}
+
+/** A port that was free a moment ago on 127.0.0.1 (config ports must be 1-65535, so not 0). */
+export async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const port = (server.address() as { port: number }).port;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,75 @@
+import { parseNote } from '../../src/vault/frontmatter.js';
+import { type RecordedRequest, type ScriptedServer, type Step, toolCallsSoFar, userTexts } from '../helpers/scripted-server.js';
+import { freePort, makeTempSetup, type TempSetup } from '../helpers/daemon-process.js';
+
+/** Shared pieces of the daemon integration tests: notes, the scripted "model", config. */
+
+export const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- Alice: tag it.\n';
+
+/** A model that writes the summary, then says it is done: any number of runs, in any interleaving. */
+export function summarizingModel(delayMs = 0): Step {
+  const step: Step = {
+    handler: (req: RecordedRequest): Step =>
+      toolCallsSoFar(req).some((c) => c.name === 'write_summary')
+        ? { reply: { content: 'Done.' } }
+        : { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } },
+  };
+  return delayMs > 0 ? { delayMs, then: step } : step;
+}
+
+/** An endpoint that fails every request with a non-retried error. */
+export const failingModel: Step = {
+  status: 400,
+  body: { error: { message: 'model "test-model" is not loaded', type: 'invalid_request_error', param: null, code: null } },
+};
+
+/** The meeting a model request belongs to: its first user message names the meeting note. */
+export function meetingOfRequest(req: RecordedRequest): string | undefined {
+  const first = userTexts(req)[0] ?? '';
+  return /Meetings\/[^\n"]*?\.md/.exec(first)?.[0];
+}
+
+export const meetingNote = (name: string, extra = '') =>
+  `---\ntitle: ${name}\nstart_time: 2026-11-30T09:00:00+01:00\nattendees: [Alice, Bob]\nprojects: [Alpha]\n` +
+  `transcript: "[[Meetings/Transcripts/${name}]]"\n${extra}---\nUser notes of ${name}.\n`;
+
+export const transcriptNote = (name: string, state: string, body = '[00:00:05] Alice: Good morning.\n[00:00:12] Bob: Hi.\n') =>
+  `---\nmeeting: "[[Meetings/${name}]]"\nstate: ${state}\n---\n${body}`;
+
+/** Frontmatter data of a note, or undefined when it is missing or does not parse (yet). */
+export function dataOf(setup: TempSetup, rel: string): Record<string, unknown> | undefined {
+  const text = setup.readIfExists(rel);
+  if (text === undefined) return undefined;
+  try {
+    return parseNote(text).data;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface DaemonSetup extends TempSetup {
+  port: number;
+}
+
+export async function daemonSetup(server: ScriptedServer, more: Record<string, unknown> = {}): Promise<DaemonSetup> {
+  const port = await freePort();
+  const setup = makeTempSetup({
+    Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 10 },
+    Reconnect: { Attempts: 0, DelaySeconds: 0 },
+    // Catch-up at start only: a scheduled scan must not blur what a test shows.
+    Daemon: { ReconcileSchedule: '0 0 1 1 *', ShutdownGraceSeconds: 10 },
+    Http: { Port: port },
+    Logging: { Level: 'debug' },
+  });
+  setup.configure(more);
+  setup.write('Projects/Alpha/Overview.md', '# Alpha\n');
+  return Object.assign(setup, { port });
+}
+
+/** Set a frontmatter key in place, as Obsidian does when a property is edited. */
+export function editProperty(setup: TempSetup, rel: string, key: string, from: string, to: string): void {
+  const text = setup.read(rel);
+  const next = text.replace(new RegExp(`^${key}: ${from}$`, 'm'), `${key}: ${to}`);
+  if (next === text) throw new Error(`${rel} has no "${key}: ${from}" line`);
+  setup.write(rel, next);
+}

@@ -1,0 +1,148 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import {
+  type DaemonSetup,
+  daemonSetup,
+  dataOf,
+  editProperty,
+  meetingNote,
+  meetingOfRequest,
+  summarizingModel,
+  transcriptNote,
+} from './daemon-helpers.js';
+
+/**
+ * The daemon as a real process on a real temporary vault, driven by file edits as a
+ * transcriber or a person would make them, against the scripted OpenAI-compatible server.
+ */
+
+let server: ScriptedServer;
+let setup: DaemonSetup | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  await daemon?.kill();
+  await killAll();
+  daemon = undefined;
+  setup?.cleanup();
+  setup = undefined;
+  server.setFallback(undefined);
+});
+
+const fileEventFor = (rel: string) => (l: { msg?: string; path?: unknown }) => l.msg === 'file event' && l.path === rel;
+
+describe('daemon process: transcript triggers', () => {
+  it('a transcript flipped to finished produces a summary and state finished; saving it again does not summarize again', async () => {
+    server.setFallback(summarizingModel());
+    setup = await daemonSetup(server);
+    setup.write('Meetings/Sync.md', meetingNote('Sync'));
+    setup.write('Meetings/Transcripts/Sync.md', transcriptNote('Sync', 'transcribing'));
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const before = server.modelRequests().length;
+
+    editProperty(setup, 'Meetings/Transcripts/Sync.md', 'state', 'transcribing', 'finished');
+    const s = setup;
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Sync.md')?.status === 'done', 'the summary');
+    await waitFor(() => dataOf(s, 'Meetings/Context/Sync.md')?.state === 'finished', 'context state finished');
+    expect(setup.read('Meetings/Summaries/Sync.md')).toContain('Ship on Friday');
+    const afterRun = server.modelRequests().length;
+    expect(afterRun - before).toBe(2);
+
+    // A person fixes a typo in the finished transcript: a save, not a state change.
+    const events = daemon.logs.filter(fileEventFor('Meetings/Transcripts/Sync.md')).length;
+    setup.write('Meetings/Transcripts/Sync.md', transcriptNote('Sync', 'finished', '[00:00:05] Alice: Good morning!\n'));
+    const d = daemon;
+    await waitFor(() => d.logs.filter(fileEventFor('Meetings/Transcripts/Sync.md')).length > events, 'the save to be seen');
+    const seen = daemon.logs.filter(fileEventFor('Meetings/Transcripts/Sync.md')).at(-1)!;
+    expect(seen.trigger).toBeUndefined();
+    expect(daemon.logs.filter((l) => l.msg?.startsWith('summarize queued'))).toHaveLength(1);
+    expect(server.modelRequests().length).toBe(afterRun);
+  });
+
+  it('a transcript finished while the daemon was down is summarized at start', async () => {
+    server.setFallback(summarizingModel());
+    setup = await daemonSetup(server);
+    setup.write('Meetings/Down.md', meetingNote('Down'));
+    setup.write('Meetings/Transcripts/Down.md', transcriptNote('Down', 'finished'));
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const s = setup;
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Down.md')?.status === 'done', 'the summary');
+    await waitFor(() => dataOf(s, 'Meetings/Context/Down.md')?.state === 'finished', 'context state finished');
+    expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Down.md' && l.trigger === 'catch-up')).toBe(true);
+  });
+
+  it('a meeting with malformed frontmatter fails alone while another meeting is summarized', async () => {
+    server.setFallback(summarizingModel());
+    setup = await daemonSetup(server);
+    const broken = '---\ntitle: [Broken\nstart_time: 2026-11-30T09:00:00+01:00\n---\nNotes.\n';
+    setup.write('Meetings/Broken.md', broken);
+    setup.write('Meetings/Transcripts/Broken.md', transcriptNote('Broken', 'transcribing'));
+    setup.write('Meetings/Good.md', meetingNote('Good'));
+    setup.write('Meetings/Transcripts/Good.md', transcriptNote('Good', 'transcribing'));
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+
+    editProperty(setup, 'Meetings/Transcripts/Broken.md', 'state', 'transcribing', 'finished');
+    editProperty(setup, 'Meetings/Transcripts/Good.md', 'state', 'transcribing', 'finished');
+    const s = setup;
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Good.md')?.status === 'done', 'the good summary');
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Broken.md')?.status === 'failed', 'the failure report');
+    const report = setup.read('Meetings/Summaries/Broken.md');
+    expect(report).toMatch(/frontmatter/i);
+    expect(report).toContain('# Summary failed: Broken');
+    // The person's note is never rewritten; the failure is one clear log line.
+    expect(setup.read('Meetings/Broken.md')).toBe(broken);
+    const line = daemon.logs.find((l) => l.level === 'warn' && l.msg?.startsWith('meeting failed: Meetings/Broken.md'));
+    expect(line?.msg).toMatch(/frontmatter/);
+    // No model request was spent on the broken meeting, and the daemon is still up.
+    expect(server.modelRequests().map(meetingOfRequest)).not.toContain('Meetings/Broken.md');
+    const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
+    expect(await health.text()).toBe('ok');
+  });
+
+  it('twenty transcripts finished at once with MaxConcurrentSummaries 2: all summarized, never more than two runs at once', async () => {
+    server.setFallback(summarizingModel(60));
+    setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: 2 } });
+    const names = Array.from({ length: 20 }, (_, i) => `Meeting ${String(i + 1).padStart(2, '0')}`);
+    for (const name of names) {
+      setup.write(`Meetings/${name}.md`, meetingNote(name));
+      setup.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
+    }
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const first = server.requests.length;
+    for (const name of names) editProperty(setup, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
+    const s = setup;
+    await waitFor(
+      () => names.every((n) => dataOf(s, `Meetings/Summaries/${n}.md`)?.status === 'done'),
+      'twenty summaries',
+      60_000,
+    );
+    await waitFor(() => names.every((n) => dataOf(s, `Meetings/Context/${n}.md`)?.state === 'finished'), 'twenty finished states');
+
+    const requests = server.requests.slice(first).filter((r) => r.kind === 'chat');
+    expect(requests).toHaveLength(40);
+    expect(server.maxInFlight).toBeLessThanOrEqual(2);
+    // Runs, not just requests: a run spans its first to its last request.
+    const spans = new Map<string, { from: number; to: number }>();
+    for (const req of requests) {
+      const meeting = meetingOfRequest(req)!;
+      const span = spans.get(meeting) ?? { from: req.receivedAt, to: req.receivedAt };
+      span.to = Math.max(span.to, req.receivedAt);
+      spans.set(meeting, span);
+    }
+    expect(spans.size).toBe(20);
+    let most = 0;
+    for (const { from } of spans.values()) {
+      const open = [...spans.values()].filter((o) => o.from <= from && from <= o.to).length;
+      most = Math.max(most, open);
+    }
+    expect(most).toBeLessThanOrEqual(2);
+    expect(most).toBe(2);
+  });
+});
