@@ -219,12 +219,18 @@ describe('install-service writes the file and prints what to run', () => {
     expect(io.outLines).toContain(`  tail -f ${path.join(home, 'Library/Logs/meeting-assistant/meeting-assistant.log')}`);
   });
 
-  it('warns when the vault folder does not exist yet', async () => {
+  it('creates a missing vault folder (systemd cannot start with a missing ReadWritePaths) and says so', async () => {
     const config = path.join(tmp, 'config.json');
-    await writeConfig(config, path.join(tmp, 'no-vault'), {}, false);
+    const vault = path.join(tmp, 'no-vault');
+    await writeConfig(config, vault, {}, false);
+    const dry = memoryIo();
+    await installService({ config, platform: 'linux', dryRun: true }, { io: dry, env: { HOME: home } });
+    expect(dry.errLines).toContain(`Dry run: would create the folder ${vault}`);
+    expect(existsSync(vault)).toBe(false);
     const io = memoryIo();
-    await installService({ config, platform: 'linux', dryRun: true }, { io, env: { HOME: home } });
-    expect(io.errLines.some((l) => l.startsWith('Warning:') && l.includes('no-vault'))).toBe(true);
+    await installService({ config, platform: 'linux' }, { io, env: { HOME: home } });
+    expect((await lstat(vault)).isDirectory()).toBe(true);
+    expect(io.outLines.some((l) => l.startsWith('Warning:') && l.includes('no-vault') && l.includes('created empty'))).toBe(true);
   });
 
   it('refuses an invalid or missing config with exit code 2', async () => {

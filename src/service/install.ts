@@ -36,7 +36,7 @@ export interface ServiceFilePlan {
   /** Where the file goes. */
   path: string;
   content: string;
-  /** Folders to create besides the file's own (launchd's log folder). */
+  /** Folders to create besides the file's own (a missing vault, the log folders). */
   folders: string[];
   /** Things a person should know before starting the service (a missing vault). */
   warnings: string[];
@@ -63,8 +63,13 @@ export async function planInstall(config: AppConfig, target: ServiceTarget, fs: 
   };
   const warnings: string[] = [];
   const vaultStat = await statIfExists(fs, vault);
-  if (!vaultStat?.isDirectory()) {
-    warnings.push(`The vault folder ${vault} does not exist yet: create it before starting the service.`);
+  // systemd cannot start a unit whose ReadWritePaths= names a missing folder (226/NAMESPACE),
+  // and the hardened daemon could not create it itself: an empty vault is made now.
+  const missingVault = vaultStat ? [] : [vault];
+  if (vaultStat && !vaultStat.isDirectory()) {
+    warnings.push(`The vault path ${vault} is not a folder: correct MeetingAssistant.VaultPath before starting the service.`);
+  } else if (!vaultStat) {
+    warnings.push(`The vault folder ${vault} does not exist yet: it is created empty.`);
   }
   if (target.platform === 'linux') {
     return {
@@ -72,7 +77,7 @@ export async function planInstall(config: AppConfig, target: ServiceTarget, fs: 
       path: serviceFilePath('linux', target),
       content: renderSystemdUnit(template, params),
       // ReadWritePaths= fails the start when a listed folder is missing.
-      folders: params.extraWritable,
+      folders: [...missingVault, ...params.extraWritable],
       warnings,
     };
   }
@@ -86,7 +91,7 @@ export async function planInstall(config: AppConfig, target: ServiceTarget, fs: 
       path: launchdPath(path.dirname(target.node)),
     }),
     // launchd does not create the folder of StandardOutPath.
-    folders: [logDir, ...params.extraWritable],
+    folders: [...missingVault, logDir, ...params.extraWritable],
     warnings,
   };
 }
