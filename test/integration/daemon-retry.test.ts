@@ -1,0 +1,128 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import {
+  type DaemonSetup,
+  daemonSetup,
+  dataOf,
+  editProperty,
+  failingModel,
+  meetingNote,
+  summarizingModel,
+  transcriptNote,
+} from './daemon-helpers.js';
+
+/** Failure reports and the three ways to retry them: the checkbox, the link, the API. */
+
+let server: ScriptedServer;
+let setup: DaemonSetup | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  await daemon?.kill();
+  await killAll();
+  daemon = undefined;
+  setup?.cleanup();
+  setup = undefined;
+  server.setFallback(undefined);
+});
+
+/** Start a daemon whose endpoint fails, finish a meeting's transcript, wait for its failure report. */
+async function failedMeeting(name: string): Promise<{ s: DaemonSetup; d: DaemonProcess; report: string }> {
+  server.setFallback(failingModel);
+  setup ??= await daemonSetup(server);
+  const s = setup;
+  s.write(`Meetings/${name}.md`, meetingNote(name));
+  s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
+  daemon ??= await startDaemonProcess({ configPath: s.configPath });
+  editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
+  const rel = `Meetings/Summaries/${name}.md`;
+  await waitFor(() => dataOf(s, rel)?.status === 'failed', 'the failure report');
+  await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'error', 'context state error');
+  return { s, d: daemon, report: s.read(rel) };
+}
+
+function retryLinkOf(report: string): string {
+  const m = /\[Retry now\]\((http:\/\/[^)]+)\)/.exec(report);
+  if (!m) throw new Error(`no retry link in:\n${report}`);
+  return m[1]!;
+}
+
+describe('daemon process: failure reports and retries', () => {
+  it('the endpoint failing produces a failure report; ticking retry: true in it produces the summary in the same file', async () => {
+    const { s, report } = await failedMeeting('Retry Box');
+    const rel = 'Meetings/Summaries/Retry Box.md';
+    expect(dataOf(s, rel)).toMatchObject({ status: 'failed', retry: false });
+    expect(report).toContain('# Summary failed: Retry Box');
+    expect(report).toContain('not loaded');
+    expect(retryLinkOf(report)).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/retry\\?note=Meetings%2FSummaries%2FRetry%20Box\\.md&token=`));
+
+    server.setFallback(summarizingModel());
+    editProperty(s, rel, 'retry', 'false', 'true');
+    await waitFor(() => dataOf(s, rel)?.status === 'done', 'the summary in the same file');
+    expect(s.read(rel)).toContain('Ship on Friday');
+    expect(dataOf(s, rel)?.retry).toBeUndefined();
+    await waitFor(() => dataOf(s, 'Meetings/Context/Retry Box.md')?.state === 'finished', 'context state finished');
+  });
+
+  it('the retry link with the token does the same; without the token it is 401; outside the summaries folder 400', async () => {
+    const { s, d, report } = await failedMeeting('Retry Link');
+    const rel = 'Meetings/Summaries/Retry Link.md';
+    const link = retryLinkOf(report);
+    const url = new URL(link);
+
+    const noToken = new URL(url);
+    noToken.searchParams.delete('token');
+    const unauthorized = await fetch(noToken);
+    expect(unauthorized.status).toBe(401);
+    const wrongToken = new URL(url);
+    wrongToken.searchParams.set('token', 'not-the-token');
+    expect((await fetch(wrongToken)).status).toBe(401);
+    for (const outside of ['Meetings/Retry Link.md', '../config.json', `${s.vault}/Meetings/Transcripts/Retry Link.md`, 'Meetings/Summaries/../../config.json']) {
+      const bad = new URL(url);
+      bad.searchParams.set('note', outside);
+      const res = await fetch(bad);
+      expect(res.status, outside).toBe(400);
+    }
+    // Nothing was retried by any of those.
+    expect(dataOf(s, rel)?.status).toBe('failed');
+    expect(d.logs.some((l) => l.msg?.startsWith('retry queued'))).toBe(false);
+
+    server.setFallback(summarizingModel());
+    const res = await fetch(link);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(await res.text()).toMatch(/Retry queued/);
+    await waitFor(() => dataOf(s, rel)?.status === 'done', 'the summary from the link');
+    expect(s.read(rel)).toContain('Ship on Friday');
+  });
+
+  it('the link also regenerates a good summary, first copying it to .trash; POST /api/retry needs the bearer token', async () => {
+    const { s, report } = await failedMeeting('Regenerate');
+    const rel = 'Meetings/Summaries/Regenerate.md';
+    const token = new URL(retryLinkOf(report)).searchParams.get('token')!;
+    server.setFallback(summarizingModel());
+    const api = `http://127.0.0.1:${s.port}/api/retry`;
+    const body = JSON.stringify({ note: rel });
+    expect((await fetch(api, { method: 'POST', body })).status).toBe(401);
+    const accepted = await fetch(api, { method: 'POST', body, headers: { authorization: `Bearer ${token}` } });
+    expect(accepted.status).toBe(202);
+    await waitFor(() => dataOf(s, rel)?.status === 'done', 'the summary from the API');
+
+    const good = s.read(rel);
+    const again = await fetch(retryLinkOf(report));
+    expect(again.status).toBe(200);
+    const trash = path.join(s.vault, '.trash', 'Meetings', 'Summaries');
+    await waitFor(() => existsSync(trash) && readdirSync(trash).length > 0, 'the trash copy');
+    const copies = readdirSync(trash).map((f) => s.read(path.relative(s.vault, path.join(trash, f))));
+    expect(copies).toContain(good);
+  });
+});
