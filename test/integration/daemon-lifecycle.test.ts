@@ -1,0 +1,178 @@
+import net from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { parseNote } from '../../src/vault/frontmatter.js';
+import { type DaemonProcess, killAll, listFiles, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import {
+  type DaemonSetup,
+  daemonSetup,
+  dataOf,
+  editProperty,
+  meetingNote,
+  summarizingModel,
+  transcriptNote,
+} from './daemon-helpers.js';
+
+/** Start, crash, restart, stop: the daemon's life as a service sees it. */
+
+let server: ScriptedServer;
+let setup: DaemonSetup | undefined;
+let daemon: DaemonProcess | undefined;
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(async () => {
+  await daemon?.kill();
+  await killAll();
+  daemon = undefined;
+  setup?.cleanup();
+  setup = undefined;
+  server.setFallback(undefined);
+});
+
+/** A meeting whose transcript is flipped to finished while the model is made to answer only when told. */
+async function runInFlight(name: string, grace: number) {
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  server.setFallback({ handler: async () => (await released, summarizingModel()) });
+  setup = await daemonSetup(server, { Daemon: { ShutdownGraceSeconds: grace } });
+  const s = setup;
+  s.write(`Meetings/${name}.md`, meetingNote(name));
+  s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
+  daemon = await startDaemonProcess({ configPath: s.configPath });
+  const seen = server.requests.length;
+  editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
+  await waitFor(() => server.requests.length > seen, 'the first model request');
+  return { s, d: daemon, release };
+}
+
+describe('daemon process: crash and restart', () => {
+  it('killed with SIGKILL in the middle of a run, it finishes that meeting after a restart, and no note is half-written', async () => {
+    server.setFallback({ hang: true });
+    setup = await daemonSetup(server);
+    const s = setup;
+    s.write('Meetings/Crash.md', meetingNote('Crash'));
+    s.write('Meetings/Transcripts/Crash.md', transcriptNote('Crash', 'transcribing'));
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    const seen = server.requests.length;
+    editProperty(s, 'Meetings/Transcripts/Crash.md', 'state', 'transcribing', 'finished');
+    await waitFor(() => server.requests.length > seen, 'the run to reach the model');
+    expect(dataOf(s, 'Meetings/Context/Crash.md')?.state).toBe('summarizing');
+
+    const exit = await daemon.kill();
+    expect(exit.signal).toBe('SIGKILL');
+
+    // Every note on disk is whole: no temporary files, every Markdown note parses.
+    const files = listFiles(s.vault);
+    expect(files.filter((f) => f.endsWith('.ma-tmp'))).toEqual([]);
+    for (const f of files.filter((f) => f.endsWith('.md'))) expect(() => parseNote(s.read(f)), f).not.toThrow();
+
+    server.setFallback(summarizingModel());
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Crash.md')?.status === 'done', 'the summary after restart');
+    await waitFor(() => dataOf(s, 'Meetings/Context/Crash.md')?.state === 'finished', 'context state finished');
+    expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Crash.md' && l.trigger === 'catch-up')).toBe(true);
+    expect(daemon.logs.filter((l) => l.msg?.startsWith('summarize queued'))).toHaveLength(1);
+  });
+});
+
+describe('daemon process: shutdown', () => {
+  it('SIGTERM exits 0 within the grace period, after the running run finished', async () => {
+    const { s, d, release } = await runInFlight('Graceful', 20);
+    const exitPromise = d.stop('SIGTERM');
+    await d.waitForLog((l) => l.msg === 'stopping (SIGTERM)', 10_000, 'the stopping line');
+    release();
+    const exit = await exitPromise;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(dataOf(s, 'Meetings/Summaries/Graceful.md')?.status).toBe('done');
+    expect(d.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 1, aborted: 0 });
+  });
+
+  it('SIGTERM with a run that outlasts the grace period aborts it and still exits 0; the next start resumes it', async () => {
+    const { s, d, release } = await runInFlight('Outlasting', 0.5);
+    const exit = await d.stop('SIGTERM');
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(d.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 0, aborted: 1 });
+    release();
+    server.setFallback(summarizingModel());
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary');
+  });
+
+  it('a second signal exits at once (143 for SIGTERM)', async () => {
+    const { d, release } = await runInFlight('Impatient', 60);
+    d.child.kill('SIGTERM');
+    await d.waitForLog((l) => l.msg === 'stopping (SIGTERM)', 10_000, 'the stopping line');
+    d.child.kill('SIGTERM');
+    const exit = await d.exited;
+    release();
+    expect(exit.code).toBe(143);
+  });
+
+  it('a port in use is a clear startup error: exit 1 naming the port and Http.Port', async () => {
+    setup = await daemonSetup(server);
+    const blocker = net.createServer();
+    await new Promise<void>((r) => blocker.listen(setup!.port, '127.0.0.1', () => r()));
+    try {
+      daemon = await startDaemonProcess({ configPath: setup.configPath, waitReady: false });
+      const exit = await daemon.exited;
+      expect(exit.code).toBe(1);
+      expect(daemon.stderr()).toContain(`127.0.0.1:${setup.port}`);
+      expect(daemon.stderr()).toMatch(/already in use/);
+      expect(daemon.stderr()).toContain('MeetingAssistant.Http.Port');
+    } finally {
+      await new Promise((r) => blocker.close(r));
+    }
+  });
+
+  it('a bad config is exit 2', async () => {
+    setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: 0 } });
+    const result = await runCli(['run', '--config', setup.configPath]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('MeetingAssistant.Daemon.MaxConcurrentSummaries');
+  });
+});
+
+describe('CLI: session and status', () => {
+  it('session start/state/stop write the notes; status lists meetings and the running daemon queue', async () => {
+    server.setFallback(summarizingModel());
+    setup = await daemonSetup(server);
+    const s = setup;
+    const cfg = ['--config', s.configPath];
+    const started = await runCli(['session', 'start', '--title', 'Plan: Q1?', '--projects', 'Alpha,Beta', '--agenda', 'Roadmap', '--scheduled-end', '2026-11-30T11:00:00+01:00', ...cfg]);
+    expect(started.code).toBe(0);
+    const lines = started.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    const [meeting, transcript, context] = lines.map((l) => l.replace(/^\w+: /, ''));
+    expect(lines[0]).toMatch(/^meeting: Meetings\/\d{4}-\d{2}-\d{2} \d{4} Plan- Q1-\.md$/);
+    expect(lines[1]).toMatch(/^transcript: Meetings\/Transcripts\//);
+    expect(lines[2]).toMatch(/^context: Meetings\/Context\//);
+    expect(dataOf(s, context!)).toMatchObject({ state: 'collecting metadata', agenda: 'Roadmap', scheduled_end: '2026-11-30T11:00:00+01:00' });
+    expect(dataOf(s, transcript!)).toMatchObject({ state: 'transcribing' });
+    expect(dataOf(s, meeting!)).toMatchObject({ title: 'Plan: Q1?', projects: ['Alpha', 'Beta'], attendees: [] });
+
+    expect((await runCli(['session', 'state', meeting!, 'transcribing', ...cfg])).code).toBe(0);
+    expect(dataOf(s, context!)?.state).toBe('transcribing');
+    const bad = await runCli(['session', 'state', meeting!, 'almost done', ...cfg]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/collecting metadata/);
+    expect((await runCli(['session', 'stop', meeting!, ...cfg])).code).toBe(0);
+    expect(dataOf(s, meeting!)?.end_time).toEqual(expect.any(String));
+    expect(dataOf(s, context!)?.end_time).toBe(dataOf(s, meeting!)?.end_time);
+
+    const down = await runCli(['status', ...cfg]);
+    expect(down.code).toBe(0);
+    expect(down.stdout).toContain(`transcribing  ${meeting}`);
+    expect(down.stdout).toMatch(/daemon: not running/);
+
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    const up = await runCli(['status', ...cfg]);
+    expect(up.code).toBe(0);
+    expect(up.stdout).toMatch(/daemon: running, pid \d+/);
+    expect(up.stdout).toMatch(/queue: 0 running, 0 waiting/);
+  });
+});
