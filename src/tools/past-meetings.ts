@@ -119,14 +119,19 @@ export const readPastProjectMeetingSummary = defineTool({
     to: { type: 'integer', description: 'Last line to read (inclusive).' },
   },
   async handler(args, ctx) {
-    const abs = await locateSummary(ctx, args.path);
+    const located = await locateSummary(ctx, args.path);
     const folder = ctx.vault.layout.folders.Summaries;
     const folderRel = `${ctx.vault.rel(folder)}/`;
-    const [real, realFolder] = await Promise.all([realLocation(ctx.vault.fs, abs), realLocation(ctx.vault.fs, folder)]);
-    if (!Vault.isInside(realFolder, real) || real === realFolder || ctx.vault.kindOf(abs) !== 'summary') {
+    const [real, realFolder] = await Promise.all([realLocation(ctx.vault.fs, located), realLocation(ctx.vault.fs, folder)]);
+    if (!Vault.isInside(realFolder, real) || real === realFolder) {
       throw new ToolError(`${JSON.stringify(args.path)} is not a summary note in ${folderRel} (symbolic links are followed); only past meeting summaries can be read with this tool.`);
     }
-    if ((await sameFile(ctx.vault.fs, abs, ctx.meeting.summaryPath)) || (await sameFile(ctx.vault.fs, real, ctx.meeting.summaryPath))) {
+    // The file under its real name (case included), so every check below sees one spelling.
+    const abs = path.join(folder, path.relative(realFolder, real));
+    if (ctx.vault.kindOf(abs) !== 'summary') {
+      throw new ToolError(`${JSON.stringify(args.path)} is not a summary note in ${folderRel}; only past meeting summaries can be read with this tool.`);
+    }
+    if ((await sameFile(ctx.vault.fs, abs, ctx.meeting.summaryPath)) || (await sameFile(ctx.vault.fs, located, ctx.meeting.summaryPath))) {
       throw new ToolError("that is this meeting's own summary, not a past one; write it with write_summary.");
     }
     const entry = await ctx.pastSummaries.get(abs);

@@ -63,8 +63,9 @@ async function isLink(fs: Fs, p: string): Promise<boolean> {
 
 /**
  * Resolve a model-supplied path against `base` and make sure that it stays inside it, symbolic
- * links followed. Returns the lexical absolute path (what the vault calls the file) and the
- * real one (what it is on disk).
+ * links followed. Returns the path to use: the real location expressed under `base` — so a
+ * link inside the folder is written through (not replaced by a file) and a differently-cased
+ * spelling on a case-insensitive disk becomes the file's real name — and the real one.
  */
 export async function resolveInside(
   fs: Fs,
@@ -73,13 +74,12 @@ export async function resolveInside(
   within: string,
 ): Promise<{ abs: string; real: string; segments: string[] }> {
   const segments = checkRelativePath(rel, within);
-  const abs = path.join(base, ...segments);
   const realBase = await realLocation(fs, base);
-  const real = await realLocation(fs, abs);
+  const real = await realLocation(fs, path.join(base, ...segments));
   if (real === realBase || !Vault.isInside(realBase, real)) {
     throw new ToolError(`the path ${JSON.stringify(rel)} resolves outside ${within} (symbolic links are followed); refused.`);
   }
-  return { abs, real, segments };
+  return { abs: path.join(base, path.relative(realBase, real)), real, segments };
 }
 
 /** True when two paths name the same file: same real path, or equal ignoring case (conservative on case-insensitive disks). */
