@@ -1,5 +1,5 @@
 import type { AppConfig } from './config.js';
-import { createLogger, type Logger } from './log.js';
+import { addLogSecret, createLoggerFromConfig, type Logger } from './log.js';
 import { createModelClient } from './agent/client.js';
 import { ContextManager } from './agent/context-window.js';
 import { createOpenAI } from './agent/openai.js';
@@ -29,13 +29,8 @@ export interface RuntimeOptions {
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
   const vault = new Vault(options.fs ?? nodeFs, config.layout);
   const token = await ensureHttpToken(vault, config.settings.Http);
-  const log =
-    options.log ??
-    createLogger({
-      level: config.settings.Logging.Level,
-      pretty: config.settings.Logging.Pretty,
-      secrets: [config.apiKey, token],
-    });
+  const log = options.log ?? createLoggerFromConfig(config);
+  addLogSecret(log, token);
   const settings = config.settings;
   const model = createModelClient(config);
   // One remote compactor per process: an endpoint that answered 404 is not asked again.

@@ -29,6 +29,8 @@ export interface ContextController {
   afterResponse(request: ModelRequest, response: ModelResponse): 'ok' | 'truncated';
   /** `cause` is the error that asked for it (a context-length 400 may name the real limit). */
   forceCompact(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal, cause?: unknown): Promise<unknown>;
+  /** What a request may ask for: less than `MaxOutputTokens` once the server showed a smaller window. */
+  readonly maxOutputTokens?: number;
 }
 
 export type AgentErrorKind = 'max-turns' | 'no-summary' | 'truncated';
@@ -98,21 +100,28 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       instructions: conversation.instructions,
       messages: [...conversation.messages],
       tools: tools.schemas,
-      maxOutputTokens: options.maxOutputTokens,
+      maxOutputTokens: context?.maxOutputTokens ?? options.maxOutputTokens,
       signal,
     };
     turns++;
     let response: ModelResponse;
     const started = Date.now();
+    let attempt = 0;
     try {
-      response = await withRetry(() => model.complete(request), {
-        attempts: options.retry.attempts,
-        delayMs: options.retry.delayMs,
-        sleep: options.retry.sleep,
-        log,
-        signal,
-        label: `turn ${turns}`,
-      });
+      response = await withRetry(
+        (n) => {
+          attempt = n;
+          return model.complete(request);
+        },
+        {
+          attempts: options.retry.attempts,
+          delayMs: options.retry.delayMs,
+          sleep: options.retry.sleep,
+          log,
+          signal,
+          label: `turn ${turns}`,
+        },
+      );
     } catch (err) {
       if (err instanceof ModelError && err.contextTooLong && context && !overflowRetried) {
         // One more try after compaction (DESIGN section 3 step 4).
@@ -128,6 +137,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     log.info(
       {
         turn: turns,
+        attempt,
+        status: 'ok',
         ms: Date.now() - started,
         toolCalls: response.toolCalls.length,
         usage: response.usage,
