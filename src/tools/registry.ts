@@ -69,6 +69,8 @@ export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] =
     schemas,
     async call(call: ToolCall): Promise<ToolResult> {
       const started = performance.now();
+      // The type says string; a client that hands over parsed arguments is still understood.
+      const raw = typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
       const tool = byName.get(call.name);
       let result: ToolResult;
       if (!tool) {
@@ -77,14 +79,14 @@ export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] =
         result = error('the run was cancelled; no more tool calls are carried out.');
       } else {
         try {
-          result = { content: capResult(await tool.invoke(call.arguments ?? '', ctx), resultBudget(ctx)), isError: false };
+          result = { content: capResult(await tool.invoke(raw, ctx), resultBudget(ctx)), isError: false };
         } catch (err) {
           result = error(describeFailure(call.name, err));
           if (!isExpected(err)) ctx.log.warn({ tool: call.name, err }, 'tool failed unexpectedly');
         }
       }
       ctx.log.info(
-        { tool: call.name, args: summarizeArgs(call.arguments), ok: !result.isError, ms: Math.round(performance.now() - started) },
+        { tool: call.name, args: summarizeArgs(raw), ok: !result.isError, ms: Math.round(performance.now() - started) },
         'tool call',
       );
       return result;

@@ -128,6 +128,12 @@ describe('tool registry', () => {
     expect(r.content).toContain('ignored unknown argument "verbose"');
   });
 
+  it('understands arguments handed over already parsed', async () => {
+    const h = harness();
+    const r = await h.registry.call({ id: '1', name: 'read_glossary', arguments: { from: 2 } as unknown as string });
+    expect(r.content.split('\n')[0]).toBe('Meetings/Glossary.md (lines 2-2 of 2)');
+  });
+
   it('accepts an empty argument string for tools without required arguments', async () => {
     const h = harness();
     const r = await h.call('list_projects', '');

@@ -70,6 +70,18 @@ describe('search', () => {
     expect(lines).toHaveLength(7);
   });
 
+  it('streams a large project through the worker in batches, keeping the cap and the total across batches', async () => {
+    const files: Record<string, string> = {};
+    const body = Array.from({ length: 60 }, (_, i) => `filler line ${i} ${'z'.repeat(20)}`).join('\n');
+    for (let i = 0; i < 1500; i++) files[`Projects/Alpha/bulk/${String(i).padStart(4, '0')}.md`] = `${body}\nneedle ${i}\n`;
+    const h = harness({ files });
+    const lines = (await h.call('search', { keywords: '^needle \\d+$', projects: 'Alpha' })).content.split('\n');
+    expect(lines[0]).toBe('1500 matching lines in Alpha (1502 project files, 1 past summaries searched):');
+    expect(lines[1]).toBe('Projects/Alpha/bulk/0000.md:61:needle 0');
+    expect(lines[200]).toBe('Projects/Alpha/bulk/0199.md:61:needle 199');
+    expect(lines[201]).toBe('… 1300 more matches not shown (limit 200); narrow the keywords or the projects.');
+  });
+
   it('skips binary files and reads only the files in scope', async () => {
     const h = harness({ files: { 'Projects/Alpha/blob.bin': 'release\0binary', 'Projects/Gamma/more.md': 'release' } });
     // The summaries' frontmatter is read once, by the shared index; the search itself reads only the scope.
