@@ -17,7 +17,7 @@ import {
   type MeetingArtifacts,
   resolveMeeting,
 } from './vault/meeting.js';
-import { type FailureDetails, readSummaryStatus, renderFailureReport } from './vault/summary.js';
+import { type FailureDetails, type FailureReportInput, readSummaryStatus, renderFailureReport } from './vault/summary.js';
 import type { Vault } from './vault/vault.js';
 
 /** One meeting end to end: artifacts -> agent -> summary note or failure report. */
@@ -248,16 +248,7 @@ function errorMessage(err: unknown): string {
  */
 async function writeFailureReport(
   deps: PipelineDeps,
-  input: {
-    meetingPath: string;
-    summaryPath: string;
-    title?: string;
-    startTime?: string;
-    endTime?: string;
-    projects?: string[];
-    transcriptPath?: string;
-    contextPath?: string;
-  },
+  input: FailureReportInput,
   details: FailureDetails,
 ): Promise<void> {
   const { vault } = deps;
