@@ -265,9 +265,18 @@ export class ContextManager {
    * compaction can shrink. `calls` is the number of results answering the same message.
    */
   limitToolResult(content: string, tool: string, calls = 1): string {
+    return shortenToolResult(content, this.maxToolResultTokens(calls), tool);
+  }
+
+  /**
+   * The most tokens one of `calls` results answering the same message may take: half the
+   * room the conversation has under the compaction target once the instructions, tool schemas
+   * and first message are counted (known after the first beforeRequest). At about 3
+   * characters a token this also gives the tools' own per-result limit (maxResultChars).
+   */
+  maxToolResultTokens(calls = 1): number {
     const room = Math.max(0, this.target - this.#fixed - this.#firstTokens);
-    const max = Math.max(MIN_TOOL_RESULT_TOKENS, Math.floor((room * TOOL_RESULT_SHARE) / Math.max(1, calls)));
-    return shortenToolResult(content, max, tool);
+    return Math.max(MIN_TOOL_RESULT_TOKENS, Math.floor((room * TOOL_RESULT_SHARE) / Math.max(1, calls)));
   }
 
   #remember(conv: Conversation, tools: readonly ToolSchema[]): void {

@@ -269,6 +269,15 @@ describe('tool results', () => {
     expect(limited).toMatch(/Read the rest with read_transcript in smaller ranges, starting with from: \d+/);
     expect(cm.limitToolResult('short', 'read_transcript')).toBe('short');
   });
+
+  it('shares the room left under the target between the results of one message', async () => {
+    const { cm } = manager(windowSettings(32768, 4096));
+    const conv = recordedConversation({ ranges: 0 });
+    await cm.beforeRequest(conv, TOOL_SCHEMAS);
+    const room = cm.target - estimateRequestTokens({ ...conv, messages: conv.messages.slice(0, 1) });
+    expect(cm.maxToolResultTokens()).toBe(Math.floor(room / 2));
+    expect(cm.maxToolResultTokens(2)).toBe(Math.floor(room / 4));
+  });
 });
 
 describe('a 3-hour meeting in an 8192-token window', () => {
