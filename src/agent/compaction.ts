@@ -334,6 +334,7 @@ export const keepLastUserTurns: Stage = async (messages) => {
   const groups = groupMessages(messages);
   const turns = groups.filter((g) => {
     const head = messages[g.start]!;
+    if (isPinned(head)) return false;
     return head.role === 'user' || (head.role === 'assistant' && (head.toolCalls?.length ?? 0) > 0);
   });
   if (turns.length <= USER_TURNS_KEPT) return messages;
