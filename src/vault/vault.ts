@@ -60,9 +60,11 @@ export class Vault {
     return Vault.isInside(this.root, path.resolve(this.root, absPath));
   }
 
-  /** Which configured folder a Markdown file belongs to: the most specific one containing it. */
+  /** Which configured folder a Markdown file belongs to: the most specific one containing it (the glossary and dictionary belong to none). */
   kindOf(absPath: string): NoteKind | undefined {
     const file = path.resolve(this.root, absPath);
+    // The glossary and dictionary live inside `Meetings` by default but are no meeting notes.
+    if (file === this.layout.files.glossary || file === this.layout.files.dictionary) return undefined;
     let best: { kind: NoteKind; depth: number } | undefined;
     for (const [key, folder] of Object.entries(this.layout.folders) as [FolderKey, string][]) {
       if (file === folder || !Vault.isInside(folder, file)) continue;
