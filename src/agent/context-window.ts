@@ -63,6 +63,8 @@ export class ContextOverflowError extends Error {
  * different model families disagree by 10-20 %, so anything closer is not evidence.
  */
 const TRUNCATION_RATIO = 0.7;
+/** …or this share of what the server would report, once its counts have calibrated ours. */
+const CALIBRATED_TRUNCATION_RATIO = 0.85;
 /** …and at least this many tokens short. */
 const TRUNCATION_MIN_GAP = 256;
 /**
@@ -99,6 +101,11 @@ export class ContextManager {
   #last: { messages: readonly Message[]; fixed: number; input?: number; output?: number } | undefined;
   /** The largest prompt the server reported without truncating it. */
   #largestReported = 0;
+  /**
+   * The server's count over our estimate, from the last full count it reported (one that
+   * looked like the whole prompt): how its tokenizer compares with ours.
+   */
+  #scale: number | undefined;
   #truncatedAt: number | undefined;
   #fixed = 0;
   #firstTokens = 0;
@@ -190,6 +197,8 @@ export class ContextManager {
       this.#last.input = reported.inputTokens;
       this.#last.output = reported.outputTokens;
       this.#largestReported = Math.max(this.#largestReported, reported.inputTokens);
+      const scale = reported.inputTokens / estimate;
+      if (estimate >= SMALLEST_WINDOW && scale >= TRUNCATION_RATIO && scale <= 1 / TRUNCATION_RATIO) this.#scale = scale;
       tokens = reported.inputTokens + reported.outputTokens;
     }
     const budget = this.budget;
@@ -367,7 +376,12 @@ export class ContextManager {
     previous: { messages: readonly Message[]; fixed: number } | undefined,
   ): boolean {
     if (estimate < SMALLEST_WINDOW || reported < SMALLEST_WINDOW) return false;
-    if (reported > estimate * TRUNCATION_RATIO || estimate - reported < TRUNCATION_MIN_GAP) return false;
+    // Once the server's own counts are known, compare against what it would report for this
+    // request: a prompt cut by a quarter is then plain to see, where the raw estimate has to
+    // allow for tokenizers that disagree by 10-20 %.
+    const expected = this.#scale === undefined ? estimate : estimate * this.#scale;
+    const ratio = this.#scale === undefined ? TRUNCATION_RATIO : CALIBRATED_TRUNCATION_RATIO;
+    if (reported > expected * ratio || expected - reported < TRUNCATION_MIN_GAP) return false;
     if (this.#largestReported > reported * 1.15) return false;
     if (reported < SMALL_DEFAULT_WINDOW) {
       const uncached = [estimate - fixed];
@@ -381,6 +395,7 @@ export class ContextManager {
     }
     return true;
   }
+
 }
 
 function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {

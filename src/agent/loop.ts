@@ -31,6 +31,11 @@ export interface ContextController {
   forceCompact(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal, cause?: unknown): Promise<unknown>;
   /** What a request may ask for: less than `MaxOutputTokens` once the server showed a smaller window. */
   readonly maxOutputTokens?: number;
+  /**
+   * Shortens a tool result that would not fit the window (with a note on how to read the
+   * rest): one whole 3-hour transcript would otherwise be a newest group no compaction can shrink.
+   */
+  limitToolResult?(content: string, tool: string, calls: number): string;
 }
 
 export type AgentErrorKind = 'max-turns' | 'no-summary' | 'truncated';
@@ -168,7 +173,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     if (response.toolCalls.length > 0) {
       for (const call of response.toolCalls) {
         const result = await tools.call(call);
-        conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.content });
+        const content = context?.limitToolResult
+          ? context.limitToolResult(result.content, call.name, response.toolCalls.length)
+          : result.content;
+        conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
       }
       continue;
     }
