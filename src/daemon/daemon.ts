@@ -79,6 +79,8 @@ export interface Daemon {
   status(): DaemonStatus;
   /** Resolves once every file event received so far has been handled (jobs enqueued). */
   eventsHandled(): Promise<void>;
+  /** The catch-up scan started with the daemon (it runs after "ready"). */
+  readonly startupScan: Promise<ScanResult>;
   /** One catch-up scan now, its jobs enqueued. */
   reconcile(startup?: boolean): Promise<ScanResult>;
   /** Stop taking work, give running runs the grace period, abort the rest. Idempotent. */
@@ -163,7 +165,14 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     remember: (p, facts) => tracker.remember(p, facts),
   });
 
-  const reconcile = async (startup = false): Promise<ScanResult> => {
+  // One scan at a time: a scheduled tick during the start-up scan waits for it.
+  let scans: Promise<unknown> = Promise.resolve();
+  const reconcile = (startup = false): Promise<ScanResult> => {
+    const next = scans.then(() => scanOnce(startup));
+    scans = next.catch(() => undefined);
+    return next;
+  };
+  const scanOnce = async (startup: boolean): Promise<ScanResult> => {
     const begun = Date.now();
     const result = await reconciler.scan({ startup });
     if (stopping) return result;
@@ -276,8 +285,6 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     source = (options.watch ?? ((v) => watchVault(v, settings, log)))(vault);
     source.on(onEvent);
     await source.ready;
-    // After the watcher is ready, so that nothing between the scan and the first event is missed.
-    await reconcile(true);
   } catch (err) {
     await closeIntake();
     throw err;
@@ -295,7 +302,7 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
       const { running, pending } = queue.size;
       log.info({ reason, running, pending, graceSeconds: settings.Daemon.ShutdownGraceSeconds }, `stopping (${reason})`);
       const [, result] = await Promise.all([closeIntake(), queue.stop(graceMs)]);
-      await Promise.allSettled([...chains.values()]);
+      await Promise.allSettled([...chains.values(), scans]);
       log.info({ ...result }, 'stopped');
       resolveDone(result);
       return result;
@@ -314,9 +321,15 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     `ready: vault ${vault.root}${http ? `, HTTP ${http.url}` : ', HTTP off'}`,
   );
 
+  // After the watcher is ready, so that nothing between the scan and the first event is
+  // missed; after "ready", because on a large vault the first scan reads every frontmatter.
+  const startupScan = reconcile(true);
+  startupScan.catch((err: unknown) => log.error({ err }, 'start-up catch-up scan failed'));
+
   return {
     vault,
     token,
+    startupScan,
     http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
     queue,
     status,

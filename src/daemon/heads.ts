@@ -30,10 +30,46 @@ export class HeadCache {
   private readonly entries = new Map<string, Entry>();
   readonly stats: HeadCacheStats = { checked: 0, read: 0 };
 
-  constructor(private readonly vault: Vault) {}
+  /**
+   * @param keep the frontmatter keys worth remembering; a long-lived cache of a large vault
+   *   keeps only these (default: every key).
+   */
+  constructor(
+    private readonly vault: Vault,
+    private readonly keep?: readonly string[],
+  ) {}
+
+  private slim(data: Record<string, unknown>): Record<string, unknown> {
+    if (!this.keep) return data;
+    const out: Record<string, unknown> = {};
+    for (const key of this.keep) if (key in data) out[key] = data[key];
+    return out;
+  }
+
+  /** Within one pass (a scan), each note is looked at once however many notes link to it. */
+  private pass: Map<string, Promise<Head | undefined>> | undefined;
+
+  beginPass(): void {
+    this.pass = new Map();
+    this.resetStats();
+  }
+
+  endPass(): void {
+    this.pass = undefined;
+  }
 
   /** The note's frontmatter, or undefined when the file does not exist. */
-  async get(absPath: string): Promise<Head | undefined> {
+  get(absPath: string): Promise<Head | undefined> {
+    if (!this.pass) return this.load(absPath);
+    let pending = this.pass.get(absPath);
+    if (!pending) {
+      pending = this.load(absPath);
+      this.pass.set(absPath, pending);
+    }
+    return pending;
+  }
+
+  private async load(absPath: string): Promise<Head | undefined> {
     this.stats.checked++;
     let stat;
     try {
@@ -51,7 +87,7 @@ export class HeadCache {
     this.stats.read++;
     let head: Head;
     try {
-      head = { ok: true, data: (await readNoteHead(this.vault.fs, absPath, this.vault.rel(absPath))).data };
+      head = { ok: true, data: this.slim((await readNoteHead(this.vault.fs, absPath, this.vault.rel(absPath))).data) };
     } catch (err) {
       if (isNotFound(err)) {
         this.entries.delete(absPath);

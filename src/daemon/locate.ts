@@ -19,6 +19,19 @@ function linkValue(data: Record<string, unknown>, key: string): string | undefin
   return typeof value === 'string' && linkTarget(value) !== undefined ? value : undefined;
 }
 
+/**
+ * `resolveLink` with the common case first: a link the daemon or a recorder wrote names the
+ * vault-relative path, which the head cache can confirm without a second look at the disk.
+ */
+export async function resolveLinkCached(vault: Vault, value: string, heads: HeadCache): Promise<string> {
+  const target = linkTarget(value);
+  if (target !== undefined && !path.isAbsolute(target) && !target.split('/').some((part) => part.startsWith('.'))) {
+    const direct = vault.abs(target);
+    if (vault.contains(direct) && direct !== vault.root && (await heads.get(direct))) return direct;
+  }
+  return resolveLink(vault, value);
+}
+
 /** Meeting notes by the transcript they link to: the fallback when a transcript has no `meeting` link. */
 export type TranscriptIndex = Map<string, string>;
 
@@ -30,7 +43,7 @@ export async function buildTranscriptIndex(vault: Vault, heads: HeadCache): Prom
     if (!head?.ok) continue;
     const link = linkValue(head.data, 'transcript');
     if (!link) continue;
-    const transcript = await resolveLink(vault, link).catch(() => undefined);
+    const transcript = await resolveLinkCached(vault, link, heads).catch(() => undefined);
     if (transcript) index.set(transcript, meeting);
   }
   return index;
@@ -50,7 +63,7 @@ export async function meetingOfTranscript(vault: Vault, transcript: string, opti
   const link = linkValue(head.data, 'meeting');
   if (link) {
     try {
-      return await resolveLink(vault, link);
+      return await resolveLinkCached(vault, link, options.heads);
     } catch (err) {
       throw new LocateError(`${vault.rel(transcript)}: ${(err as Error).message}`);
     }
@@ -73,7 +86,7 @@ export async function meetingOfNote(vault: Vault, note: string, heads: HeadCache
   const link = linkValue(head.data, 'meeting');
   if (!link) throw new LocateError(`${vault.rel(note)} has no "meeting" link`);
   try {
-    return await resolveLink(vault, link);
+    return await resolveLinkCached(vault, link, heads);
   } catch (err) {
     throw new LocateError(`${vault.rel(note)}: ${(err as Error).message}`);
   }
@@ -92,15 +105,27 @@ export async function contextOfMeeting(vault: Vault, meeting: string, heads: Hea
   if (!head) throw new LocateError(`the meeting note ${vault.rel(meeting)} does not exist`);
   if (!head.ok) throw new LocateError(head.error);
   const basename = path.basename(meeting, path.extname(meeting));
+  const link = linkValue(head.data, 'context');
+  const describe = async (file: string): Promise<ContextInfo> => {
+    const context = await heads.get(file);
+    if (!context) return { path: file, exists: false };
+    const state = context.ok && typeof context.data.state === 'string' ? context.data.state.trim() : undefined;
+    return { path: file, exists: true, ...(state !== undefined && { state }) };
+  };
+  if (!link) return describe(path.join(vault.layout.folders.Context, `${basename}.md`));
+  const target = linkTarget(link)!;
+  if (!path.isAbsolute(target) && target.includes('/') && !target.split('/').some((part) => part.startsWith('.'))) {
+    const direct = vault.abs(target);
+    if (vault.contains(direct)) {
+      const info = await describe(direct);
+      if (info.exists) return info;
+    }
+  }
   let planned;
   try {
-    planned = await resolveOrPlanLink(vault, linkValue(head.data, 'context'), vault.layout.folders.Context, basename);
+    planned = await resolveOrPlanLink(vault, link, vault.layout.folders.Context, basename);
   } catch (err) {
     throw new LocateError(`${vault.rel(meeting)}: ${(err as Error).message}`);
   }
-  if (!planned.exists) return { path: planned.path, exists: false };
-  const context = await heads.get(planned.path);
-  if (!context) return { path: planned.path, exists: false };
-  const state = context.ok && typeof context.data.state === 'string' ? context.data.state.trim() : undefined;
-  return { path: planned.path, exists: true, ...(state !== undefined && { state }) };
+  return planned.exists ? describe(planned.path) : { path: planned.path, exists: false };
 }

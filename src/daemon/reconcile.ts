@@ -33,6 +33,29 @@ export interface ScanResult {
   problems: string[];
 }
 
+/** What one note of a scan yields: a job, a problem to log, or both (a broken meeting is still run once). */
+type Found = { job: Job; signature: string } | { problem: string; job?: Job; signature?: string };
+
+/** The frontmatter keys a scan needs: states and the links between a meeting's notes. */
+export const SCAN_KEYS = ['state', 'status', 'retry', 'meeting', 'transcript', 'context'] as const;
+
+/** Notes looked at concurrently: file system latency, not CPU, is what a scan waits on. */
+const SCAN_CONCURRENCY = 16;
+
+/** `fn` over `items`, at most `limit` at once, results in the order of `items`. */
+export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 /** States after which catch-up leaves a meeting alone: done, or waiting for a person's retry. */
 const SETTLED = new Set(['finished', 'error']);
 
@@ -45,7 +68,7 @@ export class Reconciler {
   private readonly attempted = new Map<string, string>();
 
   constructor(private readonly options: ReconcileOptions) {
-    this.heads = options.heads ?? new HeadCache(options.vault);
+    this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
   }
 
   /**
@@ -56,81 +79,98 @@ export class Reconciler {
     const { vault, settings } = this.options;
     const { folders } = vault.layout;
     const heads = this.heads;
-    heads.resetStats();
-    const jobs = new Map<string, Job>();
-    const signatures = new Map<string, string>();
-    const problems: string[] = [];
-    let index: Promise<TranscriptIndex> | undefined;
-    const transcriptIndex = () => (index ??= buildTranscriptIndex(vault, heads));
+    heads.beginPass();
+    try {
+      const jobs = new Map<string, Job>();
+      const signatures = new Map<string, string>();
+      const problems: string[] = [];
+      let index: Promise<TranscriptIndex> | undefined;
+      const transcriptIndex = () => (index ??= buildTranscriptIndex(vault, heads));
 
-    const add = (job: Job, signature: string) => {
-      if (jobs.has(job.key) || this.options.isQueued(job.key)) return;
-      if (!startup && this.attempted.get(job.key) === signature) return;
-      jobs.set(job.key, job);
-      signatures.set(job.key, signature);
-    };
+      const add = (found: Found | undefined) => {
+        if (!found) return;
+        if ('problem' in found) {
+          problems.push(found.problem);
+          if (!found.job) return;
+        }
+        const { job, signature } = found as { job: Job; signature: string };
+        if (jobs.has(job.key) || this.options.isQueued(job.key)) return;
+        if (!startup && this.attempted.get(job.key) === signature) return;
+        jobs.set(job.key, job);
+        signatures.set(job.key, signature);
+      };
 
-    const list = async (folder: string, kind: 'transcript' | 'context' | 'summary') => {
-      const all = await vault.listMarkdown(folder);
-      heads.pruneUnder(folder, new Set(all));
-      return all.filter((file) => vault.kindOf(file) === kind);
-    };
+      const list = async (folder: string, kind: 'transcript' | 'context' | 'summary') => {
+        const all = await vault.listMarkdown(folder);
+        heads.pruneUnder(folder, new Set(all));
+        return all.filter((file) => vault.kindOf(file) === kind);
+      };
 
-    // Finished transcripts whose meeting is not done and not waiting for a retry.
-    for (const transcript of await list(folders.Transcripts, 'transcript')) {
-      const head = await heads.get(transcript);
-      if (!head?.ok) continue;
-      const facts = factsFromData(head.data);
-      this.options.remember?.(transcript, facts);
-      if (facts.state !== settings.Daemon.TriggerState) continue;
-      try {
-        const meeting = await meetingOfTranscript(vault, transcript, { heads, transcriptIndex });
+      // Finished transcripts whose meeting is not done and not waiting for a retry.
+      const transcripts = await mapLimit(await list(folders.Transcripts, 'transcript'), SCAN_CONCURRENCY, async (transcript): Promise<Found | undefined> => {
+        const head = await heads.get(transcript);
+        if (!head?.ok) return undefined;
+        const facts = factsFromData(head.data);
+        this.options.remember?.(transcript, facts);
+        if (facts.state !== settings.Daemon.TriggerState) return undefined;
+        let meeting: string;
+        try {
+          meeting = await meetingOfTranscript(vault, transcript, { heads, transcriptIndex });
+        } catch (err) {
+          return { problem: `finished transcript not summarized: ${(err as Error).message}` };
+        }
         let context;
+        let problem: string | undefined;
         try {
           context = await contextOfMeeting(vault, meeting, heads);
         } catch (err) {
-          // A broken meeting note: the run reports it (failure report) once, not every scan.
-          problems.push((err as Error).message);
+          // A broken meeting note: its run reports it (failure report) once, not every scan.
+          problem = (err as Error).message;
         }
-        if (context?.state && SETTLED.has(context.state)) continue;
-        if (context?.state === 'summarizing' && !startup && this.options.isQueued(meeting)) continue;
-        add(
-          { key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' },
-          heads.signature([transcript, meeting, context?.path]),
-        );
-      } catch (err) {
-        problems.push(`finished transcript not summarized: ${(err as Error).message}`);
-      }
-    }
+        if (context?.state && SETTLED.has(context.state)) return undefined;
+        if (context?.state === 'summarizing' && !startup && this.options.isQueued(meeting)) return undefined;
+        const job: Job = { key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' };
+        const signature = heads.signature([transcript, meeting, context?.path]);
+        return problem === undefined ? { job, signature } : { problem, job, signature };
+      });
+      transcripts.forEach(add);
 
-    // Runs a crash interrupted.
-    for (const context of await list(folders.Context, 'context')) {
-      const head = await heads.get(context);
-      if (!head?.ok || typeof head.data.state !== 'string' || head.data.state.trim() !== 'summarizing') continue;
-      try {
-        const meeting = await meetingOfNote(vault, context, heads);
-        add({ key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' }, heads.signature([context, meeting]));
-      } catch (err) {
-        problems.push(`interrupted run not resumed: ${(err as Error).message}`);
-      }
-    }
+      // Runs a crash interrupted.
+      const contexts = await mapLimit(await list(folders.Context, 'context'), SCAN_CONCURRENCY, async (context): Promise<Found | undefined> => {
+        const head = await heads.get(context);
+        if (!head?.ok || typeof head.data.state !== 'string' || head.data.state.trim() !== 'summarizing') return undefined;
+        try {
+          const meeting = await meetingOfNote(vault, context, heads);
+          return {
+            job: { key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' },
+            signature: heads.signature([context, meeting]),
+          };
+        } catch (err) {
+          return { problem: `interrupted run not resumed: ${(err as Error).message}` };
+        }
+      });
+      contexts.forEach(add);
 
-    // Failure reports whose retry box is ticked.
-    for (const summary of await list(folders.Summaries, 'summary')) {
-      const head = await heads.get(summary);
-      if (!head?.ok) continue;
-      const facts = factsFromData(head.data);
-      this.options.remember?.(summary, facts);
-      if (!isRetryRequested(facts)) continue;
-      const meeting = await meetingOfNote(vault, summary, heads).catch(() => undefined);
-      add(
-        { key: meeting ?? summary, kind: 'retry', target: summary, trigger: 'catch-up' },
-        heads.signature([summary, meeting]),
-      );
-    }
+      // Failure reports whose retry box is ticked.
+      const summaries = await mapLimit(await list(folders.Summaries, 'summary'), SCAN_CONCURRENCY, async (summary): Promise<Found | undefined> => {
+        const head = await heads.get(summary);
+        if (!head?.ok) return undefined;
+        const facts = factsFromData(head.data);
+        this.options.remember?.(summary, facts);
+        if (!isRetryRequested(facts)) return undefined;
+        const meeting = await meetingOfNote(vault, summary, heads).catch(() => undefined);
+        return {
+          job: { key: meeting ?? summary, kind: 'retry', target: summary, trigger: 'catch-up' },
+          signature: heads.signature([summary, meeting]),
+        };
+      });
+      summaries.forEach(add);
 
-    for (const [key, signature] of signatures) this.attempted.set(key, signature);
-    return { jobs: [...jobs.values()], checked: heads.stats.checked, read: heads.stats.read, problems };
+      for (const [key, signature] of signatures) this.attempted.set(key, signature);
+      return { jobs: [...jobs.values()], checked: heads.stats.checked, read: heads.stats.read, problems };
+    } finally {
+      heads.endPass();
+    }
   }
 
   /**

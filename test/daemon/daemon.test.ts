@@ -95,6 +95,7 @@ async function start(files: Record<string, string>, daemonSettings: Record<strin
   const source = manualSource();
   const pipeline = fakePipeline();
   daemon = await startDaemon(config, { log: silentLogger, fs, watch: () => source, pipeline: pipeline.fns, schedule: false });
+  await daemon.startupScan;
   return { fs, source, pipeline, daemon, vault: daemon.vault };
 }
 
