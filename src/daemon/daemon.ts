@@ -2,12 +2,14 @@ import type { AppConfig } from '../config.js';
 import { addLogSecret, type Logger } from '../log.js';
 import { type PipelineDeps, retrySummary, type RunOutcome, type RunOptions, summarizeMeeting } from '../pipeline.js';
 import { createRuntime, type Runtime } from '../runtime.js';
+import { PastSummaryIndex } from '../tools/past-index.js';
 import type { Fs } from '../vault/fs.js';
 import { findMeetingOfSummary, findMeetingOfTranscript } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import { createApiHandlers } from './api.js';
 import { type VaultEvent, type VaultEventSource, watchVault } from './events.js';
 import { HeadCache } from './heads.js';
+import { saveLeftover, takeLeftover } from './leftover.js';
 import { HttpStartError, type RunningHttpServer, startHttpServer } from './http.js';
 import { contextOfMeeting } from './locate.js';
 import { readFacts } from './notes.js';
@@ -215,8 +217,11 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
 
   // Events for one file are handled in order; different files in parallel.
   const chains = new Map<string, Promise<void>>();
+  const pastSummaries = PastSummaryIndex.forVault(vault);
   const onEvent = (event: VaultEvent): void => {
     if (stopping) return;
+    // The runs' past-summary index re-checks by mtime anyway; an event makes it certain.
+    if (vault.kindOf(event.path) === 'summary') pastSummaries.invalidate(event.path);
     const previous = chains.get(event.path) ?? Promise.resolve();
     const next = previous
       .then(async () => {
@@ -303,6 +308,9 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
       log.info({ reason, running, pending, graceSeconds: settings.Daemon.ShutdownGraceSeconds }, `stopping (${reason})`);
       const [, result] = await Promise.all([closeIntake(), queue.stop(graceMs)]);
       await Promise.allSettled([...chains.values(), scans]);
+      await saveLeftover(vault, queue.unfinished()).catch((err: unknown) =>
+        log.warn({ err }, 'could not save the unstarted jobs; catch-up finds most of them at next start'),
+      );
       log.info({ ...result }, 'stopped');
       resolveDone(result);
       return result;
@@ -323,7 +331,14 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
 
   // After the watcher is ready, so that nothing between the scan and the first event is
   // missed; after "ready", because on a large vault the first scan reads every frontmatter.
-  const startupScan = reconcile(true);
+  const startupScan = (async () => {
+    const leftover = await takeLeftover(vault).catch((err: unknown) => {
+      log.warn({ err }, 'could not read the jobs left by the last stop');
+      return [];
+    });
+    for (const job of leftover) enqueue({ ...job, trigger: `${job.trigger}, resumed` });
+    return reconcile(true);
+  })();
   startupScan.catch((err: unknown) => log.error({ err }, 'start-up catch-up scan failed'));
 
   return {

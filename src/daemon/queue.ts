@@ -91,6 +91,8 @@ export class RunQueue {
   private readonly recent: RecentResult[] = [];
   private readonly idleWaiters: (() => void)[] = [];
   private stopping = false;
+  /** Runs aborted by stop(): unfinished work, like the jobs still waiting. */
+  private readonly aborted: Job[] = [];
   private readonly now: () => Date;
 
   constructor(private readonly options: QueueOptions) {
@@ -162,7 +164,10 @@ export class RunQueue {
     const runs = () => Promise.all([...this.running.values()].map((r) => r.done));
     await withTimeout(runs(), graceMs);
     const late = [...this.running.values()];
-    for (const r of late) r.controller.abort(new Error('daemon shutting down'));
+    for (const r of late) {
+      this.aborted.push(r.job);
+      r.controller.abort(new Error('daemon shutting down'));
+    }
     if (late.length > 0) {
       this.options.log.warn(
         { runs: late.map((r) => r.job.target) },
@@ -171,6 +176,11 @@ export class RunQueue {
       await withTimeout(runs(), this.options.abortWaitMs ?? 5000);
     }
     return { finished: started - late.length, aborted: late.length, leftPending };
+  }
+
+  /** After stop(): the jobs that never started and the runs that were aborted, to resume later. */
+  unfinished(): Job[] {
+    return [...this.aborted, ...[...this.pending.values()].map((p) => p.job)];
   }
 
   private isIdle(): boolean {

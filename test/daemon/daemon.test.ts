@@ -5,6 +5,7 @@ import { silentLogger } from '../../src/log.js';
 import type { RunOutcome } from '../../src/pipeline.js';
 import { setContextState } from '../../src/vault/context.js';
 import { updateNoteFrontmatter } from '../../src/vault/frontmatter.js';
+import type { Fs } from '../../src/vault/fs.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 
 /** An event source the test drives by hand. */
@@ -89,8 +90,8 @@ afterEach(async () => {
   daemon = undefined;
 });
 
-async function start(files: Record<string, string>, daemonSettings: Record<string, unknown> = {}) {
-  const fs = memoryFs(files);
+async function start(files: Record<string, string> | Fs, daemonSettings: Record<string, unknown> = {}) {
+  const fs = typeof (files as Fs).readFile === 'function' ? (files as Fs) : memoryFs(files as Record<string, string>);
   const config = testConfig({ Http: { Enabled: false }, Daemon: daemonSettings });
   const source = manualSource();
   const pipeline = fakePipeline();
@@ -236,5 +237,36 @@ describe('daemon shutdown', () => {
     await d.eventsHandled();
     expect(d.status().queue.pending).toEqual([]);
     expect(pipeline.calls).toHaveLength(1);
+  });
+});
+
+describe('daemon restart', () => {
+  it('jobs a stop left waiting or aborted, even retries asked for by link or API, run at the next start', async () => {
+    const S = '/vault/Meetings/Summaries/B.md';
+    const first = await start(
+      {
+        'Meetings/A.md': meeting('A'),
+        'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
+        'Meetings/Context/A.md': context('A', 'transcribing'),
+        'Meetings/B.md': meeting('B'),
+        'Meetings/Summaries/B.md': '---\nmeeting: "[[Meetings/B]]"\nstatus: failed\nretry: false\n---\n',
+      },
+      { ShutdownGraceSeconds: 0.05 },
+    );
+    first.pipeline.holdRuns();
+    await first.vault.fs.writeFile(T('A'), transcript('A', 'finished'));
+    first.source.emit({ type: 'change', path: T('A') });
+    await until(() => first.pipeline.calls.length === 1, 'the run');
+    expect(first.daemon.queue.enqueue({ key: M('B'), kind: 'retry', target: S, trigger: 'api' })).toBe('queued');
+    expect(await first.daemon.stop('test')).toEqual({ finished: 0, aborted: 1, leftPending: 1 });
+    daemon = undefined;
+
+    const second = await start(first.fs);
+    await second.daemon.queue.onIdle();
+    expect(second.pipeline.calls.map((c) => [c.kind, c.path, c.trigger])).toEqual([
+      ['summarize', M('A'), 'transcript, resumed'],
+      ['retry', S, 'api, resumed'],
+    ]);
+    expect(await first.fs.stat('/vault/.meeting-assistant/queue.json').catch(() => undefined)).toBeUndefined();
   });
 });
