@@ -36,7 +36,9 @@ export async function run(opts: GlobalOptions): Promise<number> {
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
       log.warn({ signal }, `${signal} again: exiting at once`);
-      void flushLogger(log).finally(() => process.exit(IMMEDIATE_EXIT[signal]));
+      const exit = () => process.exit(IMMEDIATE_EXIT[signal]);
+      setTimeout(exit, 500).unref();
+      void flushLogger(log).finally(exit);
       return;
     }
     signalled = true;

@@ -7,10 +7,10 @@ import type { Fs } from '../vault/fs.js';
 import { findMeetingOfSummary, findMeetingOfTranscript } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import { createApiHandlers } from './api.js';
-import { type VaultEvent, type VaultEventSource, watchVault } from './events.js';
+import { triggerFolders, type VaultEvent, type VaultEventSource, watchVault } from './events.js';
 import { HeadCache } from './heads.js';
 import { saveLeftover, takeLeftover } from './leftover.js';
-import { HttpStartError, type RunningHttpServer, startHttpServer } from './http.js';
+import { HttpStartError, isLoopbackHost, type RunningHttpServer, startHttpServer } from './http.js';
 import { contextOfMeeting } from './locate.js';
 import { readFacts } from './notes.js';
 import { type Job, type JobResult, type QueueStatus, RunQueue, type StopResult } from './queue.js';
@@ -287,6 +287,8 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
         throw new DaemonStartError((err as Error).message, 2);
       }
     }
+    // A folder that does not exist yet cannot be watched; the first transcript would go unseen.
+    for (const folder of triggerFolders(vault)) await vault.fs.mkdir(folder, { recursive: true });
     source = (options.watch ?? ((v) => watchVault(v, settings, log)))(vault);
     source.on(onEvent);
     await source.ready;
@@ -318,6 +320,12 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     return stopPromise;
   };
 
+  if (http && !isLoopbackHost(settings.Http.Host)) {
+    log.warn(
+      { host: settings.Http.Host },
+      `the HTTP API listens on ${settings.Http.Host}, beyond this machine: anyone who can reach it and has the token can start retries and sessions`,
+    );
+  }
   log.info(
     {
       vault: vault.root,

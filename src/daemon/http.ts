@@ -277,7 +277,8 @@ export function createRequestHandler(options: HttpServerOptions): (req: Incoming
       sendJson(res, 404, { error: `no route ${url.pathname}` });
       return;
     }
-    const route = matching.find((r) => r.method === req.method || (r.method === 'GET' && req.method === 'HEAD'));
+    // HEAD only where it changes nothing: a link previewer must not click "Retry now".
+    const route = matching.find((r) => r.method === req.method || (req.method === 'HEAD' && r.path === '/healthz'));
     if (!route) {
       sendJson(res, 405, { error: `${req.method} is not allowed on ${url.pathname}` }, { allow: matching.map((r) => r.method).join(', ') });
       return;

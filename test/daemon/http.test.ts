@@ -196,6 +196,13 @@ describe('HTTP API', () => {
     expect(JSON.parse(res.body)).toEqual({ queue: { running: [], pending: [] } });
   });
 
+  it('a HEAD request to the retry link (a link previewer) changes nothing', async () => {
+    const res = await request('HEAD', retryLink('Meetings/Summaries/A.md'));
+    expect(res.status).toBe(405);
+    expect(enqueued).toEqual([]);
+    expect((await request('HEAD', '/healthz')).status).toBe(200);
+  });
+
   it('unknown routes are 404 and wrong methods 405', async () => {
     expect((await request('GET', '/nope')).status).toBe(404);
     const res = await request('DELETE', '/api/status', { headers: auth });
