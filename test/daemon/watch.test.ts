@@ -1,0 +1,113 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type VaultEvent, type VaultEventSource, watchVault } from '../../src/daemon/events.js';
+import { resolveConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { nodeFs } from '../../src/vault/fs.js';
+import { Vault } from '../../src/vault/vault.js';
+
+/** The chokidar adapter on a real folder: write stability, ignore rules, our own atomic writes. */
+
+let dir: string;
+let vault: Vault;
+let source: VaultEventSource | undefined;
+const seen: { event: VaultEvent; content: string | undefined }[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'ma-watch-'));
+  const config = resolveConfig({ MeetingAssistant: { VaultPath: dir } });
+  for (const folder of Object.values(config.layout.folders)) mkdirSync(folder, { recursive: true });
+  vault = new Vault(nodeFs, config.layout);
+  seen.length = 0;
+});
+
+afterEach(async () => {
+  await source?.close();
+  source = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function watch(stabilityMs?: number): Promise<void> {
+  source = watchVault(vault, resolveConfig({}).settings, silentLogger, stabilityMs ? { stabilityMs } : {});
+  source.on((event) => {
+    let content: string | undefined;
+    try {
+      content = readFileSync(event.path, 'utf8');
+    } catch {
+      content = undefined;
+    }
+    seen.push({ event, content });
+  });
+  await source.ready;
+}
+
+function eventFor(file: string, timeoutMs = 10_000): Promise<VaultEvent> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const poll = () => {
+      const hit = seen.find((s) => s.event.path === file);
+      if (hit) return resolve(hit.event);
+      if (Date.now() > deadline) return reject(new Error(`no event for ${file}`));
+      setTimeout(poll, 10);
+    };
+    poll();
+  });
+}
+
+const T = (name: string) => path.join(dir, 'Meetings/Transcripts', name);
+
+describe('watching the vault (chokidar)', () => {
+  it('a transcript written in pieces is reported once, after the last piece, with its whole content', async () => {
+    // Pieces 30 ms apart, stability 600 ms: a busy machine stretching a gap cannot split the write.
+    await watch(600);
+    const file = T('Growing.md');
+    const head = '---\nmeeting: "[[Meetings/Growing]]"\nstate: finished\n---\n';
+    writeFileSync(file, head);
+    let full = head;
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      const line = `[00:00:${String(i).padStart(2, '0')}] Alice: part ${i}\n`;
+      appendFileSync(file, line);
+      full += line;
+    }
+    await eventFor(file);
+    // A sentinel written afterwards proves every event of the growing file has been delivered.
+    writeFileSync(T('Sentinel.md'), '---\nstate: transcribing\n---\n');
+    await eventFor(T('Sentinel.md'));
+    const events = seen.filter((s) => s.event.path === file);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.content).toBe(full);
+  });
+
+  it('ignores editor swap and backup files, temporaries, .trash and non-Markdown files', async () => {
+    mkdirSync(path.join(dir, '.trash/Meetings/Transcripts'), { recursive: true });
+    await watch();
+    const ignored = [
+      T('.Sync.md.swp'),
+      T('Sync.md~'),
+      T('.#Sync.md'),
+      T('4913'),
+      T('.Sync.md.a1b2c3.ma-tmp'),
+      T('recording.m4a'),
+      path.join(dir, '.trash/Meetings/Transcripts/Old.md'),
+    ];
+    for (const file of ignored) writeFileSync(file, '---\nstate: finished\n---\n');
+    writeFileSync(T('Sentinel.md'), '---\nstate: transcribing\n---\n');
+    await eventFor(T('Sentinel.md'));
+    expect(seen.map((s) => path.relative(dir, s.event.path))).toEqual(['Meetings/Transcripts/Sentinel.md']);
+  });
+
+  it("the vault's own atomic write is one change event for the note, never one for its temporary file", async () => {
+    const file = path.join(dir, 'Meetings/Summaries/S.md');
+    writeFileSync(file, '---\nstatus: failed\nretry: false\n---\n');
+    await watch();
+    await vault.write(file, '---\nstatus: done\n---\n## Summary\n');
+    await eventFor(file);
+    writeFileSync(T('Sentinel.md'), '---\nstate: transcribing\n---\n');
+    await eventFor(T('Sentinel.md'));
+    const forSummary = seen.filter((s) => s.event.path !== T('Sentinel.md'));
+    expect(forSummary).toEqual([{ event: { type: 'change', path: file }, content: '---\nstatus: done\n---\n## Summary\n' }]);
+  });
+});
