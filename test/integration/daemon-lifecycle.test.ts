@@ -77,7 +77,7 @@ describe('daemon process: crash and restart', () => {
     await waitFor(() => dataOf(s, 'Meetings/Context/Crash.md')?.state === 'finished', 'context state finished');
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Crash.md' && l.trigger === 'catch-up')).toBe(true);
     expect(daemon.logs.filter((l) => l.msg?.startsWith('summarize queued'))).toHaveLength(1);
-  });
+  }, 60_000);
 });
 
 describe('daemon process: shutdown', () => {
@@ -101,7 +101,7 @@ describe('daemon process: shutdown', () => {
     server.setFallback(summarizingModel());
     daemon = await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary');
-  });
+  }, 60_000);
 
   it('a second signal exits at once (143 for SIGTERM)', async () => {
     const { d, release } = await runInFlight('Impatient', 60);
@@ -174,5 +174,5 @@ describe('CLI: session and status', () => {
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(/daemon: running, pid \d+/);
     expect(up.stdout).toMatch(/queue: 0 running, 0 waiting/);
-  });
+  }, 60_000);
 });
