@@ -167,6 +167,7 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     remember: (p, facts) => tracker.remember(p, facts),
   });
 
+  const reported = new Set<string>();
   // One scan at a time: a scheduled tick during the start-up scan waits for it.
   let scans: Promise<unknown> = Promise.resolve();
   const reconcile = (startup = false): Promise<ScanResult> => {
@@ -178,7 +179,10 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     const begun = Date.now();
     const result = await reconciler.scan({ startup });
     if (stopping) return result;
-    for (const problem of result.problems) log.warn({ scan: true }, problem);
+    // A broken note is reported when first found, not every few minutes until someone fixes it.
+    for (const problem of result.problems) if (!reported.has(problem)) log.warn({ scan: true }, problem);
+    reported.clear();
+    for (const problem of result.problems) reported.add(problem);
     for (const job of result.jobs) enqueue(job);
     lastScan = {
       at: new Date(begun).toISOString(),
