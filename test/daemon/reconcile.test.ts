@@ -185,3 +185,22 @@ describe('frontmatter head', () => {
     expect(await readFrontmatterText(fs, '/vault/a.md')).toBe('---\nstate: finished\nno end');
   });
 });
+
+describe('reconcile schedule', () => {
+  it('refuses an invalid cron expression naming the config key, and stops cleanly', async () => {
+    const { scheduleReconcile } = await import('../../src/daemon/reconcile.js');
+    expect(() => scheduleReconcile('every five minutes', async () => undefined, silentLogger)).toThrow(
+      /MeetingAssistant\.Daemon\.ReconcileSchedule/,
+    );
+    const schedule = scheduleReconcile('*/5 * * * *', async () => undefined, silentLogger);
+    expect(() => schedule.stop()).not.toThrow();
+  });
+
+  it('an invalid schedule is a start error with exit code 2 (configuration)', async () => {
+    const { startDaemon, DaemonStartError } = await import('../../src/daemon/daemon.js');
+    const config = testConfig({ Http: { Enabled: false }, Daemon: { ReconcileSchedule: '61 * * * *' } });
+    const err = await startDaemon(config, { log: silentLogger, fs: memoryFs() }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DaemonStartError);
+    expect((err as InstanceType<typeof DaemonStartError>).exitCode).toBe(2);
+  });
+});
