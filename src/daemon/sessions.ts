@@ -184,14 +184,14 @@ export async function setSessionState(vault: Vault, meeting: unknown, state: unk
   return { meeting: vault.rel(meetingPath), context: vault.rel(context.path), state };
 }
 
-export interface StopResult {
+export interface SessionStopResult {
   meeting: string;
   context?: string;
   end_time: string;
 }
 
 /** Writes `end_time` (now, local time with offset) to the meeting note and its context note. */
-export async function stopSession(vault: Vault, meeting: unknown, now: Date = new Date()): Promise<StopResult> {
+export async function stopSession(vault: Vault, meeting: unknown, now: Date = new Date()): Promise<SessionStopResult> {
   const meetingPath = await meetingNote(vault, meeting);
   const endTime = localIsoTime(now);
   const context = await contextPathOf(vault, meetingPath);
