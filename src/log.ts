@@ -254,33 +254,8 @@ function serializeError(err: unknown): unknown {
   return Object.assign(serialized, { causes: causeChain(err).slice(1) });
 }
 
-/**
- * A short, single-line summary of a tool call's arguments for the logs: long strings (a
- * whole summary body) are cut, so a log line says what was asked without the payload.
- */
-export function summarizeArgs(raw: string | Record<string, unknown>, maxLength = 160): string {
-  let value: unknown = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return clip(raw.replace(/\s+/g, ' '), maxLength);
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return clip(safeJson(value), maxLength);
-  const parts = Object.entries(value).map(([k, v]) => {
-    if (typeof v === 'string') {
-      const oneLine = v.replace(/\s+/g, ' ');
-      return `${k}=${oneLine.length > 40 ? `${JSON.stringify(oneLine.slice(0, 37))}…(${v.length} chars)` : JSON.stringify(oneLine)}`;
-    }
-    return `${k}=${clip(safeJson(v), 40)}`;
-  });
-  return clip(parts.join(' '), maxLength);
-}
-
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
+/** A logger that drops everything: the default where a caller passes none. */
+export const silentLogger: Logger = pino({ level: 'silent' });
 
 function safeJson(value: unknown): string {
   try {
@@ -289,6 +264,3 @@ function safeJson(value: unknown): string {
     return String(value);
   }
 }
-
-/** A logger that drops everything: the default where a caller passes none. */
-export const silentLogger: Logger = pino({ level: 'silent' });

@@ -10,7 +10,6 @@ import {
   createLoggerFromConfig,
   flushLogger,
   maskLine,
-  summarizeArgs,
 } from '../src/log.js';
 import { logs } from '../src/commands/logs.js';
 import type { Io } from '../src/commands/common.js';
@@ -118,16 +117,6 @@ describe('diagnosis helpers', () => {
     expect(logged.type).toBe('Error');
     expect(logged.causes).toEqual(['TypeError: fetch failed', 'Error: connect ECONNREFUSED 127.0.0.1:11434 (ECONNREFUSED)']);
     expect(causeChain(err)).toHaveLength(3);
-  });
-
-  it('summarizes tool arguments on one short line', () => {
-    const long = 'word '.repeat(500);
-    const summary = summarizeArgs(JSON.stringify({ content: long, mode: 'overwrite', from: 3 }));
-    expect(summary.length).toBeLessThanOrEqual(160);
-    expect(summary).toContain('mode="overwrite"');
-    expect(summary).toContain('from=3');
-    expect(summary).toContain('(2500 chars)');
-    expect(summarizeArgs('{not json')).toBe('{not json');
   });
 });
 
