@@ -58,6 +58,8 @@ const SettingsSchema = z
       MaxTurns: count().default(60),
       SearchMaxResults: count().default(200),
       SearchTimeoutSeconds: positive().default(5),
+      // An extension of the design's keys: the search's in-memory text cache (0 turns it off).
+      SearchCacheMegabytes: z.number().min(0).default(256),
     }),
     Daemon: section({
       TriggerState: z.string().min(1).default('finished'),

@@ -2,13 +2,19 @@ import path from 'node:path';
 import { parseNote } from '../vault/frontmatter.js';
 import type { StatsLike } from '../vault/fs.js';
 import { isNotFound } from '../vault/fs.js';
-import type { Vault } from '../vault/vault.js';
+import { Vault } from '../vault/vault.js';
+import { type Trust, invalidate, onInvalidate, trustOf } from './file-cache.js';
 
 /**
  * The frontmatter of the summary notes in `Folders.Summaries`, parsed once and shared by
  * every run: `list_past_project_meetings`, `read_past_project_meeting_summary` and `search`
- * would otherwise re-read every summary on every call. An entry is re-parsed when the file's
- * mtime or size changes; the daemon's watcher may also call `invalidate` on its events.
+ * would otherwise re-read every summary on every call.
+ *
+ * Freshness (see file-cache.ts): without a watcher, each query lists the folder and compares
+ * every file's mtime and size (one walk per query, files re-parsed only when changed). When
+ * the daemon's watcher covers the folder (`trustWatcher`), a query re-checks only the files
+ * invalidated since the last one, so a warm query touches the disk not at all; a full walk
+ * happens again after a folder event, or once the last one is `maxTrustMs` old.
  */
 
 export interface PastSummary {
@@ -18,6 +24,8 @@ export interface PastSummary {
   rel: string;
   title: string | undefined;
   startTime: string | undefined;
+  /** `startTime` in ms since the epoch; -Infinity when missing or not a date (sorts last). */
+  startMs: number;
   projects: string[];
   /** `done`, `failed`, …; undefined when missing. */
   status: string | undefined;
@@ -30,8 +38,18 @@ const PARALLEL = 16;
 
 export class PastSummaryIndex {
   private readonly cache = new Map<string, { mtimeMs: number; size: number; entry: PastSummary | undefined }>();
+  private readonly trust: Trust;
+  /** Watched mode: the summary files known to exist, and the answer while nothing changed. */
+  private listed: Set<string> | undefined;
+  private answer: PastSummary[] | undefined;
+  private readonly dirty = new Set<string>();
+  private sweptAt = -Infinity;
+  private refreshing: Promise<void> | undefined;
 
-  constructor(private readonly vault: Vault) {}
+  constructor(private readonly vault: Vault) {
+    this.trust = trustOf(vault);
+    onInvalidate(vault, (p) => this.forget(p));
+  }
 
   private static readonly shared = new WeakMap<Vault, PastSummaryIndex>();
 
@@ -42,13 +60,27 @@ export class PastSummaryIndex {
     return index;
   }
 
-  /** Forget one file (a watcher event); the next query re-reads it. */
+  /** Forget one file or folder (a watcher event) in every cache of this vault; the next query re-reads it. */
   invalidate(absPath: string): void {
-    this.cache.delete(path.resolve(absPath));
+    invalidate(this.vault, absPath);
   }
 
   clear(): void {
     this.cache.clear();
+    this.listed = undefined;
+    this.answer = undefined;
+  }
+
+  private forget(absPath: string): void {
+    const folder = this.vault.layout.folders.Summaries;
+    if (this.cache.delete(absPath) || (Vault.isInside(folder, absPath) && isMarkdownName(absPath))) {
+      this.dirty.add(absPath);
+      this.answer = undefined;
+    } else if (Vault.isInside(folder, absPath) || Vault.isInside(absPath, folder)) {
+      // A folder at or around the summaries: walk again.
+      this.listed = undefined;
+      this.answer = undefined;
+    }
   }
 
   /**
@@ -56,6 +88,26 @@ export class PastSummaryIndex {
    * `Folders.Summaries`) whose frontmatter parses, sorted by path.
    */
   async all(): Promise<PastSummary[]> {
+    const folder = this.vault.layout.folders.Summaries;
+    if (!this.trust.covers(folder)) {
+      this.listed = undefined;
+      this.answer = undefined;
+      return this.walk();
+    }
+    while (this.refreshing) await this.refreshing;
+    if (this.answer && this.dirty.size === 0 && this.trust.now() - this.sweptAt <= this.trust.maxTrustMs) return [...this.answer];
+    const refresh = this.refreshWatched();
+    this.refreshing = refresh;
+    try {
+      await refresh;
+    } finally {
+      this.refreshing = undefined;
+    }
+    return [...(this.answer ?? [])];
+  }
+
+  /** One walk of the folder, every file checked by mtime and size. */
+  private async walk(): Promise<PastSummary[]> {
     const folder = this.vault.layout.folders.Summaries;
     const files = (await this.vault.listMarkdown(folder)).filter((f) => this.vault.kindOf(f) === 'summary');
     const listed = new Set(files);
@@ -67,6 +119,45 @@ export class PastSummaryIndex {
       entries.forEach((e, j) => (out[i + j] = e));
     }
     return out.filter((e): e is PastSummary => e !== undefined);
+  }
+
+  /** Watched mode: a full walk when due, else only the files invalidated since the last query. */
+  private async refreshWatched(): Promise<void> {
+    const now = this.trust.now();
+    if (!this.listed || now - this.sweptAt > this.trust.maxTrustMs) {
+      // Events during the walk are kept for the next query.
+      this.dirty.clear();
+      this.listed = undefined;
+      const answer = await this.walk();
+      this.listed = new Set(answer.map((e) => e.path));
+      for (const [file, cached] of this.cache) if (cached.entry === undefined) this.listed.add(file);
+      this.sweptAt = now;
+      this.answer = answer;
+      return;
+    }
+    const changed = [...this.dirty];
+    this.dirty.clear();
+    for (let i = 0; i < changed.length; i += PARALLEL) {
+      await Promise.all(
+        changed.slice(i, i + PARALLEL).map(async (file) => {
+          const isSummary = this.vault.kindOf(file) === 'summary' && !hasDotSegment(this.vault.layout.folders.Summaries, file);
+          const stats = isSummary ? await this.vault.fs.lstat(file).catch(() => undefined) : undefined;
+          if (stats?.isFile()) {
+            await this.entry(file);
+            this.listed?.add(file);
+          } else {
+            this.cache.delete(file);
+            this.listed?.delete(file);
+          }
+        }),
+      );
+    }
+    const answer: PastSummary[] = [];
+    for (const file of [...(this.listed ?? [])].sort()) {
+      const entry = this.cache.get(file)?.entry;
+      if (entry) answer.push(entry);
+    }
+    this.answer = answer;
   }
 
   /** The entry of one file, fresh; undefined when it does not exist or does not parse. */
@@ -93,11 +184,14 @@ export class PastSummaryIndex {
     let entry: PastSummary | undefined;
     try {
       const data = parseNote(text, this.vault.rel(file)).data;
+      const startTime = scalar(data.start_time);
+      const startMs = startTime === undefined ? NaN : Date.parse(startTime);
       entry = {
         path: file,
         rel: this.vault.rel(file),
         title: scalar(data.title),
-        startTime: scalar(data.start_time),
+        startTime,
+        startMs: Number.isNaN(startMs) ? -Infinity : startMs,
         projects: projectNames(data.projects),
         status: scalar(data.status),
         mtimeMs: stats.mtimeMs,
@@ -110,6 +204,15 @@ export class PastSummaryIndex {
     this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, entry });
     return entry;
   }
+}
+
+function isMarkdownName(file: string): boolean {
+  return file.toLowerCase().endsWith('.md');
+}
+
+/** listMarkdown skips dot-folders and dot-files; so does the watched refresh. */
+function hasDotSegment(folder: string, file: string): boolean {
+  return path.relative(folder, file).split(path.sep).some((s) => s.startsWith('.'));
 }
 
 function scalar(value: unknown): string | undefined {

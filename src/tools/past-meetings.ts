@@ -48,9 +48,10 @@ export async function pastSummariesFor(ctx: ToolContext, scope: readonly string[
   return all.filter((s) => s.status !== 'failed' && !isCurrentSummary(ctx, s.path) && intersects(s.projects, scope));
 }
 
-function startMs(s: PastSummary): number {
-  const t = s.startTime === undefined ? NaN : Date.parse(s.startTime);
-  return Number.isNaN(t) ? -Infinity : t;
+/** Newest start_time first; equal (or missing) times by path. */
+function newestFirst(a: PastSummary, b: PastSummary): number {
+  if (a.startMs !== b.startMs) return a.startMs === -Infinity ? 1 : b.startMs === -Infinity ? -1 : b.startMs - a.startMs;
+  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
 }
 
 export const listPastProjectMeetings = defineTool({
@@ -67,7 +68,7 @@ export const listPastProjectMeetings = defineTool({
   async handler(args, ctx) {
     const scope = scopeProjects(ctx, args.projects);
     if (scope.length === 0) return 'This meeting has no projects, so there are no past meetings of its projects.';
-    const found = (await pastSummariesFor(ctx, scope)).sort((a, b) => startMs(b) - startMs(a) || (a.rel < b.rel ? -1 : 1));
+    const found = (await pastSummariesFor(ctx, scope)).sort(newestFirst);
     const notes: string[] = [];
     let size = args.page_size ?? 20;
     if (size > 100) notes.push(`page_size ${size} is above the maximum; using 100.`);

@@ -1,41 +1,122 @@
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { Vault } from '../vault/vault.js';
+import { type Resolved, SearchTextCache } from './file-cache.js';
 import type { TranslatedRegex } from './regex.js';
 
 /**
  * Line matching off the main thread. A regular expression that backtracks catastrophically
  * cannot be interrupted from JavaScript, so matching runs in a worker thread that is
  * terminated when the search's time limit passes; the daemon's event loop never stalls.
+ *
+ * One long-lived worker keeps the texts of the files searched (within
+ * `Agent.SearchCacheMegabytes`, least recently used dropped first; see file-cache.ts), so a
+ * warm search sends the worker only the list of file handles, never 50 MB of text. When it
+ * is terminated (a runaway pattern, an abort) its texts are gone and the next search reads
+ * the files again. A search that arrives while that worker is busy runs on a plain worker
+ * that keeps nothing.
+ *
  * The worker is created from an inline script (`eval: true`): under vitest the TypeScript
  * sources are not runnable by a worker, and this way the compiled build needs no extra file.
  */
 
+// Matching is per line, as the tool promises. For speed, a pattern without lookaround is run
+// once over the whole text (flags g and m, so ^ and $ work at line ends) to find candidate
+// lines, each confirmed with the pattern on the line alone: a match the line-by-line search
+// would find is also found this way, and one that spans lines is dropped by the check.
+// Lookaround could see past a line's end, so such patterns are tested line by line.
 const WORKER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const MAX_TEXT = 500;
+const store = new Map();
+
+function compile(patterns) {
+  return patterns.map((p) => ({
+    line: new RegExp(p.source, p.flags),
+    scan: p.scan ? new RegExp(p.source, p.flags.replace(/[gmy]/g, '') + 'gm') : null,
+  }));
+}
+
+function lineText(text, start, end) {
+  if (end > start && text.charCodeAt(end - 1) === 13) end--;
+  return text.slice(start, end);
+}
+
+// Start offsets of the lines the pattern matches, ascending.
+function matchingLines(text, c, out) {
+  const n = text.length;
+  if (c.scan) {
+    const re = c.scan;
+    let from = 0;
+    while (from <= n) {
+      re.lastIndex = from;
+      const m = re.exec(text);
+      if (m === null) break;
+      const i = m.index;
+      const start = i === 0 ? 0 : text.lastIndexOf('\\n', i - 1) + 1;
+      if (start === n) break; // after the final line ending: no line there
+      let end = text.indexOf('\\n', i);
+      if (end < 0) end = n;
+      if (c.line.test(lineText(text, start, end))) out.push(start);
+      from = end + 1;
+    }
+  } else {
+    let start = 0;
+    while (start < n) {
+      let end = text.indexOf('\\n', start);
+      if (end < 0) end = n;
+      if (c.line.test(lineText(text, start, end))) out.push(start);
+      start = end + 1;
+    }
+  }
+  return out;
+}
+
+function matchFile(file, i, compiled, matches, keep) {
+  const text = file.text;
+  let starts;
+  if (compiled.length === 1) starts = matchingLines(text, compiled[0], []);
+  else {
+    const all = new Set();
+    for (const c of compiled) for (const s of matchingLines(text, c, [])) all.add(s);
+    starts = [...all].sort((a, b) => a - b);
+  }
+  if (starts.length === 0 || matches.length >= keep) return starts.length;
+  let lineNo = 1;
+  let pos = 0;
+  for (const s of starts) {
+    if (matches.length >= keep) break;
+    for (;;) {
+      const k = text.indexOf('\\n', pos);
+      if (k < 0 || k >= s) break;
+      lineNo++;
+      pos = k + 1;
+    }
+    let end = text.indexOf('\\n', s);
+    if (end < 0) end = text.length;
+    const line = lineText(text, s, end);
+    matches.push({ i, file: file.id, line: lineNo, text: line.length > MAX_TEXT ? line.slice(0, MAX_TEXT) + '…' : line });
+  }
+  return starts.length;
+}
+
 parentPort.on('message', (msg) => {
   try {
-    const regexes = msg.patterns.map((p) => new RegExp(p.source, p.flags));
+    for (const h of msg.drop) store.delete(h);
+    const temp = new Map();
+    for (const f of msg.put) (f.retain ? store : temp).set(f.h, { id: f.id, text: f.text });
+    const compiled = compile(msg.patterns);
     const matches = [];
     let count = 0;
-    for (const file of msg.files) {
-      const lines = file.text.split(/\\r?\\n/);
-      if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
-      for (let n = 0; n < lines.length; n++) {
-        const line = lines[n];
-        let hit = false;
-        for (const re of regexes) {
-          if (re.test(line)) { hit = true; break; }
-        }
-        if (!hit) continue;
-        count++;
-        if (matches.length < msg.keep) {
-          matches.push({ file: file.id, line: n + 1, text: line.length > MAX_TEXT ? line.slice(0, MAX_TEXT) + '…' : line });
-        }
-      }
+    for (let i = 0; i < msg.order.length; i++) {
+      const h = msg.order[i];
+      const file = temp.get(h) || store.get(h);
+      if (file === undefined) throw new Error('file ' + h + ' is not in the search cache');
+      count += matchFile(file, i, compiled, matches, msg.keep);
     }
     parentPort.postMessage({ id: msg.id, matches, count });
   } catch (err) {
-    parentPort.postMessage({ id: msg.id, error: String(err && err.message || err) });
+    parentPort.postMessage({ id: msg.id, error: String((err && err.message) || err) });
   }
 });
 `;
@@ -59,139 +140,428 @@ export class SearchTimeoutError extends Error {
   }
 }
 
+export interface SearchPattern extends TranslatedRegex {
+  /** True when whole-text scanning finds the same lines as testing line by line (no lookaround). */
+  scan: boolean;
+}
+
+/**
+ * Whether a .NET keyword may be scanned over whole texts: any lookaround could look past a
+ * line's end, so those are tested line by line. Conservative: `\(?=` (an escaped parenthesis)
+ * also counts as lookaround; the only cost is speed.
+ */
+export function scannable(keyword: string): boolean {
+  return !/\(\?<?[=!]/.test(keyword);
+}
+
+/** A translated pattern with its scanning mode. */
+export function searchPattern(keyword: string, translated: TranslatedRegex): SearchPattern {
+  return { source: translated.source, flags: translated.flags, scan: scannable(keyword) };
+}
+
+interface Put {
+  h: number;
+  id: string;
+  text: string;
+  retain: boolean;
+}
+
+interface Request {
+  patterns: SearchPattern[];
+  keep: number;
+  order: Int32Array;
+  put: Put[];
+  drop: number[];
+}
+
+/** A match as the worker reports it: `i` is the file's index in the request's order. */
+interface WorkerMatch extends LineMatch {
+  i: number;
+}
+
 interface Reply {
   id: number;
-  matches?: LineMatch[];
+  matches?: WorkerMatch[];
   count?: number;
   error?: string;
 }
 
-/** Warm workers kept between searches; more than this are terminated when released. */
-const MAX_IDLE = 2;
-const idle: Worker[] = [];
+interface WorkerResult {
+  matches: WorkerMatch[];
+  count: number;
+}
+
+interface Result {
+  matches: LineMatch[];
+  count: number;
+}
+
 let nextId = 1;
 
-function acquire(): Worker {
-  const worker = idle.pop() ?? new Worker(WORKER_SOURCE, { eval: true });
-  // An idle worker must not keep the process (a CLI run, a test file) alive.
-  worker.unref();
-  return worker;
+/** One worker thread and its pending requests; every request fails once it is gone. */
+class MatchWorker {
+  private readonly worker = new Worker(WORKER_SOURCE, { eval: true });
+  private readonly pending = new Map<number, { resolve: (r: WorkerResult) => void; reject: (e: Error) => void }>();
+  private lostHandlers: (() => void)[] = [];
+  dead = false;
+
+  constructor() {
+    // An idle worker must not keep the process (a CLI run, a test file) alive.
+    this.worker.unref();
+    this.worker.on('message', (reply: Reply) => {
+      const waiting = this.pending.get(reply.id);
+      if (!waiting) return;
+      this.pending.delete(reply.id);
+      if (this.pending.size === 0) this.worker.unref();
+      if (reply.error !== undefined) waiting.reject(new Error(`search worker: ${reply.error}`));
+      else waiting.resolve({ matches: reply.matches ?? [], count: reply.count ?? 0 });
+    });
+    this.worker.on('error', (err) => this.lost(err));
+    this.worker.on('exit', (code) => this.lost(new Error(`search worker exited (code ${code})`)));
+  }
+
+  onLost(handler: () => void): void {
+    this.lostHandlers.push(handler);
+  }
+
+  get busy(): boolean {
+    return this.pending.size > 0;
+  }
+
+  request(req: Request): Promise<WorkerResult> {
+    if (this.dead) return Promise.reject(new Error('search worker is gone'));
+    const id = nextId++;
+    // A pending reply keeps the process alive.
+    this.worker.ref();
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ...req });
+    });
+  }
+
+  /** Stop it now (a runaway pattern cannot be interrupted otherwise); pending requests fail with `reason`. */
+  terminate(reason: Error = new Error('search worker terminated')): void {
+    this.lost(reason);
+    void this.worker.terminate();
+  }
+
+  private lost(reason: Error): void {
+    if (this.dead) return;
+    this.dead = true;
+    for (const { reject } of this.pending.values()) reject(reason);
+    this.pending.clear();
+    const handlers = this.lostHandlers;
+    this.lostHandlers = [];
+    for (const handler of handlers) handler();
+  }
 }
 
-function release(worker: Worker): void {
-  if (idle.length < MAX_IDLE) idle.push(worker);
-  else void worker.terminate();
+/**
+ * Caching workers: the texts are spread over this many, which match in parallel. Two at
+ * most: a laptop's daemon should not take every core, and beyond two the fixed costs of a
+ * search outweigh the gain.
+ */
+const SHARDS = Math.max(1, Math.min(2, availableParallelism()));
+
+/** The texts the caching workers hold: bookkeeping only, the texts are in the workers. */
+export const searchTextCache = new SearchTextCache(256 * 1024 * 1024, SHARDS);
+
+let caching: MatchWorker[] | undefined;
+/** Plain workers kept warm for searches that find the caching workers busy; more are terminated. */
+const MAX_IDLE = 1;
+const idle: MatchWorker[] = [];
+
+function cachingWorkers(): MatchWorker[] {
+  if (!caching || caching.some((w) => w.dead)) {
+    for (const w of caching ?? []) w.terminate();
+    const group = Array.from({ length: SHARDS }, () => new MatchWorker());
+    // One lost worker loses the group: the bookkeeping is for all of them.
+    for (const worker of group) {
+      worker.onLost(() => {
+        if (caching !== group) return;
+        caching = undefined;
+        searchTextCache.reset();
+        for (const other of group) if (other !== worker) other.terminate();
+      });
+    }
+    caching = group;
+  }
+  return caching;
 }
 
-/** Terminate the warm workers (daemon shutdown, tests). */
+function plainWorker(): MatchWorker {
+  let worker: MatchWorker | undefined;
+  while ((worker = idle.pop()) && worker.dead);
+  return worker && !worker.dead ? worker : new MatchWorker();
+}
+
+function releasePlain(worker: MatchWorker): void {
+  if (!worker.dead && idle.length < MAX_IDLE) idle.push(worker);
+  else worker.terminate();
+}
+
+/** Terminate every search worker (daemon shutdown, tests); the cache starts empty again. */
 export async function closeSearchWorkers(): Promise<void> {
-  await Promise.all(idle.splice(0).map((w) => w.terminate()));
+  const all = [...idle.splice(0), ...(caching ?? [])];
+  caching = undefined;
+  searchTextCache.reset();
+  for (const worker of all) worker.terminate();
 }
 
 export interface MatchOptions {
-  patterns: TranslatedRegex[];
+  patterns: SearchPattern[];
   /** Matches kept (all are counted). */
   maxResults: number;
   /** Absolute time (ms since epoch, `Date.now()` clock) after which the search is stopped. */
   deadline: number;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
-  /** Characters of file text sent to the worker per message. */
+  /** Characters of new file text sent to a worker per message. */
   batchChars?: number;
 }
 
 /**
- * Match every line of the files the iterator yields (read lazily, a batch at a time, so a
- * large vault is never held in memory at once) against the patterns; a line matches when
- * any pattern matches. Throws SearchTimeoutError when the deadline passes.
+ * A warm search's work, kept for the next search of the same scope: per caching worker, the
+ * handles it searches in result order and their positions in the whole result. Valid while
+ * the workers and what they hold are unchanged (the caller drops it on file events).
  */
-export async function matchLines(
-  files: AsyncIterable<SearchFile>,
-  options: MatchOptions,
-): Promise<{ matches: LineMatch[]; count: number }> {
-  const batchChars = options.batchChars ?? 1_000_000;
-  const matches: LineMatch[] = [];
-  let count = 0;
-  const worker = acquire();
-  let healthy = true;
-  try {
-    let batch: SearchFile[] = [];
-    let size = 0;
-    const flush = async (): Promise<void> => {
-      if (batch.length === 0) return;
-      const reply = await send(worker, batch, Math.max(0, options.maxResults - matches.length), options);
-      batch = [];
-      size = 0;
-      matches.push(...reply.matches);
-      count += reply.count;
-    };
-    for await (const file of files) {
-      if (Date.now() > options.deadline) throw new SearchTimeoutError(options.timeoutMs);
-      options.signal?.throwIfAborted();
-      batch.push(file);
-      size += file.text.length;
-      if (size >= batchChars) await flush();
+export interface SearchPlan {
+  readonly orders: Int32Array[];
+  readonly positions: Int32Array[];
+  readonly group: readonly MatchWorker[];
+  readonly epoch: number;
+}
+
+/** What one worker gets next: handles in result order, their global positions, new texts. */
+class Batch {
+  order: number[] = [];
+  positions: number[] = [];
+  put: Put[] = [];
+  chars = 0;
+}
+
+/**
+ * Requests to the workers of one search, sent as soon as each batch is ready (the workers
+ * match while the next files are read) and merged in result order. The deadline or an abort
+ * terminates the workers.
+ */
+class SearchSession {
+  private readonly replies: Promise<{ positions: ArrayLike<number>; result: WorkerResult }>[] = [];
+  private readonly batches: Batch[];
+  private failure: Error | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onAbort: () => void;
+  private next = 0;
+
+  constructor(
+    private readonly workers: MatchWorker[],
+    private readonly options: MatchOptions,
+    private readonly drops: (shard: number) => number[] = () => [],
+  ) {
+    this.batches = workers.map(() => new Batch());
+    this.timer = setTimeout(() => this.fail(new SearchTimeoutError(options.timeoutMs)), Math.max(0, options.deadline - Date.now()));
+    this.onAbort = () => this.fail(toError(options.signal?.reason));
+    options.signal?.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  /** Throws the failure, the passed deadline or the abort, if any. */
+  check(): void {
+    if (this.failure) throw this.failure;
+    if (Date.now() > this.options.deadline) this.fail(new SearchTimeoutError(this.options.timeoutMs));
+    if (this.options.signal?.aborted) this.fail(toError(this.options.signal.reason));
+    if (this.failure) throw this.failure;
+  }
+
+  /** The next file in result order, for worker `shard`. */
+  add(shard: number, handle: number, id: string, put?: { text: string; retain: boolean }): void {
+    const batch = this.batches[shard]!;
+    batch.order.push(handle);
+    batch.positions.push(this.next++);
+    if (put) {
+      batch.put.push({ h: handle, id, text: put.text, retain: put.retain });
+      batch.chars += put.text.length;
+      if (batch.chars >= (this.options.batchChars ?? 1_000_000)) this.flush(shard);
     }
-    await flush();
-    return { matches, count };
-  } catch (err) {
-    healthy = false;
-    throw err;
-  } finally {
-    if (healthy) {
-      worker.unref();
-      release(worker);
-    } else {
-      void worker.terminate();
+  }
+
+  /** A planned worker's whole share, in one message. */
+  sendPlanned(shard: number, order: Int32Array, positions: Int32Array): void {
+    this.request(shard, order, positions, []);
+  }
+
+  private request(shard: number, order: Int32Array, positions: ArrayLike<number>, put: Put[]): void {
+    const drop = this.drops(shard);
+    if (order.length === 0 && drop.length === 0) return;
+    const request = this.workers[shard]!.request({ patterns: this.options.patterns, keep: this.options.maxResults, order, put, drop });
+    const reply = request.then((result) => ({ positions, result }));
+    // Failures surface in finish(); keep an early one from being reported as unhandled.
+    reply.catch(() => {});
+    this.replies.push(reply);
+  }
+
+  private flush(shard: number): void {
+    const batch = this.batches[shard]!;
+    this.batches[shard] = new Batch();
+    this.request(shard, Int32Array.from(batch.order), batch.positions, batch.put);
+  }
+
+  fail(err: Error): void {
+    if (this.failure) return;
+    this.failure = err;
+    for (const worker of this.workers) worker.terminate(err);
+  }
+
+  async finish(): Promise<Result> {
+    try {
+      for (let shard = 0; shard < this.workers.length; shard++) this.flush(shard);
+      const replies = await Promise.all(this.replies);
+      if (this.failure) throw this.failure;
+      let count = 0;
+      const all: { pos: number; match: WorkerMatch }[] = [];
+      for (const { positions, result } of replies) {
+        count += result.count;
+        for (const match of result.matches) all.push({ pos: positions[match.i]!, match });
+      }
+      all.sort((a, b) => a.pos - b.pos || a.match.line - b.match.line);
+      const matches = all.slice(0, this.options.maxResults).map(({ match }) => ({ file: match.file, line: match.line, text: match.text }));
+      return { matches, count };
+    } catch (err) {
+      throw this.failure ?? err;
+    } finally {
+      this.close();
     }
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.options.signal?.removeEventListener('abort', this.onAbort);
   }
 }
 
-function send(
-  worker: Worker,
-  files: SearchFile[],
-  keep: number,
-  options: MatchOptions,
-): Promise<{ matches: LineMatch[]; count: number }> {
-  const id = nextId++;
-  // A pending reply keeps the process alive; the worker is unref'd again when released.
-  worker.ref();
-  return new Promise((resolve, reject) => {
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      worker.off('message', onMessage);
-      worker.off('error', onError);
-      worker.off('exit', onExit);
-      options.signal?.removeEventListener('abort', onAbort);
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(reason === undefined ? 'aborted' : String(reason));
+}
+
+/** Files read ahead of the one being handed to the workers (the cold path waits on the disk). */
+const READ_AHEAD = 16;
+
+/**
+ * Search the files of `vault` at `paths` (absolute, normalised, in the order results are
+ * wanted). Files the caching workers hold and that are still fresh are not read; the others
+ * are read, sent in batches and kept within `cacheBytes`. `onFile` learns what became of
+ * each path (searched, or skipped: missing, binary, too large). Throws SearchTimeoutError
+ * when the deadline passes.
+ */
+export async function searchFiles(
+  vault: Vault,
+  paths: Iterable<string>,
+  options: MatchOptions & { cacheBytes: number; onFile?: (abs: string, resolved: Resolved) => void },
+): Promise<Result & { plan?: SearchPlan }> {
+  const cache = searchTextCache;
+  cache.budgetBytes = options.cacheBytes;
+  const useCache = options.cacheBytes > 0 && !(caching && caching.some((w) => !w.dead && w.busy));
+  const plain = useCache ? undefined : plainWorker();
+  const workers = plain ? [plain] : cachingWorkers();
+  const session = new SearchSession(workers, options, plain ? undefined : (shard) => cache.takeDrops(shard));
+  const inUse = new Set<number>();
+  const epoch = cache.epoch;
+  // What a later search of the same files can reuse: only when every text stays in the cache.
+  let reusable = !plain;
+  const orders: number[][] = workers.map(() => []);
+  const positions: number[][] = workers.map(() => []);
+  let position = 0;
+  const handle = (abs: string, resolved: Resolved): void => {
+    options.onFile?.(abs, resolved);
+    if ('skipped' in resolved) return;
+    const shard = plain ? 0 : resolved.shard;
+    if (resolved.put && !resolved.put.retain) reusable = false;
+    orders[shard]!.push(resolved.handle);
+    positions[shard]!.push(position++);
+    session.add(shard, resolved.handle, resolved.id, resolved.put);
+  };
+  // A file in two scoped folders (configured folders may overlap) is searched once.
+  const seen = new Set<string>();
+  const queue: { abs: string; resolved: Promise<Resolved> }[] = [];
+  try {
+    for (const abs of paths) {
+      if (seen.has(abs)) continue;
+      seen.add(abs);
+      // The warm path: nothing to wait for, no promise per file.
+      const known = useCache && queue.length === 0 ? cache.trusted(vault, abs, inUse) : undefined;
+      if (known) {
+        handle(abs, known);
+        continue;
+      }
+      session.check();
+      const resolved = cache.resolve(vault, abs, inUse, useCache);
+      // Settled later, in order; a rejection is awaited there.
+      resolved.catch(() => {});
+      queue.push({ abs, resolved });
+      if (queue.length >= READ_AHEAD) {
+        const head = queue.shift()!;
+        handle(head.abs, await head.resolved);
+      }
+    }
+    while (queue.length > 0) {
+      session.check();
+      const head = queue.shift()!;
+      handle(head.abs, await head.resolved);
+    }
+    session.check();
+  } catch (err) {
+    // What the workers hold no longer matches the bookkeeping: they are replaced next time.
+    session.fail(toError(err));
+    await Promise.allSettled(queue.map((q) => q.resolved));
+    session.close();
+    throw err;
+  }
+  try {
+    const result = await session.finish();
+    // Evictions during this search dropped texts it read earlier: nothing to reuse.
+    if (!reusable || cache.epoch !== epoch) return result;
+    return {
+      ...result,
+      plan: { orders: orders.map((o) => Int32Array.from(o)), positions: positions.map((p) => Int32Array.from(p)), group: workers, epoch },
     };
-    const onMessage = (reply: Reply): void => {
-      if (reply.id !== id) return;
-      cleanup();
-      if (reply.error !== undefined) reject(new Error(`search worker: ${reply.error}`));
-      else resolve({ matches: reply.matches ?? [], count: reply.count ?? 0 });
-    };
-    const onError = (err: Error): void => {
-      cleanup();
-      reject(err);
-    };
-    const onExit = (code: number): void => {
-      cleanup();
-      reject(new Error(`search worker exited (code ${code})`));
-    };
-    const onAbort = (): void => {
-      cleanup();
-      void worker.terminate();
-      reject(options.signal?.reason ?? new Error('aborted'));
-    };
-    const timer = setTimeout(() => {
-      cleanup();
-      void worker.terminate();
-      reject(new SearchTimeoutError(options.timeoutMs));
-    }, Math.max(0, options.deadline - Date.now()));
-    worker.on('message', onMessage);
-    worker.on('error', onError);
-    worker.on('exit', onExit);
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    worker.postMessage({ id, patterns: options.patterns, files, keep });
-  });
+  } finally {
+    if (plain) releasePlain(plain);
+  }
+}
+
+/**
+ * Run a plan made by an earlier search: no listing, no file checks, only the handles sent.
+ * Undefined when the plan no longer fits (the workers were replaced, a text was dropped, or
+ * they are busy with another search); the caller then searches the files again.
+ */
+export async function searchPlanned(plan: SearchPlan, options: MatchOptions): Promise<Result | undefined> {
+  const cache = searchTextCache;
+  if (caching !== plan.group || cache.epoch !== plan.epoch || plan.group.some((w) => w.dead || w.busy)) return undefined;
+  const session = new SearchSession(caching, options, (shard) => cache.takeDrops(shard));
+  plan.orders.forEach((order, shard) => session.sendPlanned(shard, order, plan.positions[shard]!));
+  return session.finish();
+}
+
+/**
+ * Match in-memory texts (no cache): the files the iterator yields, a batch at a time.
+ * Throws SearchTimeoutError when the deadline passes.
+ */
+export async function matchLines(files: AsyncIterable<SearchFile>, options: MatchOptions): Promise<Result> {
+  const worker = plainWorker();
+  const session = new SearchSession([worker], options);
+  let handle = 1;
+  try {
+    for await (const file of files) {
+      session.check();
+      session.add(0, handle++, file.id, { text: file.text, retain: false });
+    }
+  } catch (err) {
+    session.fail(toError(err));
+    session.close();
+    throw err;
+  }
+  try {
+    return await session.finish();
+  } finally {
+    releasePlain(worker);
+  }
 }

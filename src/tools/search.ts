@@ -1,63 +1,77 @@
 import path from 'node:path';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
+import { MAX_SEARCH_FILE_BYTES, type Resolved, onInvalidate, trustOf } from './file-cache.js';
 import { scopeProjects, pastSummariesFor } from './past-meetings.js';
-import { looksBinary } from './paths.js';
 import { findProject, listProjectFiles, listProjectFolders } from './project-files.js';
-import { translateDotNetRegex, type TranslatedRegex } from './regex.js';
-import { type SearchFile, SearchTimeoutError, matchLines } from './search-worker.js';
+import { translateDotNetRegex } from './regex.js';
+import { type SearchPattern, type SearchPlan, SearchTimeoutError, searchFiles, searchPattern, searchPlanned } from './search-worker.js';
+import { Vault } from '../vault/vault.js';
 import type { ToolContext } from './types.js';
 
 /**
  * `search`: regular expressions over the scoped projects' files and the past summaries of
- * those projects. Files are read one at a time and streamed to the matching worker, binary
- * and oversized files skipped, and the whole search is bounded by `Agent.SearchTimeoutSeconds`.
+ * those projects. The files' texts stay in the search worker between calls (bounded by
+ * `Agent.SearchCacheMegabytes`), so a warm search reads nothing from disk that has not
+ * changed; binary and oversized files are skipped, and the whole search is bounded by
+ * `Agent.SearchTimeoutSeconds`.
  */
 
-/** Larger files are skipped: a project's knowledge files are text of reasonable size. */
-const MAX_FILE_BYTES = 8 * 1024 * 1024;
-
-interface Skipped {
-  large: number;
-}
-
-async function* scopedFiles(ctx: ToolContext, scope: string[], skipped: Skipped, counts: { files: number; summaries: number }): AsyncGenerator<SearchFile> {
+/** The absolute paths in scope, in result order: each project's files (sorted), then the past summaries. */
+async function scopedPaths(ctx: ToolContext, scope: string[], summaries: Set<string>): Promise<string[]> {
   const folders = await listProjectFolders(ctx.vault);
   const seen = new Set<string>();
+  const out: string[] = [];
   for (const name of scope) {
     const project = findProject(folders, name);
     if (!project || seen.has(project.abs)) continue;
     seen.add(project.abs);
-    for (const rel of await listProjectFiles(ctx.vault, project)) {
-      const file = await readSearchable(ctx, path.join(project.abs, ...rel.split('/')), skipped);
-      if (file === undefined) continue;
-      counts.files++;
-      yield file;
-    }
+    for (const rel of await listProjectFiles(ctx.vault, project)) out.push(path.join(project.abs, ...rel.split('/')));
   }
   for (const summary of await pastSummariesFor(ctx, scope)) {
-    const file = await readSearchable(ctx, summary.path, skipped);
-    if (file === undefined) continue;
-    counts.summaries++;
-    yield file;
+    summaries.add(summary.path);
+    out.push(summary.path);
   }
+  return out;
 }
 
-async function readSearchable(ctx: ToolContext, abs: string, skipped: Skipped): Promise<SearchFile | undefined> {
-  try {
-    const stats = await ctx.vault.fs.stat(abs);
-    if (!stats.isFile()) return undefined;
-    if (stats.size > MAX_FILE_BYTES) {
-      skipped.large++;
-      return undefined;
-    }
-    const bytes = await ctx.vault.fs.readFile(abs);
-    if (looksBinary(bytes)) return undefined;
-    return { id: ctx.vault.rel(abs), text: Buffer.from(bytes).toString('utf8') };
-  } catch {
-    // A file that vanished or cannot be read while searching is simply not searched.
-    return undefined;
+interface Counts {
+  files: number;
+  summaries: number;
+  large: number;
+}
+
+/**
+ * Warm searches of a scope the daemon's watcher covers reuse the previous search's plan (which
+ * files, in which worker, in which order): no listing, no per-file work on this thread. Any
+ * event in the projects or summaries folders drops the vault's plans.
+ */
+interface CachedPlan {
+  plan: SearchPlan;
+  counts: Counts;
+  madeAt: number;
+}
+
+const MAX_PLANS = 8;
+const plans = new WeakMap<Vault, Map<string, CachedPlan>>();
+
+function plansOf(vault: Vault): Map<string, CachedPlan> {
+  let map = plans.get(vault);
+  if (!map) {
+    const created = new Map<string, CachedPlan>();
+    plans.set(vault, (map = created));
+    const roots = [vault.layout.folders.Projects, vault.layout.folders.Summaries];
+    onInvalidate(vault, (p) => {
+      if (roots.some((root) => Vault.isInside(root, p) || Vault.isInside(p, root))) created.clear();
+    });
   }
+  return map;
+}
+
+/** The plans of this scope may be kept: the watcher reports every change to what they cover. */
+function plannable(ctx: ToolContext): boolean {
+  const trust = trustOf(ctx.vault);
+  return trust.covers(ctx.vault.layout.folders.Projects) && trust.covers(ctx.vault.layout.folders.Summaries);
 }
 
 export const search = defineTool({
@@ -74,22 +88,44 @@ export const search = defineTool({
   async handler(args, ctx) {
     const keywords = args.keywords.filter((k) => k !== '');
     if (keywords.length === 0) throw new ToolError('give at least one non-empty keyword (a word or a regular expression).');
-    const patterns: TranslatedRegex[] = keywords.map((k) => translateDotNetRegex(k));
+    const patterns: SearchPattern[] = keywords.map((k) => searchPattern(k, translateDotNetRegex(k)));
     const scope = scopeProjects(ctx, args.projects);
     if (scope.length === 0) return 'This meeting has no projects, so there is nothing to search.';
     const timeoutMs = ctx.searchTimeoutMs ?? ctx.settings.Agent.SearchTimeoutSeconds * 1000;
     const maxResults = ctx.searchMaxResults ?? ctx.settings.Agent.SearchMaxResults;
-    const skipped: Skipped = { large: 0 };
-    const counts = { files: 0, summaries: 0 };
+    const options = { patterns, maxResults, timeoutMs, deadline: Date.now() + timeoutMs, signal: ctx.signal };
+    const trust = trustOf(ctx.vault);
+    const planKey = JSON.stringify([scope, ctx.meeting.summaryPath]);
+    const known = plannable(ctx) ? plansOf(ctx.vault).get(planKey) : undefined;
+    let counts: Counts = { files: 0, summaries: 0, large: 0 };
     let result;
     try {
-      result = await matchLines(scopedFiles(ctx, scope, skipped, counts), {
-        patterns,
-        maxResults,
-        timeoutMs,
-        deadline: Date.now() + timeoutMs,
-        signal: ctx.signal,
-      });
+      if (known && trust.now() - known.madeAt <= trust.maxTrustMs) {
+        result = await searchPlanned(known.plan, options);
+        counts = known.counts;
+      }
+      if (!result) {
+        const madeAt = trust.now();
+        const invalidations = trust.invalidations;
+        const summaries = new Set<string>();
+        const onFile = (abs: string, resolved: Resolved): void => {
+          if ('handle' in resolved) counts[summaries.has(abs) ? 'summaries' : 'files']++;
+          else if (resolved.skipped === 'large') counts.large++;
+        };
+        const full = await searchFiles(ctx.vault, await scopedPaths(ctx, scope, summaries), {
+          ...options,
+          cacheBytes: ctx.settings.Agent.SearchCacheMegabytes * 1024 * 1024,
+          onFile,
+        });
+        result = full;
+        // Not when a file event came in meanwhile: the plan might predate it.
+        if (full.plan && plannable(ctx) && trust.invalidations === invalidations) {
+          const map = plansOf(ctx.vault);
+          map.delete(planKey);
+          map.set(planKey, { plan: full.plan, counts, madeAt });
+          if (map.size > MAX_PLANS) map.delete(map.keys().next().value!);
+        }
+      }
     } catch (err) {
       if (err instanceof SearchTimeoutError) {
         throw new ToolError(
@@ -100,7 +136,7 @@ export const search = defineTool({
       throw err;
     }
     const where = `${scope.join(', ')} (${counts.files} project files, ${counts.summaries} past summaries searched)`;
-    const notes = skipped.large > 0 ? [`(${skipped.large} files over ${MAX_FILE_BYTES / 1024 / 1024} MB were skipped)`] : [];
+    const notes = counts.large > 0 ? [`(${counts.large} files over ${MAX_SEARCH_FILE_BYTES / 1024 / 1024} MB were skipped)`] : [];
     if (result.count === 0) return [`No matches in ${where}.`, ...notes].join('\n');
     const lines = result.matches.map((m) => `${m.file}:${m.line}:${m.text}`);
     const more = result.count - result.matches.length;

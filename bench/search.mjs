@@ -1,0 +1,97 @@
+// The `search` tool over two projects × 1,000 notes × 200 lines plus 3,000 past summaries
+// (~50 MB), against ripgrep over the same files with the same pattern semantics
+// (case-sensitive unless (?i), Unicode \d and \w, every matching line as path:line:text).
+// ripgrep is timed as a process, spawn to exit; our search as one tool call in a warm process,
+// the way the daemon serves it (its watcher reporting changes), and, for comparison, without
+// a watcher (one stat per file per call, as the one-shot CLI does).
+import path from 'node:path';
+import { dist, report, reportReference, runProcess, runs, stats, tempDir, toolSetup, which, writeCurrentMeeting, writeProjects, writeSummaries, ms } from './_lib.mjs';
+
+const RUNS = runs(15);
+const PROJECTS = ['Alpha', 'Beta'];
+const FILES = Number(process.env.BENCH_SEARCH_FILES ?? 1000);
+const SUMMARIES = Number(process.env.BENCH_SEARCH_SUMMARIES ?? 3000);
+
+const { dir, cleanup } = tempDir('search');
+const vault = path.join(dir, 'vault');
+const t0 = performance.now();
+const projectBytes = writeProjects(vault, { projects: PROJECTS, files: FILES, lines: 200 });
+const summaryBytes = writeSummaries(vault, SUMMARIES, { projects: PROJECTS });
+const meeting = writeCurrentMeeting(vault, { projects: PROJECTS });
+console.log(
+  `corpus: ${PROJECTS.length} projects × ${FILES} notes × 200 lines + ${SUMMARIES} summaries = ${((projectBytes + summaryBytes) / 1e6).toFixed(1)} MB ` +
+    `(generated in ${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+);
+
+const KEYWORDS = [
+  { label: 'literal', keyword: 'release date' },
+  { label: 'regex', keyword: '(?i)release (date|window)' },
+  { label: 'regex with classes', keyword: 'v\\d+\\.\\d+\\.\\d+' },
+];
+
+const rg = which('rg');
+if (!rg) console.log('ripgrep (rg) is not installed: figures are reported without a ratio. Install it with `apt-get install ripgrep` (Debian/Ubuntu) or `brew install ripgrep`.');
+const rgArgs = (keyword) => ['--no-config', '--no-heading', '-n', '-j2', '--', keyword, ...PROJECTS.map((p) => `Projects/${p}`), 'Meetings/Summaries'];
+
+// The daemon's process: one tool context per run, the caches shared for the process's life.
+const cache = await dist('tools/file-cache.js').catch(() => undefined);
+const daemonLike = await toolSetup(vault, meeting, { Agent: { SearchMaxResults: 1_000_000 } }, { maxResultChars: 1e9 });
+if (cache?.trustWatcher) cache.trustWatcher(daemonLike.vault, [path.join(vault, 'Projects'), path.join(vault, 'Meetings', 'Summaries')]);
+else console.log('(this build has no watcher-trusting cache: the "warm daemon" figures are stat-per-file figures)');
+const cliLike = await toolSetup(vault, meeting, { Agent: { SearchMaxResults: 1_000_000 } }, { maxResultChars: 1e9 });
+
+const resultLines = (text) => text.split('\n').slice(1).filter((l) => !l.startsWith('…') && !l.startsWith('('));
+
+let allOk = true;
+for (const { label, keyword } of KEYWORDS) {
+  const coldStart = performance.now();
+  const first = await daemonLike.call('search', { keywords: [keyword] });
+  const coldMs = performance.now() - coldStart;
+  const ours = resultLines(first);
+
+  let rgLines;
+  if (rg) {
+    rgLines = (await runProcess(rg, rgArgs(keyword), { cwd: vault })).split('\n').filter(Boolean);
+    const a = [...ours].sort();
+    const b = [...rgLines].sort();
+    const same = a.length === b.length && a.every((l, i) => l === b[i]);
+    console.log(`\n"${keyword}" (${label}): ${ours.length} matching lines; ripgrep ${rgLines.length}${same ? ', the same lines' : ' — DIFFERENT lines'}`);
+    if (!same) allOk = false;
+  } else {
+    console.log(`\n"${keyword}" (${label}): ${ours.length} matching lines`);
+  }
+  console.log(`  first call (cold: every file read from disk into the cache): ${ms(coldMs)}`);
+  await cliLike.call('search', { keywords: [keyword] });
+
+  // Interleaved, so that load from elsewhere on the machine hits both alike.
+  const oursMs = [];
+  const cliMs = [];
+  const rgMs = [];
+  for (let i = 0; i < RUNS; i++) {
+    globalThis.gc?.();
+    if (rg) {
+      const r0 = performance.now();
+      await runProcess(rg, rgArgs(keyword), { cwd: vault });
+      rgMs.push(performance.now() - r0);
+    }
+    const s0 = performance.now();
+    await daemonLike.call('search', { keywords: [keyword] });
+    oursMs.push(performance.now() - s0);
+    const c0 = performance.now();
+    await cliLike.call('search', { keywords: [keyword] });
+    cliMs.push(performance.now() - c0);
+  }
+  const reference = rg ? { label: 'rg -j2', stats: stats(rgMs) } : undefined;
+  if (reference) reportReference(`  rg -j2 ${label} (process, spawn to exit)`, reference.stats);
+  const s = stats(oursMs);
+  allOk =
+    report(`  search ${label}, warm daemon`, s, {
+      reference,
+      target: reference ? { text: '≤ 1.0× rg', ok: s.median <= reference.stats.median } : undefined,
+    }) && allOk;
+  report(`  search ${label}, warm, no watcher (stat per file)`, stats(cliMs), { reference, note: 'one-shot CLI; no target' });
+}
+
+const { closeSearchWorkers } = await dist('tools/search-worker.js');
+await closeSearchWorkers();
+cleanup();

@@ -1,0 +1,361 @@
+import path from 'node:path';
+import { Vault } from '../vault/vault.js';
+import { looksBinary } from './paths.js';
+
+/**
+ * What the tools keep in memory between calls, and how they know it is still fresh.
+ *
+ * Without a watcher (the one-shot CLI, tests) every cached file is checked by mtime and size
+ * when it is used. The daemon is long-running and watches the vault: it declares the folders
+ * its watcher covers with `trustWatcher` and reports every file event there with
+ * `invalidate`; cached files below those folders are then used without touching the disk
+ * until an event names them. Because events can be missed (a sync tool, an overflowing
+ * watcher queue), trusted files are still re-checked once they have gone `maxTrustMs`
+ * without a check. The tools' own writes (`Vault.write`) invalidate at once in both modes.
+ */
+
+export type InvalidateListener = (absPath: string) => void;
+
+export interface TrustOptions {
+  /** A trusted file is re-checked by mtime and size when its last check is older than this. Default 5 minutes. */
+  maxTrustMs?: number;
+  /** Clock (tests). */
+  now?: () => number;
+}
+
+export const DEFAULT_MAX_TRUST_MS = 5 * 60_000;
+
+class WatchState {
+  /** Invalidations so far: a cache built across an invalidation is not stored. */
+  invalidations = 0;
+  folders: string[] = [];
+  /** `folder + separator` of each, for a cheap prefix test. */
+  prefixes: string[] = [];
+  maxTrustMs = DEFAULT_MAX_TRUST_MS;
+  now: () => number = Date.now;
+  readonly listeners = new Set<InvalidateListener>();
+}
+
+const states = new WeakMap<Vault, WatchState>();
+
+function stateOf(vault: Vault): WatchState {
+  let state = states.get(vault);
+  if (!state) {
+    const created = new WatchState();
+    states.set(vault, (state = created));
+    vault.onWrite((p) => notify(created, p));
+  }
+  return state;
+}
+
+function notify(state: WatchState, absPath: string): void {
+  state.invalidations++;
+  const abs = path.resolve(absPath);
+  for (const listener of state.listeners) listener(abs);
+}
+
+/**
+ * The daemon's watcher reports every add, change and unlink below `folders` (absolute) through
+ * `invalidate`: from now on the tools' caches trust files there without a stat. Call it once
+ * the watcher is ready; an empty list (or `stopTrustingWatcher`) returns to checking by mtime.
+ */
+export function trustWatcher(vault: Vault, folders: readonly string[], options: TrustOptions = {}): void {
+  const state = stateOf(vault);
+  state.folders = folders.map((f) => path.resolve(f));
+  state.prefixes = state.folders.map((f) => (f.endsWith(path.sep) ? f : f + path.sep));
+  state.maxTrustMs = options.maxTrustMs ?? DEFAULT_MAX_TRUST_MS;
+  if (options.now) state.now = options.now;
+}
+
+export function stopTrustingWatcher(vault: Vault): void {
+  const state = stateOf(vault);
+  state.folders = [];
+  state.prefixes = [];
+}
+
+/**
+ * A file event (add, change, unlink) for a file or a folder: every cache of this vault
+ * forgets what it holds of that path, or of everything below it for a folder.
+ */
+export function invalidate(vault: Vault, absPath: string): void {
+  notify(stateOf(vault), absPath);
+}
+
+/** Listen to invalidations of `vault`; returns the function that stops listening. */
+export function onInvalidate(vault: Vault, listener: InvalidateListener): () => void {
+  const state = stateOf(vault);
+  state.listeners.add(listener);
+  return () => state.listeners.delete(listener);
+}
+
+/** The watcher's trust for one vault, as a cache sees it. */
+export interface Trust {
+  /** True when a watcher reports changes to `absPath` (a file or a folder). */
+  covers(absPath: string): boolean;
+  readonly maxTrustMs: number;
+  now(): number;
+  /** Invalidations of this vault so far. */
+  readonly invalidations: number;
+}
+
+export function trustOf(vault: Vault): Trust {
+  const state = stateOf(vault);
+  return {
+    // Paths here are absolute and normalised: a prefix test is enough (and cheap per file).
+    covers: (absPath) => {
+      for (let i = 0; i < state.folders.length; i++) if (absPath === state.folders[i] || absPath.startsWith(state.prefixes[i]!)) return true;
+      return false;
+    },
+    get maxTrustMs() {
+      return state.maxTrustMs;
+    },
+    get invalidations() {
+      return state.invalidations;
+    },
+    now: () => state.now(),
+  };
+}
+
+// --- the search's text cache ------------------------------------------------------------------
+
+/** Larger files are skipped by `search`: a project's knowledge files are text of reasonable size. */
+export const MAX_SEARCH_FILE_BYTES = 8 * 1024 * 1024;
+
+interface CachedFile {
+  key: string;
+  abs: string;
+  /** Vault-relative path. */
+  id: string;
+  vault: Vault;
+  /** The number the worker knows the text by. */
+  handle: number;
+  /** Which of the caching workers holds the text. */
+  shard: number;
+  mtimeMs: number;
+  size: number;
+  /** Bytes counted against the budget (0 for a binary file, whose text is not kept). */
+  bytes: number;
+  binary: boolean;
+  /** When mtime and size were last compared with the disk (Trust.now clock). */
+  checkedAt: number;
+  /** An event named it: read again before use. */
+  stale: boolean;
+}
+
+/** A file to search: its handle in the worker, and its text when the worker does not hold it yet. */
+export interface SearchableFile {
+  handle: number;
+  /** The worker (of `shards`) that holds it, or is to search it. */
+  shard: number;
+  /** Vault-relative path, as results show it. */
+  id: string;
+  /** Present when the text must be sent; `retain` says whether the worker keeps it afterwards. */
+  put?: { text: string; retain: boolean };
+}
+
+export type Resolved = SearchableFile | { skipped: 'missing' | 'binary' | 'large' };
+
+/**
+ * The bookkeeping of the texts the search worker holds: which file each handle is, its
+ * mtime and size when read, least recently used first, within a byte budget. The texts
+ * themselves live only in the worker (so a warm search sends no text at all); this side
+ * decides what it keeps, and forgets everything when the worker is replaced.
+ */
+export class SearchTextCache {
+  private readonly files = new Map<string, CachedFile>();
+  private readonly vaultIds = new WeakMap<Vault, number>();
+  private nextVaultId = 1;
+  private nextHandle = 1;
+  private total = 0;
+  private changes = 0;
+  /** Bytes held per worker: a new text goes to the emptiest, so the workers share the matching. */
+  private shardBytes: number[];
+  /** Handles whose texts each worker should drop with its next message. */
+  private drops: number[][];
+
+  constructor(
+    public budgetBytes: number,
+    readonly shards = 1,
+  ) {
+    this.shardBytes = new Array<number>(shards).fill(0);
+    this.drops = Array.from({ length: shards }, () => []);
+  }
+
+  /** Changes each time a held text is dropped or the cache is reset: a plan made before is void. */
+  get epoch(): number {
+    return this.changes;
+  }
+
+  /** Bytes of text held. */
+  get bytes(): number {
+    return this.total;
+  }
+
+  get size(): number {
+    return this.files.size;
+  }
+
+  /** The worker was replaced (a runaway pattern, an abort): it holds nothing now. */
+  reset(): void {
+    this.changes++;
+    this.files.clear();
+    this.total = 0;
+    this.shardBytes.fill(0);
+    this.drops = Array.from({ length: this.shards }, () => []);
+  }
+
+  /** Handles one worker should drop, taken once. */
+  takeDrops(shard: number): number[] {
+    const out = this.drops[shard]!;
+    this.drops[shard] = [];
+    return out;
+  }
+
+  private keyOf(vault: Vault, abs: string): string {
+    let id = this.vaultIds.get(vault);
+    if (id === undefined) {
+      this.vaultIds.set(vault, (id = this.nextVaultId++));
+      const prefix = `${id}\0`;
+      onInvalidate(vault, (p) => this.markStale(prefix, p));
+    }
+    return `${id}\0${abs}`;
+  }
+
+  /** An event for a file or a folder: what is cached of it (or below it) is read again before use. */
+  private markStale(prefix: string, absPath: string): void {
+    const exact = this.files.get(prefix + absPath);
+    if (exact) {
+      exact.stale = true;
+      return;
+    }
+    // A folder (renamed, removed, added): everything below it.
+    for (const file of this.files.values()) {
+      if (file.key.startsWith(prefix) && Vault.isInside(absPath, file.abs)) file.stale = true;
+    }
+  }
+
+  private remove(file: CachedFile): void {
+    this.changes++;
+    this.files.delete(file.key);
+    this.total -= file.bytes;
+    this.shardBytes[file.shard]! -= file.bytes;
+    if (!file.binary) this.drops[file.shard]!.push(file.handle);
+  }
+
+  private touch(file: CachedFile): void {
+    this.files.delete(file.key);
+    this.files.set(file.key, file);
+  }
+
+  /** Make room for `bytes` by dropping the least recently used files not in `inUse`; false when impossible. */
+  private makeRoom(bytes: number, inUse: ReadonlySet<number>): boolean {
+    if (bytes > this.budgetBytes) return false;
+    if (this.total + bytes <= this.budgetBytes) return true;
+    for (const file of this.files.values()) {
+      if (this.total + bytes <= this.budgetBytes) break;
+      if (inUse.has(file.handle) || file.bytes === 0) continue;
+      this.remove(file);
+    }
+    return this.total + bytes <= this.budgetBytes;
+  }
+
+  /**
+   * One file for a search: the cached text when it is fresh (trusted, or mtime and size
+   * unchanged), else read from disk and, budget permitting, kept. `absPath` is absolute and
+   * normalised (as path.join makes it). `inUse` collects the handles of this search, which
+   * are not evicted to make room for later files. `cached: false` reads the file and keeps
+   * nothing (a worker other than the caching one will search it).
+   */
+  async resolve(vault: Vault, absPath: string, inUse: Set<number>, cached = true): Promise<Resolved> {
+    const trust = this.trustFor(vault);
+    const key = this.keyOf(vault, absPath);
+    const now = trust.now();
+    const trusted = cached ? this.trusted(vault, absPath, inUse) : undefined;
+    if (trusted) return trusted;
+    let stats;
+    try {
+      stats = await vault.fs.stat(absPath);
+    } catch {
+      // A file that vanished or cannot be read while searching is simply not searched.
+      this.forget(key);
+      return { skipped: 'missing' };
+    }
+    if (!stats.isFile()) {
+      this.forget(key);
+      return { skipped: 'missing' };
+    }
+    if (stats.size > MAX_SEARCH_FILE_BYTES) {
+      this.forget(key);
+      return { skipped: 'large' };
+    }
+    const again = cached ? this.files.get(key) : undefined;
+    if (again && !again.stale && again.mtimeMs === stats.mtimeMs && again.size === stats.size) {
+      again.checkedAt = now;
+      return this.use(again, inUse);
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await vault.fs.readFile(absPath);
+    } catch {
+      this.forget(key);
+      return { skipped: 'missing' };
+    }
+    // Whatever is cached of it (stale, or added by a concurrent read) is replaced.
+    this.forget(key);
+    const id = vault.rel(absPath);
+    const base = { key, abs: absPath, id, vault, mtimeMs: stats.mtimeMs, size: stats.size, checkedAt: now, stale: false };
+    if (looksBinary(bytes)) {
+      if (cached) this.files.set(key, { ...base, handle: 0, shard: 0, bytes: 0, binary: true });
+      return { skipped: 'binary' };
+    }
+    const text = Buffer.from(bytes).toString('utf8');
+    const handle = this.nextHandle++;
+    inUse.add(handle);
+    const retain = cached && this.makeRoom(bytes.length, inUse);
+    const shard = retain ? this.emptiestShard() : handle % this.shards;
+    if (retain) {
+      this.files.set(key, { ...base, handle, shard, bytes: bytes.length, binary: false });
+      this.total += bytes.length;
+      this.shardBytes[shard]! += bytes.length;
+    }
+    return { handle, shard, id, put: { text, retain } };
+  }
+
+  /**
+   * The cached file without touching the disk, when the watcher vouches for it (covered,
+   * not invalidated, checked within `maxTrustMs`); undefined when it must be resolved.
+   */
+  trusted(vault: Vault, absPath: string, inUse: Set<number>): Resolved | undefined {
+    const hit = this.files.get(this.keyOf(vault, absPath));
+    if (!hit || hit.stale) return undefined;
+    const trust = this.trustFor(vault);
+    if (trust.now() - hit.checkedAt > trust.maxTrustMs || !trust.covers(absPath)) return undefined;
+    return this.use(hit, inUse);
+  }
+
+  private emptiestShard(): number {
+    let best = 0;
+    for (let i = 1; i < this.shards; i++) if (this.shardBytes[i]! < this.shardBytes[best]!) best = i;
+    return best;
+  }
+
+  private use(file: CachedFile, inUse: Set<number>): Resolved {
+    this.touch(file);
+    if (file.binary) return { skipped: 'binary' };
+    inUse.add(file.handle);
+    return { handle: file.handle, shard: file.shard, id: file.id };
+  }
+
+  private forget(key: string): void {
+    const file = this.files.get(key);
+    if (file) this.remove(file);
+  }
+
+  private readonly trusts = new WeakMap<Vault, Trust>();
+
+  private trustFor(vault: Vault): Trust {
+    let trust = this.trusts.get(vault);
+    if (!trust) this.trusts.set(vault, (trust = trustOf(vault)));
+    return trust;
+  }
+}
