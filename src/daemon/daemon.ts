@@ -15,6 +15,7 @@ import { contextOfMeeting } from './locate.js';
 import { readFacts } from './notes.js';
 import { type Job, type JobResult, type QueueStatus, RunQueue, type StopResult } from './queue.js';
 import { Reconciler, type Schedule, scheduleReconcile, type ScanResult } from './reconcile.js';
+import { sweepTempFiles } from './temps.js';
 import { type Trigger, TriggerTracker } from './triggers.js';
 
 /**
@@ -344,6 +345,8 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   // After the watcher is ready, so that nothing between the scan and the first event is
   // missed; after "ready", because on a large vault the first scan reads every frontmatter.
   const startupScan = (async () => {
+    // A crash (SIGKILL, power loss) may have left temporary files of atomic writes behind.
+    await sweepTempFiles(vault, log).catch((err: unknown) => log.warn({ err }, 'could not look for leftover temporary files'));
     const leftover = await takeLeftover(vault).catch((err: unknown) => {
       log.warn({ err }, 'could not read the jobs left by the last stop');
       return [];

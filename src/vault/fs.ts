@@ -82,6 +82,16 @@ export function isTempFile(file: string): boolean {
 }
 
 /**
+ * The process that created a temporary file of writeFileAtomic (its pid is in the name), so
+ * one left behind by a killed process can be told from one a live process is writing now.
+ * Undefined for other names.
+ */
+export function tempFileOwner(file: string): number | undefined {
+  const m = /\.(\d+)-[0-9a-f]+\.ma-tmp$/.exec(path.basename(file));
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
  * Write a file so that a crash at any point leaves either the old or the new content,
  * never a mix: temporary file in the same folder, fsync, rename over the target.
  * The existing file's mode is kept.
@@ -96,7 +106,7 @@ export async function writeFileAtomic(
   await fs.mkdir(dir, { recursive: true });
   const existing = await statIfExists(fs, file);
   const mode = options.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   let handle: FileHandleLike | undefined;
   try {
     handle = await fs.open(tmp, 'wx', mode);
