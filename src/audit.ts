@@ -1,6 +1,9 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { structuredPatch } from 'diff';
+import { STATE_FOLDER } from './daemon/token.js';
 import { looksBinary } from './tools/paths.js';
+import { isNotFound, writeFileAtomic } from './vault/fs.js';
 import type { Vault } from './vault/vault.js';
 
 /**
@@ -23,15 +26,46 @@ interface Entry {
 /** Lines of unchanged context around each change: enough to place it, not the whole file. */
 const CONTEXT_LINES = 1;
 
+/** One audited file as the journal keeps it: enough to report its change after a crash. */
+interface JournalEntry {
+  version: 1;
+  /** Vault-relative. */
+  file: string;
+  before: string | null;
+  /** Vault-relative trash path once a move is done; null while it is under way. */
+  movedTo?: string | null;
+}
+
+/**
+ * Where a meeting's audit journal lives: `<vault>/.meeting-assistant/audit/<key>/`, keyed by
+ * the context note the section is appended to.
+ */
+export function auditJournalFolder(vault: Vault, contextPath: string): string {
+  const key = createHash('sha1').update(vault.rel(contextPath)).digest('hex').slice(0, 16);
+  return path.join(vault.root, STATE_FOLDER, 'audit', key);
+}
+
+export interface AuditOptions {
+  excluded: string[];
+  /**
+   * A folder for the write-ahead journal: each file's content before the run's first write is
+   * saved there before that write, so a run killed before its audit was appended still gets
+   * its changes reported by the run that resumes the meeting (see `resume`).
+   */
+  journal?: string;
+}
+
 export class Audit {
   private readonly entries = new Map<string, Entry>();
   private readonly excluded: Set<string>;
+  private readonly journal: string | undefined;
 
   constructor(
     private readonly vault: Vault,
-    options: { excluded: string[] },
+    options: AuditOptions,
   ) {
     this.excluded = new Set(options.excluded.map((p) => path.resolve(p)));
+    this.journal = options.journal;
   }
 
   private isExcluded(absPath: string): boolean {
@@ -47,6 +81,7 @@ export class Audit {
     }
     const entry = this.entries.get(file);
     const before = entry ? entry.before : await this.vault.readIfExists(file);
+    if (!entry) await this.journalEntry(file, { before });
     await this.vault.write(file, content);
     this.entries.set(file, { before, after: content });
   }
@@ -56,8 +91,10 @@ export class Audit {
     const from = path.resolve(fromAbs);
     const to = path.resolve(toAbs);
     const before = await this.beforeOf(from);
+    await this.journalEntry(from, { before, movedTo: null });
     await this.vault.fs.mkdir(path.dirname(to), { recursive: true });
     await this.vault.fs.rename(from, to);
+    await this.journalEntry(from, { before, movedTo: to });
     this.recordMove(from, to, before);
   }
 
@@ -65,9 +102,79 @@ export class Audit {
   async moveToTrash(absPath: string): Promise<string> {
     const from = path.resolve(absPath);
     const before = await this.beforeOf(from);
+    await this.journalEntry(from, { before, movedTo: null });
     const to = await this.vault.moveToTrash(from);
+    await this.journalEntry(from, { before, movedTo: to });
     this.recordMove(from, to, before);
     return to;
+  }
+
+  private journalFile(file: string): string {
+    return path.join(this.journal!, `${createHash('sha1').update(this.vault.rel(file)).digest('hex').slice(0, 16)}.json`);
+  }
+
+  /** Saves a file's entry before the change it describes is made (a no-op without a journal). */
+  private async journalEntry(file: string, entry: { before: string | undefined; movedTo?: string | null }): Promise<void> {
+    if (!this.journal || this.isExcluded(file)) return;
+    const saved: JournalEntry = {
+      version: 1,
+      file: this.vault.rel(file),
+      before: entry.before ?? null,
+      ...(entry.movedTo !== undefined && { movedTo: entry.movedTo === null ? null : this.vault.rel(entry.movedTo) }),
+    };
+    await this.vault.fs.mkdir(this.journal, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.vault.fs, this.journalFile(file), JSON.stringify(saved));
+  }
+
+  /**
+   * At the start of a run: when the previous run of this meeting was interrupted (`interrupted`:
+   * its context note was still `summarizing`), take over its journal, so the changes it made
+   * are reported with this run's, each file from its content before the first run touched it.
+   * Otherwise a journal left over (a crash right after a finished run's audit) is stale: dropped.
+   * Returns how many files were taken over.
+   */
+  async resume(interrupted: boolean): Promise<number> {
+    if (!this.journal) return 0;
+    if (!interrupted) {
+      await this.clearJournal();
+      return 0;
+    }
+    let names: string[];
+    try {
+      names = (await this.vault.fs.readdir(this.journal, { withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.json')).map((e) => e.name);
+    } catch (err) {
+      if (isNotFound(err)) return 0;
+      throw err;
+    }
+    let taken = 0;
+    for (const name of names) {
+      let saved: JournalEntry;
+      try {
+        saved = JSON.parse(Buffer.from(await this.vault.fs.readFile(path.join(this.journal, name))).toString('utf8')) as JournalEntry;
+      } catch {
+        continue;
+      }
+      if (saved?.version !== 1 || typeof saved.file !== 'string') continue;
+      const file = this.vault.abs(saved.file);
+      if (!this.vault.contains(file) || this.isExcluded(file) || this.entries.has(file)) continue;
+      const before = typeof saved.before === 'string' ? saved.before : undefined;
+      const after = await this.vault.readIfExists(file);
+      if (saved.movedTo !== undefined && after === undefined) {
+        // A move that was done (or done just before the crash, its target not yet noted).
+        const to = saved.movedTo ? this.vault.abs(saved.movedTo) : path.join(this.vault.root, '.trash', saved.file);
+        this.entries.set(file, { before, after: undefined, movedTo: to });
+      } else {
+        this.entries.set(file, { before, after });
+      }
+      taken++;
+    }
+    return taken;
+  }
+
+  /** Forget the journal: called once the audit section is in the context note. */
+  async clearJournal(): Promise<void> {
+    if (!this.journal) return;
+    await this.vault.fs.rm(this.journal, { recursive: true, force: true });
   }
 
   private async beforeOf(file: string): Promise<string | undefined> {

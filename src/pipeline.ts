@@ -2,13 +2,13 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from './config.js';
 import type { Logger } from './log.js';
-import { Audit } from './audit.js';
+import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
 import { ModelError, type ModelClient } from './agent/types.js';
 import { createToolRegistry } from './tools/registry.js';
 import type { RunState, ToolContext } from './tools/types.js';
-import { appendToContextBody, createContextNote, setContextState } from './vault/context.js';
+import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
 import { FrontmatterError, readNote } from './vault/frontmatter.js';
 import { LinkError } from './vault/links.js';
 import {
@@ -119,9 +119,17 @@ async function runMeeting(
 
   const settings = deps.config.settings;
   const run: RunState = { summaryWritten: false };
-  const audit = new Audit(vault, { excluded: [artifacts.summaryPath, artifacts.contextPath] });
+  const audit = new Audit(vault, {
+    excluded: [artifacts.summaryPath, artifacts.contextPath],
+    journal: auditJournalFolder(vault, artifacts.contextPath),
+  });
   let failure: unknown;
   try {
+    // A context note still `summarizing` means the last run was killed or aborted: the files it
+    // changed are reported with this run's (its audit journal), so no change goes unreported.
+    const previousState = await readContextState(vault, artifacts.contextPath).catch(() => undefined);
+    const resumed = await audit.resume(previousState === 'summarizing');
+    if (resumed > 0) log.info({ files: resumed }, 'the interrupted run\'s changes are reported with this run\'s');
     await createContextNote(vault, artifacts, { state: 'summarizing' });
     const contextNote = await readNote(vault, artifacts.contextPath);
     await setContextState(vault, artifacts.contextPath, 'summarizing', {
@@ -172,6 +180,7 @@ async function runMeeting(
   const auditSection = audit.isEmpty ? '' : audit.render(now());
   if (failure === undefined) {
     await finishContext(deps, artifacts, 'finished', auditSection);
+    await forgetJournal(audit, log);
     log.info({ summary: vault.rel(artifacts.summaryPath) }, 'run finished');
     return { runId, status: 'done', meetingPath, summaryPath: artifacts.summaryPath };
   }
@@ -181,8 +190,9 @@ async function runMeeting(
   const aborted = failure instanceof ModelError && failure.kind === 'aborted';
   try {
     if (aborted) {
-      // Shutdown: leave `summarizing` so catch-up resumes the meeting at next start.
-      if (auditSection) await appendToContextBody(vault, artifacts.contextPath, auditSection);
+      // Shutdown: leave `summarizing` so catch-up resumes the meeting at next start; the audit
+      // journal stays, and the resumed run reports these changes with its own (appending them
+      // now too would report them twice).
     } else {
       if (!run.summaryWritten) await writeFailureReport(deps, artifacts, details);
       const errorNote = run.summaryWritten
@@ -190,6 +200,7 @@ async function runMeeting(
           `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
         : '';
       await finishContext(deps, artifacts, 'error', [auditSection, errorNote].filter(Boolean).join('\n\n'));
+      await forgetJournal(audit, log);
     }
   } catch (err) {
     log.error({ err }, 'could not record the failure in the vault');
@@ -201,6 +212,11 @@ async function runMeeting(
     summaryPath: artifacts.summaryPath,
     error: `${details.type}: ${details.message}`,
   };
+}
+
+/** The audit is in the context note: its journal must not be reported again. */
+async function forgetJournal(audit: Audit, log: Logger): Promise<void> {
+  await audit.clearJournal().catch((err: unknown) => log.warn({ err }, 'could not remove the audit journal'));
 }
 
 function isBlank(value: unknown): boolean {

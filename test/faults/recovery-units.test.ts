@@ -1,0 +1,148 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Audit, auditJournalFolder } from '../../src/audit.js';
+import { createModelClient } from '../../src/agent/client.js';
+import { sweepTempFiles } from '../../src/daemon/temps.js';
+import { silentLogger } from '../../src/log.js';
+import { type PipelineDeps, summarizeMeeting } from '../../src/pipeline.js';
+import { parseNote } from '../../src/vault/frontmatter.js';
+import { tempFileOwner, writeFileAtomic } from '../../src/vault/fs.js';
+import { Vault } from '../../src/vault/vault.js';
+import { auditSections } from '../helpers/faults.js';
+import { memoryFs, memoryVault, testConfig } from '../helpers/memfs.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { meetingNote, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+
+/**
+ * The pieces behind the crash-recovery guarantees, on memfs: leftover temporary files of
+ * killed writers are swept at start, and the audit journal makes a resumed run report what
+ * the interrupted run changed, exactly once.
+ */
+
+const CONTEXT = '/vault/Meetings/Context/M.md';
+const SUMMARY = '/vault/Meetings/Summaries/M.md';
+
+describe('leftover temporary files', () => {
+  it('the writer pid is part of a temporary file name', async () => {
+    const vault = memoryVault();
+    let seen: string | undefined;
+    const fs = vault.fs;
+    const spy = { ...fs, open: (file: string, flags: string, mode?: number) => ((seen = file), fs.open(file, flags, mode)) };
+    await writeFileAtomic(spy, '/vault/Projects/A/x.md', 'x');
+    expect(tempFileOwner(seen!)).toBe(process.pid);
+    expect(tempFileOwner('/vault/.x.md.abcdef012345.ma-tmp')).toBeUndefined();
+  });
+
+  it("sweeps dead writers' and very old temporary files below the written folders, keeps live ones and everything else", async () => {
+    const DEAD = 999_999;
+    const LIVE = 4242;
+    const files = {
+      [`Meetings/.A.md.${DEAD}-0a1b2c3d4e5f.ma-tmp`]: 'half',
+      [`Meetings/Summaries/.S.md.${DEAD}-0a1b2c3d4e5f.ma-tmp`]: 'half',
+      [`Projects/Alpha/docs/.n.md.${DEAD}-0a1b2c3d4e5f.ma-tmp`]: 'half',
+      [`.meeting-assistant/.queue.json.${DEAD}-0a1b2c3d4e5f.ma-tmp`]: '{',
+      [`Meetings/.B.md.${LIVE}-0a1b2c3d4e5f.ma-tmp`]: 'being written',
+      [`Meetings/.C.md.${process.pid}-0a1b2c3d4e5f.ma-tmp`]: 'ours',
+      'Meetings/.D.md.0a1b2c3d4e5f.ma-tmp': 'old format, young',
+      [`.obsidian/.w.json.${DEAD}-0a1b2c3d4e5f.ma-tmp`]: 'not ours to touch',
+      [`Elsewhere/.E.md.${DEAD}-0a1b2c3d4e5f.ma-tmp`]: 'outside the written folders',
+      'Meetings/.hidden.md': 'a dot-file of a person',
+      'Meetings/A.md': 'whole note',
+    };
+    const vault = memoryVault(files);
+    const removed = await sweepTempFiles(vault, silentLogger, { isAlive: (pid) => pid === LIVE });
+    expect(removed.map((f) => vault.rel(f)).sort()).toEqual(
+      [
+        `.meeting-assistant/.queue.json.${DEAD}-0a1b2c3d4e5f.ma-tmp`,
+        `Meetings/.A.md.${DEAD}-0a1b2c3d4e5f.ma-tmp`,
+        `Meetings/Summaries/.S.md.${DEAD}-0a1b2c3d4e5f.ma-tmp`,
+        `Projects/Alpha/docs/.n.md.${DEAD}-0a1b2c3d4e5f.ma-tmp`,
+      ].sort(),
+    );
+    for (const kept of Object.keys(files).filter((f) => !removed.includes(vault.abs(f)))) {
+      expect(await vault.exists(vault.abs(kept)), kept).toBe(true);
+    }
+    // An hour later, the unknown-owner file is garbage too.
+    const later = await sweepTempFiles(vault, silentLogger, { isAlive: () => true, now: () => Date.now() + 2 * 3600_000 });
+    expect(later.map((f) => vault.rel(f))).toContain('Meetings/.D.md.0a1b2c3d4e5f.ma-tmp');
+  });
+});
+
+describe('audit journal', () => {
+  const journaled = (vault: Vault) =>
+    new Audit(vault, { excluded: [SUMMARY, CONTEXT], journal: auditJournalFolder(vault, CONTEXT) });
+
+  it('a run resumed after a crash reports the crashed run’s writes, each file from before the first run touched it', async () => {
+    const vault = memoryVault({ 'Projects/Alpha/notes.md': 'one\ntwo\n', 'Meetings/Speakers/Bob.md': 'voice\n' });
+    const first = journaled(vault);
+    await first.write('/vault/Projects/Alpha/notes.md', 'one\nTWO\n');
+    await first.write('/vault/Projects/Alpha/new.md', 'created\n');
+    await first.moveToTrash('/vault/Meetings/Speakers/Bob.md');
+    await first.write(SUMMARY, 'never audited');
+    // The process dies here: no render, no append.
+
+    const second = journaled(vault);
+    expect(await second.resume(true)).toBe(3);
+    await second.write('/vault/Projects/Alpha/notes.md', 'one\nTWO\nthree\n');
+    const section = second.render(new Date('2026-11-30T10:00:00Z'));
+    expect(section).toContain('### Projects/Alpha/notes.md\n```diff\n@@ -1,2 +1,3 @@\n one\n-two\n+TWO\n+three\n```');
+    expect(section).toContain('### Projects/Alpha/new.md\n```diff\n@@ -0,0 +1,1 @@\n+created\n```');
+    expect(section).toContain('### Meetings/Speakers/Bob.md\nMoved to `.trash/Meetings/Speakers/Bob.md`.');
+    expect(section).not.toContain('Summaries');
+    await second.clearJournal();
+    expect(await vault.exists(auditJournalFolder(vault, CONTEXT))).toBe(false);
+  });
+
+  it('a journal found when the last run was not interrupted is stale: dropped, nothing reported twice', async () => {
+    const vault = memoryVault({ 'Projects/Alpha/notes.md': 'one\n' });
+    const first = journaled(vault);
+    await first.write('/vault/Projects/Alpha/notes.md', 'ONE\n');
+    const second = journaled(vault);
+    expect(await second.resume(false)).toBe(0);
+    expect(second.isEmpty).toBe(true);
+    expect(await vault.exists(auditJournalFolder(vault, CONTEXT))).toBe(false);
+  });
+});
+
+describe('pipeline: an aborted run (shutdown) and its resumption', () => {
+  let server: ScriptedServer;
+  beforeEach(async () => {
+    server = await startScriptedServer();
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  it('the aborted run appends nothing; the resumed run reports its project write once, in the same section as its own', async () => {
+    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 }, Reconnect: { Attempts: 0 } });
+    const vault = new Vault(
+      memoryFs({
+        'Meetings/M.md': meetingNote('M'),
+        'Meetings/Transcripts/M.md': transcriptNote('M', 'finished'),
+        'Projects/Alpha/Overview.md': '# Alpha\n',
+      }),
+      config.layout,
+    );
+    const deps: PipelineDeps = { vault, config, log: silentLogger, model: createModelClient(config), retryUrl: () => 'http://127.0.0.1:1/retry' };
+    const controller = new AbortController();
+    server.script(
+      { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Overview.md', content: '- first run' } }] } },
+      { handler: () => (controller.abort(), { hang: true }) },
+    );
+    const aborted = await summarizeMeeting(deps, vault.abs('Meetings/M.md'), { signal: controller.signal });
+    expect(aborted.status).toBe('failed');
+    const afterAbort = parseNote(await vault.read(CONTEXT));
+    expect(afterAbort.data.state).toBe('summarizing');
+    expect(auditSections(afterAbort.body)).toBe(0);
+
+    server.script(
+      { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } },
+      { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Overview.md', content: '- second run' } }] } },
+      { reply: { content: 'Done.' } },
+    );
+    expect((await summarizeMeeting(deps, vault.abs('Meetings/M.md'))).status).toBe('done');
+    const context = parseNote(await vault.read(CONTEXT));
+    expect(context.data.state).toBe('finished');
+    expect(auditSections(context.body)).toBe(1);
+    expect(context.body).toContain('```diff\n@@ -1,1 +1,3 @@\n # Alpha\n+- first run\n+- second run\n```');
+  });
+});
