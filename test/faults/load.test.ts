@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseNote } from '../../src/vault/frontmatter.js';
+import { FaultTally, vaultHealth } from '../helpers/faults.js';
+import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type ScriptedServer, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
+import {
+  type DaemonSetup,
+  daemonSetup,
+  dataOf,
+  editProperty,
+  meetingNote,
+  meetingOfRequest,
+  SUMMARY_BODY,
+  summarizingModel,
+  transcriptNote,
+} from '../integration/daemon-helpers.js';
+
+/**
+ * Load: 100 transcripts flipped to finished within one second while the real daemon runs
+ * with MaxConcurrentSummaries 3 against a fast scripted model.
+ */
+
+const tally = new FaultTally('load');
+const COUNT = 100;
+const BOUND = 3;
+const names = Array.from({ length: COUNT }, (_, i) => `Load ${String(i + 1).padStart(3, '0')}`);
+
+let server: ScriptedServer;
+let setup: DaemonSetup;
+let daemon: DaemonProcess;
+let flipMs = 0;
+
+beforeAll(async () => {
+  server = await startScriptedServer();
+  // A little latency per answer, so that three runs really overlap.
+  server.setFallback(summarizingModel(20));
+  setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: BOUND }, Logging: { Level: 'info' } });
+  for (const name of names) {
+    setup.write(`Meetings/${name}.md`, meetingNote(name));
+    setup.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
+  }
+  daemon = await startDaemonProcess({ configPath: setup.configPath });
+  await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan'), 15_000, 'the start-up scan');
+  const started = Date.now();
+  for (const name of names) editProperty(setup, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
+  flipMs = Date.now() - started;
+  await waitFor(
+    () => names.every((n) => dataOf(setup, `Meetings/Context/${n}.md`)?.state === 'finished'),
+    '100 meetings finished',
+    80_000,
+    100,
+  );
+}, 120_000);
+
+afterAll(async () => {
+  await daemon?.kill();
+  await killAll();
+  await server?.close();
+  setup?.cleanup();
+});
+
+describe('fault suite: load (100 transcripts finished within one second, MaxConcurrentSummaries 3)', () => {
+  it('all 100 transcripts were flipped within one second, as the scenario says', () => {
+    console.log(`fault suite: load: 100 transcripts flipped in ${flipMs} ms`);
+    expect(flipMs).toBeLessThan(1000);
+  });
+
+  it('every meeting has its whole summary and state finished', async () => {
+    for (const name of names) {
+      await tally.check(name, () => {
+        const summary = parseNote(setup.read(`Meetings/Summaries/${name}.md`));
+        expect(summary.data.status, name).toBe('done');
+        expect(summary.body, name).toBe(SUMMARY_BODY);
+        expect(dataOf(setup, `Meetings/Context/${name}.md`)?.state, name).toBe('finished');
+      });
+    }
+  });
+
+  it('the concurrency bound held: never more than 3 model requests open, and 3 were used', () => {
+    expect(server.maxInFlight).toBeLessThanOrEqual(BOUND);
+    expect(server.maxInFlight).toBe(BOUND);
+    const running = daemon.logs.filter((l) => l.msg === 'run started').length;
+    expect(running).toBe(COUNT);
+  });
+
+  it('no meeting was run twice: one trigger, one run, one first request per meeting', () => {
+    const requests = server.modelRequests();
+    expect(requests).toHaveLength(2 * COUNT);
+    const firsts = new Map<string, number>();
+    for (const req of requests) {
+      if (toolCallsSoFar(req).length > 0) continue;
+      const meeting = meetingOfRequest(req)!;
+      firsts.set(meeting, (firsts.get(meeting) ?? 0) + 1);
+    }
+    expect(firsts.size).toBe(COUNT);
+    expect([...firsts.values()].every((n) => n === 1)).toBe(true);
+    const runs = new Map<string, number>();
+    for (const l of daemon.logs.filter((l) => l.msg === 'run started')) runs.set(String(l.meeting), (runs.get(String(l.meeting)) ?? 0) + 1);
+    expect(runs.size).toBe(COUNT);
+    expect([...runs.values()].every((n) => n === 1)).toBe(true);
+    expect(daemon.logs.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('summarize queued'))).toHaveLength(COUNT);
+  });
+
+  it('survived the load: 100/100, no half-written note, the daemon still answers', async () => {
+    expect(vaultHealth(setup.vault)).toEqual({ temps: [], unparsable: [] });
+    expect(await (await fetch(`http://127.0.0.1:${setup.port}/healthz`)).text()).toBe('ok');
+    console.log(tally.summary());
+    expect(tally.lost).toEqual([]);
+    expect(tally.runCount).toBe(COUNT);
+    expect(tally.survivedCount).toBe(COUNT);
+  });
+});
