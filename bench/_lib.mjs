@@ -45,9 +45,11 @@ export function stats(values) {
 /** `fn` timed `n` times after `warmup` untimed calls; milliseconds. */
 export async function timeRuns(fn, { n, warmup = 1 } = {}) {
   for (let i = 0; i < warmup; i++) await fn(-1 - i);
+  // Once before the series, not before each run: a forced full collection leaves the next
+  // run slower than any run of a process that was not told to collect.
+  globalThis.gc?.();
   const out = [];
   for (let i = 0; i < n; i++) {
-    globalThis.gc?.();
     const t = performance.now();
     await fn(i);
     out.push(performance.now() - t);
@@ -274,4 +276,28 @@ export async function toolSetup(vault, meeting, raw = {}, ctxOptions = {}) {
     return r.content;
   };
   return { config, vault: v, ctx, registry, call };
+}
+
+/**
+ * What the daemon does for the tools' caches: a chokidar watcher on `folders` whose every
+ * event invalidates the path, and the caches told to trust it once it is ready. Returns the
+ * watcher (close it at the end).
+ */
+export async function watchLikeDaemon(vault, folders) {
+  const { watch } = await import('chokidar');
+  const { invalidate, trustWatcher } = await dist('tools/file-cache.js');
+  const watcher = watch(folders, { ignoreInitial: true, atomic: true });
+  for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir']) watcher.on(event, (p) => invalidate(vault, path.resolve(p)));
+  await new Promise((resolve) => watcher.once('ready', resolve));
+  trustWatcher(vault, folders);
+  return watcher;
+}
+
+/** Poll `check` until it returns true, or fail after `timeoutMs`. */
+export async function until(check, timeoutMs = 10_000, what = 'condition') {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -27,6 +27,8 @@ export interface PastSummary {
   /** `startTime` in ms since the epoch; -Infinity when missing or not a date (sorts last). */
   startMs: number;
   projects: string[];
+  /** `projects` in lower case, for comparisons without regard to case. */
+  projectKeys: string[];
   /** `done`, `failed`, …; undefined when missing. */
   status: string | undefined;
   mtimeMs: number;
@@ -42,6 +44,8 @@ export class PastSummaryIndex {
   /** Watched mode: the summary files known to exist, and the answer while nothing changed. */
   private listed: Set<string> | undefined;
   private answer: PastSummary[] | undefined;
+  /** `answer` newest first, made on demand. */
+  private byDate: PastSummary[] | undefined;
   private readonly dirty = new Set<string>();
   private sweptAt = -Infinity;
   private refreshing: Promise<void> | undefined;
@@ -68,18 +72,23 @@ export class PastSummaryIndex {
   clear(): void {
     this.cache.clear();
     this.listed = undefined;
-    this.answer = undefined;
+    this.setAnswer(undefined);
+  }
+
+  private setAnswer(answer: PastSummary[] | undefined): void {
+    this.answer = answer;
+    this.byDate = undefined;
   }
 
   private forget(absPath: string): void {
     const folder = this.vault.layout.folders.Summaries;
     if (this.cache.delete(absPath) || (Vault.isInside(folder, absPath) && isMarkdownName(absPath))) {
       this.dirty.add(absPath);
-      this.answer = undefined;
+      this.setAnswer(undefined);
     } else if (Vault.isInside(folder, absPath) || Vault.isInside(absPath, folder)) {
       // A folder at or around the summaries: walk again.
       this.listed = undefined;
-      this.answer = undefined;
+      this.setAnswer(undefined);
     }
   }
 
@@ -88,14 +97,27 @@ export class PastSummaryIndex {
    * `Folders.Summaries`) whose frontmatter parses, sorted by path.
    */
   async all(): Promise<PastSummary[]> {
+    return [...(await this.current())];
+  }
+
+  /** The same summaries, newest `start_time` first (missing dates last, ties by path). */
+  async newestFirst(): Promise<PastSummary[]> {
+    const answer = await this.current();
+    if (answer !== this.answer) return [...answer].sort(newestFirst);
+    this.byDate ??= [...answer].sort(newestFirst);
+    return [...this.byDate];
+  }
+
+  /** The answer, shared: callers copy it. */
+  private async current(): Promise<readonly PastSummary[]> {
     const folder = this.vault.layout.folders.Summaries;
     if (!this.trust.covers(folder)) {
       this.listed = undefined;
-      this.answer = undefined;
+      this.setAnswer(undefined);
       return this.walk();
     }
     while (this.refreshing) await this.refreshing;
-    if (this.answer && this.dirty.size === 0 && this.trust.now() - this.sweptAt <= this.trust.maxTrustMs) return [...this.answer];
+    if (this.answer && this.dirty.size === 0 && this.trust.now() - this.sweptAt <= this.trust.maxTrustMs) return this.answer;
     const refresh = this.refreshWatched();
     this.refreshing = refresh;
     try {
@@ -103,7 +125,7 @@ export class PastSummaryIndex {
     } finally {
       this.refreshing = undefined;
     }
-    return [...(this.answer ?? [])];
+    return this.answer ?? [];
   }
 
   /** One walk of the folder, every file checked by mtime and size. */
@@ -132,7 +154,7 @@ export class PastSummaryIndex {
       this.listed = new Set(answer.map((e) => e.path));
       for (const [file, cached] of this.cache) if (cached.entry === undefined) this.listed.add(file);
       this.sweptAt = now;
-      this.answer = answer;
+      this.setAnswer(answer);
       return;
     }
     const changed = [...this.dirty];
@@ -157,7 +179,7 @@ export class PastSummaryIndex {
       const entry = this.cache.get(file)?.entry;
       if (entry) answer.push(entry);
     }
-    this.answer = answer;
+    this.setAnswer(answer);
   }
 
   /** The entry of one file, fresh; undefined when it does not exist or does not parse. */
@@ -186,13 +208,15 @@ export class PastSummaryIndex {
       const data = parseNote(text, this.vault.rel(file)).data;
       const startTime = scalar(data.start_time);
       const startMs = startTime === undefined ? NaN : Date.parse(startTime);
+      const projects = projectNames(data.projects);
       entry = {
         path: file,
         rel: this.vault.rel(file),
         title: scalar(data.title),
         startTime,
         startMs: Number.isNaN(startMs) ? -Infinity : startMs,
-        projects: projectNames(data.projects),
+        projects,
+        projectKeys: projects.map((p) => p.toLowerCase()),
         status: scalar(data.status),
         mtimeMs: stats.mtimeMs,
         size: stats.size,
@@ -204,6 +228,12 @@ export class PastSummaryIndex {
     this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, entry });
     return entry;
   }
+}
+
+/** Newest start_time first; equal (or missing) times by path. */
+export function newestFirst(a: PastSummary, b: PastSummary): number {
+  if (a.startMs !== b.startMs) return a.startMs === -Infinity ? 1 : b.startMs === -Infinity ? -1 : b.startMs - a.startMs;
+  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
 }
 
 function isMarkdownName(file: string): boolean {

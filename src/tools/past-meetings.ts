@@ -36,22 +36,24 @@ export function scopeProjects(ctx: ToolContext, requested: string[] | undefined)
   return out;
 }
 
-function isCurrentSummary(ctx: ToolContext, abs: string): boolean {
-  const current = path.resolve(ctx.meeting.summaryPath);
-  return abs === current || abs.toLowerCase() === current.toLowerCase();
-}
-
-/** Past summaries whose projects intersect `scope`: failure reports and the current summary excluded. */
-export async function pastSummariesFor(ctx: ToolContext, scope: readonly string[]): Promise<PastSummary[]> {
+/**
+ * Past summaries whose projects intersect `scope`: failure reports and the current summary
+ * excluded; sorted by path, or newest first.
+ */
+export async function pastSummariesFor(ctx: ToolContext, scope: readonly string[], order: 'path' | 'newest' = 'path'): Promise<PastSummary[]> {
   if (scope.length === 0) return [];
-  const all = await ctx.pastSummaries.all();
-  return all.filter((s) => s.status !== 'failed' && !isCurrentSummary(ctx, s.path) && intersects(s.projects, scope));
-}
-
-/** Newest start_time first; equal (or missing) times by path. */
-function newestFirst(a: PastSummary, b: PastSummary): number {
-  if (a.startMs !== b.startMs) return a.startMs === -Infinity ? 1 : b.startMs === -Infinity ? -1 : b.startMs - a.startMs;
-  return a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0;
+  const all = order === 'newest' ? await ctx.pastSummaries.newestFirst() : await ctx.pastSummaries.all();
+  // Once per call, not per summary: ten thousand of them are filtered on every call.
+  const current = path.resolve(ctx.meeting.summaryPath);
+  const currentLower = current.toLowerCase();
+  const keys = new Set(scope.map((p) => p.toLowerCase()));
+  return all.filter(
+    (s) =>
+      s.status !== 'failed' &&
+      s.projectKeys.some((k) => keys.has(k)) &&
+      s.path !== current &&
+      s.path.toLowerCase() !== currentLower,
+  );
 }
 
 export const listPastProjectMeetings = defineTool({
@@ -68,7 +70,7 @@ export const listPastProjectMeetings = defineTool({
   async handler(args, ctx) {
     const scope = scopeProjects(ctx, args.projects);
     if (scope.length === 0) return 'This meeting has no projects, so there are no past meetings of its projects.';
-    const found = (await pastSummariesFor(ctx, scope)).sort(newestFirst);
+    const found = await pastSummariesFor(ctx, scope, 'newest');
     const notes: string[] = [];
     let size = args.page_size ?? 20;
     if (size > 100) notes.push(`page_size ${size} is above the maximum; using 100.`);
