@@ -142,6 +142,39 @@ interface CachedFile {
   stale: boolean;
 }
 
+type Known = Pick<CachedFile, 'mtimeMs' | 'size' | 'stale'>;
+
+type Read =
+  | { text: string; bytes: number; mtimeMs: number; size: number }
+  | { skipped: 'missing' | 'large' }
+  | { skipped: 'binary'; mtimeMs: number; size: number };
+
+/**
+ * A file's text for the search, or why it is skipped; 'unchanged' when `known` (not stale)
+ * has the same mtime and size. A file that vanished or cannot be read is simply not searched.
+ */
+async function readSearchable(vault: Vault, abs: string): Promise<Read>;
+async function readSearchable(vault: Vault, abs: string, known: Known | undefined): Promise<Read | 'unchanged'>;
+async function readSearchable(vault: Vault, abs: string, known?: Known): Promise<Read | 'unchanged'> {
+  let stats;
+  try {
+    stats = await vault.fs.stat(abs);
+  } catch {
+    return { skipped: 'missing' };
+  }
+  if (!stats.isFile()) return { skipped: 'missing' };
+  if (stats.size > MAX_SEARCH_FILE_BYTES) return { skipped: 'large' };
+  if (known && !known.stale && known.mtimeMs === stats.mtimeMs && known.size === stats.size) return 'unchanged';
+  let bytes: Uint8Array;
+  try {
+    bytes = await vault.fs.readFile(abs);
+  } catch {
+    return { skipped: 'missing' };
+  }
+  if (looksBinary(bytes)) return { skipped: 'binary', mtimeMs: stats.mtimeMs, size: stats.size };
+  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, mtimeMs: stats.mtimeMs, size: stats.size };
+}
+
 /** A file to search: its handle in the worker, and its text when the worker does not hold it yet. */
 export interface SearchableFile {
   handle: number;
@@ -267,58 +300,43 @@ export class SearchTextCache {
    * nothing (a worker other than the caching one will search it).
    */
   async resolve(vault: Vault, absPath: string, inUse: Set<number>, cached = true): Promise<Resolved> {
-    const trust = this.trustFor(vault);
-    const key = this.keyOf(vault, absPath);
-    const now = trust.now();
-    const trusted = cached ? this.trusted(vault, absPath, inUse) : undefined;
+    if (!cached) {
+      // Another search owns the bookkeeping: read, and leave the cache alone.
+      const read = await readSearchable(vault, absPath);
+      if ('skipped' in read) return { skipped: read.skipped };
+      const handle = this.nextHandle++;
+      return { handle, shard: 0, id: vault.rel(absPath), put: { text: read.text, retain: false } };
+    }
+    const trusted = this.trusted(vault, absPath, inUse);
     if (trusted) return trusted;
-    let stats;
-    try {
-      stats = await vault.fs.stat(absPath);
-    } catch {
-      // A file that vanished or cannot be read while searching is simply not searched.
-      this.forget(key);
-      return { skipped: 'missing' };
-    }
-    if (!stats.isFile()) {
-      this.forget(key);
-      return { skipped: 'missing' };
-    }
-    if (stats.size > MAX_SEARCH_FILE_BYTES) {
-      this.forget(key);
-      return { skipped: 'large' };
-    }
-    const again = cached ? this.files.get(key) : undefined;
-    if (again && !again.stale && again.mtimeMs === stats.mtimeMs && again.size === stats.size) {
-      again.checkedAt = now;
-      return this.use(again, inUse);
-    }
-    let bytes: Uint8Array;
-    try {
-      bytes = await vault.fs.readFile(absPath);
-    } catch {
-      this.forget(key);
-      return { skipped: 'missing' };
+    const key = this.keyOf(vault, absPath);
+    const now = this.trustFor(vault).now();
+    const hit = this.files.get(key);
+    const read = await readSearchable(vault, absPath, hit);
+    if (read === 'unchanged') {
+      hit!.checkedAt = now;
+      return this.use(hit!, inUse);
     }
     // Whatever is cached of it (stale, or added by a concurrent read) is replaced.
     this.forget(key);
-    const id = vault.rel(absPath);
-    const base = { key, abs: absPath, id, vault, mtimeMs: stats.mtimeMs, size: stats.size, checkedAt: now, stale: false };
-    if (looksBinary(bytes)) {
-      if (cached) this.files.set(key, { ...base, handle: 0, shard: 0, bytes: 0, binary: true });
-      return { skipped: 'binary' };
+    if ('skipped' in read) {
+      if (read.skipped === 'binary') {
+        this.files.set(key, { key, abs: absPath, id: '', vault, mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
+      }
+      return { skipped: read.skipped };
     }
-    const text = Buffer.from(bytes).toString('utf8');
+    const id = vault.rel(absPath);
+    const bytes = read.bytes;
     const handle = this.nextHandle++;
     inUse.add(handle);
-    const retain = cached && this.makeRoom(bytes.length, inUse);
+    const retain = this.makeRoom(bytes, inUse);
     const shard = retain ? this.emptiestShard() : handle % this.shards;
     if (retain) {
-      this.files.set(key, { ...base, handle, shard, bytes: bytes.length, binary: false });
-      this.total += bytes.length;
-      this.shardBytes[shard]! += bytes.length;
+      this.files.set(key, { key, abs: absPath, id, vault, mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
+      this.total += bytes;
+      this.shardBytes[shard]! += bytes;
     }
-    return { handle, shard, id, put: { text, retain } };
+    return { handle, shard, id, put: { text: read.text, retain } };
   }
 
   /**

@@ -9,12 +9,12 @@ import type { TranslatedRegex } from './regex.js';
  * cannot be interrupted from JavaScript, so matching runs in a worker thread that is
  * terminated when the search's time limit passes; the daemon's event loop never stalls.
  *
- * One long-lived worker keeps the texts of the files searched (within
- * `Agent.SearchCacheMegabytes`, least recently used dropped first; see file-cache.ts), so a
- * warm search sends the worker only the list of file handles, never 50 MB of text. When it
- * is terminated (a runaway pattern, an abort) its texts are gone and the next search reads
- * the files again. A search that arrives while that worker is busy runs on a plain worker
- * that keeps nothing.
+ * Long-lived workers (two on a multi-core machine, matching in parallel) keep the texts of
+ * the files searched (within `Agent.SearchCacheMegabytes`, least recently used dropped
+ * first; see file-cache.ts), so a warm search sends them only the list of file handles,
+ * never 50 MB of text. When one is terminated (a runaway pattern, an abort) their texts are
+ * gone and the next search reads the files again. A search that arrives while another uses
+ * them runs on a plain worker that keeps nothing.
  *
  * The worker is created from an inline script (`eval: true`): under vitest the TypeScript
  * sources are not runnable by a worker, and this way the compiled build needs no extra file.
@@ -37,8 +37,9 @@ function compile(patterns) {
   }));
 }
 
+// The line from start to end (a line feed, or the end of the text); a carriage return before the line feed belongs to the line ending.
 function lineText(text, start, end) {
-  if (end > start && text.charCodeAt(end - 1) === 13) end--;
+  if (end < text.length && end > start && text.charCodeAt(end - 1) === 13) end--;
   return text.slice(start, end);
 }
 
@@ -224,10 +225,6 @@ class MatchWorker {
     this.lostHandlers.push(handler);
   }
 
-  get busy(): boolean {
-    return this.pending.size > 0;
-  }
-
   request(req: Request): Promise<WorkerResult> {
     if (this.dead) return Promise.reject(new Error('search worker is gone'));
     const id = nextId++;
@@ -267,6 +264,8 @@ const SHARDS = Math.max(1, Math.min(2, availableParallelism()));
 export const searchTextCache = new SearchTextCache(256 * 1024 * 1024, SHARDS);
 
 let caching: MatchWorker[] | undefined;
+/** True while a search uses the caching workers. */
+let cachingInUse = false;
 /** Plain workers kept warm for searches that find the caching workers busy; more are terminated. */
 const MAX_IDLE = 1;
 const idle: MatchWorker[] = [];
@@ -457,9 +456,25 @@ export async function searchFiles(
   paths: Iterable<string>,
   options: MatchOptions & { cacheBytes: number; onFile?: (abs: string, resolved: Resolved) => void },
 ): Promise<Result & { plan?: SearchPlan }> {
+  // One search at a time owns the caching workers (and their bookkeeping); another runs beside it on a plain worker.
+  const useCache = options.cacheBytes > 0 && !cachingInUse;
+  if (!useCache) return searchWith(vault, paths, options, false);
+  cachingInUse = true;
+  try {
+    return await searchWith(vault, paths, options, true);
+  } finally {
+    cachingInUse = false;
+  }
+}
+
+async function searchWith(
+  vault: Vault,
+  paths: Iterable<string>,
+  options: MatchOptions & { cacheBytes: number; onFile?: (abs: string, resolved: Resolved) => void },
+  useCache: boolean,
+): Promise<Result & { plan?: SearchPlan }> {
   const cache = searchTextCache;
-  cache.budgetBytes = options.cacheBytes;
-  const useCache = options.cacheBytes > 0 && !(caching && caching.some((w) => !w.dead && w.busy));
+  if (useCache) cache.budgetBytes = options.cacheBytes;
   const plain = useCache ? undefined : plainWorker();
   const workers = plain ? [plain] : cachingWorkers();
   const session = new SearchSession(workers, options, plain ? undefined : (shard) => cache.takeDrops(shard));
@@ -535,10 +550,15 @@ export async function searchFiles(
  */
 export async function searchPlanned(plan: SearchPlan, options: MatchOptions): Promise<Result | undefined> {
   const cache = searchTextCache;
-  if (caching !== plan.group || cache.epoch !== plan.epoch || plan.group.some((w) => w.dead || w.busy)) return undefined;
-  const session = new SearchSession(caching, options, (shard) => cache.takeDrops(shard));
-  plan.orders.forEach((order, shard) => session.sendPlanned(shard, order, plan.positions[shard]!));
-  return session.finish();
+  if (cachingInUse || caching !== plan.group || cache.epoch !== plan.epoch || plan.group.some((w) => w.dead)) return undefined;
+  cachingInUse = true;
+  try {
+    const session = new SearchSession(caching, options, (shard) => cache.takeDrops(shard));
+    plan.orders.forEach((order, shard) => session.sendPlanned(shard, order, plan.positions[shard]!));
+    return await session.finish();
+  } finally {
+    cachingInUse = false;
+  }
 }
 
 /**

@@ -1,0 +1,116 @@
+import { describe, expect, it } from 'vitest';
+import { invalidate, trustWatcher } from '../../src/tools/file-cache.js';
+import { PastSummaryIndex } from '../../src/tools/past-index.js';
+import type { Fs } from '../../src/vault/fs.js';
+import { harness, summaryNote } from './helpers.js';
+
+const SUMMARIES = '/vault/Meetings/Summaries';
+
+function spy(fs: Fs): Record<'readFile' | 'stat' | 'lstat' | 'readdir', number> {
+  const counts = { readFile: 0, stat: 0, lstat: 0, readdir: 0 };
+  for (const name of Object.keys(counts) as (keyof typeof counts)[]) {
+    const original = (fs[name] as (...args: unknown[]) => Promise<unknown>).bind(fs);
+    (fs as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      counts[name]++;
+      return original(...args);
+    };
+  }
+  return counts;
+}
+
+const titles = async (index: PastSummaryIndex) => (await index.all()).map((s) => s.title);
+
+describe("past summary index with the daemon's watcher trusted", () => {
+  it('a warm query lists no folder and stats no file', async () => {
+    const h = harness();
+    trustWatcher(h.vault, [SUMMARIES]);
+    // The index the tools of this run use.
+    const index = h.ctx.pastSummaries;
+    expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
+    const counts = spy(h.vault.fs);
+    expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
+    expect(await h.call('list_past_project_meetings')).toMatchObject({ isError: false });
+    expect(counts).toEqual({ readFile: 0, stat: 0, lstat: 0, readdir: 0 });
+  });
+
+  it('re-reads only what the watcher reports: a changed, an added and a deleted summary', async () => {
+    const h = harness();
+    trustWatcher(h.vault, [SUMMARIES]);
+    const index = new PastSummaryIndex(h.vault);
+    await index.all();
+    await h.fs.writeFile(`${SUMMARIES}/2026-11-20 Gamma Plan.md`, summaryNote('Gamma Plan 2', '2026-11-20', ['Gamma']));
+    await h.fs.writeFile(`${SUMMARIES}/2026-11-27 New.md`, summaryNote('New', '2026-11-27', ['Alpha']));
+    await h.fs.unlink(`${SUMMARIES}/2026-11-16 Beta Review.md`);
+    // Nothing reported yet: the index still answers from memory.
+    expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
+    const counts = spy(h.vault.fs);
+    for (const file of ['2026-11-20 Gamma Plan.md', '2026-11-27 New.md', '2026-11-16 Beta Review.md']) invalidate(h.vault, `${SUMMARIES}/${file}`);
+    expect(await titles(index)).toEqual(['Gamma Plan 2', 'Alpha Sync', 'New']);
+    expect(counts.readdir).toBe(0);
+    expect(counts.readFile).toBe(2);
+  });
+
+  it('an event for the folder makes it walk the folder again', async () => {
+    const h = harness();
+    trustWatcher(h.vault, [SUMMARIES]);
+    const index = new PastSummaryIndex(h.vault);
+    await index.all();
+    await h.fs.mkdir(`${SUMMARIES}/2025`, { recursive: true });
+    await h.fs.writeFile(`${SUMMARIES}/2025/Old.md`, summaryNote('Old', '2025-01-01', ['Alpha']));
+    invalidate(h.vault, `${SUMMARIES}/2025`);
+    expect(await titles(index)).toContain('Old');
+  });
+
+  it("the tools' own writes are seen at once, and PastSummaryIndex#invalidate reaches every cache of the vault", async () => {
+    const h = harness();
+    trustWatcher(h.vault, [SUMMARIES]);
+    const shared = PastSummaryIndex.forVault(h.vault);
+    const other = new PastSummaryIndex(h.vault);
+    await Promise.all([shared.all(), other.all()]);
+    await h.vault.write(`${SUMMARIES}/2026-11-20 Gamma Plan.md`, summaryNote('Gamma Plan 2', '2026-11-20', ['Gamma']));
+    expect(await titles(other)).toContain('Gamma Plan 2');
+    await h.fs.writeFile(`${SUMMARIES}/2026-11-23 Alpha Sync.md`, summaryNote('Alpha Sync 2', '2026-11-23', ['Alpha']));
+    shared.invalidate(`${SUMMARIES}/2026-11-23 Alpha Sync.md`);
+    expect(await titles(other)).toContain('Alpha Sync 2');
+    expect(await titles(shared)).toContain('Alpha Sync 2');
+  });
+
+  it('walks and checks every file again once the last walk is older than maxTrustMs (events can be missed)', async () => {
+    const h = harness();
+    let now = 5_000_000;
+    trustWatcher(h.vault, [SUMMARIES], { maxTrustMs: 300_000, now: () => now });
+    const index = new PastSummaryIndex(h.vault);
+    await index.all();
+    await h.fs.writeFile(`${SUMMARIES}/2026-11-27 Missed.md`, summaryNote('Missed', '2026-11-27', ['Alpha']));
+    expect(await titles(index)).not.toContain('Missed');
+    now += 300_001;
+    expect(await titles(index)).toContain('Missed');
+  });
+});
+
+describe('past summary index without a watcher', () => {
+  it('walks the folder once per call of list_past_project_meetings, and sees every change', async () => {
+    const h = harness();
+    await h.call('list_past_project_meetings');
+    const counts = spy(h.vault.fs);
+    await h.fs.writeFile(`${SUMMARIES}/2026-11-27 New.md`, summaryNote('New', '2026-11-27T09:00:00Z', ['Alpha']));
+    const r = await h.call('list_past_project_meetings');
+    expect(r.content.split('\n')[1]).toContain('2026-11-27 New.md');
+    // One folder, listed once; each summary stat'ed once.
+    expect(counts.readdir).toBe(1);
+    expect(counts.stat).toBe(4);
+  });
+
+  it('lists newest first, summaries without a usable start_time last and by path', async () => {
+    const h = harness({
+      meeting: { projects: ['Alpha'] },
+      files: {
+        'Meetings/Summaries/b no date.md': '---\ntitle: B\nprojects: [Alpha]\n---\n',
+        'Meetings/Summaries/a bad date.md': '---\ntitle: A\nstart_time: someday\nprojects: [Alpha]\n---\n',
+        'Meetings/Summaries/2027 later.md': summaryNote('Later', '2027-01-01T00:00:00Z', ['alpha']),
+      },
+    });
+    const rows = (await h.call('list_past_project_meetings')).content.split('\n').slice(1).map((l) => l.split(' | ')[1]);
+    expect(rows).toEqual(['Later', 'Alpha Sync', 'A', 'B']);
+  });
+});
