@@ -38,15 +38,56 @@ export const ENCRYPTED_CHARS_PER_TOKEN = 4;
 // Text must never be read as control tokens: a transcript may contain `<|endoftext|>`.
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
+/**
+ * Byte-pair merging is quadratic in the length of one pre-token: a run of 200,000 characters
+ * without a space (a small model repeating one character, hostile tool arguments, a pasted
+ * blob) took half a minute and blocked the daemon. Runs of at least twice this length are
+ * encoded in slices of it; a cut costs at most a token, which the estimate can afford.
+ */
+const SLICE = 256;
+const LONG_RUN = new RegExp(`\\S{${2 * SLICE},}`, 'g');
+
+/** `text` as pieces that are each cheap to encode and together are `text`. */
+function pieces(text: string): string[] {
+  LONG_RUN.lastIndex = 0;
+  const long = LONG_RUN.test(text);
+  // matchAll starts where test() left the shared regex.
+  LONG_RUN.lastIndex = 0;
+  if (!long) return [text];
+  const out: string[] = [];
+  let last = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    if (m.index > last) out.push(text.slice(last, m.index));
+    const run = m[0];
+    for (let i = 0; i < run.length; ) {
+      let end = Math.min(run.length, i + SLICE);
+      // Never between the two halves of a surrogate pair.
+      const code = run.charCodeAt(end - 1);
+      if (end < run.length && code >= 0xd800 && code <= 0xdbff) end--;
+      out.push(run.slice(i, end));
+      i = end;
+    }
+    last = m.index + run.length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
 export function countTokens(text: string): number {
   if (text === '') return 0;
-  return bpeCount(text, AS_TEXT);
+  let n = 0;
+  for (const piece of pieces(text)) n += bpeCount(piece, AS_TEXT);
+  return n;
 }
 
 /** The first `max` tokens of `text` (the whole text when it is shorter). */
 export function truncateToTokens(text: string, max: number): string {
   if (max <= 0) return '';
-  const tokens = encode(text, AS_TEXT);
+  const tokens: number[] = [];
+  for (const piece of pieces(text)) {
+    for (const token of encode(piece, AS_TEXT)) tokens.push(token);
+    if (tokens.length > max) break;
+  }
   if (tokens.length <= max) return text;
   return decode(tokens.slice(0, max));
 }
