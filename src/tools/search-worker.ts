@@ -148,11 +148,12 @@ export interface SearchPattern extends TranslatedRegex {
 
 /**
  * Whether a .NET keyword may be scanned over whole texts: any lookaround could look past a
- * line's end, so those are tested line by line. Conservative: `\(?=` (an escaped parenthesis)
- * also counts as lookaround; the only cost is speed.
+ * line's end, so those are tested line by line. Conservative: whitespace is ignored (under
+ * `(?x)` it is not part of the pattern) and `\(?=` (an escaped parenthesis) also counts as
+ * lookaround; the only cost is speed.
  */
 export function scannable(keyword: string): boolean {
-  return !/\(\?<?[=!]/.test(keyword);
+  return !/\(\?<?[=!]/.test(keyword.replace(/\s+/g, ''));
 }
 
 /** A translated pattern with its scanning mode. */
@@ -327,7 +328,8 @@ export interface MatchOptions {
 export interface SearchPlan {
   readonly orders: Int32Array[];
   readonly positions: Int32Array[];
-  readonly group: readonly MatchWorker[];
+  /** The caching workers it was made for (opaque). */
+  readonly group: readonly object[];
   readonly epoch: number;
 }
 
@@ -550,10 +552,11 @@ async function searchWith(
  */
 export async function searchPlanned(plan: SearchPlan, options: MatchOptions): Promise<Result | undefined> {
   const cache = searchTextCache;
-  if (cachingInUse || caching !== plan.group || cache.epoch !== plan.epoch || plan.group.some((w) => w.dead)) return undefined;
+  const group = caching;
+  if (cachingInUse || !group || group !== plan.group || cache.epoch !== plan.epoch || group.some((w) => w.dead)) return undefined;
   cachingInUse = true;
   try {
-    const session = new SearchSession(caching, options, (shard) => cache.takeDrops(shard));
+    const session = new SearchSession(group, options, (shard) => cache.takeDrops(shard));
     plan.orders.forEach((order, shard) => session.sendPlanned(shard, order, plan.positions[shard]!));
     return await session.finish();
   } finally {

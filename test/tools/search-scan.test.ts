@@ -67,6 +67,7 @@ describe('whole-text scanning finds exactly the lines a line-by-line search find
   it('judges lookaround within the line (such keywords are tested line by line)', async () => {
     expect(scannable('(?<!a)b')).toBe(false);
     expect(scannable('a(?=b)')).toBe(false);
+    expect(scannable('(?x) a ( ?= b )')).toBe(false);
     expect(scannable('a\\bb')).toBe(true);
     const files = [{ id: 'a.md', text: 'xa\nb\nab\nfoo\nfoo bar\n' }];
     expect((await scanned(files, ['(?<!a)b'])).lines).toEqual(['a.md:2:b', 'a.md:5:foo bar']);
