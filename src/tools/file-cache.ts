@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Vault } from '../vault/vault.js';
+import type { Vault } from '../vault/vault.js';
 import { looksBinary } from './paths.js';
 
 /**
@@ -126,7 +126,6 @@ interface CachedFile {
   abs: string;
   /** Vault-relative path. */
   id: string;
-  vault: Vault;
   /** The number the worker knows the text by. */
   handle: number;
   /** Which of the caching workers holds the text. */
@@ -261,10 +260,10 @@ export class SearchTextCache {
       exact.stale = true;
       return;
     }
-    // A folder (renamed, removed, added): everything below it.
-    for (const file of this.files.values()) {
-      if (file.key.startsWith(prefix) && Vault.isInside(absPath, file.abs)) file.stale = true;
-    }
+    // A folder (renamed, removed, added): everything below it. Every event of the vault comes
+    // here, so the test is a plain prefix comparison.
+    const below = prefix + (absPath.endsWith(path.sep) ? absPath : absPath + path.sep);
+    for (const file of this.files.values()) if (file.key.startsWith(below)) file.stale = true;
   }
 
   private remove(file: CachedFile): void {
@@ -321,7 +320,7 @@ export class SearchTextCache {
     this.forget(key);
     if ('skipped' in read) {
       if (read.skipped === 'binary') {
-        this.files.set(key, { key, abs: absPath, id: '', vault, mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
+        this.files.set(key, { key, abs: absPath, id: '', mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
       }
       return { skipped: read.skipped };
     }
@@ -332,7 +331,7 @@ export class SearchTextCache {
     const retain = this.makeRoom(bytes, inUse);
     const shard = retain ? this.emptiestShard() : handle % this.shards;
     if (retain) {
-      this.files.set(key, { key, abs: absPath, id, vault, mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
+      this.files.set(key, { key, abs: absPath, id, mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
       this.total += bytes;
       this.shardBytes[shard]! += bytes;
     }
