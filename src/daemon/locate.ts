@@ -32,8 +32,12 @@ export async function resolveLinkCached(vault: Vault, value: string, heads: Head
   return resolveLink(vault, value);
 }
 
-/** Meeting notes by the transcript they link to: the fallback when a transcript has no `meeting` link. */
-export type TranscriptIndex = Map<string, string>;
+/**
+ * Meeting notes by the transcript they link to: the fallback when a transcript has no `meeting`
+ * link. Every claimant is kept: two meeting notes claiming one transcript is a question for a
+ * person, not something to settle by which note was listed last.
+ */
+export type TranscriptIndex = Map<string, string[]>;
 
 export async function buildTranscriptIndex(vault: Vault, heads: HeadCache): Promise<TranscriptIndex> {
   const index: TranscriptIndex = new Map();
@@ -44,7 +48,7 @@ export async function buildTranscriptIndex(vault: Vault, heads: HeadCache): Prom
     const link = linkValue(head.data, 'transcript');
     if (!link) continue;
     const transcript = await resolveLinkCached(vault, link, heads).catch(() => undefined);
-    if (transcript) index.set(transcript, meeting);
+    if (transcript) index.set(transcript, [...(index.get(transcript) ?? []), meeting]);
   }
   return index;
 }
@@ -69,13 +73,19 @@ export async function meetingOfTranscript(vault: Vault, transcript: string, opti
     }
   }
   const index = await (options.transcriptIndex ?? (() => buildTranscriptIndex(vault, options.heads)))();
-  const meeting = index.get(transcript);
-  if (!meeting) {
+  const meetings = index.get(transcript) ?? [];
+  if (meetings.length === 0) {
     throw new LocateError(
       `${vault.rel(transcript)} has no "meeting" link and no meeting note links to it as its transcript`,
     );
   }
-  return meeting;
+  if (meetings.length > 1) {
+    throw new LocateError(
+      `${vault.rel(transcript)} has no "meeting" link and several meeting notes link to it ` +
+        `(${meetings.map((m) => vault.rel(m)).join(', ')}); add a "meeting" link to the transcript`,
+    );
+  }
+  return meetings[0]!;
 }
 
 /** The meeting a summary or context note belongs to, from its `meeting` link. */
