@@ -109,7 +109,9 @@ export class Reconciler {
       // Finished transcripts whose meeting is not done and not waiting for a retry.
       const transcripts = await mapLimit(await list(folders.Transcripts, 'transcript'), SCAN_CONCURRENCY, async (transcript): Promise<Found | undefined> => {
         const head = await heads.get(transcript);
-        if (!head?.ok) return undefined;
+        if (!head) return undefined;
+        // Its state cannot be known: never summarized until fixed, which a person must hear of.
+        if (!head.ok) return { problem: `transcript not summarized while its frontmatter does not parse: ${head.error}` };
         const facts = factsFromData(head.data);
         this.options.remember?.(transcript, facts);
         if (facts.state !== settings.Daemon.TriggerState) return undefined;
