@@ -10,6 +10,7 @@ import { createToolRegistry } from './tools/registry.js';
 import type { RunState, ToolContext } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
 import { FrontmatterError, readNote } from './vault/frontmatter.js';
+import { isNotFound } from './vault/fs.js';
 import { LinkError } from './vault/links.js';
 import {
   BrokenMeetingError,
@@ -230,7 +231,16 @@ async function finishContext(
   state: 'finished' | 'error',
   appendix: string,
 ): Promise<void> {
-  await appendToContextBody(deps.vault, artifacts.contextPath, appendix, { state });
+  try {
+    await appendToContextBody(deps.vault, artifacts.contextPath, appendix, { state });
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    // A person moved or deleted the context note during the run: the final state and the audit
+    // go to a new one where the meeting says it is, rather than nowhere (the run ended in an
+    // exception and the meeting would have been run again at the next start).
+    const body = appendix.trim() === '' ? '' : `${appendix.replace(/\s+$/, '')}\n`;
+    await createContextNote(deps.vault, artifacts, { state, body });
+  }
 }
 
 async function readAgentsFiles(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<ProjectAgentsFile[]> {
