@@ -2,7 +2,8 @@ import type { AppConfig } from '../config.js';
 import { addLogSecret, type Logger } from '../log.js';
 import { type PipelineDeps, retrySummary, type RunOutcome, type RunOptions, summarizeMeeting } from '../pipeline.js';
 import { createRuntime, type Runtime } from '../runtime.js';
-import { PastSummaryIndex } from '../tools/past-index.js';
+import { invalidate, stopTrustingWatcher, trustWatcher } from '../tools/file-cache.js';
+import { closeSearchWorkers } from '../tools/search-worker.js';
 import type { Fs } from '../vault/fs.js';
 import { findMeetingOfSummary, findMeetingOfTranscript } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
@@ -222,11 +223,8 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
 
   // Events for one file are handled in order; different files in parallel.
   const chains = new Map<string, Promise<void>>();
-  const pastSummaries = PastSummaryIndex.forVault(vault);
   const onEvent = (event: VaultEvent): void => {
     if (stopping) return;
-    // The runs' past-summary index re-checks by mtime anyway; an event makes it certain.
-    if (vault.kindOf(event.path) === 'summary') pastSummaries.invalidate(event.path);
     const previous = chains.get(event.path) ?? Promise.resolve();
     const next = previous
       .then(async () => {
@@ -282,7 +280,9 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   let schedule: Schedule | undefined;
   const closeIntake = async () => {
     schedule?.stop();
-    await Promise.allSettled([source?.close(), http?.close()]);
+    // Without the watcher the caches must check files on disk again.
+    stopTrustingWatcher(vault);
+    await Promise.allSettled([source?.close(), http?.close(), closeSearchWorkers()]);
   };
   try {
     if (options.schedule ?? true) {
@@ -293,10 +293,15 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
       }
     }
     // A folder that does not exist yet cannot be watched; the first transcript would go unseen.
-    for (const folder of triggerFolders(vault)) await vault.fs.mkdir(folder, { recursive: true });
-    source = (options.watch ?? ((v) => watchVault(v, settings, log)))(vault);
+    const { Projects, Summaries } = config.layout.folders;
+    for (const folder of [...triggerFolders(vault), Projects]) await vault.fs.mkdir(folder, { recursive: true });
+    source = (options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects] })))(vault);
     source.on(onEvent);
+    // The search text cache and the past-summary index drop what changed at once, so a warm
+    // search reads nothing from disk (they re-check everything every few minutes anyway).
+    source.onChange?.((p) => invalidate(vault, p));
     await source.ready;
+    if (source.onChange) trustWatcher(vault, [Summaries, Projects]);
   } catch (err) {
     await closeIntake();
     throw err;

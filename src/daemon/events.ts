@@ -24,6 +24,11 @@ export type VaultEventListener = (event: VaultEvent) => void;
 /** Anything that produces vault events: the chokidar watcher in production, a fake in tests. */
 export interface VaultEventSource {
   on(listener: VaultEventListener): void;
+  /**
+   * Every change below the watched folders (any file or folder, at once, not debounced): the
+   * search and past-summary caches drop what changed, so they can trust the watcher.
+   */
+  onChange?(listener: (absPath: string) => void): void;
   /** Resolves once the initial tree is known, so a scan after it misses nothing. */
   readonly ready: Promise<void>;
   close(): Promise<void>;
@@ -111,6 +116,8 @@ export function createDebouncer(ms: number, emit: VaultEventListener, timers: Ti
 export interface WatchOptions {
   /** Folders to watch (absolute); default: transcripts and summaries. */
   folders?: string[];
+  /** More folders watched only for `onChange` (the projects, for the search cache). */
+  cacheFolders?: string[];
   /** How long a file's size must stay unchanged before it counts as written. */
   stabilityMs?: number;
   /** Quiet period per file before its event is passed on. */
@@ -122,8 +129,12 @@ export interface WatchOptions {
 /** Transcripts and summaries are where triggers come from; nothing else moves the daemon. */
 export function triggerFolders(vault: Vault): string[] {
   const { Transcripts, Summaries } = vault.layout.folders;
-  // A folder inside another watched one is already covered.
-  const unique = [...new Set([Transcripts, Summaries])];
+  return outermost([Transcripts, Summaries]);
+}
+
+/** A folder inside another watched one is already covered. */
+function outermost(folders: string[]): string[] {
+  const unique = [...new Set(folders)];
   return unique.filter((folder) => !unique.some((other) => isInsideFolder(other, folder)));
 }
 
@@ -140,7 +151,9 @@ export function watchVault(
   options: WatchOptions = {},
 ): VaultEventSource {
   const folders = options.folders ?? triggerFolders(vault);
+  const watched = outermost([...folders, ...(options.cacheFolders ?? [])]);
   const listeners: VaultEventListener[] = [];
+  const changeListeners: ((absPath: string) => void)[] = [];
   const debouncer = createDebouncer(options.debounceMs ?? 50, (event) => {
     for (const listener of listeners) {
       try {
@@ -150,7 +163,7 @@ export function watchVault(
       }
     }
   });
-  const watcher: FSWatcher = watch(folders, {
+  const watcher: FSWatcher = watch(watched, {
     ignoreInitial: true,
     persistent: true,
     usePolling: options.usePolling ?? false,
@@ -159,19 +172,27 @@ export function watchVault(
     awaitWriteFinish: { stabilityThreshold: options.stabilityMs ?? 150, pollInterval: 50 },
     atomic: true,
   });
+  const inTriggerFolder = (abs: string) => folders.some((f) => f === abs || isInsideFolder(f, abs));
   const forward = (type: VaultEventType) => (p: string) => {
     const abs = path.resolve(p);
-    if (isNoteEvent(vault.root, abs)) debouncer.push({ type, path: abs });
+    if (isNoteEvent(vault.root, abs) && inTriggerFolder(abs)) debouncer.push({ type, path: abs });
   };
+  watcher.on('all', (_event, p) => {
+    const abs = path.resolve(p);
+    for (const listener of changeListeners) listener(abs);
+  });
   watcher.on('add', forward('add'));
   watcher.on('change', forward('change'));
   watcher.on('unlink', forward('unlink'));
   watcher.on('error', (err) => log.warn({ err }, 'file watcher error'));
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-  log.debug({ folders: folders.map((f) => vault.rel(f)) }, 'watching folders');
+  log.debug({ folders: watched.map((f) => vault.rel(f)) }, 'watching folders');
   return {
     on(listener) {
       listeners.push(listener);
+    },
+    onChange(listener) {
+      changeListeners.push(listener);
     },
     ready,
     async close() {

@@ -111,3 +111,31 @@ describe('watching the vault (chokidar)', () => {
     expect(forSummary).toEqual([{ event: { type: 'change', path: file }, content: '---\nstatus: done\n---\n## Summary\n' }]);
   });
 });
+
+describe('watching the projects for the search cache', () => {
+  it('reports every change below a cache folder at once, and no note event for it', async () => {
+    source = watchVault(vault, resolveConfig({}).settings, silentLogger, { cacheFolders: [vault.layout.folders.Projects] });
+    const changed: string[] = [];
+    source.onChange?.((p) => changed.push(p));
+    source.on((event) => seen.push({ event, content: undefined }));
+    await source.ready;
+
+    const note = path.join(dir, 'Projects/Alpha/Overview.md');
+    const data = path.join(dir, 'Projects/Alpha/data.csv');
+    mkdirSync(path.dirname(note), { recursive: true });
+    writeFileSync(note, '# Alpha\n');
+    writeFileSync(data, 'a,b\n');
+    const transcript = T('2026-11-30 Sync.md');
+    writeFileSync(transcript, '---\nstate: transcribing\n---\n');
+
+    await eventFor(transcript);
+    const deadline = Date.now() + 10_000;
+    while (!(changed.includes(note) && changed.includes(data)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(changed).toContain(note);
+    expect(changed).toContain(data);
+    expect(changed).toContain(path.join(dir, 'Projects/Alpha'));
+    expect(seen.map((s) => s.event.path)).toEqual([transcript]);
+  });
+});
