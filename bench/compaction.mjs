@@ -171,7 +171,7 @@ for (let i = 0; i < RUNS; i++) {
   for (const stage of compaction.STAGES) {
     const conv = conversation(t.lines);
     const before = estimateRequestTokens(conv); // counted, as after the response that produced it
-    const ctx = compaction.stageContext(conv, { target: 0, tools: conv.tools, log: silentLogger, model, maxOutputTokens: 1024, renderLimit: Math.floor(budget * 0.9) - compaction.SUMMARY_PROMPT_TOKENS, summaryTokens: 1024 });
+    const ctx = compaction.stageContext(conv, { target: 0, tools: conv.tools, log: silentLogger, model, maxOutputTokens: 1024, renderLimit: Math.floor(budget * 0.9) - compaction.summaryPromptTokens(), summaryTokens: 1024 });
     const s = performance.now();
     const messages = await STAGE_FUNCTIONS[stage](conv.messages, ctx);
     perStage.get(stage).push(performance.now() - s);

@@ -103,7 +103,7 @@ const scan = await scanLine;
 // 2. A bare chokidar watcher of the same folders with the same options.
 const watcherScript = `
   const { watch } = await import(${JSON.stringify(path.join(root, 'node_modules', 'chokidar', 'index.js'))});
-  const w = watch(${JSON.stringify([path.join(vault, 'Meetings/Transcripts'), path.join(vault, 'Meetings/Summaries')])}, {
+  const w = watch(${JSON.stringify([path.join(vault, 'Meetings/Transcripts'), path.join(vault, 'Meetings/Summaries'), path.join(vault, 'Projects')])}, {
     ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 150, pollInterval: 50 }, atomic: true,
   });
   w.on('ready', () => console.log('watcher ready'));
@@ -132,6 +132,9 @@ for (const m of [d, w]) {
   const settled = m.settledMs - m.startupMs > 1 ? `, start-up scan done after ${(m.settledMs / 1000).toFixed(2)} s` : '';
   console.log(`  ready after ${(m.startupMs / 1000).toFixed(2)} s${settled}; idle RSS ${m.rssMb.toFixed(1)} MB; idle CPU ${m.cpuPct.toFixed(2)} % over ${IDLE_SECONDS} s`);
 }
+const rssRatio = d.rssMb / w.rssMb;
+console.log(`idle RSS: daemon ${d.rssMb.toFixed(1)} MB vs bare watcher ${w.rssMb.toFixed(1)} MB = ${rssRatio.toFixed(2)}× target ≤ 1.5× — ${rssRatio <= 1.5 ? 'ok' : 'MISSED'}`);
+console.log(`idle CPU: daemon ${d.cpuPct.toFixed(2)} % target no CPU beyond timers — ${d.cpuPct < 0.5 ? 'ok' : 'MISSED'}`);
 console.log(`daemon's start-up catch-up scan: ${scan.durationMs} ms, ${scan.checked} notes checked, ${scan.read} read, ${scan.enqueued} enqueued`);
 const [cold, ...warm] = scans;
 console.log(`catch-up scan in process: cold ${cold.ms.toFixed(0)} ms (${cold.read} frontmatters read of ${cold.checked} checked); warm ${warm.map((s) => `${s.ms.toFixed(0)} ms (${s.read} read)`).join(', ')}`);

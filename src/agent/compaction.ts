@@ -443,8 +443,15 @@ export interface LocalCompactionOptions {
   stages?: readonly StageName[];
 }
 
-/** Tokens of the summarizing request around the history it carries. */
-export const SUMMARY_PROMPT_TOKENS = countTokens(COMPACTION_PROMPT) + 3 * MESSAGE_OVERHEAD + 16;
+let summaryPromptCount: number | undefined;
+
+/**
+ * Tokens of the summarizing request around the history it carries. Counted on first use, not
+ * at load: the tokenizer's table is loaded only when a run needs it.
+ */
+export function summaryPromptTokens(): number {
+  return (summaryPromptCount ??= countTokens(COMPACTION_PROMPT) + 3 * MESSAGE_OVERHEAD + 16);
+}
 
 /** The stage context with the defaults filled in. */
 export function stageContext(conv: Pick<Conversation, 'instructions'>, options: LocalCompactionOptions): StageContext {
@@ -456,7 +463,7 @@ export function stageContext(conv: Pick<Conversation, 'instructions'>, options: 
     log: options.log,
     ...(options.model ? { model: options.model } : {}),
     maxOutputTokens: options.maxOutputTokens ?? 1024,
-    renderLimit: options.renderLimit ?? Math.max(256, options.target - SUMMARY_PROMPT_TOKENS),
+    renderLimit: options.renderLimit ?? Math.max(256, options.target - summaryPromptTokens()),
     summaryTokens: options.summaryTokens ?? Math.min(2048, Math.max(128, Math.floor(room / 4))),
     ...(options.signal ? { signal: options.signal } : {}),
   };

@@ -4,7 +4,7 @@ import {
   compactLocally,
   type LocalCompactionReport,
   shortenToolResult,
-  SUMMARY_PROMPT_TOKENS,
+  summaryPromptTokens,
 } from './compaction.js';
 import type { RemoteCompactor } from './remote-compaction.js';
 import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
@@ -343,7 +343,7 @@ export class ContextManager {
       model: this.#model,
       maxOutputTokens: this.maxOutputTokens,
       // The summarizing request carries history and asks for an answer: it must fit the window too.
-      renderLimit: Math.max(256, Math.floor(budget * 0.9) - SUMMARY_PROMPT_TOKENS),
+      renderLimit: Math.max(256, Math.floor(budget * 0.9) - summaryPromptTokens()),
       ...(signal ? { signal } : {}),
     });
     const report: CompactionReport = { ...local, before: estimate, reason, remote };

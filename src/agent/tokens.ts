@@ -1,7 +1,15 @@
-// The encoding-specific entry: loading one BPE table keeps startup cheap (about a third of
-// the time o200k_base takes to load).
-import { countTokens as bpeCount, decode, encode } from 'gpt-tokenizer/encoding/cl100k_base';
+import { createRequire } from 'node:module';
+import type * as Cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import type { Message, ToolSchema } from './types.js';
+
+// The encoding-specific entry (one BPE table, about a third of o200k_base's load time), loaded
+// on first use: the table is some 35 MB of an idle daemon's memory otherwise, and a daemon
+// that waits for meetings does not need it until the first one.
+const requireCjs = createRequire(import.meta.url);
+let bpe: typeof Cl100k | undefined;
+function tokenizer(): typeof Cl100k {
+  return (bpe ??= requireCjs('gpt-tokenizer/encoding/cl100k_base') as typeof Cl100k);
+}
 
 /**
  * Token counting for the context budget (DESIGN section 3 step 5).
@@ -73,16 +81,35 @@ function pieces(text: string): string[] {
   return out;
 }
 
+/**
+ * Long texts are counted again and again: the instructions every turn, a tool result when it
+ * is shortened and then estimated. The most recent ones are remembered.
+ */
+const LONG_TEXT = 1000;
+const longCounts = new Map<string, number>();
+const LONG_CACHE_SIZE = 16;
+
 export function countTokens(text: string): number {
   if (text === '') return 0;
+  const long = text.length >= LONG_TEXT;
+  if (long) {
+    const cached = longCounts.get(text);
+    if (cached !== undefined) return cached;
+  }
+  const { countTokens: bpeCount } = tokenizer();
   let n = 0;
   for (const piece of pieces(text)) n += bpeCount(piece, AS_TEXT);
+  if (long) {
+    if (longCounts.size >= LONG_CACHE_SIZE) longCounts.delete(longCounts.keys().next().value!);
+    longCounts.set(text, n);
+  }
   return n;
 }
 
 /** The first `max` tokens of `text` (the whole text when it is shorter). */
 export function truncateToTokens(text: string, max: number): string {
   if (max <= 0) return '';
+  const { encode, decode } = tokenizer();
   const tokens: number[] = [];
   for (const piece of pieces(text)) {
     for (const token of encode(piece, AS_TEXT)) tokens.push(token);
@@ -96,8 +123,6 @@ export function truncateToTokens(text: string, max: number): string {
 // their counts are remembered per object: an estimate per turn then tokenizes only what is new.
 const messageCounts = new WeakMap<Message, number>();
 const schemaCounts = new WeakMap<ToolSchema, number>();
-const textCounts = new Map<string, number>();
-const TEXT_CACHE_SIZE = 16;
 
 /** Tokens one message adds to a request, framing included. */
 export function messageTokens(message: Message): number {
@@ -152,15 +177,9 @@ export function toolsTokens(tools: readonly ToolSchema[]): number {
   return n;
 }
 
-/** The system instructions; the few distinct prompts of a daemon are remembered. */
+/** The system instructions (long ones, the few distinct prompts of a daemon, are remembered by countTokens). */
 export function instructionsTokens(instructions: string): number {
-  let n = textCounts.get(instructions);
-  if (n === undefined) {
-    n = MESSAGE_OVERHEAD + countTokens(instructions);
-    if (textCounts.size >= TEXT_CACHE_SIZE) textCounts.delete(textCounts.keys().next().value!);
-    textCounts.set(instructions, n);
-  }
-  return n;
+  return MESSAGE_OVERHEAD + countTokens(instructions);
 }
 
 /** What does not change while a run compacts: instructions, tool schemas and the reply priming. */
