@@ -15,7 +15,7 @@ import { type DaemonSetup, daemonSetup, dataOf, meetingNote, transcriptNote } fr
 const tally = new FaultTally('endpoint faults');
 const ATTEMPTS = 2;
 const DELAY_SECONDS = 0.05;
-const TIMEOUT_SECONDS = 1.5;
+const TIMEOUT_SECONDS = 3;
 
 const status = (code: number, body?: string | object, headers?: Record<string, string>): Step => ({
   status: code,
