@@ -13,6 +13,7 @@ import {
   visit,
 } from 'yaml';
 import type { Vault } from './vault.js';
+import { parseSimpleFrontmatter } from './simple-yaml.js';
 
 /**
  * YAML frontmatter of Markdown notes, Obsidian style. People edit these notes, so an update
@@ -163,10 +164,10 @@ function parseYaml(layout: Layout, file?: string): YAMLMap<ParsedNode, ParsedNod
 
 export function parseNote(text: string, file?: string): ParsedNote {
   const layout = layoutOf(text, file);
-  const map = parseYaml(layout, file);
   const block = layout.block;
+  const simple = block ? parseSimpleFrontmatter(layout.content.slice(block.yamlStart, block.yamlEnd)) : undefined;
   return {
-    data: mapData(map),
+    data: simple ?? mapData(parseYaml(layout, file)),
     hasFrontmatter: block !== undefined,
     body: block ? layout.content.slice(block.bodyStart) : layout.content,
     bodyStartLine: block ? block.lines + 1 : 1,
