@@ -14,10 +14,16 @@ import type { ToolContext } from './types.js';
  * speaker identities the recognizer learned. Every change is audited.
  */
 
+/** A word, a name or a speaker label: longer than this is a model looping, not a name. */
+const MAX_NAME_LENGTH = 100;
+
 function singleLine(value: string, what: string): string {
   const v = value.trim();
   if (/[\r\n]/.test(v)) throw new ToolError(`the ${what} must be a single line.`);
   if (v === '') throw new ToolError(`the ${what} is empty.`);
+  if (v.length > MAX_NAME_LENGTH) {
+    throw new ToolError(`the ${what} is ${v.length} characters long; give one word or name of at most ${MAX_NAME_LENGTH} characters.`);
+  }
   return v;
 }
 

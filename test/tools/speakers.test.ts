@@ -113,4 +113,12 @@ describe('add_dictation_word', () => {
     expect(await h.read('Meetings/Dictionary.md')).toBe('Zürich\n');
     expect((await h.call('add_dictation_word', { word: 'a\nb' })).content).toBe('Error: the word must be a single line.');
   });
+
+  it('refuses a "word" longer than any name (a looping model), changing nothing', async () => {
+    const h = harness();
+    const result = await h.call('add_dictation_word', { word: 'x'.repeat(1_000_000) });
+    expect(result.content).toMatch(/^Error: the word is 1000000 characters long; give one word or name of at most 100 characters\.$/);
+    expect(await h.read('Meetings/Dictionary.md')).toBe('Kubernetes\nAnthropic\n');
+    expect(h.ctx.audit.isEmpty).toBe(true);
+  });
 });
