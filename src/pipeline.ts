@@ -6,8 +6,8 @@ import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
 import { ModelError, type ModelClient } from './agent/types.js';
-import { createToolRegistry } from './tools/registry.js';
-import type { RunState, ToolContext } from './tools/types.js';
+import { createToolContext, createToolRegistry } from './tools/registry.js';
+import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
 import { FrontmatterError, readNote } from './vault/frontmatter.js';
 import { isNotFound } from './vault/fs.js';
@@ -35,8 +35,6 @@ export interface PipelineDeps {
    * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
    */
   contextManager?: (log: Logger, signal?: AbortSignal) => ContextController;
-  /** Extra tool context the daemon shares between runs (past-summary index, search worker). */
-  toolServices?: Partial<ToolContext>;
   now?: () => Date;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -138,16 +136,9 @@ async function runMeeting(
     });
 
     const instructions = buildInstructions(settings.Agent.InitialPrompt, await readAgentsFiles(deps, artifacts));
-    const tools = createToolRegistry({
-      ...deps.toolServices,
-      vault,
-      settings,
-      meeting: artifacts,
-      audit,
-      log,
-      run,
-      signal: options.signal,
-    } as ToolContext);
+    const tools = createToolRegistry(
+      createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal }),
+    );
 
     const result = await runAgentLoop({
       model: deps.model,
