@@ -178,3 +178,17 @@ function describe(v: unknown): string {
   if (typeof v === 'object') return 'an object';
   return `${typeof v} ${String(v)}`;
 }
+
+/** A word, a name or a speaker label: longer than this is a model looping, not a name. */
+const MAX_NAME_LENGTH = 100;
+
+/** A one-line name argument (a person, a speaker label, a dictation word), trimmed. */
+export function nameArgument(value: string, what: string): string {
+  const v = value.trim();
+  if (/[\r\n]/.test(v)) throw new ToolError(`the ${what} must be a single line.`);
+  if (v === '') throw new ToolError(`the ${what} is empty.`);
+  if (v.length > MAX_NAME_LENGTH) {
+    throw new ToolError(`the ${what} is ${v.length} characters long; give one word or name of at most ${MAX_NAME_LENGTH} characters.`);
+  }
+  return v;
+}

@@ -2,6 +2,7 @@ import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontm
 import { renderSummaryNote } from '../vault/summary.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
+import { nameArgument } from './args.js';
 import { formatRead, resultBudget, splitLines } from './format.js';
 import { eolOf, joinLines, readTextFile } from './read.js';
 import type { ToolContext } from './types.js';
@@ -104,12 +105,6 @@ function attendeeList(value: unknown): string[] {
   return [];
 }
 
-function checkName(name: string, what: string): string {
-  const n = name.trim();
-  if (/[\r\n]/.test(n)) throw new ToolError(`the ${what} must be a single line.`);
-  return n;
-}
-
 async function editAttendees(ctx: ToolContext, edit: (current: string[]) => string[] | string): Promise<string> {
   const abs = ctx.meeting.meetingPath;
   // Re-read now: a person may have edited the note since the run started.
@@ -128,7 +123,7 @@ export const addAttendee = defineTool({
     "Adds a person to the meeting note's `attendees` (unless already listed, compared without regard to case). Use it when the transcript shows someone took part who is not listed. The change is recorded and shown to the user.",
   params: { name: { type: 'string', required: true, nonEmpty: true, description: 'The person\'s name as it should appear, e.g. "Alice Martin".' } },
   async handler(args, ctx) {
-    const name = checkName(args.name, 'name');
+    const name = nameArgument(args.name, 'name');
     return editAttendees(ctx, (current) =>
       current.some((a) => personName(a) === personName(name)) ? `${name} is already an attendee; nothing changed.` : [...current, name],
     );
@@ -141,7 +136,7 @@ export const removeAttendee = defineTool({
     "Removes a person from the meeting note's `attendees` (compared without regard to case). Use it when someone is listed who did not take part. The change is recorded and shown to the user.",
   params: { name: { type: 'string', required: true, nonEmpty: true, description: 'The attendee to remove, as listed.' } },
   async handler(args, ctx) {
-    const name = checkName(args.name, 'name');
+    const name = nameArgument(args.name, 'name');
     return editAttendees(ctx, (current) => {
       const kept = current.filter((a) => personName(a) !== personName(name));
       if (kept.length === current.length) {

@@ -4,6 +4,7 @@ import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
 import { Vault } from '../vault/vault.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
+import { nameArgument } from './args.js';
 import { splitLines } from './format.js';
 import { checkFolderName, realLocation } from './paths.js';
 import { eolOf, readTextFile } from './read.js';
@@ -14,19 +15,6 @@ import type { ToolContext } from './types.js';
  * speaker identities the recognizer learned. Every change is audited.
  */
 
-/** A word, a name or a speaker label: longer than this is a model looping, not a name. */
-const MAX_NAME_LENGTH = 100;
-
-function singleLine(value: string, what: string): string {
-  const v = value.trim();
-  if (/[\r\n]/.test(v)) throw new ToolError(`the ${what} must be a single line.`);
-  if (v === '') throw new ToolError(`the ${what} is empty.`);
-  if (v.length > MAX_NAME_LENGTH) {
-    throw new ToolError(`the ${what} is ${v.length} characters long; give one word or name of at most ${MAX_NAME_LENGTH} characters.`);
-  }
-  return v;
-}
-
 export const addDictationWord = defineTool({
   name: 'add_dictation_word',
   description:
@@ -34,7 +22,7 @@ export const addDictationWord = defineTool({
     'Use it for names and terms the transcript got wrong or is likely to get wrong. The change is recorded and shown to the user.',
   params: { word: { type: 'string', required: true, nonEmpty: true, description: 'The word or name, spelled correctly, e.g. "Kubernetes".' } },
   async handler(args, ctx) {
-    const word = singleLine(args.word, 'word');
+    const word = nameArgument(args.word, 'word');
     const abs = ctx.vault.layout.files.dictionary;
     const text = (await readTextFile(ctx.vault, abs)) ?? '';
     if (splitLines(text).some((l) => l.trim().toLowerCase() === word.toLowerCase())) {
@@ -91,8 +79,8 @@ export const overrideSpeaker = defineTool({
     name: { type: 'string', required: true, nonEmpty: true, description: 'The person\'s name to use instead, e.g. "Bob".' },
   },
   async handler(args, ctx) {
-    const speaker = singleLine(args.speaker, 'speaker');
-    const name = singleLine(args.name, 'name');
+    const speaker = nameArgument(args.speaker, 'speaker');
+    const name = nameArgument(args.name, 'name');
     if (/[:[\]]|\*\*/.test(name)) throw new ToolError('the name must not contain ":", "[", "]" or "**"; give the plain name.');
     const abs = ctx.meeting.transcriptPath;
     const text = await readTextFile(ctx.vault, abs);

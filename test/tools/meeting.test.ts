@@ -80,6 +80,13 @@ describe('attendees', () => {
     expect(h.ctx.audit.isEmpty).toBe(true);
   });
 
+  it('add_attendee refuses a name longer than 100 characters, changing nothing', async () => {
+    const h = harness();
+    const r = await h.call('add_attendee', { name: 'Alice '.repeat(50) });
+    expect(r.content).toBe('Error: the name is 299 characters long; give one word or name of at most 100 characters.');
+    expect(await h.read(MEETING)).toBe(MEETING_NOTE);
+  });
+
   it('remove_attendee removes the name; an unknown name is an Error naming the attendees', async () => {
     const h = harness();
     expect((await h.call('remove_attendee', { name: 'bob' })).content).toBe('Attendees are now: Alice.');
