@@ -171,8 +171,14 @@ async function runMeeting(
 
   const auditSection = audit.isEmpty ? '' : audit.render(now());
   if (failure === undefined) {
-    await finishContext(deps, artifacts, 'finished', auditSection);
-    await forgetJournal(audit, log);
+    try {
+      await finishContext(deps, artifacts, 'finished', auditSection);
+      await forgetJournal(audit, log);
+    } catch (err) {
+      // The summary is written; only the notebook could not be updated (a person broke its
+      // frontmatter meanwhile, say). The journal stays, so a later run still reports the changes.
+      log.error({ err, context: vault.rel(artifacts.contextPath) }, 'the summary is written, but the context note could not be updated');
+    }
     log.info({ summary: vault.rel(artifacts.summaryPath) }, 'run finished');
     return { runId, status: 'done', meetingPath, summaryPath: artifacts.summaryPath };
   }
@@ -180,12 +186,11 @@ async function runMeeting(
   const details = failureDetails(failure);
   log.error({ err: failure, ...details }, 'run failed');
   const aborted = failure instanceof ModelError && failure.kind === 'aborted';
-  try {
-    if (aborted) {
-      // Shutdown: leave `summarizing` so catch-up resumes the meeting at next start; the audit
-      // journal stays, and the resumed run reports these changes with its own (appending them
-      // now too would report them twice).
-    } else {
+  // An aborted run (shutdown) leaves `summarizing` so catch-up resumes the meeting at next start;
+  // its audit journal stays, and the resumed run reports these changes with its own (appending
+  // them now too would report them twice).
+  if (!aborted) {
+    try {
       if (!run.summaryWritten) await writeFailureReport(deps, artifacts, details);
       const errorNote = run.summaryWritten
         ? `## Error (${now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
@@ -193,9 +198,9 @@ async function runMeeting(
         : '';
       await finishContext(deps, artifacts, 'error', [auditSection, errorNote].filter(Boolean).join('\n\n'));
       await forgetJournal(audit, log);
+    } catch (err) {
+      log.error({ err }, 'could not record the failure in the vault');
     }
-  } catch (err) {
-    log.error({ err }, 'could not record the failure in the vault');
   }
   return {
     runId,

@@ -369,6 +369,24 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect(report.body).toContain('# Summary failed: 2026-11-30 Weekly Sync');
   });
 
+  it('finishes with the summary when a person broke the context note during the run, leaving their text', async () => {
+    const { deps, read, vault, meeting } = setup();
+    const broken = '---\ntitle: [unclosed\n---\nmy notes\n';
+    server.script(
+      {
+        handler: async () => {
+          await vault.fs.writeFile(vault.abs(CONTEXT), broken);
+          return tools(call('write_summary', { content: SUMMARY_BODY }));
+        },
+      },
+      text('Done.'),
+    );
+    const outcome = await summarizeMeeting(deps, meeting);
+    expect(outcome.status).toBe('done');
+    expect(parseNote(await read(SUMMARY)).data.status).toBe('done');
+    expect(await read(CONTEXT)).toBe(broken);
+  });
+
   it('compacts once after a context-length 400 and tries again', async () => {
     const { deps, read, meeting } = setup();
     let compactions = 0;
