@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from '../log.js';
-import { isNotFound, isTempFile, tempFileOwner } from '../vault/fs.js';
+import { isNotFound, isTempFile, tempFileOwner, type WalkedEntry, walkFiles } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
 import { STATE_FOLDER } from './token.js';
 
@@ -55,38 +55,26 @@ export async function sweepTempFiles(vault: Vault, log: Logger, options: SweepOp
   const now = options.now ?? Date.now;
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const removed: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await vault.fs.readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (isNotFound(err) || (err as { code?: string }).code === 'ENOTDIR') return;
-      throw err;
+  const stateFolder = path.join(vault.root, STATE_FOLDER);
+  // Obsidian's settings, git, the trash: nothing of ours is written there atomically.
+  const enter = (name: string, abs: string) => !name.startsWith('.') || abs === stateFolder;
+  const sweep = async ({ abs, entry }: WalkedEntry): Promise<void> => {
+    if (!entry.isFile() || !isTempFile(entry.name)) return;
+    const owner = tempFileOwner(entry.name);
+    let stale = owner !== undefined && owner !== process.pid && !isAlive(owner);
+    if (!stale) {
+      const stat = await vault.fs.stat(abs).catch(() => undefined);
+      stale = stat !== undefined && now() - stat.mtimeMs > maxAgeMs;
     }
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        // Obsidian's settings, git, the trash: nothing of ours is written there atomically.
-        if (!entry.name.startsWith('.') || full === path.join(vault.root, STATE_FOLDER)) await walk(full);
-        continue;
-      }
-      if (!entry.isFile() || !isTempFile(entry.name)) continue;
-      const owner = tempFileOwner(entry.name);
-      let stale = owner !== undefined && owner !== process.pid && !isAlive(owner);
-      if (!stale) {
-        const stat = await vault.fs.stat(full).catch(() => undefined);
-        stale = stat !== undefined && now() - stat.mtimeMs > maxAgeMs;
-      }
-      if (!stale) continue;
-      try {
-        await vault.fs.unlink(full);
-        removed.push(full);
-      } catch (err) {
-        if (!isNotFound(err)) log.warn({ err, file: vault.rel(full) }, 'could not remove a leftover temporary file');
-      }
+    if (!stale) return;
+    try {
+      await vault.fs.unlink(abs);
+      removed.push(abs);
+    } catch (err) {
+      if (!isNotFound(err)) log.warn({ err, file: vault.rel(abs) }, 'could not remove a leftover temporary file');
     }
   };
-  for (const folder of writtenFolders(vault)) await walk(folder);
+  for (const folder of writtenFolders(vault)) await walkFiles(vault.fs, folder, { enter }, sweep);
   if (removed.length > 0) {
     log.info(
       { files: removed.map((f) => vault.rel(f)) },

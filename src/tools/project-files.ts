@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isNotFound, isTempFile } from '../vault/fs.js';
+import { isNotFound, isTempFile, walkFiles } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import { ToolError } from './errors.js';
 import { checkFolderName, realLocation } from './paths.js';
@@ -66,25 +66,14 @@ export async function resolveProject(vault: Vault, name: string): Promise<Projec
 export async function listProjectFiles(vault: Vault, project: ProjectFolder): Promise<string[]> {
   const realRoot = await realLocation(vault.fs, project.abs);
   const out: string[] = [];
-  const walk = async (dir: string, rel: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await vault.fs.readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.') || isTempFile(entry.name)) continue;
-      const abs = path.join(dir, entry.name);
-      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) await walk(abs, childRel);
-      else if (entry.isFile()) out.push(childRel);
-      else if (entry.isSymbolicLink() && (await isFileInside(vault, abs, realRoot))) out.push(childRel);
-    }
-  };
-  await walk(project.abs, '');
+  await walkFiles(vault.fs, project.abs, { skip: hiddenOrTemp }, async ({ abs, rel, entry }) => {
+    if (entry.isFile() || (entry.isSymbolicLink() && (await isFileInside(vault, abs, realRoot)))) out.push(rel);
+  });
   return out.sort();
+}
+
+function hiddenOrTemp(name: string): boolean {
+  return name.startsWith('.') || isTempFile(name);
 }
 
 async function isFileInside(vault: Vault, abs: string, realRoot: string): Promise<boolean> {

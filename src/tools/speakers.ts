@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isNotFound, isTempFile } from '../vault/fs.js';
+import { isTempFile, walkFiles } from '../vault/fs.js';
 import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
 import { Vault } from '../vault/vault.js';
 import { defineTool } from './define.js';
@@ -122,22 +122,10 @@ export const overrideSpeaker = defineTool({
 /** Identity files below the identities folder (absolute paths), dot-entries and temp files skipped. */
 async function identityFiles(ctx: ToolContext): Promise<string[]> {
   const out: string[] = [];
-  const walk = async (dir: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await ctx.vault.fs.readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
-    for (const entry of entries) {
-      if (entry.name.startsWith('.') || isTempFile(entry.name)) continue;
-      const abs = path.join(dir, entry.name);
-      if (entry.isDirectory()) await walk(abs);
-      else if (entry.isFile() || entry.isSymbolicLink()) out.push(abs);
-    }
-  };
-  await walk(ctx.vault.layout.folders.Identities);
+  const skip = (name: string) => name.startsWith('.') || isTempFile(name);
+  await walkFiles(ctx.vault.fs, ctx.vault.layout.folders.Identities, { skip }, ({ abs, entry }) => {
+    if (entry.isFile() || entry.isSymbolicLink()) out.push(abs);
+  });
   return out.sort();
 }
 

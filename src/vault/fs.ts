@@ -123,3 +123,50 @@ export async function writeFileAtomic(
     throw err;
   }
 }
+
+export interface WalkedEntry {
+  /** Absolute path. */
+  abs: string;
+  /** Relative to the walked folder, forward slashes. */
+  rel: string;
+  entry: DirentLike;
+}
+
+export interface WalkOptions {
+  /** Names passed over entirely, files and folders alike. */
+  skip?: (name: string) => boolean;
+  /** Whether to go into a folder (after `skip`); default every folder. */
+  enter?: (name: string, abs: string) => boolean;
+}
+
+/**
+ * Every entry below `dir` that is not a folder, depth first (links are reported, never
+ * followed). A folder that does not exist, or is a file, has no entries.
+ */
+export async function walkFiles(
+  fs: Fs,
+  dir: string,
+  options: WalkOptions,
+  visit: (file: WalkedEntry) => void | Promise<void>,
+): Promise<void> {
+  const walk = async (folder: string, rel: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(folder, { withFileTypes: true });
+    } catch (err) {
+      if (isNotFound(err) || (err as { code?: unknown }).code === 'ENOTDIR') return;
+      throw err;
+    }
+    for (const entry of entries) {
+      if (options.skip?.(entry.name)) continue;
+      const abs = path.join(folder, entry.name);
+      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (options.enter?.(entry.name, abs) ?? true) await walk(abs, childRel);
+      } else {
+        await visit({ abs, rel: childRel, entry });
+      }
+    }
+  };
+  await walk(dir, '');
+}

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { isNotFound, isTempFile } from './fs.js';
+import { isNotFound, isTempFile, walkFiles } from './fs.js';
 import type { Vault } from './vault.js';
 
 /**
@@ -76,26 +76,11 @@ export function linkTarget(value: unknown): string | undefined {
 /** Every file of the vault (vault-relative, forward slashes), hidden folders skipped: one walk, no reads. */
 async function listVaultFiles(vault: Vault): Promise<string[]> {
   const out: string[] = [];
-  const walk = async (dir: string, rel: string): Promise<void> => {
-    let entries;
-    try {
-      entries = await vault.fs.readdir(dir, { withFileTypes: true });
-    } catch (err) {
-      if (isNotFound(err)) return;
-      throw err;
-    }
-    for (const entry of entries) {
-      const childRel = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) {
-        // Obsidian ignores every dot-folder; the three named ones are the contract.
-        if (HIDDEN_FOLDERS.has(entry.name) || entry.name.startsWith('.')) continue;
-        await walk(path.join(dir, entry.name), childRel);
-      } else if (entry.isFile() && !isTempFile(entry.name)) {
-        out.push(childRel);
-      }
-    }
-  };
-  await walk(vault.root, '');
+  // Obsidian ignores every dot-folder (the contract names .trash, .obsidian and .git).
+  const options = { skip: isTempFile, enter: (name: string) => !name.startsWith('.') };
+  await walkFiles(vault.fs, vault.root, options, ({ rel, entry }) => {
+    if (entry.isFile()) out.push(rel);
+  });
   return out;
 }
 

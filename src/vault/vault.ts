@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { FolderKey, VaultLayout } from '../config.js';
-import { type Fs, isNotFound, readText, readTextIfExists, statIfExists, writeFileAtomic } from './fs.js';
+import { type Fs, readText, readTextIfExists, statIfExists, walkFiles, writeFileAtomic } from './fs.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
 export type WriteListener = (absPath: string, content: string) => void;
@@ -125,22 +125,9 @@ export class Vault {
   /** All Markdown files below `folder` (absolute paths, sorted), skipping dot-folders. */
   async listMarkdown(folder: string): Promise<string[]> {
     const out: string[] = [];
-    const walk = async (dir: string): Promise<void> => {
-      let entries;
-      try {
-        entries = await this.fs.readdir(dir, { withFileTypes: true });
-      } catch (err) {
-        if (isNotFound(err)) return;
-        throw err;
-      }
-      for (const entry of entries) {
-        if (entry.name.startsWith('.')) continue;
-        const full = path.join(dir, entry.name);
-        if (entry.isDirectory()) await walk(full);
-        else if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(full);
-      }
-    };
-    await walk(folder);
+    await walkFiles(this.fs, folder, { skip: (name) => name.startsWith('.') }, ({ abs, entry }) => {
+      if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(abs);
+    });
     return out.sort();
   }
 }
