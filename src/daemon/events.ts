@@ -3,7 +3,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { isTempFile } from '../vault/fs.js';
-import type { Vault } from '../vault/vault.js';
+import { Vault } from '../vault/vault.js';
 
 /**
  * Normalised file events for the daemon: only Markdown notes, only after they stopped
@@ -129,18 +129,8 @@ export interface WatchOptions {
 /** Transcripts and summaries are where triggers come from; nothing else moves the daemon. */
 export function triggerFolders(vault: Vault): string[] {
   const { Transcripts, Summaries } = vault.layout.folders;
-  return outermost([Transcripts, Summaries]);
-}
-
-/** A folder inside another watched one is already covered. */
-function outermost(folders: string[]): string[] {
-  const unique = [...new Set(folders)];
-  return unique.filter((folder) => !unique.some((other) => isInsideFolder(other, folder)));
-}
-
-function isInsideFolder(folder: string, candidate: string): boolean {
-  const r = path.relative(folder, candidate);
-  return r !== '' && !r.startsWith('..') && !path.isAbsolute(r);
+  // A folder inside another watched one is already covered.
+  return Vault.outermost([Transcripts, Summaries]);
 }
 
 /** The chokidar watcher behind a `VaultEventSource`. */
@@ -151,7 +141,7 @@ export function watchVault(
   options: WatchOptions = {},
 ): VaultEventSource {
   const folders = options.folders ?? triggerFolders(vault);
-  const watched = outermost([...folders, ...(options.cacheFolders ?? [])]);
+  const watched = Vault.outermost([...folders, ...(options.cacheFolders ?? [])]);
   const listeners: VaultEventListener[] = [];
   const changeListeners: ((absPath: string) => void)[] = [];
   const debouncer = createDebouncer(options.debounceMs ?? 50, (event) => {
@@ -172,7 +162,7 @@ export function watchVault(
     awaitWriteFinish: { stabilityThreshold: options.stabilityMs ?? 150, pollInterval: 50 },
     atomic: true,
   });
-  const inTriggerFolder = (abs: string) => folders.some((f) => f === abs || isInsideFolder(f, abs));
+  const inTriggerFolder = (abs: string) => folders.some((f) => Vault.isInside(f, abs));
   const forward = (type: VaultEventType) => (p: string) => {
     const abs = path.resolve(p);
     if (isNoteEvent(vault.root, abs) && inTriggerFolder(abs)) debouncer.push({ type, path: abs });

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { Vault } from '../vault/vault.js';
+import { Vault } from '../vault/vault.js';
 
 /**
  * Confining a note named by a caller (HTTP parameter, CLI argument) to the vault or to one
@@ -39,7 +39,7 @@ export async function resolveNotePath(vault: Vault, raw: unknown, options: Resol
   const folder = options.folder ?? vault.root;
   const where = options.folderName ?? (options.folder ? vault.rel(folder) : 'the vault');
   const abs = path.resolve(vault.root, withExt);
-  if (!isStrictlyInside(folder, abs)) throw new NotePathError(`${name} is not inside ${where}`);
+  if (!Vault.isBelow(folder, abs)) throw new NotePathError(`${name} is not inside ${where}`);
 
   let real: string;
   try {
@@ -50,11 +50,6 @@ export async function resolveNotePath(vault: Vault, raw: unknown, options: Resol
     real = abs;
   }
   const realFolder = await vault.fs.realpath(folder).catch(() => folder);
-  if (!isStrictlyInside(realFolder, real)) throw new NotePathError(`${name} resolves outside ${where}`);
+  if (!Vault.isBelow(realFolder, real)) throw new NotePathError(`${name} resolves outside ${where}`);
   return abs;
-}
-
-function isStrictlyInside(folder: string, file: string): boolean {
-  const r = path.relative(folder, file);
-  return r !== '' && !r.startsWith('..') && !path.isAbsolute(r);
 }

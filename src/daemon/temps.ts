@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Logger } from '../log.js';
 import { isNotFound, isTempFile, tempFileOwner, type WalkedEntry, walkFiles } from '../vault/fs.js';
-import type { Vault } from '../vault/vault.js';
+import { Vault } from '../vault/vault.js';
 import { STATE_FOLDER } from './token.js';
 
 /**
@@ -34,19 +34,12 @@ export function processIsAlive(pid: number): boolean {
 /** The folders the daemon and its tools write into, none inside another. */
 export function writtenFolders(vault: Vault): string[] {
   const { folders, files } = vault.layout;
-  const all = [
+  return Vault.outermost([
     ...Object.values(folders),
     path.dirname(files.glossary),
     path.dirname(files.dictionary),
     path.join(vault.root, STATE_FOLDER),
-  ].map((f) => path.resolve(f));
-  const unique = [...new Set(all)];
-  return unique.filter((f) => !unique.some((other) => other !== f && isBelow(other, f)));
-}
-
-function isBelow(folder: string, candidate: string): boolean {
-  const r = path.relative(folder, candidate);
-  return r !== '' && !r.startsWith('..') && !path.isAbsolute(r);
+  ]);
 }
 
 /** Removes leftover temporary files of dead writers below the written folders; returns their absolute paths. */

@@ -56,6 +56,17 @@ export class Vault {
     return r === '' || (!r.startsWith('..') && !path.isAbsolute(r));
   }
 
+  /** True when `absPath` lies below the folder (the folder itself is not below it). */
+  static isBelow(folder: string, absPath: string): boolean {
+    return path.resolve(absPath) !== path.resolve(folder) && Vault.isInside(folder, absPath);
+  }
+
+  /** The folders of `folders` that lie in no other one of them: watching or walking those covers all. */
+  static outermost(folders: readonly string[]): string[] {
+    const unique = [...new Set(folders.map((f) => path.resolve(f)))];
+    return unique.filter((folder) => !unique.some((other) => Vault.isBelow(other, folder)));
+  }
+
   contains(absPath: string): boolean {
     return Vault.isInside(this.root, path.resolve(this.root, absPath));
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Vault } from '../../src/vault/vault.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 describe('Vault', () => {
@@ -21,6 +22,16 @@ describe('Vault', () => {
     expect(vault.contains('/vault/Meetings/x.md')).toBe(true);
     expect(vault.contains('/etc/passwd')).toBe(false);
     expect(vault.contains('/vault/../vaultx/a.md')).toBe(false);
+  });
+
+  it('knows which folders lie below others, and which folders cover the rest', () => {
+    expect(Vault.isBelow('/vault/Meetings', '/vault/Meetings/Transcripts')).toBe(true);
+    expect(Vault.isBelow('/vault/Meetings', '/vault/Meetings')).toBe(false);
+    expect(Vault.isBelow('/vault/Meetings', '/vault/MeetingsOld/x')).toBe(false);
+    expect(Vault.outermost(['/vault/Meetings/Transcripts', '/vault/Meetings', '/vault/Projects', '/vault/Meetings/'])).toEqual([
+      '/vault/Meetings',
+      '/vault/Projects',
+    ]);
   });
 
   it('moves to and copies into .trash under the vault-relative path, never overwriting an earlier copy', async () => {
