@@ -5,6 +5,7 @@ import type { Logger } from './log.js';
 import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
+import type { RunProgress } from './agent/progress.js';
 import { ModelError, type ModelClient } from './agent/types.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunState } from './tools/types.js';
@@ -38,6 +39,8 @@ export interface PipelineDeps {
   now?: () => Date;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
+  onProgress?: (runId: string, event: RunProgress) => void;
 }
 
 export interface RunOptions {
