@@ -1,8 +1,9 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import type { Vault } from '../vault/vault.js';
 import { type Resolved, SearchTextCache } from './file-cache.js';
 import type { TranslatedRegex } from './regex.js';
+import type { ThreadMatch, ThreadPut } from './search-lines.js';
+import { MatchWorker, type WorkerResult } from './match-worker.js';
 
 /**
  * Line matching off the main thread. A regular expression that backtracks catastrophically
@@ -16,111 +17,8 @@ import type { TranslatedRegex } from './regex.js';
  * gone and the next search reads the files again. A search that arrives while another uses
  * them runs on a plain worker that keeps nothing.
  *
- * The worker is created from an inline script (`eval: true`): under vitest the TypeScript
- * sources are not runnable by a worker, and this way the compiled build needs no extra file.
+ * One worker thread: match-worker.ts; what it runs: search-worker-thread.ts and search-lines.ts.
  */
-
-// Matching is per line, as the tool promises. For speed, a pattern without lookaround is run
-// once over the whole text (flags g and m, so ^ and $ work at line ends) to find candidate
-// lines, each confirmed with the pattern on the line alone: a match the line-by-line search
-// would find is also found this way, and one that spans lines is dropped by the check.
-// Lookaround could see past a line's end, so such patterns are tested line by line.
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const MAX_TEXT = 500;
-const store = new Map();
-
-function compile(patterns) {
-  return patterns.map((p) => ({
-    line: new RegExp(p.source, p.flags),
-    scan: p.scan ? new RegExp(p.source, p.flags.replace(/[gmy]/g, '') + 'gm') : null,
-  }));
-}
-
-// The line from start to end (a line feed, or the end of the text); a carriage return before the line feed belongs to the line ending.
-function lineText(text, start, end) {
-  if (end < text.length && end > start && text.charCodeAt(end - 1) === 13) end--;
-  return text.slice(start, end);
-}
-
-// Start offsets of the lines the pattern matches, ascending.
-function matchingLines(text, c, out) {
-  const n = text.length;
-  if (c.scan) {
-    const re = c.scan;
-    let from = 0;
-    while (from <= n) {
-      re.lastIndex = from;
-      const m = re.exec(text);
-      if (m === null) break;
-      const i = m.index;
-      const start = i === 0 ? 0 : text.lastIndexOf('\\n', i - 1) + 1;
-      if (start === n) break; // after the final line ending: no line there
-      let end = text.indexOf('\\n', i);
-      if (end < 0) end = n;
-      if (c.line.test(lineText(text, start, end))) out.push(start);
-      from = end + 1;
-    }
-  } else {
-    let start = 0;
-    while (start < n) {
-      let end = text.indexOf('\\n', start);
-      if (end < 0) end = n;
-      if (c.line.test(lineText(text, start, end))) out.push(start);
-      start = end + 1;
-    }
-  }
-  return out;
-}
-
-function matchFile(file, i, compiled, matches, keep) {
-  const text = file.text;
-  let starts;
-  if (compiled.length === 1) starts = matchingLines(text, compiled[0], []);
-  else {
-    const all = new Set();
-    for (const c of compiled) for (const s of matchingLines(text, c, [])) all.add(s);
-    starts = [...all].sort((a, b) => a - b);
-  }
-  if (starts.length === 0 || matches.length >= keep) return starts.length;
-  let lineNo = 1;
-  let pos = 0;
-  for (const s of starts) {
-    if (matches.length >= keep) break;
-    for (;;) {
-      const k = text.indexOf('\\n', pos);
-      if (k < 0 || k >= s) break;
-      lineNo++;
-      pos = k + 1;
-    }
-    let end = text.indexOf('\\n', s);
-    if (end < 0) end = text.length;
-    const line = lineText(text, s, end);
-    matches.push({ i, file: file.id, line: lineNo, text: line.length > MAX_TEXT ? line.slice(0, MAX_TEXT) + '…' : line });
-  }
-  return starts.length;
-}
-
-parentPort.on('message', (msg) => {
-  try {
-    for (const h of msg.drop) store.delete(h);
-    const temp = new Map();
-    for (const f of msg.put) (f.retain ? store : temp).set(f.h, { id: f.id, text: f.text });
-    const compiled = compile(msg.patterns);
-    const matches = [];
-    let count = 0;
-    for (let i = 0; i < msg.order.length; i++) {
-      const h = msg.order[i];
-      const file = temp.get(h) || store.get(h);
-      if (file === undefined) throw new Error('file ' + h + ' is not in the search cache');
-      count += matchFile(file, i, compiled, matches, msg.keep);
-    }
-    parentPort.postMessage({ id: msg.id, matches, count });
-  } catch (err) {
-    parentPort.postMessage({ id: msg.id, error: String((err && err.message) || err) });
-  }
-});
-`;
 
 export interface SearchFile {
   /** What the caller calls the file (its vault-relative path). */
@@ -161,97 +59,12 @@ export function searchPattern(keyword: string, translated: TranslatedRegex): Sea
   return { source: translated.source, flags: translated.flags, scan: scannable(keyword) };
 }
 
-interface Put {
-  h: number;
-  id: string;
-  text: string;
-  retain: boolean;
-}
-
-interface Request {
-  patterns: SearchPattern[];
-  keep: number;
-  order: Int32Array;
-  put: Put[];
-  drop: number[];
-}
-
-/** A match as the worker reports it: `i` is the file's index in the request's order. */
-interface WorkerMatch extends LineMatch {
-  i: number;
-}
-
-interface Reply {
-  id: number;
-  matches?: WorkerMatch[];
-  count?: number;
-  error?: string;
-}
-
-interface WorkerResult {
-  matches: WorkerMatch[];
-  count: number;
-}
+type Put = ThreadPut;
+type WorkerMatch = ThreadMatch;
 
 interface Result {
   matches: LineMatch[];
   count: number;
-}
-
-let nextId = 1;
-
-/** One worker thread and its pending requests; every request fails once it is gone. */
-class MatchWorker {
-  private readonly worker = new Worker(WORKER_SOURCE, { eval: true });
-  private readonly pending = new Map<number, { resolve: (r: WorkerResult) => void; reject: (e: Error) => void }>();
-  private lostHandlers: (() => void)[] = [];
-  dead = false;
-
-  constructor() {
-    // An idle worker must not keep the process (a CLI run, a test file) alive.
-    this.worker.unref();
-    this.worker.on('message', (reply: Reply) => {
-      const waiting = this.pending.get(reply.id);
-      if (!waiting) return;
-      this.pending.delete(reply.id);
-      if (this.pending.size === 0) this.worker.unref();
-      if (reply.error !== undefined) waiting.reject(new Error(`search worker: ${reply.error}`));
-      else waiting.resolve({ matches: reply.matches ?? [], count: reply.count ?? 0 });
-    });
-    this.worker.on('error', (err) => this.lost(err));
-    this.worker.on('exit', (code) => this.lost(new Error(`search worker exited (code ${code})`)));
-  }
-
-  onLost(handler: () => void): void {
-    this.lostHandlers.push(handler);
-  }
-
-  request(req: Request): Promise<WorkerResult> {
-    if (this.dead) return Promise.reject(new Error('search worker is gone'));
-    const id = nextId++;
-    // A pending reply keeps the process alive.
-    this.worker.ref();
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ...req });
-    });
-  }
-
-  /** Stop it now (a runaway pattern cannot be interrupted otherwise); pending requests fail with `reason`. */
-  terminate(reason: Error = new Error('search worker terminated')): void {
-    this.lost(reason);
-    void this.worker.terminate();
-  }
-
-  private lost(reason: Error): void {
-    if (this.dead) return;
-    this.dead = true;
-    for (const { reject } of this.pending.values()) reject(reason);
-    this.pending.clear();
-    const handlers = this.lostHandlers;
-    this.lostHandlers = [];
-    for (const handler of handlers) handler();
-  }
 }
 
 /**

@@ -1,0 +1,132 @@
+/**
+ * Dependency rules for src/ (docs/design.md §8). Checked by `npm run lint:deps`
+ * (scripts/dependency-rules.mjs), which also finds cycles between units, a check
+ * dependency-cruiser has no rule for.
+ *
+ * A unit is a folder of src/ (agent/, daemon/, …) or a file directly in src/ (config.ts, …).
+ * Layers, top to bottom: a unit may use the units of the layers below its own, never those
+ * above. Type-only imports count: they tie the design together as much as the others.
+ */
+
+/** @type {{ name: string, units: string[] }[]} */
+const LAYERS = [
+  { name: 'cli', units: ['cli.ts'] },
+  { name: 'commands', units: ['commands/'] },
+  { name: 'daemon and command helpers', units: ['daemon/', 'doctor.ts', 'service/', 'example-vault.ts'] },
+  { name: 'runtime and pipeline', units: ['runtime.ts', 'pipeline.ts'] },
+  { name: 'tools, agent and audit', units: ['tools/', 'agent/', 'audit.ts'] },
+  { name: 'vault and log', units: ['vault/', 'log.ts'] },
+  { name: 'config', units: ['config.ts'] },
+];
+
+const ORDER = LAYERS.map((layer) => layer.name).join(' → ');
+
+/** A path pattern matching the files of these units. */
+function unitsPath(units) {
+  const escaped = units.map((unit) => unit.replace(/[.]/g, '\\.') + (unit.endsWith('/') ? '' : '$'));
+  return `^src/(${escaped.join('|')})`;
+}
+
+function slug(name) {
+  return name.replace(/[^a-z]+/g, '-');
+}
+
+/** One rule per pair of layers: the lower one may not use the upper one. */
+const upward = LAYERS.flatMap((lower, i) =>
+  LAYERS.slice(0, i).map((upper) => ({
+    name: `layer-${slug(lower.name)}-not-${slug(upper.name)}`,
+    severity: 'error',
+    comment:
+      `${lower.name} (${lower.units.join(', ')}) may not use ${upper.name} (${upper.units.join(', ')}): ` +
+      `layers run ${ORDER}, each using only those below it. Move what both need down, or pass it in.`,
+    from: { path: unitsPath(lower.units) },
+    to: { path: unitsPath(upper.units) },
+  })),
+);
+
+/** Units of one layer that must not use each other (so the layer has no cycle either). */
+const PEERS = [
+  {
+    name: 'agent-not-tools-or-audit',
+    from: ['agent/'],
+    to: ['tools/', 'audit.ts'],
+    why: 'the agent loop sees tool calls and results as data (agent/types.ts); the tools are built on the agent, not the reverse',
+  },
+  {
+    name: 'audit-not-tools-or-agent',
+    from: ['audit.ts'],
+    to: ['tools/', 'agent/'],
+    why: 'the tools record their writes in the audit; helpers both need (binary detection, the state folder) belong in vault/',
+  },
+  {
+    name: 'pipeline-not-runtime',
+    from: ['pipeline.ts'],
+    to: ['runtime.ts'],
+    why: 'the runtime assembles the pipeline\'s dependencies (model client, vault, logger); the pipeline gets them passed in',
+  },
+  {
+    name: 'daemon-apart-from-command-helpers',
+    from: ['daemon/'],
+    to: ['doctor.ts', 'service/', 'example-vault.ts'],
+    why: 'the daemon runs without the command-line helpers',
+  },
+  {
+    name: 'command-helpers-apart-from-daemon',
+    from: ['doctor.ts', 'service/', 'example-vault.ts'],
+    to: ['daemon/'],
+    why: 'the command-line helpers work without a daemon; what they share with it (the state folder) belongs in vault/',
+  },
+];
+
+const peers = PEERS.map((rule) => ({
+  name: rule.name,
+  severity: 'error',
+  comment: `${rule.from.join(', ')} may not use ${rule.to.join(', ')}: ${rule.why}.`,
+  from: { path: unitsPath(rule.from) },
+  to: { path: unitsPath(rule.to) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment:
+        'Files import each other in a cycle (type-only imports count): move the shared definition into a module both can use.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      comment: 'An import that resolves to no file: a typo, or a package missing from package.json.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'not-to-dev-dependency',
+      severity: 'error',
+      comment: 'src/ ships to users; a devDependency is not installed with the package. Add it to dependencies.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    ...upward,
+    ...peers,
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // The TypeScript sources, not dist/: the compiled JavaScript has lost its type-only imports.
+    // dependency-cruiser reads TypeScript through the compiler's JavaScript API, which
+    // TypeScript 7 no longer ships, so it parses with swc (@swc/core), whose syntax tree keeps
+    // every `import type` and `import { type X }`. Nothing in tsconfig.json (no `paths`, no
+    // `baseUrl`) changes how imports resolve, so it is not needed for resolution.
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json', '.d.ts'],
+    },
+  },
+};
