@@ -5,6 +5,13 @@ import type { Logger } from './log.js';
 import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
+import {
+  type LanguageChoice,
+  type SummaryShape,
+  summaryShapeSection,
+  templateFact,
+  unnamedSpeakersFact,
+} from './agent/summary-shape.js';
 import type { RunProgress } from './agent/progress.js';
 import { ModelError, type ModelClient } from './agent/types.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
@@ -20,6 +27,8 @@ import {
   resolveMeeting,
 } from './vault/meeting.js';
 import { type FailureDetails, type FailureReportInput, readSummaryStatus, renderFailureReport } from './vault/summary.js';
+import { resolveTemplate } from './vault/template.js';
+import { unnamedSpeakers } from './vault/transcript.js';
 import type { Vault } from './vault/vault.js';
 
 /** One meeting end to end: artifacts -> agent -> summary note or failure report. */
@@ -138,7 +147,12 @@ async function runMeeting(
       ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
     });
 
-    const instructions = buildInstructions(settings.Agent.InitialPrompt, await readAgentsFiles(deps, artifacts));
+    const shape = await summaryShapeOf(deps, artifacts);
+    const instructions = buildInstructions(
+      settings.Agent.InitialPrompt,
+      await readAgentsFiles(deps, artifacts),
+      summaryShapeSection(shape),
+    );
     const tools = createToolRegistry(
       createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal }),
     );
@@ -154,6 +168,8 @@ async function runMeeting(
         endTime: artifacts.endTime,
         attendees: artifacts.attendees,
         projects: artifacts.projects,
+        template: templateFact(shape.template),
+        speakers: unnamedSpeakersFact(await unnamedSpeakerLabels(deps, artifacts)),
       }),
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
@@ -240,6 +256,34 @@ async function finishContext(
     const body = appendix.trim() === '' ? '' : `${appendix.replace(/\s+$/, '')}\n`;
     await createContextNote(deps.vault, artifacts, { state, body });
   }
+}
+
+/**
+ * The summary's shape for this meeting: its `template`, else Agent.DefaultTemplate, else the
+ * built-in structure; its `language`, else Agent.Language, else the transcript's. A template
+ * that was asked for and cannot be read is a TemplateError: the run fails with a report naming it.
+ */
+async function summaryShapeOf(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<SummaryShape> {
+  const { vault } = deps;
+  const agent = deps.config.settings.Agent;
+  const link = artifacts.template ?? (agent.DefaultTemplate.trim() || undefined);
+  const template = link && (await resolveTemplate(vault, link, artifacts.template ? 'meeting' : 'config'));
+  const language: LanguageChoice = artifacts.language
+    ? { value: artifacts.language, source: 'meeting' }
+    : agent.Language.trim()
+      ? { value: agent.Language.trim(), source: 'config' }
+      : undefined;
+  return {
+    ...(template ? { template: { name: template.name, rel: vault.rel(template.path), body: template.body } } : {}),
+    language,
+    taskFormat: agent.TaskFormat,
+  };
+}
+
+/** The transcript's speaker labels that are no names yet; a transcript that cannot be read has none to list. */
+async function unnamedSpeakerLabels(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<string[]> {
+  const text = await deps.vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+  return text === undefined ? [] : unnamedSpeakers(text, artifacts.attendees);
 }
 
 async function readAgentsFiles(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<ProjectAgentsFile[]> {
