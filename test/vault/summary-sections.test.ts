@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { describeLanguage } from '../../src/agent/summary-shape.js';
+import { countActionItems, headingsFor } from '../../src/vault/summary-sections.js';
+import { isUnnamedLabel, unnamedSpeakers } from '../../src/vault/transcript.js';
+
+describe('countActionItems', () => {
+  it('counts task lines of any list marker and state, and none inside code blocks', () => {
+    const body = [
+      '## Next steps',
+      '- [ ] Alice: send the draft 📅 2026-12-03',
+      '* [x] Bob: merge the importer',
+      '1. [ ] Carol: book the room',
+      '  - [ ] a sub-task counts too',
+      '- [] not a task (no state)',
+      '- plain bullet',
+      '```markdown',
+      '- [ ] an example in a fence',
+      '```',
+    ].join('\n');
+    expect(countActionItems(body, 'tasks')).toBe(4);
+    expect(countActionItems(body, 'dataview')).toBe(4);
+    expect(countActionItems('## Summary\nNothing to do.\n', 'tasks')).toBe(0);
+  });
+
+  it('plain: top-level items under an action heading, "None." not counted; no such heading means no count', () => {
+    expect(countActionItems('## Next steps\n- Alice: a\n- Bob: b\n## Notes\n- not an action\n', 'plain')).toBe(2);
+    expect(countActionItems('## Prochaines étapes\n- Alice : a\n', 'plain')).toBe(1);
+    expect(countActionItems('## Action items\n1. Alice: a\n2. Bob: b\n   - detail\n', 'plain')).toBe(2);
+    expect(countActionItems('## Nächste Schritte\n- Keine.\n', 'plain')).toBe(0);
+    expect(countActionItems('## Summary\n- Alice: a\n', 'plain')).toBeUndefined();
+  });
+});
+
+describe('languages', () => {
+  it('names a code in English, keeps a name as written, and finds the headings for both', () => {
+    expect(describeLanguage('de')).toEqual({ name: 'German', code: 'de' });
+    expect(describeLanguage('pt-BR')).toEqual({ name: 'Brazilian Portuguese', code: 'pt-BR' });
+    expect(describeLanguage('German')).toEqual({ name: 'German', code: 'de' });
+    expect(describeLanguage('Français')).toEqual({ name: 'Français', code: 'fr' });
+    expect(describeLanguage('Brazilian Portuguese')).toEqual({ name: 'Brazilian Portuguese', code: 'pt' });
+    expect(describeLanguage('Klingon')).toEqual({ name: 'Klingon', code: undefined });
+    expect(headingsFor('de-AT')?.nextSteps).toBe('Nächste Schritte');
+    expect(headingsFor('no')?.summary).toBe('Sammendrag');
+    expect(headingsFor('ja')).toBeUndefined();
+  });
+});
+
+describe('speaker labels', () => {
+  it('knows the labels transcribers write for unknown speakers', () => {
+    for (const label of ['Speaker 2', 'SPEAKER_01', 'speaker A', 'Unknown speaker', 'Sprecher 3', 'Locuteur 1', 'S1', 'Guest', '?']) {
+      expect(isUnnamedLabel(label), label).toBe(true);
+    }
+    for (const label of ['Alice', 'Erin Walsh', 'Speakerman', 'Sam', 'Dr. Smith']) expect(isUnnamedLabel(label), label).toBe(false);
+  });
+
+  it('lists each unnamed label once, in order, skipping attendees of that name', () => {
+    const note = '---\nstate: finished\n---\n[00:01] Speaker 2: a\n[00:02] Alice: b\n[00:03] **Speaker 1:** c\n[00:04] speaker 2: d\n[00:05] Guest: e\n';
+    expect(unnamedSpeakers(note, ['Alice', 'Guest'])).toEqual(['Speaker 2', 'Speaker 1']);
+  });
+});
