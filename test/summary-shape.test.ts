@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeLanguage } from '../../src/agent/summary-shape.js';
-import { countActionItems, headingsFor } from '../../src/vault/summary-sections.js';
-import { isUnnamedLabel, unnamedSpeakers } from '../../src/vault/transcript.js';
+import { describeLanguage, summaryShapeSection } from '../src/agent/summary-shape.js';
+import { countActionItems, headingsFor } from '../src/vault/summary-sections.js';
+import { isUnnamedLabel, unnamedSpeakers } from '../src/vault/transcript.js';
 
 describe('countActionItems', () => {
   it('counts task lines of any list marker and state, and none inside code blocks', () => {
@@ -56,5 +56,17 @@ describe('speaker labels', () => {
   it('lists each unnamed label once, in order, skipping attendees of that name', () => {
     const note = '---\nstate: finished\n---\n[00:01] Speaker 2: a\n[00:02] Alice: b\n[00:03] **Speaker 1:** c\n[00:04] speaker 2: d\n[00:05] Guest: e\n';
     expect(unnamedSpeakers(note, ['Alice', 'Guest'])).toEqual(['Speaker 2', 'Speaker 1']);
+  });
+});
+
+describe('the size of the summary shape', () => {
+  it('without a template stays within 200 tokens (chars/4) for every task format and language source', () => {
+    const languages = [undefined, { value: 'pt-BR', source: 'meeting' as const }, { value: 'Japanese', source: 'config' as const }];
+    for (const taskFormat of ['tasks', 'dataview', 'plain'] as const) {
+      for (const language of languages) {
+        const section = summaryShapeSection({ language, taskFormat });
+        expect(section.length / 4, `${taskFormat} ${language?.value}`).toBeLessThanOrEqual(200);
+      }
+    }
   });
 });
