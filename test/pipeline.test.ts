@@ -1,12 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createModelClient } from '../src/agent/client.js';
 import { DEFAULT_PROMPT, SUMMARY_REMINDER } from '../src/agent/prompt.js';
 import { summaryShapeSection } from '../src/agent/summary-shape.js';
-import { silentLogger } from '../src/log.js';
-import { type PipelineDeps, retrySummary, summarizeMeeting } from '../src/pipeline.js';
+import { retrySummary, summarizeMeeting } from '../src/pipeline.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { Vault } from '../src/vault/vault.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
+import { pipelineDeps } from './helpers/pipeline-deps.js';
 import {
   type ScriptedServer,
   type Step,
@@ -97,17 +96,11 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     );
     const vault = new Vault(memoryFs(files), config.layout);
     const waits: number[] = [];
-    const deps: PipelineDeps = {
-      vault,
-      config,
-      log: silentLogger,
-      model: createModelClient(config),
-      retryUrl: (rel) => `http://127.0.0.1:4777/retry?note=${encodeURIComponent(rel)}&token=tok`,
-      now: () => new Date('2026-11-30T10:04:05Z'),
+    const deps = pipelineDeps(vault, config, '2026-11-30T10:04:05Z', {
       sleep: async (ms) => {
         waits.push(ms);
       },
-    };
+    });
     const read = (rel: string) => vault.read(vault.abs(rel));
     return { vault, deps, config, waits, read, meeting: vault.abs(MEETING) };
   }

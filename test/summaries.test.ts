@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createModelClient } from '../src/agent/client.js';
-import { silentLogger } from '../src/log.js';
-import { type PipelineDeps, summarizeMeeting } from '../src/pipeline.js';
+import { summarizeMeeting } from '../src/pipeline.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { Vault } from '../src/vault/vault.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
+import { pipelineDeps } from './helpers/pipeline-deps.js';
 import { type ScriptedServer, type Step, instructionsOf, lastToolResults, startScriptedServer, userTexts } from './helpers/scripted-server.js';
 
 /**
@@ -76,14 +75,7 @@ async function run(files: Record<string, string | null>, agent: Record<string, u
     Agent: agent,
   });
   const vault = new Vault(memoryFs(files), config.layout);
-  const deps: PipelineDeps = {
-    vault,
-    config,
-    log: silentLogger,
-    model: createModelClient(config),
-    retryUrl: (rel) => `http://127.0.0.1:4777/retry?note=${encodeURIComponent(rel)}&token=tok`,
-    now: () => new Date('2026-12-01T10:00:00Z'),
-  };
+  const deps = pipelineDeps(vault, config, '2026-12-01T10:00:00Z');
   const before = server.modelRequests().length;
   server.script(...script);
   const outcome = await summarizeMeeting(deps, vault.abs(MEETING));
