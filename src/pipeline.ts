@@ -28,7 +28,8 @@ import {
 } from './vault/meeting.js';
 import { type FailureDetails, type FailureReportInput, readSummaryStatus, renderFailureReport } from './vault/summary.js';
 import { resolveTemplate } from './vault/template.js';
-import { unnamedSpeakers } from './vault/transcript.js';
+import { guessLanguage } from './vault/summary-sections.js';
+import { transcriptSpeech, unnamedSpeakers } from './vault/transcript.js';
 import type { Vault } from './vault/vault.js';
 
 /** One meeting end to end: artifacts -> agent -> summary note or failure report. */
@@ -147,7 +148,10 @@ async function runMeeting(
       ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
     });
 
-    const shape = await summaryShapeOf(deps, artifacts);
+    // Read once for the shape (the language it is spoken in) and the speaker labels; a
+    // transcript that cannot be read here fails later, in the agent's own read.
+    const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+    const shape = await summaryShapeOf(deps, artifacts, transcript);
     const instructions = buildInstructions(
       settings.Agent.InitialPrompt,
       await readAgentsFiles(deps, artifacts),
@@ -169,7 +173,7 @@ async function runMeeting(
         attendees: artifacts.attendees,
         projects: artifacts.projects,
         template: templateFact(shape.template),
-        speakers: unnamedSpeakersFact(await unnamedSpeakerLabels(deps, artifacts)),
+        speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
       }),
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
@@ -260,30 +264,28 @@ async function finishContext(
 
 /**
  * The summary's shape for this meeting: its `template`, else Agent.DefaultTemplate, else the
- * built-in structure; its `language`, else Agent.Language, else the transcript's. A template
- * that was asked for and cannot be read is a TemplateError: the run fails with a report naming it.
+ * built-in structure; its `language`, else Agent.Language, else the transcript's (named when
+ * its words make it clear). A template that was asked for and cannot be read is a
+ * TemplateError: the run fails with a report naming it.
  */
-async function summaryShapeOf(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<SummaryShape> {
+async function summaryShapeOf(deps: PipelineDeps, artifacts: MeetingArtifacts, transcript: string | undefined): Promise<SummaryShape> {
   const { vault } = deps;
   const agent = deps.config.settings.Agent;
   const link = artifacts.template ?? (agent.DefaultTemplate.trim() || undefined);
   const template = link && (await resolveTemplate(vault, link, artifacts.template ? 'meeting' : 'config'));
+  const heard = transcript === undefined ? undefined : guessLanguage(transcriptSpeech(transcript));
   const language: LanguageChoice = artifacts.language
     ? { value: artifacts.language, source: 'meeting' }
     : agent.Language.trim()
       ? { value: agent.Language.trim(), source: 'config' }
-      : undefined;
+      : heard
+        ? { value: heard, source: 'transcript' }
+        : undefined;
   return {
     ...(template ? { template: { name: template.name, rel: vault.rel(template.path), body: template.body } } : {}),
     language,
     taskFormat: agent.TaskFormat,
   };
-}
-
-/** The transcript's speaker labels that are no names yet; a transcript that cannot be read has none to list. */
-async function unnamedSpeakerLabels(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<string[]> {
-  const text = await deps.vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
-  return text === undefined ? [] : unnamedSpeakers(text, artifacts.attendees);
 }
 
 async function readAgentsFiles(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<ProjectAgentsFile[]> {

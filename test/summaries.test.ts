@@ -178,9 +178,23 @@ describe('language', () => {
     expect(r.instructions).toContain('## Resumo\n');
   });
 
-  it("without either, the transcript's own language", async () => {
-    const r = await run(vaultFiles());
-    expect(r.instructions).toContain('Language: write the summary in the language of the transcript.');
+  it("without either, the transcript's own language: named, with its headings, when its words make it clear", async () => {
+    const unclear = await run(vaultFiles());
+    expect(unclear.instructions).toContain('Language: write the summary in the language of the transcript.');
+    expect(unclear.instructions).toContain('## Summary\n');
+
+    const german = await run(
+      vaultFiles({
+        'Meetings/Transcripts/2026-12-01 Stand-up.md':
+          '---\nmeeting: "[[Meetings/2026-12-01 Stand-up]]"\nstate: finished\n---\n' +
+          '[00:00:03] Alice: Guten Morgen. Wir haben das Release auf Freitag gelegt, und die Tests sind auch grün.\n' +
+          '[00:00:09] Speaker 2: Das ist gut, aber ich habe noch nicht mit dem Kunden gesprochen.\n' +
+          '[00:00:15] Alice: Dann machen wir das morgen, es ist nicht dringend, und die Doku ist auf dem Stand.\n' +
+          '[00:00:21] Bob: Ich schreibe eine Mail an die Kollegen, dass wir mit der Migration warten.\n',
+      }),
+    );
+    expect(german.instructions).toContain('Language: write the summary in German, the language of the transcript.');
+    expect(german.instructions).toContain('## Zusammenfassung\n');
   });
 
   it('a language the heading table lacks keeps English headings and says so; a template keeps its own headings', async () => {

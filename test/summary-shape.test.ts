@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeLanguage, summaryShapeSection } from '../src/agent/summary-shape.js';
-import { countActionItems, headingsFor } from '../src/vault/summary-sections.js';
-import { isUnnamedLabel, unnamedSpeakers } from '../src/vault/transcript.js';
+import { countActionItems, guessLanguage, headingsFor } from '../src/vault/summary-sections.js';
+import { isUnnamedLabel, transcriptSpeech, unnamedSpeakers } from '../src/vault/transcript.js';
 
 describe('countActionItems', () => {
   it('counts task lines of any list marker and state, and none inside code blocks', () => {
@@ -42,6 +42,30 @@ describe('languages', () => {
     expect(headingsFor('de-AT')?.nextSteps).toBe('Nächste Schritte');
     expect(headingsFor('no')?.summary).toBe('Sammendrag');
     expect(headingsFor('ja')).toBeUndefined();
+  });
+});
+
+describe('the language a transcript is spoken in', () => {
+  const german =
+    '[00:01] Anna: Wir haben das Release auf Freitag gelegt, und die Tests sind auch grün.\n' +
+    '[00:02] **Speaker 2:** Das ist gut, aber ich habe noch nicht mit dem Kunden gesprochen.\n' +
+    '[00:03] Anna: Dann machen wir das morgen, es ist nicht dringend, und die Doku ist auf dem Stand.\n' +
+    '[00:04] Ben: Ich schreibe eine Mail an die Kollegen, dass wir mit der Migration warten.\n';
+  const english =
+    '[00:01] Anna: We moved the release to Friday and the tests are green, so that is good.\n' +
+    '[00:02] Ben: What about the customer? I have not talked to them and it is not urgent.\n' +
+    '[00:03] Anna: Then we will do it tomorrow. You have the notes of the last call, and this is fine.\n';
+
+  it('reads only what was said, without timestamps and labels', () => {
+    expect(transcriptSpeech('---\nstate: finished\n---\n[00:01] **Speaker 2:** Hallo zusammen.\nno speech line\n[00:02] Ben: Hi.\n')).toBe('Hallo zusammen.\nHi.');
+    expect(transcriptSpeech(english, 10)).toHaveLength(10);
+  });
+
+  it('names the language when its function words clearly win, and nothing for short or mixed speech', () => {
+    expect(guessLanguage(transcriptSpeech(german))).toBe('de');
+    expect(guessLanguage(transcriptSpeech(english))).toBe('en');
+    expect(guessLanguage('Wir haben das Release.')).toBeUndefined();
+    expect(guessLanguage(transcriptSpeech(german + english))).toBeUndefined();
   });
 });
 

@@ -15,8 +15,11 @@ export interface ShapeTemplate {
   body: string;
 }
 
-/** Where the language came from; without one the summary follows the transcript's language. */
-export type LanguageChoice = { value: string; source: 'meeting' | 'config' } | undefined;
+/**
+ * Where the language came from: the meeting note, Agent.Language, or a clear guess from the
+ * transcript's words. Without one the summary follows the transcript's language, unnamed.
+ */
+export type LanguageChoice = { value: string; source: 'meeting' | 'config' | 'transcript' } | undefined;
 
 export interface SummaryShape {
   template?: ShapeTemplate;
@@ -79,7 +82,7 @@ export function summaryShapeSection(shape: SummaryShape): string {
 
 function languageSentence(shape: SummaryShape, name: string | undefined, localized: boolean): string {
   if (!shape.language || name === undefined) return 'Language: write the summary in the language of the transcript.';
-  const asked = shape.language.source === 'meeting' ? ' (the meeting note asks for it)' : '';
+  const asked = { meeting: ' (the meeting note asks for it)', config: '', transcript: ', the language of the transcript' }[shape.language.source];
   const headings = shape.template
     ? " Keep the template's headings as written."
     : localized

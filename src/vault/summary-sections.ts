@@ -29,6 +29,39 @@ export const LANGUAGES: Record<string, { names: string[]; headings: BuiltInHeadi
   pl: { names: ['polish', 'polski'], headings: { summary: 'Podsumowanie', decisions: 'Decyzje', nextSteps: 'Następne kroki' } },
 };
 
+/**
+ * Frequent short words that tell the languages apart in speech. Danish and Norwegian share
+ * theirs, so neither wins against the other: such a transcript keeps the generic sentence.
+ */
+const FUNCTION_WORDS: Record<string, string[]> = {
+  en: ['the', 'and', 'is', 'are', 'we', 'you', 'that', 'this', 'to', 'of', 'have', 'will', 'what', 'not', 'it'],
+  de: ['der', 'die', 'das', 'und', 'ist', 'nicht', 'wir', 'ich', 'es', 'mit', 'auf', 'ein', 'eine', 'auch', 'dass'],
+  fr: ['le', 'les', 'et', 'est', 'nous', 'vous', 'je', 'pas', 'une', 'des', 'pour', 'avec', 'ce', 'on', 'mais'],
+  es: ['el', 'los', 'las', 'y', 'es', 'no', 'pero', 'una', 'por', 'con', 'para', 'lo', 'está', 'vamos', 'hay'],
+  it: ['il', 'gli', 'è', 'che', 'non', 'noi', 'per', 'una', 'sono', 'con', 'del', 'anche', 'ma', 'questo', 'abbiamo'],
+  pt: ['o', 'os', 'é', 'não', 'nós', 'uma', 'para', 'com', 'do', 'da', 'mas', 'isso', 'vamos', 'está', 'em'],
+  nl: ['het', 'een', 'en', 'niet', 'wij', 'ik', 'dat', 'van', 'op', 'ook', 'maar', 'je', 'we', 'is', 'de'],
+  sv: ['och', 'att', 'det', 'är', 'inte', 'vi', 'jag', 'som', 'på', 'med', 'för', 'har', 'så', 'en', 'vad'],
+  da: ['og', 'at', 'det', 'er', 'ikke', 'vi', 'jeg', 'som', 'på', 'med', 'for', 'har', 'så', 'en', 'hvad'],
+  nb: ['og', 'at', 'det', 'er', 'ikke', 'vi', 'jeg', 'som', 'på', 'med', 'for', 'har', 'så', 'en', 'hva'],
+  pl: ['i', 'w', 'nie', 'się', 'na', 'że', 'jest', 'to', 'z', 'do', 'jak', 'ale', 'co', 'tak', 'mamy'],
+};
+
+/**
+ * The language of a stretch of speech among the table's, when it is clear: enough function
+ * words, and at least twice as many of one language's as of any other's. Otherwise undefined,
+ * and the agent is told to use the transcript's language without naming it.
+ */
+export function guessLanguage(speech: string): string | undefined {
+  const counts = new Map<string, number>();
+  for (const word of speech.toLowerCase().match(/\p{L}+/gu) ?? []) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const scores = Object.entries(FUNCTION_WORDS)
+    .map(([code, words]) => ({ code, score: words.reduce((sum, w) => sum + (counts.get(w) ?? 0), 0) }))
+    .sort((a, b) => b.score - a.score);
+  const [best, second] = scores;
+  return best && best.score >= 20 && best.score >= 2 * (second?.score ?? 0) ? best.code : undefined;
+}
+
 /** Norwegian has three codes; the table keys Bokmål. */
 const CODE_ALIASES: Record<string, string> = { no: 'nb', nn: 'nb' };
 

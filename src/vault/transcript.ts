@@ -52,21 +52,40 @@ export function isUnnamedLabel(text: string): boolean {
   return UNNAMED.test(text.replace(/\*\*/g, '').trim());
 }
 
-/** The distinct speaker labels of a transcript note's body, in order of first appearance. */
-export function transcriptSpeakers(noteText: string): string[] {
+function bodyLines(noteText: string): string[] {
   let body = noteText;
   try {
     body = parseNote(noteText).body;
   } catch (err) {
-    // A transcript whose frontmatter does not parse still has speech lines worth listing.
+    // A transcript whose frontmatter does not parse still has speech lines worth reading.
     if (!(err instanceof FrontmatterError)) throw err;
   }
+  return body.split(/\r?\n/);
+}
+
+/** The distinct speaker labels of a transcript note's body, in order of first appearance. */
+export function transcriptSpeakers(noteText: string): string[] {
   const seen = new Map<string, string>();
-  for (const line of body.split(/\r?\n/)) {
+  for (const line of bodyLines(noteText)) {
     const found = speakerLabel(line);
     if (found && !seen.has(normLabel(found.text))) seen.set(normLabel(found.text), found.text);
   }
   return [...seen.values()];
+}
+
+/** What was said, without timestamps and labels: the first `maxChars` characters of it. */
+export function transcriptSpeech(noteText: string, maxChars = 20_000): string {
+  const parts: string[] = [];
+  let length = 0;
+  for (const line of bodyLines(noteText)) {
+    if (length >= maxChars) break;
+    const found = speakerLabel(line);
+    if (!found) continue;
+    const said = line.slice(found.end).replace(/^\**:?\**\s*/, '');
+    parts.push(said);
+    length += said.length + 1;
+  }
+  return parts.join('\n').slice(0, maxChars);
 }
 
 /** The labels that are not names yet (and are not already an attendee's name). */
