@@ -148,15 +148,7 @@ async function runMeeting(
       ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
     });
 
-    // Read once for the shape (the language it is spoken in) and the speaker labels; a
-    // transcript that cannot be read here fails later, in the agent's own read.
-    const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
-    const shape = await summaryShapeOf(deps, artifacts, transcript);
-    const instructions = buildInstructions(
-      settings.Agent.InitialPrompt,
-      await readAgentsFiles(deps, artifacts),
-      summaryShapeSection(shape),
-    );
+    const { instructions, firstMessage } = await conversationStart(deps, artifacts);
     const tools = createToolRegistry(
       createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal }),
     );
@@ -165,16 +157,7 @@ async function runMeeting(
       model: deps.model,
       tools,
       instructions,
-      firstMessage: firstUserMessage({
-        meetingNote: vault.rel(artifacts.meetingPath),
-        title: artifacts.title,
-        startTime: artifacts.startTime,
-        endTime: artifacts.endTime,
-        attendees: artifacts.attendees,
-        projects: artifacts.projects,
-        template: templateFact(shape.template),
-        speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
-      }),
+      firstMessage,
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
       retry: {
@@ -260,6 +243,37 @@ async function finishContext(
     const body = appendix.trim() === '' ? '' : `${appendix.replace(/\s+$/, '')}\n`;
     await createContextNote(deps.vault, artifacts, { state, body });
   }
+}
+
+/**
+ * The instructions (the prompt, the summary's shape, the projects' AGENTS.md) and the first
+ * user message (the meeting, its unnamed speakers, its template).
+ */
+async function conversationStart(
+  deps: PipelineDeps,
+  artifacts: MeetingArtifacts,
+): Promise<{ instructions: string; firstMessage: string }> {
+  const { vault } = deps;
+  // Read once for the shape (the language it is spoken in) and the speaker labels; a
+  // transcript that cannot be read here fails later, in the agent's own read.
+  const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+  const shape = await summaryShapeOf(deps, artifacts, transcript);
+  const instructions = buildInstructions(
+    deps.config.settings.Agent.InitialPrompt,
+    await readAgentsFiles(deps, artifacts),
+    summaryShapeSection(shape),
+  );
+  const firstMessage = firstUserMessage({
+    meetingNote: vault.rel(artifacts.meetingPath),
+    title: artifacts.title,
+    startTime: artifacts.startTime,
+    endTime: artifacts.endTime,
+    attendees: artifacts.attendees,
+    projects: artifacts.projects,
+    template: templateFact(shape.template),
+    speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
+  });
+  return { instructions, firstMessage };
 }
 
 /**
