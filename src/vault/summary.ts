@@ -27,7 +27,7 @@ export interface SummaryNoteOptions {
   actionItems?: number;
 }
 
-/** Summary frontmatter keys in the contract's order, then `action_items`. */
+/** Summary frontmatter keys in the contract's order (`action_items` just before `status`). */
 export function summaryFrontmatter(
   vault: Vault,
   artifacts: MeetingArtifacts,
@@ -42,8 +42,8 @@ export function summaryFrontmatter(
   data.meeting = formatLink(vault, artifacts.meetingPath);
   data.transcript = formatLink(vault, artifacts.transcriptPath);
   data.context = formatLink(vault, artifacts.contextPath);
-  data.status = 'done';
   if (options.actionItems !== undefined) data.action_items = options.actionItems;
+  data.status = 'done';
   return data;
 }
 

@@ -119,7 +119,7 @@ describe('write_summary', () => {
     const note = await h.read(SUMMARY);
     expect(note).toMatch(/^---\ntitle: Weekly Sync\nstart_time: 2026-11-30T09:00:00\+01:00\n/);
     expect(note).toContain('projects: [Alpha, Beta]\n');
-    expect(note).toContain('status: done\naction_items: 0\n---\n## Summary\nShipped.\n');
+    expect(note).toContain('action_items: 0\nstatus: done\n---\n## Summary\nShipped.\n');
     expect(h.ctx.run.summaryWritten).toBe(true);
     expect(h.ctx.audit.isEmpty).toBe(true);
   });
@@ -158,7 +158,7 @@ describe('write_summary', () => {
     await h.call('write_summary', { content: '---\ntitle: Mine\nstatus: whatever\n---\n## Summary\nOk\n' });
     const note = (await h.read(SUMMARY))!;
     expect(note).not.toContain('title: Mine');
-    expect(note).toMatch(/status: done\naction_items: 0\n---\n## Summary\nOk\n$/);
+    expect(note).toMatch(/action_items: 0\nstatus: done\n---\n## Summary\nOk\n$/);
   });
 
   it('refuses empty content', async () => {
