@@ -152,6 +152,14 @@ describe('templates', () => {
     expect((await r.read(SUMMARY)).body).toContain('"Templates/Board meeting.md" (Agent.DefaultTemplate)');
   });
 
+  it('a template property that is no link, or a language that is no text, makes the meeting broken, with a report', async () => {
+    const number = await run(vaultFiles({ [MEETING]: meetingNote('template: 42\n') }), {}, []);
+    expect(number.outcome.error).toBe('BrokenMeeting: Meetings/2026-12-01 Stand-up.md: the template property is not a link: 42');
+    expect((await number.read(SUMMARY)).data.status).toBe('failed');
+    const list = await run(vaultFiles({ [MEETING]: meetingNote('language: [de, en]\n') }), {}, []);
+    expect(list.outcome.error).toContain('the language property is not a language name or code: ["de","en"]');
+  });
+
   it('an empty template, or two templates the link could mean, is a failure report too', async () => {
     const empty = await run(vaultFiles({ [MEETING]: meetingNote('template: "[[Empty]]"\n'), 'Templates/Empty.md': '---\ntags: [x]\n---\n\n' }), {}, []);
     expect(empty.outcome.error).toContain('Templates/Empty.md has no headings or text');
