@@ -22,6 +22,7 @@ const FoldersSchema = section({
   Context: z.string().min(1).default('Meetings/Context'),
   Projects: z.string().min(1).default('Projects'),
   Identities: z.string().min(1).default('Meetings/Speakers'),
+  Templates: z.string().min(1).default('Templates'),
 });
 
 const SettingsSchema = z
@@ -60,6 +61,11 @@ const SettingsSchema = z
       SearchTimeoutSeconds: positive().default(5),
       // An extension of the design's keys: the search's in-memory text cache (0 turns it off).
       SearchCacheMegabytes: z.number().min(0).default(256),
+      // The summary's shape (README "Summaries people ask for"): a vault path or note name, empty = built-in.
+      DefaultTemplate: z.string().default(''),
+      // A language name or code (`de`, `German`, `pt-BR`); empty = the transcript's own language.
+      Language: z.string().default(''),
+      TaskFormat: z.enum(['tasks', 'dataview', 'plain']).default('tasks'),
     }),
     Daemon: section({
       TriggerState: z.string().min(1).default('finished'),

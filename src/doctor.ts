@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { type AppConfig, ConfigError, type FolderKey } from './config.js';
 import { causeChain } from './log.js';
 import { type Fs, isNotFound, TEMP_SUFFIX } from './vault/fs.js';
+import { resolveTemplate, TemplateError } from './vault/template.js';
+import { Vault } from './vault/vault.js';
 
 /**
  * `meeting-assistant doctor` without the command line: every check a person needs when the
@@ -110,7 +112,24 @@ async function checkVault(config: AppConfig, fs: Fs): Promise<DoctorCheck[]> {
     dictionaryFolder.detail = exists ? `${dictionary} exists` : `${dictionary} does not exist yet (created by the first new word)`;
   }
   checks.push(dictionaryFolder);
+  if (config.settings.Agent.DefaultTemplate.trim()) checks.push(await checkDefaultTemplate(config, fs));
   return checks;
+}
+
+/** A default template that cannot be found fails every meeting without its own: better said now. */
+async function checkDefaultTemplate(config: AppConfig, fs: Fs): Promise<DoctorCheck> {
+  try {
+    const template = await resolveTemplate(new Vault(fs, config.layout), config.settings.Agent.DefaultTemplate.trim(), 'config');
+    return check('default template', 'pass', `${template.path} is the summary template of meetings that name none`);
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    return check(
+      'default template',
+      'fail',
+      err.message,
+      'Point MeetingAssistant.Agent.DefaultTemplate at a note with headings (a vault path like Templates/Stand-up.md, or a name), or empty it for the built-in structure.',
+    );
+  }
 }
 
 async function existsFile(fs: Fs, file: string): Promise<boolean> {

@@ -5,6 +5,13 @@ import type { Logger } from './log.js';
 import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
+import {
+  type LanguageChoice,
+  type SummaryShape,
+  summaryShapeSection,
+  templateFact,
+  unnamedSpeakersFact,
+} from './agent/summary-shape.js';
 import type { RunProgress } from './agent/progress.js';
 import { ModelError, type ModelClient } from './agent/types.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
@@ -20,6 +27,9 @@ import {
   resolveMeeting,
 } from './vault/meeting.js';
 import { type FailureDetails, type FailureReportInput, readSummaryStatus, renderFailureReport } from './vault/summary.js';
+import { resolveTemplate } from './vault/template.js';
+import { guessLanguage } from './vault/summary-sections.js';
+import { transcriptSpeech, unnamedSpeakers } from './vault/transcript.js';
 import type { Vault } from './vault/vault.js';
 
 /** One meeting end to end: artifacts -> agent -> summary note or failure report. */
@@ -138,7 +148,7 @@ async function runMeeting(
       ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
     });
 
-    const instructions = buildInstructions(settings.Agent.InitialPrompt, await readAgentsFiles(deps, artifacts));
+    const { instructions, firstMessage } = await conversationStart(deps, artifacts);
     const tools = createToolRegistry(
       createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal }),
     );
@@ -147,14 +157,7 @@ async function runMeeting(
       model: deps.model,
       tools,
       instructions,
-      firstMessage: firstUserMessage({
-        meetingNote: vault.rel(artifacts.meetingPath),
-        title: artifacts.title,
-        startTime: artifacts.startTime,
-        endTime: artifacts.endTime,
-        attendees: artifacts.attendees,
-        projects: artifacts.projects,
-      }),
+      firstMessage,
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
       retry: {
@@ -240,6 +243,63 @@ async function finishContext(
     const body = appendix.trim() === '' ? '' : `${appendix.replace(/\s+$/, '')}\n`;
     await createContextNote(deps.vault, artifacts, { state, body });
   }
+}
+
+/**
+ * The instructions (the prompt, the summary's shape, the projects' AGENTS.md) and the first
+ * user message (the meeting, its unnamed speakers, its template).
+ */
+async function conversationStart(
+  deps: PipelineDeps,
+  artifacts: MeetingArtifacts,
+): Promise<{ instructions: string; firstMessage: string }> {
+  const { vault } = deps;
+  // Read once for the shape (the language it is spoken in) and the speaker labels; a
+  // transcript that cannot be read here fails later, in the agent's own read.
+  const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+  const shape = await summaryShapeOf(deps, artifacts, transcript);
+  const instructions = buildInstructions(
+    deps.config.settings.Agent.InitialPrompt,
+    await readAgentsFiles(deps, artifacts),
+    summaryShapeSection(shape),
+  );
+  const firstMessage = firstUserMessage({
+    meetingNote: vault.rel(artifacts.meetingPath),
+    title: artifacts.title,
+    startTime: artifacts.startTime,
+    endTime: artifacts.endTime,
+    attendees: artifacts.attendees,
+    projects: artifacts.projects,
+    template: templateFact(shape.template),
+    speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
+  });
+  return { instructions, firstMessage };
+}
+
+/**
+ * The summary's shape for this meeting: its `template`, else Agent.DefaultTemplate, else the
+ * built-in structure; its `language`, else Agent.Language, else the transcript's (named when
+ * its words make it clear). A template that was asked for and cannot be read is a
+ * TemplateError: the run fails with a report naming it.
+ */
+async function summaryShapeOf(deps: PipelineDeps, artifacts: MeetingArtifacts, transcript: string | undefined): Promise<SummaryShape> {
+  const { vault } = deps;
+  const agent = deps.config.settings.Agent;
+  const link = artifacts.template ?? (agent.DefaultTemplate.trim() || undefined);
+  const template = link && (await resolveTemplate(vault, link, artifacts.template ? 'meeting' : 'config'));
+  const heard = transcript === undefined ? undefined : guessLanguage(transcriptSpeech(transcript));
+  const language: LanguageChoice = artifacts.language
+    ? { value: artifacts.language, source: 'meeting' }
+    : agent.Language.trim()
+      ? { value: agent.Language.trim(), source: 'config' }
+      : heard
+        ? { value: heard, source: 'transcript' }
+        : undefined;
+  return {
+    ...(template ? { template: { name: template.name, rel: vault.rel(template.path), body: template.body } } : {}),
+    language,
+    taskFormat: agent.TaskFormat,
+  };
 }
 
 async function readAgentsFiles(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<ProjectAgentsFile[]> {

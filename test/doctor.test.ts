@@ -163,6 +163,20 @@ describe('doctor against the scripted endpoint', () => {
     expect(io.text()).toContain(`fix: Create it (mkdir -p ${summaries}) or set MeetingAssistant.Folders.Summaries to the folder you use.`);
   });
 
+  it('checks Agent.DefaultTemplate when it is set: a missing one fails naming it, a found one passes', async () => {
+    const server = await scripted();
+    const endpoint = { BaseUrl: server.baseUrl, Model: 'test-model' };
+    expect((await checksFor(await writeConfig({ Endpoint: endpoint }))).has('default template')).toBe(false);
+    const missing = (await checksFor(await writeConfig({ Endpoint: endpoint, Agent: { DefaultTemplate: 'Templates/Stand-up.md' } }))).get('default template')!;
+    expect(missing.status).toBe('fail');
+    expect(missing.detail).toContain('"Templates/Stand-up.md" (Agent.DefaultTemplate)');
+    expect(missing.fix).toContain('MeetingAssistant.Agent.DefaultTemplate');
+    await mkdir(path.join(vault, 'Templates'), { recursive: true });
+    await writeFile(path.join(vault, 'Templates/Stand-up.md'), '## Yesterday\n## Today\n');
+    const found = (await checksFor(await writeConfig({ Endpoint: endpoint, Agent: { DefaultTemplate: 'Stand-up' } }))).get('default template')!;
+    expect(found.status).toBe('pass');
+  });
+
   it('reports a folder that is not writable', async () => {
     const server = await scripted();
     const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });

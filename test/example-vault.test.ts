@@ -156,7 +156,7 @@ describe('bundled paths', () => {
 
   it('EXAMPLE_VAULT_DIR is the package example-vault folder', () => {
     expect(EXAMPLE_VAULT_DIR).toBe(path.join(REPO_ROOT, 'example-vault'));
-    expect(readdirSync(EXAMPLE_VAULT_DIR).sort()).toEqual(['Meetings', 'Projects']);
+    expect(readdirSync(EXAMPLE_VAULT_DIR).sort()).toEqual(['Meetings', 'Projects', 'Templates']);
   });
 
   it('isBundledDefaultConfig is true only for the package config.default.json', async () => {
@@ -217,9 +217,9 @@ describe('the shipped example vault', () => {
     }
   });
 
-  it('has two meeting notes linked both ways to their transcripts, one finished and one transcribing', () => {
+  it('has three meeting notes linked both ways to their transcripts, two finished and one transcribing', () => {
     const meetings = under('Meetings').filter((p) => !/\/(Glossary|Dictionary)\.md$/.test(p));
-    expect(meetings).toHaveLength(2);
+    expect(meetings).toHaveLength(3);
     const states: unknown[] = [];
     for (const meeting of meetings) {
       const fm = frontmatter(meeting)!;
@@ -235,7 +235,7 @@ describe('the shipped example vault', () => {
       const body = files.get(meeting)!.split('\n---\n').slice(1).join('\n---\n').trim();
       expect(body.length, `${meeting}: user notes`).toBeGreaterThan(0);
     }
-    expect(states.sort()).toEqual(['finished', 'transcribing']);
+    expect(states.sort()).toEqual(['finished', 'finished', 'transcribing']);
     const withoutLinks = meetings.filter((m) => {
       const fm = frontmatter(m)!;
       return fm.context === undefined && fm.summary === undefined;
@@ -245,7 +245,7 @@ describe('the shipped example vault', () => {
 
   it('has transcripts of 40-80 speech lines, with a Speaker 2 and a bold label', () => {
     const transcripts = under('Meetings/Transcripts');
-    expect(transcripts).toHaveLength(2);
+    expect(transcripts).toHaveLength(3);
     const speech = /^\[\d\d:\d\d:\d\d\] (\*\*[^*]+\*\*|[^:*]+): \S/;
     const all: string[] = [];
     for (const rel of transcripts) {
@@ -270,6 +270,20 @@ describe('the shipped example vault', () => {
     expect(summaries).toHaveLength(1);
     expect(frontmatter(summaries[0]!)).toMatchObject({ status: 'done', projects: ['Alpha'] });
     expect(files.get(summaries[0]!)).toMatch(/## Summary[\s\S]*## Decisions[\s\S]*## Next steps/);
+  });
+
+  it('has three summary templates in Templates/, one of them used by a meeting with unnamed speakers', () => {
+    expect(under('Templates').sort()).toEqual(['Templates/Customer call.md', 'Templates/One-on-one.md', 'Templates/Stand-up.md']);
+    for (const template of under('Templates')) {
+      // Headings, each with a hint under it, and a section for action items as task lines.
+      const headings = files.get(template)!.match(/^## .+\n[^#\n].+$/gm) ?? [];
+      expect(headings.length, template).toBeGreaterThanOrEqual(4);
+      expect(files.get(template), template).toContain('task lines');
+    }
+    const standUp = 'Meetings/2026-12-01 0930 Daily Stand-up.md';
+    expect(frontmatter(standUp)).toMatchObject({ template: '[[Stand-up]]' });
+    const transcript = files.get(target(frontmatter(standUp)!.transcript))!;
+    expect(transcript).toMatch(/^\[[\d:]+\] SPEAKER_01: /m);
   });
 
   it('has projects Alpha and Beta with a few files each and an AGENTS.md in Alpha only', () => {

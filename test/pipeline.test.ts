@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createModelClient } from '../src/agent/client.js';
 import { DEFAULT_PROMPT, SUMMARY_REMINDER } from '../src/agent/prompt.js';
-import { silentLogger } from '../src/log.js';
-import { type PipelineDeps, retrySummary, summarizeMeeting } from '../src/pipeline.js';
+import { summaryShapeSection } from '../src/agent/summary-shape.js';
+import { retrySummary, summarizeMeeting } from '../src/pipeline.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { Vault } from '../src/vault/vault.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
+import { pipelineDeps } from './helpers/pipeline-deps.js';
 import {
   type ScriptedServer,
   type Step,
@@ -55,7 +55,9 @@ function baseVault(overrides: Record<string, string | null> = {}): Record<string
   };
 }
 
-const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- Alice: tag the release by Friday.\n';
+const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- [ ] Alice: tag the release 📅 2026-12-04\n';
+/** The summary shape the default settings append to the instructions. */
+const DEFAULT_SHAPE = summaryShapeSection({ language: undefined, taskFormat: 'tasks' });
 
 const call = (name: string, args: object | string) => ({ name, arguments: args });
 const tools = (...toolCalls: ReturnType<typeof call>[]): Step => ({ reply: { toolCalls } });
@@ -94,17 +96,11 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     );
     const vault = new Vault(memoryFs(files), config.layout);
     const waits: number[] = [];
-    const deps: PipelineDeps = {
-      vault,
-      config,
-      log: silentLogger,
-      model: createModelClient(config),
-      retryUrl: (rel) => `http://127.0.0.1:4777/retry?note=${encodeURIComponent(rel)}&token=tok`,
-      now: () => new Date('2026-11-30T10:04:05Z'),
+    const deps = pipelineDeps(vault, config, '2026-11-30T10:04:05Z', {
       sleep: async (ms) => {
         waits.push(ms);
       },
-    };
+    });
     const read = (rel: string) => vault.read(vault.abs(rel));
     return { vault, deps, config, waits, read, meeting: vault.abs(MEETING) };
   }
@@ -167,6 +163,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
       transcript: '[[Meetings/Transcripts/2026-11-30 Weekly Sync]]',
       context: '[[Meetings/Context/2026-11-30 Weekly Sync]]',
       status: 'done',
+      action_items: 1,
     });
   });
 
@@ -198,7 +195,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     await summarizeMeeting(deps, meeting);
     const instructions = instructionsOf(server.modelRequests()[0]!)!;
     expect(instructions).toBe(
-      `${DEFAULT_PROMPT}\n---\nprojects:\n# Alpha\nAlpha rules: keep Decisions.md as a dated list.\n# Beta\nBeta rules: customer names are confidential.\n`,
+      `${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}\n---\nprojects:\n# Alpha\nAlpha rules: keep Decisions.md as a dated list.\n# Beta\nBeta rules: customer names are confidential.\n`,
     );
     expect(instructions).not.toContain('# Gamma');
   });
@@ -210,7 +207,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     const { deps, meeting } = setup(files);
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(deps, meeting);
-    expect(instructionsOf(server.modelRequests()[0]!)).toBe(DEFAULT_PROMPT);
+    expect(instructionsOf(server.modelRequests()[0]!)).toBe(`${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}`);
   });
 
   const transientFaults: [string, Step, number | undefined][] = [

@@ -1,5 +1,6 @@
 import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/frontmatter.js';
 import { renderSummaryNote } from '../vault/summary.js';
+import { countActionItems } from '../vault/summary-sections.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
@@ -165,10 +166,32 @@ function stripFrontmatter(content: string): string {
   }
 }
 
+/**
+ * A label `override_speaker` mapped to a name in this run must not stay in the summary: people
+ * read "Bob", not "Speaker 2". Matched as a whole word, in any case.
+ */
+function refuseSpeakerLabels(body: string, names: Map<string, string> | undefined): void {
+  for (const [label, name] of names ?? []) {
+    if (mentionsWord(body, label)) {
+      throw new ToolError(`the summary still says ${JSON.stringify(label)}, whom you identified as ${JSON.stringify(name)}; write the name instead and call write_summary again.`);
+    }
+  }
+}
+
+function mentionsWord(text: string, word: string): boolean {
+  const hay = text.toLowerCase();
+  const needle = word.toLowerCase();
+  const wordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
+  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + 1)) {
+    if (!wordChar(hay[i - 1]) && !wordChar(hay[i + needle.length])) return true;
+  }
+  return false;
+}
+
 export const writeSummary = defineTool({
   name: 'write_summary',
   description:
-    "Writes THIS meeting's summary note: `content` is the Markdown body (## Summary, ## Decisions, ## Next steps); the daemon writes the frontmatter. " +
+    "Writes THIS meeting's summary note: `content` is the Markdown body, in the structure the instructions give; the daemon writes the frontmatter. " +
     'This is the only way to write the current summary; call it again to replace what you wrote. Past meetings\' summaries are read-only history and cannot be written. ' +
     '`title` is used only when the meeting note has no title.',
   params: {
@@ -181,15 +204,21 @@ export const writeSummary = defineTool({
     if (!ctx.meeting.title && title) ctx.run.agentTitle = title;
     const body = stripFrontmatter(args.content);
     if (body.trim() === '') throw new ToolError('the summary is empty; write the summary body in content.');
+    refuseSpeakerLabels(body, ctx.run.speakerNames);
     // A good summary being regenerated, or a note a person put there, is kept in .trash/ (DESIGN section 1).
     if (!ctx.run.summaryWritten) {
       const existing = await ctx.vault.readIfExists(abs);
       if (existing !== undefined && !isFailureReport(existing)) await ctx.vault.copyToTrash(abs);
     }
-    const note = renderSummaryNote(ctx.vault, ctx.meeting, body, ctx.meeting.title ? {} : { agentTitle: ctx.run.agentTitle });
+    const actionItems = countActionItems(body, ctx.settings.Agent.TaskFormat);
+    const note = renderSummaryNote(ctx.vault, ctx.meeting, body, {
+      ...(ctx.meeting.title ? {} : { agentTitle: ctx.run.agentTitle }),
+      ...(actionItems === undefined ? {} : { actionItems }),
+    });
     await ctx.vault.write(abs, note);
     ctx.run.summaryWritten = true;
-    return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines).`;
+    const items = actionItems === undefined ? '' : `, ${actionItems} action item${actionItems === 1 ? '' : 's'}`;
+    return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines${items}).`;
   },
 });
 

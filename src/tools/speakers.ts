@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isTempFile, walkFiles } from '../vault/fs.js';
 import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
+import { normLabel, speakerLabel } from '../vault/transcript.js';
 import { Vault } from '../vault/vault.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
@@ -34,40 +35,6 @@ export const addDictationWord = defineTool({
     return `Added ${JSON.stringify(word)} to the dictionary ${ctx.vault.rel(abs)}.`;
   },
 });
-
-/** `[timestamp] ` then the label, plain or bold (`**Alice**:` or `**Alice:**`), then the colon. */
-interface Label {
-  /** Offsets of the label text within the line. */
-  start: number;
-  end: number;
-  text: string;
-}
-
-function speakerLabel(line: string): Label | undefined {
-  const stamp = /^\s*\[[^\]\r\n]*\][ \t]*/.exec(line);
-  if (!stamp) return undefined;
-  const at = stamp[0].length;
-  const rest = line.slice(at);
-  if (rest.startsWith('**')) {
-    const close = rest.indexOf('**', 2);
-    if (close < 0) return undefined;
-    const inner = rest.slice(2, close);
-    if (inner.endsWith(':')) return label(at + 2, inner.slice(0, -1));
-    return /^[ \t]*:/.test(rest.slice(close + 2)) ? label(at + 2, inner) : undefined;
-  }
-  const colon = rest.indexOf(':');
-  return colon > 0 ? label(at, rest.slice(0, colon)) : undefined;
-}
-
-function label(start: number, raw: string): Label | undefined {
-  const text = raw.trimEnd();
-  if (text.trim() === '' || text.length > 120) return undefined;
-  return { start, end: start + text.length, text };
-}
-
-function normLabel(s: string): string {
-  return s.replace(/\*\*/g, '').replace(/:$/, '').trim().toLowerCase();
-}
 
 export const overrideSpeaker = defineTool({
   name: 'override_speaker',
@@ -115,6 +82,7 @@ export const overrideSpeaker = defineTool({
       );
     }
     await ctx.audit.write(abs, lines.join(''));
+    (ctx.run.speakerNames ??= new Map()).set(speaker, name);
     return `Relabelled ${changed} transcript line${changed === 1 ? '' : 's'} from ${JSON.stringify(speaker)} to ${JSON.stringify(name)}.`;
   },
 });

@@ -32,6 +32,8 @@ export interface RunState {
   summaryWritten: boolean;
   /** Title the agent supplied through `write_summary` when the meeting note has none. */
   agentTitle?: string;
+  /** Labels `override_speaker` replaced with names in this run (label -> name): the summary must use the names. */
+  speakerNames?: Map<string, string>;
 }
 
 export interface ToolResult {

@@ -21,6 +21,10 @@ export interface MeetingArtifacts {
   attendees: string[];
   /** Names of project folders as listed (existing or not). */
   projects: string[];
+  /** The `template` link as written (resolved by the pipeline, which reports a missing one). */
+  template?: string;
+  /** The `language` property as written: a name or a code. */
+  language?: string;
 }
 
 /**
@@ -272,7 +276,31 @@ export async function resolveMeeting(
     endTime: text(data.end_time),
     attendees: nameList(data.attendees),
     projects: nameList(data.projects),
+    ...summaryWishes(data, broken),
   };
+}
+
+/** `template` and `language`, the meeting's wishes for its summary; an unusable value is said, not ignored. */
+function summaryWishes(
+  data: Record<string, unknown>,
+  broken: (message: string) => BrokenMeetingError,
+): { template?: string; language?: string } {
+  const out: { template?: string; language?: string } = {};
+  let template = data.template;
+  // An unquoted `[[Stand-up]]` reads as a nested YAML list; it still means the link.
+  if (Array.isArray(template) && template.length === 1 && Array.isArray(template[0]) && template[0].length === 1) {
+    template = `[[${String(template[0][0])}]]`;
+  }
+  if (template !== null && template !== undefined && typeof template !== 'string') {
+    throw broken(`the template property is not a link: ${JSON.stringify(data.template)}`);
+  }
+  if (text(template) !== undefined) out.template = (template as string).trim();
+  const language = data.language;
+  if (language !== null && language !== undefined && typeof language !== 'string') {
+    throw broken(`the language property is not a language name or code: ${JSON.stringify(language)}`);
+  }
+  if (text(language) !== undefined) out.language = (language as string).trim();
+  return out;
 }
 
 /** Reads a note's frontmatter data, naming the note in errors. */

@@ -20,11 +20,18 @@ function nonEmpty(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== '';
 }
 
-/** Summary frontmatter keys in the contract's order. */
+export interface SummaryNoteOptions {
+  /** The agent's title, used when the meeting note has none. */
+  agentTitle?: string;
+  /** `action_items`: the task lines counted in the body; absent when they cannot be counted. */
+  actionItems?: number;
+}
+
+/** Summary frontmatter keys in the contract's order (`action_items` just before `status`). */
 export function summaryFrontmatter(
   vault: Vault,
   artifacts: MeetingArtifacts,
-  options: { agentTitle?: string } = {},
+  options: SummaryNoteOptions = {},
 ): Record<string, unknown> {
   const data: Record<string, unknown> = {};
   const title = nonEmpty(artifacts.title) ? artifacts.title : options.agentTitle;
@@ -35,6 +42,7 @@ export function summaryFrontmatter(
   data.meeting = formatLink(vault, artifacts.meetingPath);
   data.transcript = formatLink(vault, artifacts.transcriptPath);
   data.context = formatLink(vault, artifacts.contextPath);
+  if (options.actionItems !== undefined) data.action_items = options.actionItems;
   data.status = 'done';
   return data;
 }
@@ -47,7 +55,7 @@ export function renderSummaryNote(
   vault: Vault,
   artifacts: MeetingArtifacts,
   body: string,
-  options: { agentTitle?: string } = {},
+  options: SummaryNoteOptions = {},
 ): string {
   return renderFrontmatter(summaryFrontmatter(vault, artifacts, options)) + withFinalNewline(body);
 }

@@ -6,7 +6,7 @@ import { type Fs, readText, readTextIfExists, statIfExists, walkFiles, writeFile
 export type WriteListener = (absPath: string, content: string) => void;
 
 /** The most specific configured folder wins, so nested defaults (Meetings/Transcripts) work. */
-export type NoteKind = 'meeting' | 'transcript' | 'summary' | 'context' | 'project' | 'identity';
+export type NoteKind = 'meeting' | 'transcript' | 'summary' | 'context' | 'project' | 'identity' | 'template';
 
 const KIND_OF_FOLDER: Record<FolderKey, NoteKind> = {
   Meetings: 'meeting',
@@ -15,6 +15,8 @@ const KIND_OF_FOLDER: Record<FolderKey, NoteKind> = {
   Context: 'context',
   Projects: 'project',
   Identities: 'identity',
+  // Summary templates are never meeting notes, even when the folder lies inside `Meetings`.
+  Templates: 'template',
 };
 
 export const TRASH_FOLDER = '.trash';

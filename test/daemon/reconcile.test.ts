@@ -33,6 +33,22 @@ const context = (name: string, state: string) =>
 const M = (name: string) => `/vault/Meetings/${name}.md`;
 
 describe('catch-up scan', () => {
+  it('takes a meeting-note template inside Meetings/ for no meeting, even one linking the same transcript', async () => {
+    const nested = testConfig({ Folders: { Templates: 'Meetings/Templates' } });
+    const vault = new Vault(
+      memoryFs({
+        'Meetings/A.md': meeting('A'),
+        'Meetings/Templates/Meeting.md': meeting('A'),
+        'Meetings/Transcripts/A.md': transcript('A', 'finished', false),
+      }),
+      nested.layout,
+    );
+    const reconciler = new Reconciler({ vault, settings: nested.settings, log: silentLogger, isQueued: () => false });
+    const { jobs, problems } = await reconciler.scan({ startup: true });
+    expect(jobs.map((j) => j.key)).toEqual([M('A')]);
+    expect(problems).toEqual([]);
+  });
+
   it('enqueues a finished transcript whose meeting has no context note yet, keyed by the meeting', async () => {
     const { reconciler } = setup({
       'Meetings/A.md': meeting('A'),

@@ -115,11 +115,11 @@ describe('write_summary', () => {
   it('writes the daemon frontmatter plus the body and marks the run', async () => {
     const h = harness();
     const r = await h.call('write_summary', { content: '## Summary\nShipped.\n## Decisions\nNone.\n## Next steps\nNone.' });
-    expect(r).toEqual({ isError: false, content: `Wrote the summary note ${SUMMARY} (6 lines).` });
+    expect(r).toEqual({ isError: false, content: `Wrote the summary note ${SUMMARY} (6 lines, 0 action items).` });
     const note = await h.read(SUMMARY);
     expect(note).toMatch(/^---\ntitle: Weekly Sync\nstart_time: 2026-11-30T09:00:00\+01:00\n/);
     expect(note).toContain('projects: [Alpha, Beta]\n');
-    expect(note).toContain('status: done\n---\n## Summary\nShipped.\n');
+    expect(note).toContain('action_items: 0\nstatus: done\n---\n## Summary\nShipped.\n');
     expect(h.ctx.run.summaryWritten).toBe(true);
     expect(h.ctx.audit.isEmpty).toBe(true);
   });
@@ -158,7 +158,7 @@ describe('write_summary', () => {
     await h.call('write_summary', { content: '---\ntitle: Mine\nstatus: whatever\n---\n## Summary\nOk\n' });
     const note = (await h.read(SUMMARY))!;
     expect(note).not.toContain('title: Mine');
-    expect(note).toMatch(/status: done\n---\n## Summary\nOk\n$/);
+    expect(note).toMatch(/action_items: 0\nstatus: done\n---\n## Summary\nOk\n$/);
   });
 
   it('refuses empty content', async () => {

@@ -16,6 +16,13 @@ describe('Vault', () => {
     expect(vault.kindOf(vault.abs('Notes/idea.md'))).toBeUndefined();
   });
 
+  it('puts summary templates in Folders.Templates, never among meeting notes even when the folder lies inside Meetings', () => {
+    expect(memoryVault().kindOf('/vault/Templates/Stand-up.md')).toBe('template');
+    const nested = memoryVault({}, { Folders: { Templates: 'Meetings/Templates' } });
+    expect(nested.kindOf('/vault/Meetings/Templates/Stand-up.md')).toBe('template');
+    expect(nested.kindOf('/vault/Meetings/2026-11-30 Sync.md')).toBe('meeting');
+  });
+
   it('gives vault-relative paths with forward slashes and knows what lies outside', () => {
     const vault = memoryVault();
     expect(vault.rel('/vault/Meetings/a b.md')).toBe('Meetings/a b.md');
