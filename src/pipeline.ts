@@ -7,6 +7,7 @@ import { AgentError, type ContextController, runAgentLoop } from './agent/loop.j
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
 import type { RunProgress } from './agent/progress.js';
 import { ModelError, type ModelClient } from './agent/types.js';
+import { offeredTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
@@ -138,10 +139,16 @@ async function runMeeting(
       ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
     });
 
-    const instructions = buildInstructions(settings.Agent.InitialPrompt, await readAgentsFiles(deps, artifacts));
-    const tools = createToolRegistry(
-      createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal }),
+    const toolContext = createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal });
+    // Fixed for the whole run: only the tools that can act for this meeting (DESIGN 3.9).
+    const offer = await toolOffer(toolContext);
+    const instructions = buildInstructions(
+      settings.Agent.InitialPrompt,
+      await readAgentsFiles(deps, artifacts),
+      offer.projects || offer.past,
     );
+    const tools = createToolRegistry(toolContext, offeredTools(offer));
+    log.debug({ tools: tools.schemas.length, ...offer }, 'tools offered');
 
     const result = await runAgentLoop({
       model: deps.model,
