@@ -157,7 +157,7 @@ export function raiseWindowHint(window: ServerWindow, model: string, wanted: num
       );
     case 'llama.cpp': {
       const slots = window.slots ?? 1;
-      return `restart llama-server with -c ${wanted * slots} (--ctx-size${slots > 1 ? `, shared by its ${slots} --parallel slots` : ''})`;
+      return `restart llama-server with -c ${wanted * slots} (--ctx-size ${wanted * slots}${slots > 1 ? `, shared by its ${slots} --parallel slots` : ''})`;
     }
     case 'lm-studio':
       return `load ${model} in LM Studio with a context length of at least ${wanted} (lms load ${model} --context-length ${wanted}, or the model's load settings in the app)`;
