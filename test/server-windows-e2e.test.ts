@@ -146,6 +146,11 @@ describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,0
     expect(result.overflows.filter((o) => o.kind === 'cut').length).toBeLessThanOrEqual(1);
     expect(result.overflows).toHaveLength(0);
     expect(result.server.requests.some((r) => r.path === '/api/generate')).toBe(true);
+    // A meeting without projects or past summaries is offered neither; the set never changes in a run.
+    const toolNames = result.main.map((r) => requestAsConversation('chat', r.body).tools.map((t) => t.name).join(','));
+    expect(new Set(toolNames).size).toBe(1);
+    expect(toolNames[0]).not.toMatch(/list_projects|search|list_past_project_meetings/);
+    expect(toolNames[0]).toMatch(/read_transcript/);
     // The output reserve follows the window: a quarter of 4,096.
     for (const req of result.main) expect((req.body as { max_tokens: number }).max_tokens).toBeLessThanOrEqual(1024);
     const warning = result.logLines.find((l) => l.level === 'warn' && /context window of 4096/.test(String(l.msg)));
