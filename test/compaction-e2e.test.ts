@@ -1,11 +1,10 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateRequestTokens } from '../src/agent/tokens.js';
 import type { Message, ToolSchema } from '../src/agent/types.js';
-import { createLogger } from '../src/log.js';
 import { summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
+import { capturedLogger } from './helpers/captured-log.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from './helpers/scripted-server.js';
 import { requestAsConversation as bodyAsConversation } from './helpers/server-kinds.js';
@@ -57,17 +56,6 @@ function vaultFiles(transcript: string): Record<string, string> {
 /** The request as our conversation model, back from either wire shape, for the tokenizer estimate. */
 function requestAsConversation(req: RecordedRequest): { instructions: string; messages: Message[]; tools: ToolSchema[] } {
   return bodyAsConversation(req.kind === 'chat' ? 'chat' : 'responses', req.body);
-}
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: createLogger({ destination, level: 'debug' }), lines };
 }
 
 const isMainRequest = (req: RecordedRequest) => Array.isArray((req.body as any)?.tools) && (req.body as any).tools.length > 0;

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../src/log.js';
 import { summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
+import { capturedLogger } from './helpers/captured-log.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from './helpers/scripted-server.js';
 import { requestAsConversation, type ServerEmulation } from './helpers/server-kinds.js';
@@ -92,17 +91,6 @@ function readingModel(per?: number) {
     },
   };
   return { step, seen: () => seen, total: () => total };
-}
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: createLogger({ destination, level: 'debug' }), lines };
 }
 
 const servers: ScriptedServer[] = [];

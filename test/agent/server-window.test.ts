@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeServerWindow, raiseWindowHint, serverRoot, ServerWindowSource } from '../../src/agent/server-window.js';
-import { createLogger } from '../../src/log.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import type { ServerEmulation } from '../helpers/server-kinds.js';
 
@@ -69,8 +69,7 @@ describe('probeServerWindow: what each server kind tells', () => {
 
 describe('ServerWindowSource: asked at start and when a run begins, cached, warned once', () => {
   function source(server: ScriptedServer, now: () => number) {
-    const lines: { level: string; msg: string }[] = [];
-    const log = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(JSON.parse(s)) } });
+    const { log, lines } = capturedLogger();
     const windows = new ServerWindowSource({ baseUrl: server.baseUrl, model: MODEL, configured: 32768, log, now, ttlMs: 180_000 });
     return { windows, lines };
   }

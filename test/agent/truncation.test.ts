@@ -3,7 +3,7 @@ import { ContextManager, type Conversation } from '../../src/agent/context-windo
 import { estimateRequestTokens } from '../../src/agent/tokens.js';
 import { ModelError, type ModelClient, type ModelRequest, type ModelResponse } from '../../src/agent/types.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
-import { createLogger } from '../../src/log.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 import { FIRST_MESSAGE, INSTRUCTIONS, readResult, TOOL_SCHEMAS, transcriptNote } from '../helpers/long-meeting.js';
 
 /**
@@ -13,15 +13,8 @@ import { FIRST_MESSAGE, INSTRUCTIONS, readResult, TOOL_SCHEMAS, transcriptNote }
  * window and its refusals size the requests.
  */
 
-interface LogLine {
-  level: string;
-  msg: string;
-  [key: string]: unknown;
-}
-
 function setup(tokens: number, maxOutput: number, serverWindow?: number) {
-  const lines: LogLine[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) } });
+  const { log, lines } = capturedLogger();
   const model: ModelClient = { api: 'chat-completions', complete: async () => ({ content: 'notes', toolCalls: [] }) };
   const settings: Settings['ContextWindow'] = { Tokens: tokens, MaxOutputTokens: maxOutput, Compaction: { ...DEFAULT_SETTINGS.ContextWindow.Compaction } };
   const cm = new ContextManager({

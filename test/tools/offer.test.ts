@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { offeredTools, toolOffer } from '../../src/tools/offer.js';
+import { offeredTools, PAST_TOOLS, PROJECT_TOOLS, toolOffer } from '../../src/tools/offer.js';
 import { harness, summaryNote } from './helpers.js';
 
 const names = async (h: ReturnType<typeof harness>) => offeredTools(await toolOffer(h.ctx)).map((t) => t.name);
-const PROJECT_AND_PAST = [
-  'list_projects',
-  'list_projectfiles',
-  'read_projectfile',
-  'write_projectfile',
-  'list_past_project_meetings',
-  'read_past_project_meeting_summary',
-  'search',
-];
+const PROJECT_AND_PAST = [...PROJECT_TOOLS, ...PAST_TOOLS, 'search'];
 
 describe('the tools offered to a meeting (issue 12: only those that can act for it)', () => {
   it('offers all nineteen to a meeting whose projects exist and have past summaries', async () => {
