@@ -66,7 +66,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
         remote,
         log: runLog,
         // When a run begins: an Ollama model that is not loaded is loaded to tell its window.
-        serverWindow: () => serverWindow.get(true).then((told) => told?.tokens),
+        serverWindow: () => serverWindow.get(true, runLog).then((told) => told?.tokens),
       }),
   };
   return { config, vault, log, token, pipeline, serverWindow };

@@ -191,15 +191,18 @@ export class ServerWindowSource {
     this.#options = options;
   }
 
-  /** The server's answer (cached); `load` lets Ollama load the model to tell its window. */
-  async get(load = false): Promise<ServerWindow | undefined> {
+  /**
+   * The server's answer (cached); `load` lets Ollama load the model to tell its window. `log`:
+   * where a new answer is reported (a run's logger, so its lines carry the run's id).
+   */
+  async get(load = false, log: Logger = this.#options.log): Promise<ServerWindow | undefined> {
     const now = (this.#options.now ?? Date.now)();
     const cached = this.#cached;
     if (cached && now - cached.at < (this.#options.ttlMs ?? 180_000) && (cached.loaded || !load || cached.value?.loaded)) return cached.value;
     this.#pending ??= probeServerWindow({ ...this.#options, load })
       .then((value) => {
         this.#cached = { at: now, value, loaded: load };
-        this.#report(value);
+        this.#report(value, log);
         return value;
       })
       .finally(() => (this.#pending = undefined));
@@ -212,8 +215,8 @@ export class ServerWindowSource {
     return told !== undefined ? Math.min(told, this.#options.configured) : this.#options.configured;
   }
 
-  #report(value: ServerWindow | undefined): void {
-    const { configured, model, log } = this.#options;
+  #report(value: ServerWindow | undefined, log: Logger): void {
+    const { configured, model } = this.#options;
     if (!value || value.tokens === undefined) {
       log.debug({ server: value?.server }, 'the server does not tell its context window: ContextWindow.Tokens is used as configured');
       return;
