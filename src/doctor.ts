@@ -6,6 +6,7 @@ import { causeChain } from './log.js';
 import { type Fs, isNotFound, TEMP_SUFFIX } from './vault/fs.js';
 import { resolveTemplate, TemplateError } from './vault/template.js';
 import { Vault } from './vault/vault.js';
+import { probeServerWindow, raiseWindowHint, type ServerWindow } from './agent/server-window.js';
 
 /**
  * `meeting-assistant doctor` without the command line: every check a person needs when the
@@ -382,139 +383,70 @@ function errorText(err: unknown): string {
 }
 
 // ---------------------------------------------------------------------------------------
-// Effective context length (Ollama, llama.cpp's server, LM Studio)
-
-/** The server root without the OpenAI `/v1` suffix: where the native routes live. */
-function serverRoot(config: AppConfig): string {
-  return baseUrl(config).replace(/\/v1$/, '');
-}
-
-async function getJson(
-  deps: DoctorDeps,
-  config: AppConfig,
-  url: string,
-  init: { method?: string; body?: unknown } = {},
-): Promise<Record<string, unknown> | undefined> {
-  const doFetch = deps.fetch ?? fetch;
-  try {
-    const response = await doFetch(url, {
-      method: init.method ?? 'GET',
-      headers: { ...authHeaders(config), ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}) },
-      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
-      signal: AbortSignal.timeout(deps.timeoutMs ?? 5000),
-    });
-    if (!response.ok) return undefined;
-    const body = (await response.json()) as unknown;
-    return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function positiveInt(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : undefined;
-}
+// Effective context length (the probe the daemon uses: src/agent/server-window.ts)
 
 async function checkContextLength(config: AppConfig, deps: DoctorDeps, model: string | undefined): Promise<DoctorCheck> {
   const name = 'context length';
   if (!model) return check(name, 'skip', 'not checked: the model is not available');
   const wanted = config.settings.ContextWindow.Tokens;
-  const root = serverRoot(config);
   const lower = (n: number) => `or lower MeetingAssistant.ContextWindow.Tokens to ${n} or less`;
-
-  // llama.cpp's server first: GET /props, the context of one slot. (It also answers
-  // /api/show for Ollama clients, with the training context rather than the running one.)
-  const props = await getJson(deps, config, `${root}/props`);
-  const settings = (props?.default_generation_settings ?? undefined) as Record<string, unknown> | undefined;
-  const nCtx = positiveInt(settings?.n_ctx) ?? positiveInt(props?.n_ctx);
-  if (props && nCtx !== undefined) {
-    const slots = positiveInt(props.total_slots) ?? 1;
-    if (nCtx < wanted) {
-      return check(
-        name,
-        'fail',
-        `llama.cpp's server runs with a context of ${nCtx} tokens${slots > 1 ? ` per slot (${slots} slots)` : ''}, below ContextWindow.Tokens (${wanted})`,
-        `Restart llama-server with --ctx-size ${wanted * slots}${slots > 1 ? ` (shared by its ${slots} --parallel slots)` : ''}, ${lower(nCtx)}.`,
-      );
-    }
-    return check(name, 'pass', `llama.cpp's server runs with a context of ${nCtx} tokens (ContextWindow.Tokens is ${wanted})`);
-  }
-
-  // Ollama: POST /api/show names the model's maximum and a num_ctx parameter when one is set.
-  const show = await getJson(deps, config, `${root}/api/show`, { method: 'POST', body: { model, name: model } });
-  if (show && (show.model_info || show.parameters !== undefined || show.modelfile !== undefined)) {
-    const info = (show.model_info ?? {}) as Record<string, unknown>;
-    const arch = typeof info['general.architecture'] === 'string' ? info['general.architecture'] : undefined;
-    const maxKey = arch ? `${arch}.context_length` : Object.keys(info).find((k) => k.endsWith('.context_length'));
-    const max = maxKey ? positiveInt(info[maxKey]) : undefined;
-    const params = typeof show.parameters === 'string' ? show.parameters : '';
-    const numCtx = Number(/(?:^|\n)\s*num_ctx\s+(\d+)/.exec(params)?.[1] ?? NaN);
-    // A loaded model shows the context it actually runs with (newer Ollama versions).
-    const ps = await getJson(deps, config, `${root}/api/ps`);
-    const running = Array.isArray(ps?.models)
-      ? (ps.models as Record<string, unknown>[]).find((m) => m.name === model || m.model === model)
-      : undefined;
-    const loaded = positiveInt(running?.context_length);
-    if (max !== undefined && max < wanted) {
-      return check(
-        name,
-        'fail',
-        `${model} supports at most ${max} tokens; ContextWindow.Tokens is ${wanted}`,
-        `Lower MeetingAssistant.ContextWindow.Tokens to ${max} or less, or use a model with a longer context.`,
-      );
-    }
-    const raise =
-      `Raise Ollama's context: start the server with OLLAMA_CONTEXT_LENGTH=${wanted} (for the service: systemctl edit ollama, Environment=OLLAMA_CONTEXT_LENGTH=${wanted}), ` +
-      `or create a model with "PARAMETER num_ctx ${wanted}" in its Modelfile (ollama create), ${lower(loaded ?? (Number.isFinite(numCtx) ? numCtx : 4096))}.`;
-    const effective = loaded ?? (Number.isFinite(numCtx) ? numCtx : undefined);
-    if (effective === undefined) {
-      return check(
-        name,
-        'warn',
-        `Ollama: ${model} has no num_ctx set, so Ollama runs it with its default context length (often 4096 tokens or less, longer prompts are cut silently) unless OLLAMA_CONTEXT_LENGTH is raised on the server; ContextWindow.Tokens is ${wanted}${max ? `, the model supports ${max}` : ''}`,
-        raise,
-      );
-    }
-    const source = loaded !== undefined ? 'runs it (loaded now) with' : 'has num_ctx';
-    if (effective < wanted) {
-      return check(name, 'fail', `Ollama ${source} ${effective} tokens for ${model}, below ContextWindow.Tokens (${wanted})`, raise);
-    }
-    return check(name, 'pass', `Ollama ${source} ${effective} tokens for ${model} (ContextWindow.Tokens is ${wanted})`);
-  }
-
-  // LM Studio: GET /api/v0/models/<id>, the loaded context or the model's maximum.
-  const lms = await getJson(deps, config, `${root}/api/v0/models/${encodeURIComponent(model)}`);
-  if (lms && (lms.max_context_length !== undefined || lms.loaded_context_length !== undefined)) {
-    const loadedCtx = positiveInt(lms.loaded_context_length);
-    const maxCtx = positiveInt(lms.max_context_length);
-    const load = `Load ${model} in LM Studio with a context length of at least ${wanted} (lms load ${model} --context-length ${wanted}, or the model's load settings in the app)`;
-    if (maxCtx !== undefined && maxCtx < wanted) {
-      return check(
-        name,
-        'fail',
-        `LM Studio: ${model} supports at most ${maxCtx} tokens; ContextWindow.Tokens is ${wanted}`,
-        `Lower MeetingAssistant.ContextWindow.Tokens to ${maxCtx} or less, or use a model with a longer context.`,
-      );
-    }
-    if (loadedCtx !== undefined) {
-      if (loadedCtx < wanted) {
-        return check(name, 'fail', `LM Studio has ${model} loaded with a context of ${loadedCtx} tokens, below ContextWindow.Tokens (${wanted})`, `${load}, ${lower(loadedCtx)}.`);
-      }
-      return check(name, 'pass', `LM Studio has ${model} loaded with a context of ${loadedCtx} tokens (ContextWindow.Tokens is ${wanted})`);
-    }
+  // Ollama loads the model to tell its window, as the daemon does when a run begins.
+  const told = await probeServerWindow({
+    baseUrl: config.settings.Endpoint.BaseUrl,
+    model,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
+    timeoutMs: deps.timeoutMs ?? 5000,
+    load: true,
+    loadTimeoutMs: Math.max(deps.timeoutMs ?? 5000, config.settings.Endpoint.TimeoutSeconds * 1000),
+  });
+  if (!told) {
     return check(
       name,
-      'warn',
-      `LM Studio: ${model} is not loaded; it will be loaded with LM Studio's default context length, which may be below ContextWindow.Tokens (${wanted})`,
-      `${load}.`,
+      'skip',
+      `the server does not report its context length (Ollama, llama.cpp's server, LM Studio and vLLM do); make sure ${model} runs with at least ContextWindow.Tokens (${wanted}) tokens`,
     );
   }
+  const raise = capitalize(raiseWindowHint(told, model, wanted));
+  // The figure a run uses: the smaller of the server's window and ContextWindow.Tokens.
+  const used = (n: number) => (n < wanted ? `; runs use ${n} tokens, with answers of at most ${Math.min(config.settings.ContextWindow.MaxOutputTokens, Math.floor(n / 4))}` : '');
+  if (told.modelMax !== undefined && told.modelMax < wanted) {
+    return check(
+      name,
+      'fail',
+      `${told.server === 'lm-studio' ? 'LM Studio: ' : ''}${model} supports at most ${told.modelMax} tokens; ContextWindow.Tokens is ${wanted}`,
+      `Lower MeetingAssistant.ContextWindow.Tokens to ${told.modelMax} or less, or use a model with a longer context.`,
+    );
+  }
+  const where = describeWindow(told, model);
+  if (told.tokens === undefined) {
+    const unknown =
+      told.server === 'ollama'
+        ? `Ollama: ${model} has no num_ctx set, so Ollama runs it with its default context length (often 4096 tokens or less, longer prompts are cut silently) unless OLLAMA_CONTEXT_LENGTH is raised on the server; ContextWindow.Tokens is ${wanted}${told.modelMax ? `, the model supports ${told.modelMax}` : ''}`
+        : `LM Studio: ${model} is not loaded; it will be loaded with LM Studio's default context length, which may be below ContextWindow.Tokens (${wanted})`;
+    return check(name, 'warn', unknown, `${raise}.`);
+  }
+  if (told.tokens < wanted) {
+    return check(name, 'fail', `${where} ${told.tokens} tokens, below ContextWindow.Tokens (${wanted})${used(told.tokens)}`, `${raise}, ${lower(told.tokens)}.`);
+  }
+  return check(name, 'pass', `${where} ${told.tokens} tokens (ContextWindow.Tokens is ${wanted})`);
+}
 
-  return check(
-    name,
-    'skip',
-    `the server does not report its context length (Ollama, llama.cpp's server and LM Studio do); make sure ${model} runs with at least ContextWindow.Tokens (${wanted}) tokens`,
-  );
+function describeWindow(told: ServerWindow, model: string): string {
+  switch (told.server) {
+    case 'llama.cpp':
+      return `llama.cpp's server runs with a context${(told.slots ?? 1) > 1 ? ` per slot (${told.slots} slots)` : ''} of`;
+    case 'ollama':
+      return told.loaded ? `Ollama runs ${model} (loaded now) with a context of` : `Ollama: ${model} has num_ctx`;
+    case 'lm-studio':
+      return `LM Studio has ${model} loaded with a context of`;
+    case 'vllm':
+      return `vLLM serves ${model} with --max-model-len`;
+  }
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 // ---------------------------------------------------------------------------------------

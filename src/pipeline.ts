@@ -14,6 +14,7 @@ import {
 } from './agent/summary-shape.js';
 import type { RunProgress } from './agent/progress.js';
 import { ModelError, type ModelClient } from './agent/types.js';
+import { offeredTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
@@ -148,10 +149,12 @@ async function runMeeting(
       ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
     });
 
-    const { instructions, firstMessage } = await conversationStart(deps, artifacts);
-    const tools = createToolRegistry(
-      createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal }),
-    );
+    const toolContext = createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal });
+    // Fixed for the whole run: only the tools that can act for this meeting (DESIGN 3.9).
+    const offer = await toolOffer(toolContext);
+    const { instructions, firstMessage } = await conversationStart(deps, artifacts, offer.projects || offer.past);
+    const tools = createToolRegistry(toolContext, offeredTools(offer));
+    log.debug({ tools: tools.schemas.length, ...offer }, 'tools offered');
 
     const result = await runAgentLoop({
       model: deps.model,
@@ -252,6 +255,7 @@ async function finishContext(
 async function conversationStart(
   deps: PipelineDeps,
   artifacts: MeetingArtifacts,
+  projectTools: boolean,
 ): Promise<{ instructions: string; firstMessage: string }> {
   const { vault } = deps;
   // Read once for the shape (the language it is spoken in) and the speaker labels; a
@@ -261,7 +265,7 @@ async function conversationStart(
   const instructions = buildInstructions(
     deps.config.settings.Agent.InitialPrompt,
     await readAgentsFiles(deps, artifacts),
-    summaryShapeSection(shape),
+    { projectTools, shape: summaryShapeSection(shape) },
   );
   const firstMessage = firstUserMessage({
     meetingNote: vault.rel(artifacts.meetingPath),

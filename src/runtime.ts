@@ -4,6 +4,7 @@ import { createModelClient } from './agent/client.js';
 import { ContextManager } from './agent/context-window.js';
 import { createOpenAI } from './agent/openai.js';
 import { createRemoteCompactor } from './agent/remote-compaction.js';
+import { ServerWindowSource } from './agent/server-window.js';
 import { ensureHttpToken, retryUrl } from './daemon/token.js';
 import type { PipelineDeps } from './pipeline.js';
 import { nodeFs, type Fs } from './vault/fs.js';
@@ -19,11 +20,15 @@ export interface Runtime {
   log: Logger;
   token: string;
   pipeline: PipelineDeps;
+  /** What the server says its context window is (asked at start and when a run begins). */
+  serverWindow: ServerWindowSource;
 }
 
 export interface RuntimeOptions {
   fs?: Fs;
   log?: Logger;
+  /** For the server's info routes (tests); default the global fetch. */
+  fetch?: typeof fetch;
 }
 
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -37,6 +42,16 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const remote = settings.ContextWindow.Compaction.Enabled
     ? createRemoteCompactor({ openai: createOpenAI(settings.Endpoint, config.apiKey), settings, log })
     : undefined;
+  const endpoint = settings.Endpoint;
+  const serverWindow = new ServerWindowSource({
+    baseUrl: endpoint.BaseUrl,
+    model: endpoint.Model,
+    ...(config.apiKey ? { apiKey: config.apiKey } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    loadTimeoutMs: endpoint.TimeoutSeconds * 1000,
+    configured: settings.ContextWindow.Tokens,
+    log,
+  });
   const pipeline: PipelineDeps = {
     vault,
     config,
@@ -44,7 +59,15 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     model,
     retryUrl: (rel) => retryUrl(settings.Http, token, rel),
     contextManager: (runLog) =>
-      new ContextManager({ settings: settings.ContextWindow, api: settings.Endpoint.Api, model, remote, log: runLog }),
+      new ContextManager({
+        settings: settings.ContextWindow,
+        api: settings.Endpoint.Api,
+        model,
+        remote,
+        log: runLog,
+        // When a run begins: an Ollama model that is not loaded is loaded to tell its window.
+        serverWindow: () => serverWindow.get(true, runLog).then((told) => told?.tokens),
+      }),
   };
-  return { config, vault, log, token, pipeline };
+  return { config, vault, log, token, pipeline, serverWindow };
 }

@@ -1,13 +1,13 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateRequestTokens } from '../src/agent/tokens.js';
-import type { Message, ToolCall, ToolSchema } from '../src/agent/types.js';
-import { createLogger } from '../src/log.js';
+import type { Message, ToolSchema } from '../src/agent/types.js';
 import { summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
+import { capturedLogger } from './helpers/captured-log.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from './helpers/scripted-server.js';
+import { requestAsConversation as bodyAsConversation } from './helpers/server-kinds.js';
 
 /**
  * Long meetings on small windows, end to end: the real pipeline, the real ContextManager and
@@ -55,53 +55,7 @@ function vaultFiles(transcript: string): Record<string, string> {
 
 /** The request as our conversation model, back from either wire shape, for the tokenizer estimate. */
 function requestAsConversation(req: RecordedRequest): { instructions: string; messages: Message[]; tools: ToolSchema[] } {
-  const body = req.body as Record<string, any>;
-  const messages: Message[] = [];
-  let instructions = '';
-  const tools: ToolSchema[] = (body.tools ?? []).map((t: any) =>
-    t.function
-      ? { name: t.function.name, description: t.function.description ?? '', parameters: t.function.parameters ?? {} }
-      : { name: t.name, description: t.description ?? '', parameters: t.parameters ?? {} },
-  );
-  const text = (c: unknown): string =>
-    typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: any) => p?.text ?? '').join('') : '';
-  if (req.kind === 'chat') {
-    for (const m of body.messages as any[]) {
-      if (m.role === 'system') instructions = text(m.content);
-      else if (m.role === 'user') messages.push({ role: 'user', content: text(m.content) });
-      else if (m.role === 'assistant') {
-        const toolCalls: ToolCall[] = (m.tool_calls ?? []).map((c: any) => ({
-          id: c.id,
-          name: c.function.name,
-          arguments: c.function.arguments,
-        }));
-        messages.push({ role: 'assistant', content: text(m.content), ...(toolCalls.length ? { toolCalls } : {}) });
-      } else if (m.role === 'tool') messages.push({ role: 'tool', toolCallId: m.tool_call_id, name: '', content: text(m.content) });
-    }
-  } else {
-    instructions = body.instructions ?? '';
-    for (const item of body.input as any[]) {
-      if (item.type === 'function_call') {
-        messages.push({ role: 'assistant', content: '', toolCalls: [{ id: item.call_id, name: item.name, arguments: item.arguments }] });
-      } else if (item.type === 'function_call_output') {
-        messages.push({ role: 'tool', toolCallId: item.call_id, name: '', content: text(item.output) });
-      } else if (item.type === 'compaction') {
-        messages.push({ role: 'compaction', encryptedContent: item.encrypted_content });
-      } else messages.push({ role: item.role === 'assistant' ? 'assistant' : 'user', content: text(item.content) });
-    }
-  }
-  return { instructions, messages, tools };
-}
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: createLogger({ destination, level: 'debug' }), lines };
+  return bodyAsConversation(req.kind === 'chat' ? 'chat' : 'responses', req.body);
 }
 
 const isMainRequest = (req: RecordedRequest) => Array.isArray((req.body as any)?.tools) && (req.body as any).tools.length > 0;
@@ -212,47 +166,50 @@ describe.each(['chat-completions', 'responses'] as const)('long meetings on a sm
   });
 
   it('detects a server that silently truncates the prompt, never acts on its answer, compacts to the observed window, and completes', async () => {
-    const transcript = generateTranscript(12_000);
-    const config = testConfig({
-      Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', Api: api },
-      ContextWindow: { Tokens: 32768, MaxOutputTokens: 2048 },
-      Reconnect: { Attempts: 0 },
+    // Like Ollama with an 8,192 window that it does not tell (an old version: no context_length
+    // in /api/ps) while ContextWindow.Tokens says 32768: a longer prompt is cut to its first 4
+    // tokens plus the tail without an error, and only the usage shows it (the kept tokens).
+    // Its tokenizer counts a little more than ours.
+    const ollama = await startScriptedServer({
+      compactFallback: { status: 404, body: { error: { message: 'Not found' } } },
+      emulate: { kind: 'ollama', window: 8192, tokenRatio: 1.05, tellsWindow: false },
     });
-    const { log, lines } = capturedLogger();
-    const runtime = await createRuntime(config, { fs: memoryFs(vaultFiles(transcript.text)), log });
-    const summaryWrites: string[] = [];
-    runtime.vault.onWrite((file, content) => {
-      if (file === runtime.vault.abs(SUMMARY)) summaryWrites.push(content);
-    });
-    // Like Ollama with num_ctx 8192 while ContextWindow.Tokens says 32768: a longer prompt is cut
-    // without an error, and only the usage shows it. A real server always reports usage; its
-    // tokenizer counts a little differently from ours. (The instructions and the nineteen tool
-    // schemas alone take about 3,900 tokens, so 8192 is about the smallest window that works.)
-    const serverWindow = 8192;
-    let truncatedAnswers = 0;
-    const model = readingModel(transcript.lines, 100, (req) => {
-      const size = Math.round(estimateRequestTokens(requestAsConversation(req)) * 1.05);
-      if (size <= serverWindow) return undefined;
-      truncatedAnswers++;
-      // What a model answers about a conversation it only saw the end of: must never be used.
-      return {
-        reply: {
-          toolCalls: [{ name: 'write_summary', arguments: { content: 'GARBAGE FROM A TRUNCATED PROMPT' } }],
-          usage: { input: serverWindow, output: 20 },
-        },
-      };
-    }, (req) => ({ input: Math.round(estimateRequestTokens(requestAsConversation(req)) * 1.05), output: 30 }));
-    server.setFallback(model.step);
+    try {
+      const transcript = generateTranscript(12_000);
+      const config = testConfig({
+        Endpoint: { BaseUrl: ollama.baseUrl, Model: 'test-model', Api: api },
+        ContextWindow: { Tokens: 32768, MaxOutputTokens: 2048 },
+        Reconnect: { Attempts: 0 },
+      });
+      const { log, lines } = capturedLogger();
+      const runtime = await createRuntime(config, { fs: memoryFs(vaultFiles(transcript.text)), log });
+      const summaryWrites: string[] = [];
+      runtime.vault.onWrite((file, content) => {
+        if (file === runtime.vault.abs(SUMMARY)) summaryWrites.push(content);
+      });
+      const model = readingModel(transcript.lines, 100, (req) =>
+        req.admission?.kind === 'cut'
+          ? // What a model answers about a conversation it only saw the end of: must never be used.
+            { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: 'GARBAGE FROM A TRUNCATED PROMPT' } }] } }
+          : undefined,
+      );
+      ollama.setFallback(model.step);
 
-    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
-    expect(outcome.status, outcome.error).toBe('done');
-    expect(truncatedAnswers).toBeGreaterThan(0);
-    expect(summaryWrites.length).toBeGreaterThan(0);
-    for (const content of summaryWrites) expect(content).not.toContain('GARBAGE');
-    expect(parseNote(await runtime.vault.read(runtime.vault.abs(SUMMARY))).data.status).toBe('done');
-    const warning = lines.find((l) => l.level === 'warn' && /silently/.test(String(l.msg)));
-    expect(warning?.msg).toMatch(/num_ctx|OLLAMA_CONTEXT_LENGTH/);
-    // Once the smaller window was seen, every later request fit it: one truncated answer only.
-    expect(truncatedAnswers).toBe(1);
+      const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+      expect(outcome.status, outcome.error).toBe('done');
+      const cut = ollama.modelRequests().filter((r) => r.admission?.kind === 'cut' && isMainRequest(r));
+      expect(cut.length).toBeGreaterThan(0);
+      expect(summaryWrites.length).toBeGreaterThan(0);
+      for (const content of summaryWrites) expect(content).not.toContain('GARBAGE');
+      expect(parseNote(await runtime.vault.read(runtime.vault.abs(SUMMARY))).data.status).toBe('done');
+      const warning = lines.find((l) => l.level === 'warn' && /silently/.test(String(l.msg)));
+      expect(warning?.msg).toMatch(/num_ctx|OLLAMA_CONTEXT_LENGTH/);
+      expect(lines.some((l) => /trusted/.test(String(l.msg)))).toBe(true);
+      // Once the smaller window was seen, every later request fit it: one cut request only.
+      expect(cut).toHaveLength(1);
+      expect(model.linesRead()).toBeGreaterThanOrEqual(transcript.lines);
+    } finally {
+      await ollama.close();
+    }
   });
 });

@@ -328,6 +328,8 @@ describe('doctor: effective context length where the server exposes it', () => {
       'model.gguf',
     );
     expect(check.status).toBe('fail');
+    // The same figure the daemon uses for its runs (issue 12).
+    expect(check.detail).toContain('runs use 4096 tokens, with answers of at most 1024');
     expect(check.fix).toContain('--ctx-size 32768');
     expect(check.fix).toContain('MeetingAssistant.ContextWindow.Tokens to 4096');
 
@@ -340,14 +342,19 @@ describe('doctor: effective context length where the server exposes it', () => {
 
   it('LM Studio: the loaded context length is compared; not loaded warns', async () => {
     const route = (loaded: number | undefined): Route => (req) =>
-      req.url === '/api/v0/models/qwen2.5-7b-instruct'
+      req.url === '/api/v0/models'
         ? {
             status: 200,
             body: {
-              id: 'qwen2.5-7b-instruct',
-              state: loaded ? 'loaded' : 'not-loaded',
-              max_context_length: 131072,
-              ...(loaded ? { loaded_context_length: loaded } : {}),
+              object: 'list',
+              data: [
+                {
+                  id: 'qwen2.5-7b-instruct',
+                  state: loaded ? 'loaded' : 'not-loaded',
+                  max_context_length: 131072,
+                  ...(loaded ? { loaded_context_length: loaded } : {}),
+                },
+              ],
             },
           }
         : undefined;
@@ -356,6 +363,22 @@ describe('doctor: effective context length where the server exposes it', () => {
     expect(small.fix).toContain('lms load qwen2.5-7b-instruct --context-length 32768');
     expect((await contextCheck(route(65536), 'qwen2.5-7b-instruct')).status).toBe('pass');
     expect((await contextCheck(route(undefined), 'qwen2.5-7b-instruct')).status).toBe('warn');
+  });
+
+  it('vLLM: max_model_len in /v1/models is the window; below ContextWindow.Tokens names --max-model-len', async () => {
+    const server = await fakeServer((req) =>
+      req.url === '/v1/models'
+        ? { status: 200, body: { object: 'list', data: [{ id: 'Qwen/Qwen3-8B', object: 'model', max_model_len: 16384 }] } }
+        : undefined,
+    );
+    const config = await writeConfig({
+      Endpoint: { BaseUrl: `${server.url}/v1`, Model: 'Qwen/Qwen3-8B' },
+      ContextWindow: { Tokens: 32768, MaxOutputTokens: 4096 },
+    });
+    const check = (await checksFor(config)).get('context length')!;
+    expect(check.status).toBe('fail');
+    expect(check.detail).toContain('16384');
+    expect(check.fix).toContain('--max-model-len 32768');
   });
 
   it('the command exits 1 when the context is too small', async () => {

@@ -10,11 +10,11 @@ import type { Message, ModelClient, ModelRequest, ModelResponse, ToolCall, ToolS
 import {
   argumentsText,
   CallIds,
+  errorAnswer,
   errorNormalizingFetch,
   type Endpoint,
   type ExchangeContext,
   exchange,
-  invalidResponse,
   isObject,
   type JsonObject,
   parseUsage,
@@ -47,12 +47,7 @@ export class ChatCompletionsClient implements ModelClient {
 
   #parse(answer: JsonObject): ModelResponse {
     const choice: unknown = Array.isArray(answer.choices) ? answer.choices[0] : undefined;
-    if (!isObject(choice) || !isObject(choice.message)) {
-      const detail = isObject(answer.error) && typeof answer.error.message === 'string'
-        ? `it reported an error: ${answer.error.message}`
-        : 'it has no choices[0].message';
-      throw invalidResponse(this.#context, detail);
-    }
+    if (!isObject(choice) || !isObject(choice.message)) throw errorAnswer(this.#context, answer);
     const message = choice.message;
     const rawCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
     const ids = this.#ids.assign(rawCalls.map((call) => (typeof call.id === 'string' ? call.id : undefined)));

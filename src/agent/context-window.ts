@@ -6,6 +6,7 @@ import {
   shortenToolResult,
   summaryPromptTokens,
 } from './compaction.js';
+import { contextLimitFrom, promptTokensFrom } from './context-refusal.js';
 import type { RemoteCompactor } from './remote-compaction.js';
 import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
@@ -22,10 +23,19 @@ import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } fr
  * when an endpoint offers it, then locally, until the request is back under
  * (1 − Threshold) × budget.
  *
- * The window starts as `ContextWindow.Tokens` and only shrinks, when the server shows it is
- * smaller: a silently truncated prompt (the reported prompt tokens are the window it really
- * has) or a context-too-long 400 (its message often names the limit).
+ * The window starts as the smaller of `ContextWindow.Tokens` and what the server says it has
+ * (src/agent/server-window.ts, asked before the first request), and only shrinks when the
+ * server shows it is smaller still: a silently truncated prompt (the reported prompt tokens
+ * are what it kept) or a refusal (llama.cpp's 400 and LM Studio's 200 error name `n_ctx`).
+ *
+ * Silent truncation is judged from the server's own counts, never from how they compare with
+ * our tokenizer (a server's tokenizer may count 20-40 % less on other languages, code or
+ * numbers, and a false alarm costs an answer): a count that hardly grows, or falls, while the
+ * conversation grew, or one far below what the server would keep. One suspicion per run at
+ * most: after it, the server's counts are trusted for the rest of the run.
  */
+
+export { contextLimitFrom } from './context-refusal.js';
 
 /** messages[0] is the first user message. */
 export interface Conversation {
@@ -41,6 +51,11 @@ export interface ContextManagerOptions {
   /** Absent when there is no remote endpoint to ask. */
   remote?: RemoteCompactor;
   log: Logger;
+  /**
+   * The window the server says it has (undefined: it does not tell), asked once before the
+   * first request of the run. Absent: `ContextWindow.Tokens` is used as configured.
+   */
+  serverWindow?: () => Promise<number | undefined>;
 }
 
 export interface CompactionReport extends LocalCompactionReport {
@@ -59,25 +74,25 @@ export class ContextOverflowError extends Error {
 }
 
 /**
- * Silent truncation: the reported prompt is at most this share of the estimate. Tokenizers of
- * different model families disagree by 10-20 %, so anything closer is not evidence.
+ * A count that grew by less than this share of what was appended (our estimate) means the
+ * server did not see what was added. Tokenizers disagree by 20-40 %, not by 60.
  */
-const TRUNCATION_RATIO = 0.7;
-/** …or this share of what the server would report, once its counts have calibrated ours. */
-const CALIBRATED_TRUNCATION_RATIO = 0.85;
-/** …and at least this many tokens short. */
+const GROWTH_RATIO = 0.4;
+/** A count below this share of what the server would keep (all of it, up to its window) is far below. */
+const FAR_BELOW_RATIO = 0.45;
+/** …and at least this many tokens short, so that small requests prove nothing either way. */
 const TRUNCATION_MIN_GAP = 256;
-/**
- * No server runs a window this small, so neither a request below it nor a reported count below
- * it is evidence of truncation (tiny counts come from prompt caches or placeholder usage).
- */
-const SMALLEST_WINDOW = 1024;
 /**
  * Some servers (several Ollama versions) report only the prompt tokens they did not find in
  * their cache. Such a count matches the part of the request that is new since a cached prefix;
  * when it is also smaller than the usual default windows, it is not taken for truncation.
  */
 const SMALL_DEFAULT_WINDOW = 2048;
+/**
+ * No server runs a window this small, so a count below it is no evidence of truncation (tiny
+ * counts come from prompt caches or placeholder usage).
+ */
+const SMALLEST_WINDOW = 1024;
 /** A 400 that names no limit: the retry asks for this share of what was rejected. */
 const TOO_LONG_SHRINK = 0.75;
 /** A tool result may take this share of the room the conversation has under the target. */
@@ -86,8 +101,8 @@ const MIN_TOOL_RESULT_TOKENS = 256;
 /** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
 const MIN_SCALE = 0.5;
 
-const SERVER_SETTINGS =
-  'Ollama: num_ctx in the model options or OLLAMA_CONTEXT_LENGTH; llama.cpp: --ctx-size; ' +
+export const SERVER_SETTINGS =
+  'Ollama: OLLAMA_CONTEXT_LENGTH or "PARAMETER num_ctx" in the Modelfile; llama.cpp: -c (--ctx-size); ' +
   'LM Studio: the model\'s context length; vLLM: --max-model-len';
 
 export class ContextManager {
@@ -96,16 +111,15 @@ export class ContextManager {
   readonly #model: ModelClient;
   readonly #remote: RemoteCompactor | undefined;
   readonly #log: Logger;
+  readonly #serverWindow: (() => Promise<number | undefined>) | undefined;
   #window: number;
+  /** The window the server said it has, once asked (it then keeps every prompt up to it). */
+  #told: number | undefined;
+  #prepared = false;
   /** The last request sent and what the server reported for it. */
   #last: { messages: readonly Message[]; fixed: number; input?: number; output?: number } | undefined;
-  /** The largest prompt the server reported without truncating it. */
-  #largestReported = 0;
-  /**
-   * The server's count over our estimate, from the last full count it reported (one that
-   * looked like the whole prompt): how its tokenizer compares with ours.
-   */
-  #scale: number | undefined;
+  /** After one suspicion of truncation, the server's counts are taken as they are. */
+  #trusted = false;
   #truncatedAt: number | undefined;
   #fixed = 0;
   #firstTokens = 0;
@@ -118,7 +132,27 @@ export class ContextManager {
     this.#model = options.model;
     this.#remote = options.remote;
     this.#log = options.log;
+    this.#serverWindow = options.serverWindow;
     this.#window = options.settings.Tokens;
+  }
+
+  /**
+   * Asks the server for its window, once per run (beforeRequest does it; a pre-pass that
+   * sizes its own requests calls it first). A server that tells nothing leaves the
+   * configured window.
+   */
+  async prepare(): Promise<void> {
+    if (this.#prepared) return;
+    this.#prepared = true;
+    const told = this.#serverWindow ? await this.#serverWindow().catch(() => undefined) : undefined;
+    if (told !== undefined && told > 0) {
+      this.#told = told;
+      this.#window = Math.min(this.#window, told);
+    }
+    this.#log.info(
+      { window: this.#window, configured: this.#settings.Tokens, serverWindow: told, maxOutputTokens: this.maxOutputTokens },
+      'context window',
+    );
   }
 
   /** The context window in use: `ContextWindow.Tokens`, or less once the server showed less. */
@@ -158,6 +192,7 @@ export class ContextManager {
 
   /** Before each main request: compacts conv.messages in place when the remaining share of the budget is below Threshold (and Enabled). */
   async beforeRequest(conv: Conversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void> {
+    await this.prepare();
     this.#remember(conv, tools);
     if (!this.#settings.Compaction.Enabled) return;
     const tokens = this.tokensInUse(conv, tools);
@@ -172,7 +207,12 @@ export class ContextManager {
     }
   }
 
-  /** After each response, with the request that produced it: records usage (or the tokenizer estimate), logs tokens/budget/remaining ratio; returns 'truncated' when the reported prompt tokens fall far below the estimate (silent truncation: then the loop discards the response, calls forceCompact and sends again). */
+  /**
+   * After each response, with the request that produced it: records usage (or the tokenizer
+   * estimate) and logs tokens/budget/remaining ratio. Returns 'truncated' when the server's
+   * counts show it did not see the whole prompt (then the loop discards the response, calls
+   * forceCompact and sends again); at most once per run.
+   */
   afterResponse(request: ModelRequest, response: ModelResponse): 'ok' | 'truncated' {
     const estimate = estimateRequestTokens(request);
     const fixed = fixedTokens(request);
@@ -180,15 +220,17 @@ export class ContextManager {
     const previous = this.#last;
     this.#last = { messages: request.messages, fixed };
     const reported = response.usage && response.usage.inputTokens > 0 ? response.usage : undefined;
-    if (reported && this.#truncated(request, reported.inputTokens, estimate, fixed, previous)) {
+    const suspicion = reported ? this.#suspicion(request, reported.inputTokens, estimate, fixed, previous) : undefined;
+    if (reported && suspicion) {
       this.#last = undefined;
       this.#truncatedAt = reported.inputTokens;
+      this.#trusted = true;
       this.#log.warn(
-        { reported: reported.inputTokens, estimated: estimate, window: this.#window },
-        `The server processed only ${reported.inputTokens} of about ${estimate} prompt tokens: it silently cut the ` +
-          `conversation to fit a smaller context window than ContextWindow.Tokens (${this.#settings.Tokens}). ` +
-          `The answer is discarded and the conversation compacted to fit ${reported.inputTokens} tokens. ` +
-          `Raise the server's context length (${SERVER_SETTINGS}) or set ContextWindow.Tokens to what the server has.`,
+        { reported: reported.inputTokens, estimated: estimate, window: this.#window, why: suspicion },
+        `The server reported ${reported.inputTokens} prompt tokens for about ${estimate} sent (${suspicion}): it seems to have silently ` +
+          `cut the conversation to fit a smaller context window than ContextWindow.Tokens (${this.#settings.Tokens}). ` +
+          `The answer is discarded and the conversation compacted to fit ${reported.inputTokens} tokens; for the rest of this run ` +
+          `the server's counts are trusted. Raise the server's context length (${SERVER_SETTINGS}) or set ContextWindow.Tokens to what the server has.`,
       );
       return 'truncated';
     }
@@ -196,9 +238,6 @@ export class ContextManager {
     if (reported) {
       this.#last.input = reported.inputTokens;
       this.#last.output = reported.outputTokens;
-      this.#largestReported = Math.max(this.#largestReported, reported.inputTokens);
-      const scale = reported.inputTokens / estimate;
-      if (estimate >= SMALLEST_WINDOW && scale >= TRUNCATION_RATIO && scale <= 1 / TRUNCATION_RATIO) this.#scale = scale;
       tokens = reported.inputTokens + reported.outputTokens;
     }
     const budget = this.budget;
@@ -241,6 +280,9 @@ export class ContextManager {
       if (limit !== undefined) {
         this.#window = Math.min(this.#window, limit);
         target = this.target;
+        // llama.cpp also says how many tokens it counted: compaction then aims in its units.
+        const counted = promptTokensFrom(cause);
+        if (counted !== undefined && counted > estimate) target = Math.floor((target * estimate) / counted);
       } else {
         // The server refused prompt + output allowance; its window is smaller than that.
         this.#window = Math.min(this.#window, estimate + this.maxOutputTokens);
@@ -257,7 +299,10 @@ export class ContextManager {
     }
     if (estimate <= target) return this.#nothingToDo(reason, estimate, target);
     const report = await this.#compact(conv, tools, estimate, target, reason, signal);
-    if (!report.fits) {
+    // The target leaves headroom under the budget; only a request over the budget itself
+    // cannot be sent (report.target is in the estimate's units, hence the ratio).
+    const budgetInEstimateUnits = Math.floor(report.target / (1 - this.#settings.Compaction.Threshold));
+    if (!report.fits && report.after > budgetInEstimateUnits) {
       throw new ContextOverflowError(
         `The conversation cannot be made to fit the server's context window (about ${this.#window} tokens): after compaction ` +
           `it still needs about ${report.after} tokens for the instructions, the tool schemas, the first message and the newest ` +
@@ -364,38 +409,42 @@ export class ContextManager {
   }
 
   /**
-   * Reported far below the estimate means truncation, unless the count looks like one that
-   * leaves out a cached prefix (see SMALL_DEFAULT_WINDOW) or the server has already handled
-   * larger prompts in this run.
+   * Why the reported prompt count shows a cut, or undefined: it grew by far less than what
+   * was appended since the previous request of the same conversation (flat or falling
+   * included), or it is far below what the server would keep of this request (all of it, up
+   * to the window it told). Never after a first suspicion, and never for a count that looks
+   * like one leaving out a cached prefix (see SMALL_DEFAULT_WINDOW).
    */
-  #truncated(
+  #suspicion(
     request: ModelRequest,
     reported: number,
     estimate: number,
     fixed: number,
-    previous: { messages: readonly Message[]; fixed: number } | undefined,
-  ): boolean {
-    if (estimate < SMALLEST_WINDOW || reported < SMALLEST_WINDOW) return false;
-    // Once the server's own counts are known, compare against what it would report for this
-    // request: a prompt cut by a quarter is then plain to see, where the raw estimate has to
-    // allow for tokenizers that disagree by 10-20 %.
-    const expected = this.#scale === undefined ? estimate : estimate * this.#scale;
-    const ratio = this.#scale === undefined ? TRUNCATION_RATIO : CALIBRATED_TRUNCATION_RATIO;
-    if (reported > expected * ratio || expected - reported < TRUNCATION_MIN_GAP) return false;
-    if (this.#largestReported > reported * 1.15) return false;
+    previous: { messages: readonly Message[]; fixed: number; input?: number } | undefined,
+  ): string | undefined {
+    if (this.#trusted || reported < SMALLEST_WINDOW) return undefined;
+    const sameConversation = previous !== undefined && previous.fixed === fixed && startsWith(request.messages, previous.messages);
+    const appended = sameConversation ? messagesTokens(request.messages.slice(previous.messages.length)) : undefined;
+    let why: string | undefined;
+    if (appended !== undefined && previous?.input !== undefined && appended >= TRUNCATION_MIN_GAP) {
+      const growth = reported - previous.input;
+      if (growth < appended * GROWTH_RATIO) why = `up ${growth} from ${previous.input} while about ${appended} were added`;
+    }
+    const kept = Math.min(estimate, this.#told ?? estimate);
+    if (!why && reported < kept * FAR_BELOW_RATIO && kept - reported >= TRUNCATION_MIN_GAP) {
+      why = `far below the ${this.#told !== undefined ? `${kept} the server keeps` : `${kept} sent`}`;
+    }
+    if (!why) return undefined;
     if (reported < SMALL_DEFAULT_WINDOW) {
       const uncached = [estimate - fixed];
-      if (previous && previous.fixed === fixed && startsWith(request.messages, previous.messages)) {
-        uncached.push(messagesTokens(request.messages.slice(previous.messages.length)));
-      }
+      if (appended !== undefined) uncached.push(appended);
       if (uncached.some((n) => reported >= n * 0.7 - 64 && reported <= n * 1.3 + 64)) {
         this.#log.debug({ reported, estimated: estimate }, 'reported prompt tokens look like they leave out a cached prefix');
-        return false;
+        return undefined;
       }
     }
-    return true;
+    return why;
   }
-
 }
 
 function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
@@ -406,36 +455,4 @@ function startsWith(messages: readonly Message[], prefix: readonly Message[]): b
 
 function round(n: number): number {
   return Math.round(n * 1000) / 1000;
-}
-
-/**
- * The window a context-too-long error names, if any: OpenAI and vLLM ("maximum context length
- * is 8192 tokens"), LM Studio ("context length of only 4096 tokens"), llama.cpp (`n_ctx` in the
- * error body).
- */
-export function contextLimitFrom(cause: unknown): number | undefined {
-  const patterns = [
-    /maximum context length (?:is|of) (\d+)/i,
-    /context length of (?:only )?(\d+)/i,
-    /context (?:size|window) (?:is|of) (\d+)/i,
-    /n_ctx\W{0,4}(\d+)/i,
-  ];
-  let current: unknown = cause;
-  for (let depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
-    if (current instanceof Error) {
-      for (const pattern of patterns) {
-        const match = pattern.exec(current.message);
-        if (match) return Number(match[1]);
-      }
-      const body = (current as { error?: unknown }).error;
-      const nCtx = typeof body === 'object' && body !== null ? (body as { n_ctx?: unknown }).n_ctx : undefined;
-      if (typeof nCtx === 'number' && nCtx > 0) return nCtx;
-      const nested = typeof body === 'object' && body !== null ? (body as { error?: { n_ctx?: unknown } }).error?.n_ctx : undefined;
-      if (typeof nested === 'number' && nested > 0) return nested;
-      current = current.cause;
-    } else {
-      return undefined;
-    }
-  }
-  return undefined;
 }

@@ -1,22 +1,25 @@
 /**
  * The built-in instructions and the first user message. The prompt is product work: small
  * local models follow a short, concrete procedure far better than general advice, so it
- * says what to read, in which order, and exactly what to write.
+ * says what to read, in which order, and exactly what to write. It is also sent with every
+ * request, next to the tool schemas, so every sentence must earn its tokens (a 4,096-token
+ * window is common): what a tool does is in its description, not repeated here.
  */
 
-export const DEFAULT_PROMPT = `You are Meeting Assistant. You turn one finished meeting into a clear, faithful summary note, working only through the tools you are given.
+/**
+ * The step about projects and their history: part of the default prompt only when the meeting
+ * is offered project or past-meeting tools (src/tools/offer.ts); without them it would name
+ * tools the model does not have, and cost every request its tokens.
+ */
+export const PROJECT_STEP =
+  '4. Past summaries are read-only. After the summary, add new decisions and facts to existing project files (read, then small write_projectfile edits).';
 
-How to work:
-1. Read the meeting note (read_meetingnote) and the user's own notes (read_usernotes): they say what mattered to the person who took them.
-2. Read the glossary (read_glossary) so you spell names, products and terms correctly.
-3. Read the transcript (read_transcript). When it is long, read it in ranges of about 200 lines with "from" and "to" and go on until you reach the end; the header of each result says how many lines there are. Keep short notes of what you learned in your notebook with write_context when the meeting is long, so that nothing is lost if earlier tool results are shortened.
-4. Look at the meeting's projects (list_projects, list_projectfiles, read_projectfile) when the discussion refers to project knowledge you need. Past meeting summaries of the same projects (list_past_project_meetings, read_past_project_meeting_summary, search) are read-only history: use them for context, never try to change them.
-5. When the transcript makes it clear who a speaker is (for example "Speaker 2" is addressed as Bob), fix the label with override_speaker and the attendee list with add_attendee or remove_attendee. Add correctly spelled, unusual words the transcriber got wrong to the dictionary with add_dictation_word. Do this only when you are sure.
-6. Write the summary with write_summary, before anything else that changes files, in the structure given at the end. Use the attendees' real names. Do not invent facts, owners or dates that the transcript and notes do not give. If the meeting note has no title, pass a short, specific title in write_summary's "title".
-7. After the summary is written, update the project files when the meeting produced knowledge that belongs there (decisions, new facts, changed plans): read the file first, then change it with write_projectfile, preferring small edits (insert or replace a line range, or append) over rewriting a whole file. Only edit files that already exist unless the project clearly needs a new one. Every such change is recorded for the user.
-8. When you are done, answer with one short sentence and no tool call.
-
-If a tool answers with "Error:", read the message, correct the call and go on; do not repeat the same failing call.`;
+export const DEFAULT_PROMPT = `You are Meeting Assistant: you turn one finished meeting into a faithful summary note.
+1. Read the meeting note, the user's notes, the glossary and the whole transcript (a long one in ranges of 200 lines to its end, keeping notes with write_context).
+2. Only when sure: fix speaker labels, attendees, misheard words.
+3. First call write_summary, in the summary structure given below. Real names; never invent facts, owners or dates.
+${PROJECT_STEP}
+Finally answer with a short sentence, no tool call. On "Error:", correct the call.`;
 
 /** The reminder sent once when the model stops without having written the summary. */
 export const SUMMARY_REMINDER =
@@ -28,15 +31,23 @@ export interface ProjectAgentsFile {
 }
 
 /**
- * The instructions: the configured prompt when non-blank, else the default, then the summary's
- * shape; then, when any bound project has an AGENTS.md, a `---` line, a `projects:` line, and
- * per such project (in the meeting's order) `# <Project>` followed by the file's content
- * (DESIGN section 3 step 1).
+ * The instructions: the configured prompt when non-blank, else the default (without its
+ * project step when the meeting is offered no project tools); then the summary's shape
+ * (summary-shape.ts), whichever prompt that is; then, when any bound project has an AGENTS.md,
+ * a `---` line, a `projects:` line, and per such project (in the meeting's order)
+ * `# <Project>` followed by the file's content (DESIGN section 3 step 1).
  */
-export function buildInstructions(configuredPrompt: string, agentsFiles: ProjectAgentsFile[], shapeSection = ''): string {
-  const prompt = configuredPrompt.trim() ? configuredPrompt : DEFAULT_PROMPT;
-  // The summary's shape (summary-shape.ts) follows the procedure, whichever prompt that is.
-  const base = shapeSection ? `${prompt.replace(/\s+$/, '')}\n\n${shapeSection}` : prompt;
+export function buildInstructions(
+  configuredPrompt: string,
+  agentsFiles: ProjectAgentsFile[],
+  options: { projectTools?: boolean; shape?: string } = {},
+): string {
+  const prompt = configuredPrompt.trim()
+    ? configuredPrompt
+    : options.projectTools === false
+      ? DEFAULT_PROMPT.replace(`${PROJECT_STEP}\n`, '')
+      : DEFAULT_PROMPT;
+  const base = options.shape ? `${prompt.replace(/\s+$/, '')}\n\n${options.shape}` : prompt;
   if (agentsFiles.length === 0) return base;
   const lines = [base.replace(/\s+$/, ''), '---', 'projects:'];
   for (const file of agentsFiles) lines.push(`# ${file.project}`, file.content.replace(/\s+$/, ''));

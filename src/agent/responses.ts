@@ -10,6 +10,7 @@ import type { Message, ModelClient, ModelRequest, ModelResponse, ToolCall, ToolS
 import {
   argumentsText,
   CallIds,
+  errorAnswer,
   errorNormalizingFetch,
   type Endpoint,
   type ExchangeContext,
@@ -43,12 +44,7 @@ export class ResponsesClient implements ModelClient {
   }
 
   #parse(answer: JsonObject): ModelResponse {
-    if (!Array.isArray(answer.output)) {
-      const detail = isObject(answer.error) && typeof answer.error.message === 'string'
-        ? `it reported an error: ${answer.error.message}`
-        : 'it has no output array';
-      throw invalidResponse(this.#context, detail);
-    }
+    if (!Array.isArray(answer.output)) throw errorAnswer(this.#context, answer);
     if (answer.status === 'failed') {
       const reason = isObject(answer.error) && typeof answer.error.message === 'string' ? answer.error.message : 'no reason given';
       throw invalidResponse(this.#context, `the response failed: ${reason}`);

@@ -1,6 +1,6 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { Settings } from '../config.js';
-import { ModelError, type Usage } from './types.js';
+import { CONTEXT_TOO_LONG, ModelError, type Usage } from './types.js';
 
 /**
  * What the two wire clients share: running one HTTP exchange under the configured timeout and
@@ -77,6 +77,21 @@ export function invalidResponse(context: ExchangeContext, detail: string): Model
       `Check that Endpoint.BaseUrl points at an OpenAI-compatible API and that Endpoint.Api matches what it serves.`,
     { kind: 'invalid-response' },
   );
+}
+
+/**
+ * A 200 whose body holds only an error. LM Studio answers a prompt over its loaded context
+ * this way ("…loaded with context length of only 4096 tokens…"): that is the same refusal as
+ * a context-too-long 400, so it is reported as one and teaches the window the same way.
+ */
+export function errorAnswer(context: ExchangeContext, answer: JsonObject): ModelError {
+  const error = answer.error;
+  const text = typeof error === 'string' ? error : isObject(error) && typeof error.message === 'string' ? error.message : undefined;
+  if (text !== undefined && CONTEXT_TOO_LONG.test(text)) {
+    return new ModelError(`HTTP 200 with an error from ${endpointUrl(context)}: ${text}`, { kind: 'http', status: 400, cause: { error } });
+  }
+  const expected = context.path.endsWith('/responses') ? 'it has no output array' : 'it has no choices[0].message';
+  return invalidResponse(context, text !== undefined ? `it reported an error: ${text}` : expected);
 }
 
 export function abortedError(cause?: unknown): ModelError {

@@ -347,6 +347,10 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     `ready: vault ${vault.root}${http ? `, HTTP ${http.url}` : ', HTTP off'}`,
   );
 
+  // The server's real window, logged once when smaller than ContextWindow.Tokens. Without
+  // loading a model: an idle daemon should not take a GPU's memory before a meeting needs it.
+  void runtime.serverWindow.get(false).catch((err: unknown) => log.debug({ err }, 'could not ask the server for its context window'));
+
   // After the watcher is ready, so that nothing between the scan and the first event is
   // missed; after "ready", because on a large vault the first scan reads every frontmatter.
   const startupScan = (async () => {

@@ -11,7 +11,8 @@ export type ParamType = 'string' | 'integer' | 'boolean' | 'string[]';
 
 export interface ParamSpec {
   type: ParamType;
-  description: string;
+  /** Sent to the model only when the name and type do not already say it (every token is sent with every request). */
+  description?: string;
   required?: boolean;
   /** Allowed values of a string parameter. */
   enum?: readonly string[];
@@ -44,10 +45,12 @@ export function jsonSchemaOf(specs: ParamSpecs): Record<string, unknown> {
       spec.type === 'string[]'
         ? { type: 'array', items: { type: 'string' } }
         : { type: spec.type, ...(spec.enum ? { enum: [...spec.enum] } : {}) };
-    properties[name] = { ...base, description: spec.description };
+    properties[name] = spec.description ? { ...base, description: spec.description } : base;
     if (spec.required) required.push(name);
   }
-  return { type: 'object', properties, required, additionalProperties: false };
+  // No `additionalProperties: false` and no empty `required`: the schemas go out with every
+  // request, and the parser already reports unknown arguments to the model.
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 /** How to call the tool, for error messages: `name(a: integer, b?: string)`. */

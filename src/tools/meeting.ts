@@ -14,13 +14,9 @@ import type { ToolContext } from './types.js';
  * note's body).
  */
 
-const RANGE = {
-  from: { type: 'integer', description: 'First line to read (1-based, inclusive). Omit to start at line 1.' },
-  to: { type: 'integer', description: 'Last line to read (inclusive). Omit to read to the end.' },
-} as const;
-
-const READ_FORMAT =
-  'The result starts with `<path> (lines A-B of N)`, then each line as `number<TAB>text`. Without from/to the whole text is returned; a range is clamped to the text.';
+// Descriptions are short on purpose: they are sent with every request, and a 4,096-token
+// window has no room for prose the result's own header (`path (lines A-B of N)`) makes plain.
+const RANGE = { from: { type: 'integer' }, to: { type: 'integer' } } as const;
 
 async function readRequired(ctx: ToolContext, abs: string, what: string): Promise<string> {
   const text = await readTextFile(ctx.vault, abs);
@@ -39,7 +35,7 @@ function parse(ctx: ToolContext, text: string, abs: string, what: string): Parse
 
 export const readMeetingnote = defineTool({
   name: 'read_meetingnote',
-  description: `Reads this meeting's note (the hub), frontmatter included: title, times, attendees, projects, links, and the notes the user typed. ${READ_FORMAT} Line numbers count over the whole file.`,
+  description: 'This meeting: title, times, attendees, projects.',
   params: { ...RANGE },
   async handler(args, ctx) {
     const abs = ctx.meeting.meetingPath;
@@ -50,7 +46,7 @@ export const readMeetingnote = defineTool({
 
 export const readTranscript = defineTool({
   name: 'read_transcript',
-  description: `Reads this meeting's transcript note, frontmatter included. Speech lines look like \`[timestamp] Speaker: text\`. ${READ_FORMAT} Line numbers count over the whole file; for a long transcript read it in ranges.`,
+  description: 'The transcript; from/to: 1-based line range.',
   params: { ...RANGE },
   async handler(args, ctx) {
     const abs = ctx.meeting.transcriptPath;
@@ -61,7 +57,7 @@ export const readTranscript = defineTool({
 
 export const readUsernotes = defineTool({
   name: 'read_usernotes',
-  description: `Reads the notes the user typed during the meeting: the meeting note's body, without its frontmatter. ${READ_FORMAT} Line 1 is the first line after the frontmatter.`,
+  description: "The user's notes from the meeting.",
   params: { ...RANGE },
   async handler(args, ctx) {
     const abs = ctx.meeting.meetingPath;
@@ -72,7 +68,7 @@ export const readUsernotes = defineTool({
 
 export const readContext = defineTool({
   name: 'read_context',
-  description: `Reads your notebook for this meeting: the body of the assistant context note (its frontmatter belongs to the daemon). ${READ_FORMAT} Line 1 is the first line after the frontmatter, as write_context counts.`,
+  description: 'Your notebook.',
   params: { ...RANGE },
   async handler(args, ctx) {
     const abs = ctx.meeting.contextPath;
@@ -84,7 +80,7 @@ export const readContext = defineTool({
 
 export const readGlossary = defineTool({
   name: 'read_glossary',
-  description: `Reads the glossary (terms, names and abbreviations of this team; read-only). A missing glossary reads as empty. ${READ_FORMAT}`,
+  description: 'Spellings of names and terms.',
   params: { ...RANGE },
   async handler(args, ctx) {
     const abs = ctx.vault.layout.files.glossary;
@@ -120,9 +116,8 @@ async function editAttendees(ctx: ToolContext, edit: (current: string[]) => stri
 
 export const addAttendee = defineTool({
   name: 'add_attendee',
-  description:
-    "Adds a person to the meeting note's `attendees` (unless already listed, compared without regard to case). Use it when the transcript shows someone took part who is not listed. The change is recorded and shown to the user.",
-  params: { name: { type: 'string', required: true, nonEmpty: true, description: 'The person\'s name as it should appear, e.g. "Alice Martin".' } },
+  description: 'Add a missing participant.',
+  params: { name: { type: 'string', required: true, nonEmpty: true } },
   async handler(args, ctx) {
     const name = nameArgument(args.name, 'name');
     return editAttendees(ctx, (current) =>
@@ -133,9 +128,8 @@ export const addAttendee = defineTool({
 
 export const removeAttendee = defineTool({
   name: 'remove_attendee',
-  description:
-    "Removes a person from the meeting note's `attendees` (compared without regard to case). Use it when someone is listed who did not take part. The change is recorded and shown to the user.",
-  params: { name: { type: 'string', required: true, nonEmpty: true, description: 'The attendee to remove, as listed.' } },
+  description: 'Remove an absent attendee.',
+  params: { name: { type: 'string', required: true, nonEmpty: true } },
   async handler(args, ctx) {
     const name = nameArgument(args.name, 'name');
     return editAttendees(ctx, (current) => {
@@ -190,13 +184,10 @@ function mentionsWord(text: string, word: string): boolean {
 
 export const writeSummary = defineTool({
   name: 'write_summary',
-  description:
-    "Writes THIS meeting's summary note: `content` is the Markdown body, in the structure the instructions give; the daemon writes the frontmatter. " +
-    'This is the only way to write the current summary; call it again to replace what you wrote. Past meetings\' summaries are read-only history and cannot be written. ' +
-    '`title` is used only when the meeting note has no title.',
+  description: "This meeting's summary, in the structure the instructions give (again replaces it); past ones are read-only. title: if none.",
   params: {
-    content: { type: 'string', required: true, nonEmpty: true, description: 'The summary body in Markdown, without frontmatter.' },
-    title: { type: 'string', description: 'A title for the meeting, used only when the meeting note has none.' },
+    content: { type: 'string', required: true, nonEmpty: true },
+    title: { type: 'string' },
   },
   async handler(args, ctx) {
     const abs = ctx.meeting.summaryPath;
@@ -224,16 +215,13 @@ export const writeSummary = defineTool({
 
 export const writeContext = defineTool({
   name: 'write_context',
-  description:
-    'Edits your notebook for this meeting, the body of the assistant context note (the frontmatter is kept as it is). ' +
-    'mode "overwrite": the body becomes content; "replace": lines from-to (inclusive) become content (empty content deletes them); "insert": content goes before line `line` (line count + 1 appends). ' +
-    'Line 1 is the first line after the frontmatter, as read_context shows.',
+  description: 'Edit your notebook: overwrite, replace from-to, or insert before line.',
   params: {
-    content: { type: 'string', required: true, description: 'The text to write.' },
-    mode: { type: 'string', required: true, enum: ['overwrite', 'replace', 'insert'], description: 'overwrite | replace | insert' },
-    from: { type: 'integer', description: 'replace: first line (1-based, inclusive).' },
-    to: { type: 'integer', description: 'replace: last line (inclusive).' },
-    line: { type: 'integer', description: 'insert: insert before this line.' },
+    content: { type: 'string', required: true },
+    mode: { type: 'string', required: true, enum: ['overwrite', 'replace', 'insert'] },
+    from: { type: 'integer' },
+    to: { type: 'integer' },
+    line: { type: 'integer' },
   },
   async handler(args, ctx) {
     const { mode } = args;

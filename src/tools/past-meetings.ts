@@ -59,13 +59,11 @@ export async function pastSummariesFor(ctx: ToolContext, scope: readonly string[
 export const listPastProjectMeetings = defineTool({
   name: 'list_past_project_meetings',
   description:
-    "Lists summaries of past meetings of this meeting's projects (read-only history), newest first: path, title, start_time, projects. " +
-    "Without `projects` it covers all of this meeting's projects; with `projects` only those (each must be one of this meeting's projects). " +
-    'Pages of `page_size` (default 20, at most 100). Read one with read_past_project_meeting_summary.',
+    "Summaries of past meetings of this meeting's projects, newest first (read-only history).",
   params: {
-    projects: { type: 'string[]', description: "Only these projects (each one of this meeting's projects)." },
-    page: { type: 'integer', description: 'Page number, from 1 (default 1).' },
-    page_size: { type: 'integer', description: 'Summaries per page (default 20, at most 100).' },
+    projects: { type: 'string[]' },
+    page: { type: 'integer' },
+    page_size: { type: 'integer' },
   },
   async handler(args, ctx) {
     const scope = scopeProjects(ctx, args.projects);
@@ -113,13 +111,11 @@ async function locateSummary(ctx: ToolContext, value: string): Promise<string> {
 export const readPastProjectMeetingSummary = defineTool({
   name: 'read_past_project_meeting_summary',
   description:
-    'Reads the summary of a past meeting of this meeting\'s projects (read-only history), frontmatter included; with from/to an inclusive line range (clamped). ' +
-    '`path` as list_past_project_meetings shows it (vault-relative; a [[link]] is accepted). ' +
-    "Refused: files outside the summaries folder, summaries of other projects, and this meeting's own summary (write it with write_summary).",
+    'A past summary (read-only) by its listed path; from/to for lines.',
   params: {
-    path: { type: 'string', required: true, nonEmpty: true, description: 'Vault-relative path of the summary note, or a [[link]] to it.' },
-    from: { type: 'integer', description: 'First line to read (1-based, inclusive).' },
-    to: { type: 'integer', description: 'Last line to read (inclusive).' },
+    path: { type: 'string', required: true, nonEmpty: true },
+    from: { type: 'integer' },
+    to: { type: 'integer' },
   },
   async handler(args, ctx) {
     const located = await locateSummary(ctx, args.path);

@@ -7,20 +7,15 @@ import { eolOf, joinLines, readTextFile } from './read.js';
 
 /** Project tools: the meeting's projects, and the files of any existing project folder. */
 
-const FROM = { type: 'integer', description: 'First line to read (1-based, inclusive). Omit to start at line 1.' } as const;
-const TO = { type: 'integer', description: 'Last line to read (inclusive). Omit to read to the end.' } as const;
-const PROJECT = {
-  type: 'string',
-  required: true,
-  nonEmpty: true,
-  description: 'Project name: a folder directly inside the projects folder (see list_projects).',
-} as const;
+// Short descriptions: they go out with every request (see meeting.ts).
+const FROM = { type: 'integer' } as const;
+const TO = { type: 'integer' } as const;
+const PROJECT = { type: 'string', required: true, nonEmpty: true } as const;
 
 export const listProjects = defineTool({
   name: 'list_projects',
   description:
-    "Lists this meeting's projects (the `projects` of the meeting note) that exist as project folders, with their folder paths, " +
-    'and names the listed projects that have no folder. Use it first to learn which projects the meeting is about before reading or updating project files.',
+    "This meeting's projects that have folders; use first.",
   params: {},
   async handler(_args, ctx) {
     const folders = await listProjectFolders(ctx.vault);
@@ -41,7 +36,7 @@ export const listProjects = defineTool({
 export const listProjectfiles = defineTool({
   name: 'list_projectfiles',
   description:
-    'Lists the files of an existing project folder, as paths relative to the project, sorted. Use it to find the project knowledge files to read (read_projectfile) or update (write_projectfile).',
+    'The files of a project (paths for read_projectfile).',
   params: { project: PROJECT },
   async handler(args, ctx) {
     const project = await resolveProject(ctx.vault, args.project);
@@ -54,12 +49,10 @@ export const listProjectfiles = defineTool({
 export const readProjectfile = defineTool({
   name: 'read_projectfile',
   description:
-    'Reads a file of an existing project: the whole file, or with from/to an inclusive line range (clamped to the file). ' +
-    'The result starts with `<path> (lines A-B of N)`, then each line as `number<TAB>text`; line numbers count over the whole file. ' +
-    '`path` is relative to the project folder, as list_projectfiles shows it.',
+    'A project file, whole or lines from-to.',
   params: {
     project: PROJECT,
-    path: { type: 'string', required: true, nonEmpty: true, description: 'File path relative to the project folder, e.g. "notes.md" or "docs/decisions.md".' },
+    path: { type: 'string', required: true, nonEmpty: true },
     from: FROM,
     to: TO,
   },
@@ -77,19 +70,15 @@ export const readProjectfile = defineTool({
 export const writeProjectfile = defineTool({
   name: 'write_projectfile',
   description:
-    'Writes a file of an existing project folder (creating the file and its folders when missing). Use it after write_summary to keep project knowledge files up to date. ' +
-    'Modes: no edit arguments = append `content` at the end; `replace_file: true` = the whole file becomes `content`; ' +
-    '`from` and `to` = replace that inclusive line range with `content` (empty content deletes the lines); `insert: n` = insert `content` before line n (n = line count + 1 appends). ' +
-    'Read the file first (read_projectfile) so line numbers are right. Refused: replace_file together with from/to/insert, insert together with from/to, only one of from/to, a range outside the file, a missing project, a path outside the project. ' +
-    'Every change is recorded and shown to the user.',
+    'After write_summary, record new project knowledge; read first. Appends content, or replace_file: whole file, from+to: replace those lines, insert: n: before line n.',
   params: {
     project: PROJECT,
-    path: { type: 'string', required: true, nonEmpty: true, description: 'File path relative to the project folder, e.g. "notes.md".' },
-    content: { type: 'string', required: true, description: 'The text to append, insert, or replace with.' },
-    replace_file: { type: 'boolean', description: 'true: replace the whole file with content.' },
-    from: { type: 'integer', description: 'First line of the range to replace (1-based, inclusive); needs `to`.' },
-    to: { type: 'integer', description: 'Last line of the range to replace (inclusive); needs `from`.' },
-    insert: { type: 'integer', description: 'Insert content before this line (1-based); line count + 1 appends.' },
+    path: { type: 'string', required: true, nonEmpty: true },
+    content: { type: 'string', required: true },
+    replace_file: { type: 'boolean' },
+    from: { type: 'integer' },
+    to: { type: 'integer' },
+    insert: { type: 'integer' },
   },
   async handler(args, ctx) {
     // Every refusal is decided before anything is read or written.

@@ -77,13 +77,10 @@ function plannable(ctx: ToolContext): boolean {
 export const search = defineTool({
   name: 'search',
   description:
-    "Searches this meeting's project files and the summaries of past meetings of those projects for lines matching any of the keywords. " +
-    'Keywords are .NET-style regular expressions, case-sensitive unless they start with (?i); plain words work as they are. ' +
-    "Without `projects` all of this meeting's projects are searched; `projects` narrows the scope (each must be one of this meeting's projects). " +
-    'Results are `path:line:text`, line numbers counting over the whole file (usable as from/to with the read tools).',
+    'Find lines in project files and past summaries: keywords are regexes, (?i) ignores case. Gives path:line:text.',
   params: {
-    keywords: { type: 'string[]', required: true, description: 'Regular expressions; a line matches when any of them matches. E.g. ["(?i)release date", "v2\\\\.\\\\d"].' },
-    projects: { type: 'string[]', description: "Only these of this meeting's projects." },
+    keywords: { type: 'string[]', required: true },
+    projects: { type: 'string[]' },
   },
   async handler(args, ctx) {
     const keywords = args.keywords.filter((k) => k !== '');

@@ -18,10 +18,8 @@ import type { ToolContext } from './types.js';
 
 export const addDictationWord = defineTool({
   name: 'add_dictation_word',
-  description:
-    'Adds a word or name to the dictation dictionary (one entry per line) that the speech recognizer uses, unless it is already there (compared without regard to case). ' +
-    'Use it for names and terms the transcript got wrong or is likely to get wrong. The change is recorded and shown to the user.',
-  params: { word: { type: 'string', required: true, nonEmpty: true, description: 'The word or name, spelled correctly, e.g. "Kubernetes".' } },
+  description: 'Teach the transcriber a misheard word.',
+  params: { word: { type: 'string', required: true, nonEmpty: true } },
   async handler(args, ctx) {
     const word = nameArgument(args.word, 'word');
     const abs = ctx.vault.layout.files.dictionary;
@@ -38,12 +36,10 @@ export const addDictationWord = defineTool({
 
 export const overrideSpeaker = defineTool({
   name: 'override_speaker',
-  description:
-    'Relabels every transcript line spoken by `speaker` (e.g. "Speaker 2") as `name`, changing only the speaker labels, never what was said. ' +
-    'Use it when the transcript makes clear who an unidentified or wrongly identified speaker is. The change is recorded and shown to the user.',
+  description: 'Rename a speaker label, e.g. "Speaker 2".',
   params: {
-    speaker: { type: 'string', required: true, nonEmpty: true, description: 'The label as it appears in the transcript, e.g. "Speaker 2".' },
-    name: { type: 'string', required: true, nonEmpty: true, description: 'The person\'s name to use instead, e.g. "Bob".' },
+    speaker: { type: 'string', required: true, nonEmpty: true },
+    name: { type: 'string', required: true, nonEmpty: true },
   },
   async handler(args, ctx) {
     const speaker = nameArgument(args.speaker, 'speaker');
@@ -97,16 +93,19 @@ async function identityFiles(ctx: ToolContext): Promise<string[]> {
   return out.sort();
 }
 
+/** Whether there is any identity for delete_identity to act on. */
+export async function hasIdentities(ctx: ToolContext): Promise<boolean> {
+  return (await identityFiles(ctx)).length > 0;
+}
+
 function stem(file: string): string {
   return path.basename(file, path.extname(file));
 }
 
 export const deleteIdentity = defineTool({
   name: 'delete_identity',
-  description:
-    "Deletes a speaker identity (the recognizer's stored voice profile of a person) by moving its file to the vault's .trash/ folder; nothing is destroyed. " +
-    'Use it only when an identity is wrong (e.g. it merged two people). The change is recorded and shown to the user.',
-  params: { name: { type: 'string', required: true, nonEmpty: true, description: 'The identity\'s name: its file name without extension, e.g. "Bob".' } },
+  description: 'Trash a wrong voice profile.',
+  params: { name: { type: 'string', required: true, nonEmpty: true } },
   async handler(args, ctx) {
     const name = checkFolderName(args.name, 'identity').replace(/\.md$/i, '');
     const folder = ctx.vault.layout.folders.Identities;

@@ -1,5 +1,6 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { type Admission, EmulatedServer, type ServerEmulation } from './server-kinds.js';
 
 /**
  * A scripted OpenAI-compatible HTTP server for tests: a real node:http server on 127.0.0.1
@@ -30,6 +31,12 @@ export interface RecordedRequest {
   receivedAt: number;
   /** 0-based position among requests of the same queue (model or compact); -1 for others. */
   seq: number;
+  /**
+   * With `emulate`: how the emulated server took this model request. `cut` means the model
+   * saw only part of the prompt (a step may answer it with garbage); `refused` was answered
+   * by the emulation without consuming a step.
+   */
+  admission?: Admission;
 }
 
 export interface ScriptedToolCall {
@@ -80,6 +87,11 @@ export interface ScriptedServerOptions {
   fallback?: Step;
   /** Answers compact requests when the compact queue is empty (instead of a 500). */
   compactFallback?: Step;
+  /**
+   * Behave like a real local server at the edge of its window (see server-kinds.ts): its info
+   * routes, its token counts in `usage`, its silent cut or refusal of an over-long prompt.
+   */
+  emulate?: ServerEmulation;
 }
 
 export interface ScriptedServer {
@@ -105,6 +117,8 @@ export interface ScriptedServer {
   readonly inFlight: number;
   /** The highest `inFlight` seen. */
   readonly maxInFlight: number;
+  /** With `emulate`: its state (loaded model) and the requests it cut or refused. */
+  readonly emulated: EmulatedServer | undefined;
   /** End hanging and delayed requests and the server; leaves no open handles. */
   close(): Promise<void>;
 }
@@ -154,6 +168,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   let inFlight = 0;
   let maxInFlight = 0;
   let closed = false;
+  const emulated = options.emulate ? new EmulatedServer(options.emulate) : undefined;
 
   const kindOf = (method: string, path: string): RequestKind => {
     if (!path.startsWith(`${prefix}/`)) return 'other';
@@ -226,9 +241,22 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     if (kind === 'models') {
       sendJson(res, 200, {
         object: 'list',
-        data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted' })),
+        data: models.map((id) => ({ id, object: 'model', created: 1700000000, owned_by: 'scripted', ...emulated?.modelEntry() })),
       });
       return;
+    }
+    const info = kind === 'other' ? emulated?.info(method, path, models[0] ?? 'test-model') : undefined;
+    if (info) {
+      sendJson(res, info.status, info.body);
+      return;
+    }
+    if (emulated && isModel) {
+      const admission = emulated.admit(kind, body);
+      recorded.admission = admission;
+      if (admission.kind === 'refused') {
+        sendJson(res, admission.status, admission.body);
+        return;
+      }
     }
     if (!queue) {
       sendJson(res, 404, errorBody(`Unknown route ${method} ${path}`, { code: 'unknown_url' }));
@@ -302,7 +330,9 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
   function renderReply(req: RecordedRequest, reply: ScriptedReply): object {
     const n = ++ids;
     const model = typeof (req.body as { model?: unknown })?.model === 'string' ? (req.body as { model: string }).model : models[0];
-    const usage = reply.usage === undefined ? { input: 10, output: 5 } : reply.usage;
+    let usage = reply.usage === undefined ? { input: 10, output: 5 } : reply.usage;
+    // An emulated server reports its own count of what it kept, whatever the step says.
+    if (req.admission && req.admission.kind !== 'refused') usage = { input: req.admission.promptTokens, output: usage?.output ?? 5 };
     const calls = (reply.toolCalls ?? []).map((call, i) => ({
       ...call,
       id: call.id === undefined ? `call_${n}_${i}` : call.id,
@@ -452,6 +482,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     get maxInFlight() {
       return maxInFlight;
     },
+    emulated,
     async close() {
       if (closed) return;
       closed = true;

@@ -44,9 +44,9 @@ async function runInFlight(name: string, grace: number) {
   s.write(`Meetings/${name}.md`, meetingNote(name));
   s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
   daemon = await startDaemonProcess({ configPath: s.configPath });
-  const seen = server.requests.length;
+  const seen = server.modelRequests().length;
   editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
-  await waitFor(() => server.requests.length > seen, 'the first model request');
+  await waitFor(() => server.modelRequests().length > seen, 'the first model request');
   return { s, d: daemon, release };
 }
 
@@ -58,9 +58,9 @@ describe('daemon process: crash and restart', () => {
     s.write('Meetings/Crash.md', meetingNote('Crash'));
     s.write('Meetings/Transcripts/Crash.md', transcriptNote('Crash', 'transcribing'));
     daemon = await startDaemonProcess({ configPath: s.configPath });
-    const seen = server.requests.length;
+    const seen = server.modelRequests().length;
     editProperty(s, 'Meetings/Transcripts/Crash.md', 'state', 'transcribing', 'finished');
-    await waitFor(() => server.requests.length > seen, 'the run to reach the model');
+    await waitFor(() => server.modelRequests().length > seen, 'the run to reach the model');
     expect(dataOf(s, 'Meetings/Context/Crash.md')?.state).toBe('summarizing');
 
     const exit = await daemon.kill();

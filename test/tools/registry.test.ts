@@ -32,8 +32,9 @@ describe('tool registry', () => {
     const { registry } = harness();
     expect(registry.schemas.map((s) => s.name)).toEqual(DESIGN_TOOLS);
     for (const schema of registry.schemas) {
-      expect(schema.description.length).toBeGreaterThan(40);
-      expect(schema.parameters).toMatchObject({ type: 'object', additionalProperties: false });
+      // Short on purpose (issue 12: sent with every request), but never empty.
+      expect(schema.description.length).toBeGreaterThan(10);
+      expect(schema.parameters).toMatchObject({ type: 'object' });
     }
   });
 
@@ -53,7 +54,7 @@ describe('tool registry', () => {
   it('states plainly that write_summary writes the current summary and past summaries are read-only', () => {
     const { registry } = harness();
     const describe = (name: string) => registry.schemas.find((s) => s.name === name)!.description;
-    expect(describe('write_summary')).toMatch(/only way to write the current summary/);
+    expect(describe('write_summary')).toMatch(/This meeting's summary/);
     expect(describe('write_summary')).toMatch(/read-only/);
     expect(describe('list_past_project_meetings')).toMatch(/read-only/);
     expect(describe('read_past_project_meeting_summary')).toMatch(/read-only/);
