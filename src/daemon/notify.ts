@@ -1,8 +1,7 @@
-import { execFile } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
+import { type CommandRunner, findOnPath, runCommand } from './external.js';
 import { escapeHtml } from './html.js';
 import type { RunRecord } from './run-history.js';
 import { obsidianUrl } from './status-page.js';
@@ -15,15 +14,6 @@ import { obsidianUrl } from './status-page.js';
  * or with neither command on PATH: one log line at start, nothing after. A notification is
  * never waited for and never fails a run.
  */
-
-export interface CommandResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command without a shell; resolves when it exits (never rejects). */
-export type CommandRunner = (command: string, args: string[]) => Promise<CommandResult>;
 
 export interface NotifierOptions {
   settings: Settings['Notify'];
@@ -40,31 +30,6 @@ export interface Notifier {
   runFinished(run: RunRecord): Promise<void>;
 }
 
-export function findOnPath(name: string, pathVar = process.env.PATH ?? ''): string | undefined {
-  for (const dir of pathVar.split(path.delimiter)) {
-    if (!dir) continue;
-    const file = path.join(dir, name);
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-export const runCommand: CommandRunner = (command, args) =>
-  new Promise((resolve) => {
-    const child = execFile(command, args, { encoding: 'utf8' }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
-      resolve({ code, stdout, stderr: stderr || (err && !stdout ? err.message : '') });
-    });
-    // A notification waiting for its click must not keep a stopping daemon alive.
-    child.unref();
-    for (const stream of [child.stdout, child.stderr, child.stdin]) (stream as { unref?: () => void } | null)?.unref?.();
-  });
-
 const APP = 'Meeting Assistant';
 
 function headline(run: RunRecord): string {
@@ -78,7 +43,7 @@ export function createNotifier(options: NotifierOptions): Notifier {
   if (!settings.OnSuccess && !settings.OnFailure) return off;
   const platform = options.platform ?? process.platform;
   const find = options.findCommand ?? ((name: string) => findOnPath(name));
-  const run = options.run ?? runCommand;
+  const run = options.run ?? ((cmd: string, args: string[]) => runCommand(cmd, args, { background: true }));
   const command = platform === 'darwin' ? find('osascript') : platform === 'linux' ? find('notify-send') : undefined;
   if (!command) {
     const wanted = platform === 'darwin' ? 'osascript' : platform === 'linux' ? 'notify-send (package libnotify-bin)' : undefined;
