@@ -147,19 +147,30 @@ ${renderMain(view, csrf)}
 `;
 }
 
-/** Polls `/status/live` and swaps `<main>` when it changed; says so when the daemon is gone. */
+/**
+ * Polls `/status/live` and replaces each section whose HTML changed, only that one: a button
+ * in an unchanged section keeps its focus while the running run's figures move.
+ */
 export const STATUS_SCRIPT = `'use strict';
 (() => {
   const live = document.getElementById('live');
   const main = document.querySelector('main');
-  let last = main.innerHTML;
+  const shown = new Map();
   const tick = async () => {
     try {
       const res = await fetch('/status/live', { credentials: 'same-origin', cache: 'no-store' });
       if (res.status === 401) { live.textContent = 'Signed out: open the page again with meeting-assistant open.'; return; }
       if (!res.ok) throw new Error('HTTP ' + res.status);
-      const html = await res.text();
-      if (html !== last) { main.innerHTML = html; last = html; }
+      const next = document.createElement('template');
+      next.innerHTML = await res.text();
+      for (const section of next.content.querySelectorAll('section[id]')) {
+        const html = section.outerHTML;
+        if (shown.get(section.id) === html) continue;
+        shown.set(section.id, html);
+        const current = document.getElementById(section.id);
+        if (current) current.replaceWith(section);
+        else main.append(section);
+      }
       live.textContent = 'Live';
     } catch {
       live.textContent = 'The daemon does not answer; retrying…';
