@@ -128,9 +128,9 @@ header h1{font-size:1.2em;margin:0}#live{font-size:.85em;opacity:.8}
 main{padding:0 1.2em 2em;max-width:75em}h2{font-size:1.05em;margin:1.4em 0 .4em}
 table{border-collapse:collapse;width:100%;background:#fff}th,td{border-bottom:1px solid #e3e3e3;padding:.35em .5em;text-align:left;vertical-align:top}
 th{font-weight:600;background:#f0f0f0}td.num{text-align:right}td.empty{color:#777;font-style:italic}
-code{font-size:.88em;background:#f3f3f3;padding:0 .2em;word-break:break-all}.ok{color:#17602a;font-weight:600}.err,td.error{color:#9b1c1c}
+code{font-size:.88em;background:#f3f3f3;padding:0 .2em;overflow-wrap:anywhere}.ok{color:#17602a;font-weight:600}.err,td.error{color:#9b1c1c}
 .failed{background:#fff7f7}dl{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em;margin:1em 0}dt{font-weight:600}dd{margin:0}
-progress{width:10em;vertical-align:middle}button{font:inherit;padding:.2em .9em;cursor:pointer}.queued{color:#8a5a00}
+time{white-space:nowrap}progress{width:10em;vertical-align:middle}button{font:inherit;padding:.2em .9em;cursor:pointer}.queued{color:#8a5a00}
 `;
 
 /** The whole page: the same `<main>` the live updates replace, in a frame. */
