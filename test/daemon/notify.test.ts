@@ -1,4 +1,8 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { findOnPath } from '../../src/daemon/external.js';
 import { createLogger } from '../../src/log.js';
 import type { CommandResult } from '../../src/daemon/external.js';
 import { createNotifier, type NotifierOptions } from '../../src/daemon/notify.js';
@@ -109,5 +113,32 @@ describe('desktop notifications', () => {
     const broken = harness({ findCommand: (n) => (n === 'notify-send' ? '/bin/notify-send' : undefined), answers: [{ code: 1, stdout: '', stderr: 'cannot connect to the session bus' }] });
     await broken.notifier.runFinished(done);
     expect(broken.lines.at(-1)).toMatchObject({ level: 'warn', msg: 'desktop notification not shown: cannot connect to the session bus' });
+  });
+
+  it('runs the notify-send found on PATH, without a shell: a stand-in records exactly its arguments', async () => {
+    const bin = mkdtempSync(path.join(os.tmpdir(), 'ma-notify-'));
+    try {
+      const log = path.join(bin, 'args.log');
+      writeFileSync(path.join(bin, 'notify-send'), `#!/bin/sh\nfor a in "$@"; do printf '[%s]\\n' "$a" >> '${log}'; done\n`);
+      chmodSync(path.join(bin, 'notify-send'), 0o755);
+      const lines: Record<string, unknown>[] = [];
+      const notifier = createNotifier({
+        settings: { OnSuccess: true, OnFailure: true },
+        log: createLogger({ destination: { write: (l: string) => void lines.push(JSON.parse(l)) } }),
+        vaultName: 'Vault',
+        platform: 'linux',
+        findCommand: (name) => findOnPath(name, bin),
+      });
+      await notifier.runFinished({ ...done, title: 'Budget $(touch pwned) `x`' });
+      // runFinished resolves when the program has exited.
+      const recorded = readFileSync(log, 'utf8');
+      // No xdg-open on this PATH: the plain notification, no action to offer.
+      expect(recorded).toBe(
+        '[--app-name=Meeting Assistant]\n[--urgency=normal]\n[Summary ready: Budget $(touch pwned) `x`]\n[Meetings/Summaries/2026-11-30 Weekly Sync.md]\n',
+      );
+      expect(lines).toEqual([]);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
