@@ -169,7 +169,8 @@ describe('status page routes', () => {
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(await page.text()).toContain('<section id="recent">');
     expect((await fetch(`${base()}/status/live`, { headers: { cookie } })).status).toBe(200);
-    for (const headers of [{}, { cookie: `${sessionCookieName(4777)}=${TOKEN}` }, { cookie: `${sessionCookieName(4778)}=${sessionValue(TOKEN)}` }]) {
+    const strangers: Record<string, string>[] = [{}, { cookie: `${sessionCookieName(4777)}=${TOKEN}` }, { cookie: `${sessionCookieName(4778)}=${sessionValue(TOKEN)}` }];
+    for (const headers of strangers) {
       expect((await fetch(`${base()}/`, { headers })).status).toBe(401);
       expect((await fetch(`${base()}/status/live`, { headers })).status).toBe(401);
     }

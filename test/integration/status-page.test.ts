@@ -14,6 +14,10 @@ import { type DaemonSetup, daemonSetup, dataOf, failingModel, meetingNote, summa
  * refusals, the notifications (a stand-in notify-send on PATH records its arguments).
  */
 
+// What the functions run inside the page see (this project's TypeScript has no DOM library).
+declare const document: { querySelector(selector: string): { textContent: string | null } | null };
+declare const window: { notReloaded?: boolean };
+
 const CHROMIUM = process.env.CHROMIUM_PATH || findOnPath('chromium') || findOnPath('chromium-browser');
 
 let server: ScriptedServer;
@@ -112,7 +116,7 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
   });
 
   it('shows a run moving (turn, tokens in use of the window) and finishing, without a reload', async () => {
-    await page.evaluate(() => ((window as unknown as { notReloaded: boolean }).notReloaded = true));
+    await page.evaluate(() => (window.notReloaded = true));
     const held = heldModel();
     server.setFallback(held.step);
     finishTranscript('Alpha Sync');
@@ -132,7 +136,7 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
       'obsidian://open?vault=vault&file=Meetings%2FSummaries%2FAlpha%20Sync.md',
     );
     expect(await row.textContent()).toContain('Meetings/Summaries/Alpha Sync.md');
-    expect(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    expect(await page.evaluate(() => window.notReloaded)).toBe(true);
   });
 
   it('shows a failure with its error and a Retry button; a POST without the CSRF token is refused', async () => {
