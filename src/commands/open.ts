@@ -1,4 +1,4 @@
-import { type CommandRunner, findOnPath, runCommand } from '../daemon/external.js';
+import { type CommandRunner, findOnPath, launch } from '../daemon/external.js';
 import { localBaseUrl, readHttpToken, statusPageUrl } from '../daemon/token.js';
 import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
@@ -27,7 +27,7 @@ const defaults: OpenDeps = {
   io: processIo,
   platform: process.platform,
   findCommand: (name) => findOnPath(name),
-  run: (command, args) => runCommand(command, args),
+  run: (command, args) => launch(command, args),
   daemonUp: async (baseUrl) => {
     try {
       return (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1500) })).ok;

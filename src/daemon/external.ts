@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
@@ -45,5 +45,24 @@ export function runCommand(command: string, args: string[], options: { backgroun
       child.unref();
       for (const stream of [child.stdout, child.stderr, child.stdin]) (stream as { unref?: () => void } | null)?.unref?.();
     }
+  });
+}
+
+/**
+ * Starts a program that may go on running (xdg-open starts the browser itself when none runs,
+ * and then lasts as long as the browser): its exit when that comes within `settleMs`, else
+ * it counts as started and is left to run on its own.
+ */
+export function launch(command: string, args: string[], settleMs = 2000): Promise<CommandResult> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    const settle = (result: CommandResult) => {
+      clearTimeout(timer);
+      child.unref();
+      resolve(result);
+    };
+    const timer = setTimeout(() => settle({ code: 0, stdout: '', stderr: '' }), settleMs);
+    child.once('error', (err) => settle({ code: null, stdout: '', stderr: err.message }));
+    child.once('exit', (code) => settle({ code, stdout: '', stderr: '' }));
   });
 }

@@ -83,3 +83,15 @@ describe('open', () => {
     await expect(open({ config: off }, f.deps)).rejects.toSatisfy((e: unknown) => e instanceof CliError && e.exitCode === 2);
   });
 });
+
+describe('launch (how open starts the browser opener)', () => {
+  it('reports an opener that fails at once or does not exist, and leaves one that keeps running alone', async () => {
+    const { launch } = await import('../../src/daemon/external.js');
+    expect((await launch('sh', ['-c', 'exit 3'])).code).toBe(3);
+    const missing = await launch('/nonexistent/xdg-open', ['http://x']);
+    expect(missing.code).toBeNull();
+    expect(missing.stderr).toContain('ENOENT');
+    // Like xdg-open starting the browser itself: still running when the settle time is over.
+    expect((await launch('sh', ['-c', 'sleep 1'], 50)).code).toBe(0);
+  });
+});
