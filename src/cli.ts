@@ -94,6 +94,11 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('-f, --follow', 'keep printing new lines')
     .action(act(async (opts: GlobalOptions & { follow?: boolean }) => (await import('./commands/logs.js')).logs(opts)));
 
+  withConfig(program.command('open'))
+    .description('open the status page in the default browser (signed in by the token), or print its address')
+    .option('--print', 'print the address instead of opening a browser')
+    .action(act(async (opts: GlobalOptions & { print?: boolean }) => (await import('./commands/open.js')).open(opts)));
+
   return program;
 }
 

@@ -87,6 +87,10 @@ const SettingsSchema = z
       RotateSize: z.string().regex(/^\d+[kmg]?$/i, 'a size like "10m", "500k" or "1g"').default('10m'),
       RotateFiles: count().default(5),
     }),
+    Notify: section({
+      OnSuccess: z.boolean().default(false),
+      OnFailure: z.boolean().default(false),
+    }),
   });
 
 const FileSchema = z.strictObject({ MeetingAssistant: SettingsSchema.prefault({} as never) });

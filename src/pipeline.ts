@@ -68,6 +68,8 @@ export interface RunOutcome {
   summaryPath?: string;
   /** One line for people when failed. */
   error?: string;
+  /** Requests sent to the model for the agent (retries included); absent when the run never reached it. */
+  modelRequests?: number;
 }
 
 /** Summarize one meeting, given its meeting note. Never throws for the meeting's own problems. */
@@ -132,6 +134,7 @@ async function runMeeting(
 
   const settings = deps.config.settings;
   const run: RunState = { summaryWritten: false };
+  const model = countingRequests(deps.model);
   const audit = new Audit(vault, {
     excluded: [artifacts.summaryPath, artifacts.contextPath],
     journal: auditJournalFolder(vault, artifacts.contextPath),
@@ -157,7 +160,7 @@ async function runMeeting(
     log.debug({ tools: tools.schemas.length, ...offer }, 'tools offered');
 
     const result = await runAgentLoop({
-      model: deps.model,
+      model,
       tools,
       instructions,
       firstMessage,
@@ -172,6 +175,7 @@ async function runMeeting(
       summaryWritten: () => run.summaryWritten,
       log,
       signal: options.signal,
+      onProgress: deps.onProgress && ((event) => deps.onProgress!(runId, event)),
     });
     log.info({ turns: result.turns }, 'agent finished');
   } catch (err) {
@@ -189,7 +193,7 @@ async function runMeeting(
       log.error({ err, context: vault.rel(artifacts.contextPath) }, 'the summary is written, but the context note could not be updated');
     }
     log.info({ summary: vault.rel(artifacts.summaryPath) }, 'run finished');
-    return { runId, status: 'done', meetingPath, summaryPath: artifacts.summaryPath };
+    return { runId, status: 'done', meetingPath, summaryPath: artifacts.summaryPath, modelRequests: model.requests };
   }
 
   const details = failureDetails(failure);
@@ -217,6 +221,22 @@ async function runMeeting(
     meetingPath,
     summaryPath: artifacts.summaryPath,
     error: `${details.type}: ${details.message}`,
+    modelRequests: model.requests,
+  };
+}
+
+/** The run's model client, counting the requests it sends (the status page shows them). */
+function countingRequests(model: ModelClient): ModelClient & { readonly requests: number } {
+  let requests = 0;
+  return {
+    api: model.api,
+    complete: (request) => {
+      requests++;
+      return model.complete(request);
+    },
+    get requests() {
+      return requests;
+    },
   };
 }
 

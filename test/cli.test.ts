@@ -63,6 +63,7 @@ describe('meeting-assistant CLI', () => {
         'install-service',
         'uninstall-service',
         'logs',
+        'open',
       ]),
     );
   });

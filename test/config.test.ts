@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
 import { ConfigError, DEFAULT_SETTINGS, loadConfig, resolveConfig } from '../src/config.js';
 import { memoryFs } from './helpers/memfs.js';
 
@@ -126,5 +127,28 @@ describe('config', () => {
         .apiKey,
     ).toBe('sk-file');
     expect(resolveConfig({}, { env: {} }).apiKey).toBeUndefined();
+  });
+});
+
+describe('documented configuration', () => {
+  /** `Section.Key` paths of every setting (leaves of the defaults). */
+  const leaves = (value: unknown, prefix = ''): string[] =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.entries(value).flatMap(([k, v]) => leaves(v, prefix ? `${prefix}.${k}` : k))
+      : [prefix];
+  const keys = leaves(DEFAULT_SETTINGS);
+
+  it('config.example.json carries every key, Notify.* included, and nothing else', () => {
+    const example = JSON.parse(readFileSync(new URL('../config.example.json', import.meta.url), 'utf8')) as {
+      MeetingAssistant: unknown;
+    };
+    expect(keys).toEqual(expect.arrayContaining(['Notify.OnSuccess', 'Notify.OnFailure']));
+    expect(leaves(example.MeetingAssistant).sort()).toEqual([...keys].sort());
+  });
+
+  it('the README configuration table has a row for every key', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const rows = new Set([...readme.matchAll(/^\| `([A-Za-z.]+)` \|/gm)].map((m) => m[1]));
+    expect(keys.filter((k) => !rows.has(k))).toEqual([]);
   });
 });

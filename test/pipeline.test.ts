@@ -167,6 +167,31 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     });
   });
 
+  it('reports each turn and the tokens in use to onProgress, and counts model requests (retries included) in the outcome', async () => {
+    const { deps, meeting } = setup();
+    const events: unknown[] = [];
+    deps.onProgress = (runId, event) => events.push({ runId, ...event });
+    deps.contextManager = () => ({
+      beforeRequest: async () => undefined,
+      afterResponse: () => 'ok',
+      forceCompact: async () => undefined,
+      window: 8192,
+    });
+    server.script({ status: 500, body: errorBody('busy', { type: 'server_error' }) }, tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
+    const outcome = await summarizeMeeting(deps, meeting);
+    expect(outcome).toMatchObject({ status: 'done', modelRequests: 3 });
+    const runId = outcome.runId;
+    expect(events).toEqual([
+      { runId, kind: 'turn', turn: 1, maxTurns: 60 },
+      { runId, kind: 'context', tokens: 15, window: 8192 },
+      { runId, kind: 'turn', turn: 2, maxTurns: 60 },
+      { runId, kind: 'context', tokens: 15, window: 8192 },
+    ]);
+    // A failed run still says how many requests it made.
+    server.script({ status: 400, body: errorBody('model "test-model" is not loaded') });
+    expect(await summarizeMeeting(deps, meeting)).toMatchObject({ status: 'failed', modelRequests: 1 });
+  });
+
   it("uses the agent's title when the meeting note has none", async () => {
     const { deps, read, meeting } = setup(baseVault({ [MEETING]: meetingNote('', '') }));
     server.script(tools(call('write_summary', { content: SUMMARY_BODY, title: 'Release go/no-go' })), text('Done.'));

@@ -1,7 +1,9 @@
 import type { Logger } from '../log.js';
 import type { ToolResult } from '../tools/types.js';
+import type { ProgressSink } from './progress.js';
 import { SUMMARY_REMINDER } from './prompt.js';
 import { withRetry } from './retry.js';
+import { estimateRequestTokens } from './tokens.js';
 import {
   type Message,
   ModelError,
@@ -31,6 +33,8 @@ export interface ContextController {
   forceCompact(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal, cause?: unknown): Promise<unknown>;
   /** What a request may ask for: less than `MaxOutputTokens` once the server showed a smaller window. */
   readonly maxOutputTokens?: number;
+  /** The window that counts now (for progress reports). */
+  readonly window?: number;
   /**
    * Shortens a tool result that would not fit the window (with a note on how to read the
    * rest): one whole 3-hour transcript would otherwise be a newest group no compaction can shrink.
@@ -64,6 +68,8 @@ export interface AgentLoopOptions {
   summaryWritten: () => boolean;
   log: Logger;
   signal?: AbortSignal;
+  /** Told of every turn and, after each response, of the tokens in use. */
+  onProgress?: ProgressSink;
 }
 
 export interface AgentLoopResult {
@@ -109,6 +115,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       signal,
     };
     turns++;
+    options.onProgress?.({ kind: 'turn', turn: turns, maxTurns: options.maxTurns });
     let response: ModelResponse;
     const started = Date.now();
     let attempt = 0;
@@ -163,6 +170,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       continue;
     }
     truncations = 0;
+    if (options.onProgress && context?.window) {
+      options.onProgress({ kind: 'context', tokens: tokensAfter(request, response), window: context.window });
+    }
 
     conversation.messages.push({
       role: 'assistant',
@@ -191,4 +201,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     log.info({ turn: turns }, 'model stopped without write_summary: reminding it once');
     conversation.messages.push({ role: 'user', content: SUMMARY_REMINDER });
   }
+}
+
+/** Tokens in use after a response: the server's own count when it reports one, else our estimate. */
+function tokensAfter(request: ModelRequest, response: ModelResponse): number {
+  const usage = response.usage;
+  if (usage && usage.inputTokens > 0) return usage.inputTokens + usage.outputTokens;
+  return estimateRequestTokens(request);
 }

@@ -215,6 +215,12 @@ export class ServerWindowSource {
     return told !== undefined ? Math.min(told, this.#options.configured) : this.#options.configured;
   }
 
+  /** The window as last told, without asking (the status page): configured until the server tells. */
+  known(): number {
+    const told = this.#cached?.value?.tokens;
+    return told !== undefined ? Math.min(told, this.#options.configured) : this.#options.configured;
+  }
+
   #report(value: ServerWindow | undefined, log: Logger): void {
     const { configured, model } = this.#options;
     if (!value || value.tokens === undefined) {

@@ -1,8 +1,7 @@
-import path from 'node:path';
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { listMeetingStates } from '../daemon/overview.js';
-import { STATE_FOLDER } from '../daemon/token.js';
-import { nodeFs, readTextIfExists } from '../vault/fs.js';
+import { localBaseUrl, readHttpToken } from '../daemon/token.js';
+import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';
 import { EXIT_OK, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
@@ -55,9 +54,8 @@ type DaemonAnswer =
 async function queryDaemon(config: AppConfig, vault: Vault): Promise<DaemonAnswer> {
   const http = config.settings.Http;
   if (!http.Enabled) return { kind: 'down', reason: 'Http.Enabled is false, so its queue cannot be asked' };
-  const token = http.Token || (await readTextIfExists(nodeFs, path.join(vault.root, STATE_FOLDER, 'token')))?.trim();
-  const host = http.Host === '0.0.0.0' ? '127.0.0.1' : http.Host === '::' ? '::1' : http.Host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${http.Port}/api/status`;
+  const token = await readHttpToken(vault, http);
+  const url = `${localBaseUrl(http)}/api/status`;
   if (!token) return { kind: 'down', reason: 'no HTTP token yet: the daemon has not run on this vault' };
   try {
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });

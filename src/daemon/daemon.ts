@@ -1,6 +1,7 @@
+import path from 'node:path';
 import type { AppConfig } from '../config.js';
 import { addLogSecret, type Logger } from '../log.js';
-import { type PipelineDeps, retrySummary, type RunOutcome, type RunOptions, summarizeMeeting } from '../pipeline.js';
+import { retrySummary, summarizeMeeting } from '../pipeline.js';
 import { createRuntime, type Runtime } from '../runtime.js';
 import { invalidate, stopTrustingWatcher, trustWatcher } from '../tools/file-cache.js';
 import { closeSearchWorkers } from '../tools/search-worker.js';
@@ -9,15 +10,22 @@ import { findMeetingOfSummary, findMeetingOfTranscript } from '../vault/meeting.
 import type { Vault } from '../vault/vault.js';
 import { createApiHandlers } from './api.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource, watchVault } from './events.js';
-import { HeadCache } from './heads.js';
 import { saveLeftover, takeLeftover } from './leftover.js';
 import { HttpStartError, isLoopbackHost, type RunningHttpServer, startHttpServer } from './http.js';
-import { contextOfMeeting } from './locate.js';
 import { readFacts } from './notes.js';
-import { type Job, type JobResult, type QueueStatus, RunQueue, type StopResult } from './queue.js';
+import { type Job, type QueueStatus, RunQueue, type StopResult } from './queue.js';
 import { Reconciler, type Schedule, scheduleReconcile, type ScanResult } from './reconcile.js';
 import { sweepTempFiles } from './temps.js';
+import { createNotifier, type Notifier } from './notify.js';
+import { pageRoutes } from './page-routes.js';
+import { RunBoard } from './run-board.js';
+import { RunHistory } from './run-history.js';
+import { createJobRunner, type PipelineFns } from './run-job.js';
+import { buildStatusView } from './status-view.js';
+import { packageVersion } from '../version.js';
 import { type Trigger, TriggerTracker } from './triggers.js';
+
+export type { PipelineFns } from './run-job.js';
 
 /**
  * The daemon (DESIGN section 2): file events and catch-up scans become jobs, the queue runs
@@ -36,11 +44,6 @@ export class DaemonStartError extends Error {
   }
 }
 
-export interface PipelineFns {
-  summarize(deps: PipelineDeps, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
-  retry(deps: PipelineDeps, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
-}
-
 export interface DaemonOptions {
   log: Logger;
   fs?: Fs;
@@ -52,6 +55,8 @@ export interface DaemonOptions {
   pipeline?: PipelineFns;
   /** Run catch-up on `Daemon.ReconcileSchedule` (default true). */
   schedule?: boolean;
+  /** Desktop notifications; default: `notify-send` / `osascript` per `Notify.*`. */
+  notifier?: Notifier;
 }
 
 export interface LastScan {
@@ -118,37 +123,20 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   });
   vault.onWrite((p, content) => tracker.noteOwnWrite(p, content));
 
-  const runJob = async (job: Job, signal: AbortSignal): Promise<JobResult> => {
-    const meeting = vault.rel(job.key);
-    if (job.kind === 'summarize') {
-      // The trigger may be stale by now: a follow-up after the run that finished it, a catch-up
-      // of a meeting a person has since retried.
-      const context = await contextOfMeeting(vault, job.target, new HeadCache(vault)).catch(() => undefined);
-      if (context?.state === 'finished' || (context?.state === 'error' && job.trigger === 'catch-up')) {
-        const message = `not summarized again: its context note is ${context.state}`;
-        log.info({ meeting, trigger: job.trigger }, message);
-        return { status: 'skipped', message };
-      }
-    }
-    const run = job.kind === 'summarize' ? pipeline.summarize : pipeline.retry;
-    const outcome = await run(runtime.pipeline, job.target, { signal, trigger: job.trigger });
-    const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
-    if (outcome.status === 'done') {
-      reconciler.forget(job.key);
-      log.info({ runId: outcome.runId, meeting, summary, trigger: job.trigger }, `summary written: ${summary ?? meeting}`);
-    } else {
-      log.warn(
-        { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error },
-        `meeting failed: ${meeting}: ${outcome.error ?? 'unknown error'}${summary ? ` (failure report: ${summary})` : ''}`,
-      );
-    }
-    return {
-      status: outcome.status,
-      runId: outcome.runId,
-      ...(outcome.error !== undefined && { message: outcome.error }),
-      ...(summary !== undefined && { summaryPath: summary }),
-    };
-  };
+  const board = new RunBoard(new RunHistory(vault, log));
+  await board.history.load();
+  const vaultName = path.basename(vault.root);
+  const notifier = options.notifier ?? createNotifier({ settings: settings.Notify, log, vaultName });
+
+  const runJob = createJobRunner({
+    vault,
+    log,
+    pipelineDeps: runtime.pipeline,
+    pipeline,
+    board,
+    notifier,
+    onDone: (key) => reconciler.forget(key),
+  });
 
   const queue = new RunQueue({ concurrency: settings.Daemon.MaxConcurrentSummaries, run: runJob, log });
 
@@ -263,12 +251,26 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   };
 
   if (settings.Http.Enabled) {
+    const handlers = createApiHandlers({ vault, enqueue, status: () => status() });
+    const view = () =>
+      buildStatusView({
+        version: packageVersion(),
+        startedAt,
+        vaultRoot: vault.root,
+        board,
+        pending: () => status().queue.pending,
+        stopping: () => stopping,
+        endpoint: { url: settings.Endpoint.BaseUrl, model: settings.Endpoint.Model, api: settings.Endpoint.Api },
+        // The smaller of ContextWindow.Tokens and what the server last said it has.
+        endpointWindow: () => runtime.serverWindow.known(),
+      });
     try {
       http = await startHttpServer({
         settings: settings.Http,
         token,
         log,
-        handlers: createApiHandlers({ vault, enqueue, status: () => status() }),
+        handlers,
+        extraRoutes: pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
       });
     } catch (err) {
       if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);

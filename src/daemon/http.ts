@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
+import { escapeHtml } from './html.js';
 
 /**
  * The daemon's HTTP API (DESIGN section 7): a health check, the clickable retry link of
@@ -42,7 +43,7 @@ export interface SessionInput {
 
 /** What the routes do; the daemon supplies them. Handlers throw ApiError for 4xx answers. */
 export interface HttpHandlers {
-  retry(note: unknown, trigger: 'link' | 'api'): Promise<RetryAccepted>;
+  retry(note: unknown, trigger: 'link' | 'api' | 'page'): Promise<RetryAccepted>;
   startSession(input: SessionInput): Promise<Record<string, string>>;
   setSessionState(meeting: unknown, state: unknown): Promise<Record<string, string>>;
   status(): unknown;
@@ -55,6 +56,8 @@ export interface HttpServerOptions {
   handlers: HttpHandlers;
   /** Largest accepted request body. */
   maxBodyBytes?: number;
+  /** More routes (the status page's), each doing its own authentication. */
+  extraRoutes?: Route[];
 }
 
 export interface RunningHttpServer {
@@ -96,10 +99,6 @@ function bearerOf(req: IncomingMessage): string | undefined {
   return m?.[1];
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
@@ -127,7 +126,7 @@ export function retryPage(status: number, heading: string, detail: string): stri
 `;
 }
 
-function sendHtml(res: ServerResponse, status: number, heading: string, detail: string): void {
+export function sendHtml(res: ServerResponse, status: number, heading: string, detail: string): void {
   const page = retryPage(status, heading, detail);
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
@@ -141,7 +140,8 @@ function sendHtml(res: ServerResponse, status: number, heading: string, detail: 
   res.end(page);
 }
 
-async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+/** The request body as text; larger than `limit` bytes is a 413. */
+export async function readBodyText(req: IncomingMessage, limit = DEFAULT_MAX_BODY): Promise<string> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) throw new ApiError(413, `request body larger than ${limit} bytes`);
   const chunks: Buffer[] = [];
@@ -151,7 +151,11 @@ async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record
     if (size > limit) throw new ApiError(413, `request body larger than ${limit} bytes`);
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  const text = await readBodyText(req, limit);
   if (text.trim() === '') return {};
   let value: unknown;
   try {
@@ -180,7 +184,7 @@ function projectsOf(body: Record<string, unknown>): string[] | undefined {
   throw new ApiError(400, '"projects" must be an array of strings or a comma-separated string');
 }
 
-type Route = { method: string; path: string; auth: boolean; handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> };
+export type Route = { method: string; path: string; auth: boolean; handle(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> };
 
 export function createRoutes(options: HttpServerOptions): Route[] {
   const { handlers } = options;
@@ -262,7 +266,7 @@ export function createRoutes(options: HttpServerOptions): Route[] {
 
 /** The request handler, separate from listening so it can be tested on any server. */
 export function createRequestHandler(options: HttpServerOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const routes = createRoutes(options);
+  const routes = [...createRoutes(options), ...(options.extraRoutes ?? [])];
   const guardHost = isLoopbackHost(options.settings.Host);
   const { log } = options;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {

@@ -22,9 +22,24 @@ export async function ensureHttpToken(vault: Vault, http: Settings['Http']): Pro
   return token;
 }
 
+/** The token a running daemon uses, without creating one: undefined before its first start. */
+export async function readHttpToken(vault: Vault, http: Settings['Http']): Promise<string | undefined> {
+  if (http.Token) return http.Token;
+  return (await readTextIfExists(vault.fs, path.join(vault.root, STATE_FOLDER, 'token')))?.trim() || undefined;
+}
+
+/** `http://host:port` of the daemon as this machine reaches it (a wildcard address means loopback). */
+export function localBaseUrl(http: Settings['Http']): string {
+  const host = http.Host === '0.0.0.0' || http.Host === '::' ? '127.0.0.1' : http.Host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${http.Port}`;
+}
+
 /** The clickable retry link of a failure report (DESIGN section 1). */
 export function retryUrl(http: Settings['Http'], token: string, summaryRelPath: string): string {
-  const host = http.Host === '0.0.0.0' || http.Host === '::' ? '127.0.0.1' : http.Host;
-  const hostPart = host.includes(':') ? `[${host}]` : host;
-  return `http://${hostPart}:${http.Port}/retry?note=${encodeURIComponent(summaryRelPath)}&token=${encodeURIComponent(token)}`;
+  return `${localBaseUrl(http)}/retry?note=${encodeURIComponent(summaryRelPath)}&token=${encodeURIComponent(token)}`;
+}
+
+/** The status page's address that signs the browser in (DESIGN section 6, `open`). */
+export function statusPageUrl(http: Settings['Http'], token: string): string {
+  return `${localBaseUrl(http)}/?token=${encodeURIComponent(token)}`;
 }

@@ -78,7 +78,10 @@ describe('ServerWindowSource: asked at start and when a run begins, cached, warn
     const server = await emulated({ kind: 'ollama', window: 4096, loaded: true });
     let clock = 0;
     const { windows, lines } = source(server, () => clock);
+    expect(windows.known()).toBe(32768);
     expect(await windows.window()).toBe(4096);
+    // What the status page shows, without asking the server again.
+    expect(windows.known()).toBe(4096);
     const asked = infoRequests(server).length;
     clock += 60_000;
     expect(await windows.window()).toBe(4096);

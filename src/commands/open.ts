@@ -1,0 +1,75 @@
+import { type CommandRunner, findOnPath, launch } from '../daemon/external.js';
+import { localBaseUrl, readHttpToken, statusPageUrl } from '../daemon/token.js';
+import { nodeFs } from '../vault/fs.js';
+import { Vault } from '../vault/vault.js';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
+
+/**
+ * `open [--print]`: the status page in the default browser, signed in by the token in its
+ * address (the page turns it into a cookie and drops it from the address bar), or that
+ * address printed.
+ */
+
+export interface OpenOptions extends GlobalOptions {
+  print?: boolean;
+}
+
+export interface OpenDeps {
+  io: Io;
+  platform: NodeJS.Platform;
+  findCommand(name: string): string | undefined;
+  run: CommandRunner;
+  /** Whether the daemon answers at this base URL. */
+  daemonUp(baseUrl: string): Promise<boolean>;
+}
+
+const defaults: OpenDeps = {
+  io: processIo,
+  platform: process.platform,
+  findCommand: (name) => findOnPath(name),
+  run: (command, args) => launch(command, args),
+  daemonUp: async (baseUrl) => {
+    try {
+      return (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1500) })).ok;
+    } catch {
+      return false;
+    }
+  },
+};
+
+const OPENERS: Partial<Record<NodeJS.Platform, string>> = { linux: 'xdg-open', darwin: 'open', freebsd: 'xdg-open', openbsd: 'xdg-open' };
+
+export async function open(opts: OpenOptions, overrides: Partial<OpenDeps> = {}): Promise<number> {
+  const deps = { ...defaults, ...overrides };
+  const config = await loadCommandConfig(opts);
+  const http = config.settings.Http;
+  if (!http.Enabled) {
+    throw new CliError('the status page is served by the daemon\'s HTTP server, and MeetingAssistant.Http.Enabled is false', EXIT_USAGE);
+  }
+  const token = await readHttpToken(new Vault(nodeFs, config.layout), http);
+  if (!token) throw new CliError('no HTTP token yet: the daemon has not run on this vault. Start it (meeting-assistant run, or the service) first.');
+  const url = statusPageUrl(http, token);
+  if (opts.print) {
+    deps.io.out(url);
+    return EXIT_OK;
+  }
+  if (!(await deps.daemonUp(localBaseUrl(http)))) {
+    deps.io.err(`warning: the daemon does not answer on ${localBaseUrl(http)}; the page loads once it runs`);
+  }
+  const name = OPENERS[deps.platform];
+  const opener = name ? deps.findCommand(name) : undefined;
+  if (!opener) {
+    deps.io.err(`cannot open a browser here (${name ? `${name} is not on PATH` : `no opener known for ${deps.platform}`}); open this address yourself:`);
+    deps.io.out(url);
+    return EXIT_FAILED;
+  }
+  const result = await deps.run(opener, [url]);
+  if (result.code !== 0) {
+    deps.io.err(`${name} failed (${result.stderr.trim() || `exit code ${result.code}`}); open this address yourself:`);
+    deps.io.out(url);
+    return EXIT_FAILED;
+  }
+  // The address carries the token: not printed unless asked for.
+  deps.io.out(`opened the status page (${localBaseUrl(http)}/) in the default browser`);
+  return EXIT_OK;
+}

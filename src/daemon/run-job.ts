@@ -1,0 +1,109 @@
+import type { Logger } from '../log.js';
+import type { PipelineDeps, RunOutcome, RunOptions } from '../pipeline.js';
+import type { Vault } from '../vault/vault.js';
+import { HeadCache } from './heads.js';
+import { contextOfMeeting } from './locate.js';
+import { readNoteHead } from './notes.js';
+import type { Notifier } from './notify.js';
+import type { Job, JobResult, JobRunner } from './queue.js';
+import type { RunBoard } from './run-board.js';
+import type { RunRecord } from './run-history.js';
+
+/**
+ * One queued job through the pipeline, as the daemon runs it: a stale trigger is skipped,
+ * the run's progress goes to the status page's board, its outcome to the log, the board's
+ * history and (when asked for) a desktop notification.
+ */
+
+export interface PipelineFns {
+  summarize(deps: PipelineDeps, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
+  retry(deps: PipelineDeps, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
+}
+
+export interface JobRunnerDeps {
+  vault: Vault;
+  log: Logger;
+  pipelineDeps: PipelineDeps;
+  pipeline: PipelineFns;
+  board: RunBoard;
+  notifier: Notifier;
+  /** A meeting summarized: catch-up may forget what it knew of it. */
+  onDone(key: string): void;
+}
+
+/** The meeting note's title, for the status page and notifications; undefined when it has none. */
+async function titleOf(vault: Vault, meetingPath: string): Promise<string | undefined> {
+  if (vault.kindOf(meetingPath) !== 'meeting') return undefined;
+  const data = await readNoteHead(vault.fs, meetingPath).then((h) => h.data, () => undefined);
+  const title = data?.title;
+  return typeof title === 'string' && title.trim() !== '' ? title.trim() : undefined;
+}
+
+export function createJobRunner(deps: JobRunnerDeps): JobRunner {
+  const { vault, log, board } = deps;
+
+  const runPipeline = async (job: Job, signal: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
+    if (job.kind === 'summarize') {
+      // The trigger may be stale by now: a follow-up after the run that finished it, a catch-up
+      // of a meeting a person has since retried.
+      const context = await contextOfMeeting(vault, job.target, new HeadCache(vault)).catch(() => undefined);
+      if (context?.state === 'finished' || (context?.state === 'error' && job.trigger === 'catch-up')) {
+        const message = `not summarized again: its context note is ${context.state}`;
+        log.info({ meeting, trigger: job.trigger }, message);
+        return { result: { status: 'skipped', message } };
+      }
+    }
+    const run = job.kind === 'summarize' ? deps.pipeline.summarize : deps.pipeline.retry;
+    // The status page follows the run's progress by the queue's key: one entry per meeting.
+    const pipelineDeps: PipelineDeps = { ...deps.pipelineDeps, onProgress: (runId, event) => board.progress(job.key, runId, event) };
+    const outcome = await run(pipelineDeps, job.target, { signal, trigger: job.trigger });
+    const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
+    if (outcome.status === 'done') {
+      deps.onDone(job.key);
+      log.info({ runId: outcome.runId, meeting, summary, trigger: job.trigger }, `summary written: ${summary ?? meeting}`);
+    } else {
+      log.warn(
+        { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error },
+        `meeting failed: ${meeting}: ${outcome.error ?? 'unknown error'}${summary ? ` (failure report: ${summary})` : ''}`,
+      );
+    }
+    const result: JobResult = {
+      status: outcome.status,
+      runId: outcome.runId,
+      ...(outcome.error !== undefined && { message: outcome.error }),
+      ...(summary !== undefined && { summaryPath: summary }),
+    };
+    return { result, outcome };
+  };
+
+  return async (job, signal) => {
+    const meeting = vault.rel(job.key);
+    const title = await titleOf(vault, job.key);
+    const startedAt = new Date().toISOString();
+    board.start(job.key, { meeting, ...(title !== undefined && { title }), kind: job.kind, trigger: job.trigger, startedAt });
+    let record: RunRecord | undefined;
+    try {
+      const { result, outcome } = await runPipeline(job, signal, meeting);
+      if (outcome) {
+        record = {
+          runId: outcome.runId,
+          kind: job.kind,
+          trigger: job.trigger,
+          meeting,
+          ...(title !== undefined && { title }),
+          startedAt,
+          finishedAt: new Date().toISOString(),
+          status: outcome.status,
+          ...(result.message !== undefined && { error: result.message }),
+          ...(result.summaryPath !== undefined && { summary: result.summaryPath }),
+          ...(outcome.modelRequests !== undefined && { modelRequests: outcome.modelRequests }),
+        };
+        // Never waited for: a notification may wait for its click.
+        void deps.notifier.runFinished(record);
+      }
+      return result;
+    } finally {
+      await board.finish(job.key, record);
+    }
+  };
+}
