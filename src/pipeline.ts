@@ -45,6 +45,8 @@ export interface PipelineDeps {
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** Fires when the daemon stops: a run waiting to retry ends at once and is resumed at next start. */
+  stopWaiting?: AbortSignal;
   /** What started the run, for the logs: `transcript`, `catch-up`, `retry`, `cli`, `api`. */
   trigger?: string;
 }
@@ -57,6 +59,8 @@ export interface RunOutcome {
   summaryPath?: string;
   /** One line for people when failed. */
   error?: string;
+  /** Failed only because it was stopped (shutdown): nothing was reported, the meeting is to be resumed. */
+  aborted?: boolean;
 }
 
 /** Summarize one meeting, given its meeting note. Never throws for the meeting's own problems. */
@@ -166,6 +170,7 @@ async function runMeeting(
       summaryWritten: () => run.summaryWritten,
       log,
       signal: options.signal,
+      stopWaiting: options.stopWaiting,
     });
     log.info({ turns: result.turns }, 'agent finished');
   } catch (err) {
@@ -187,8 +192,9 @@ async function runMeeting(
   }
 
   const details = failureDetails(failure);
-  log.error({ err: failure, ...details }, 'run failed');
   const aborted = failure instanceof ModelError && failure.kind === 'aborted';
+  if (aborted) log.info({ attempts: details.attempts }, 'run stopped (the daemon is stopping)');
+  else log.error({ err: failure, ...details }, 'run failed');
   // An aborted run (shutdown) leaves `summarizing` so catch-up resumes the meeting at next start;
   // its audit journal stays, and the resumed run reports these changes with its own (appending
   // them now too would report them twice).
@@ -211,6 +217,7 @@ async function runMeeting(
     meetingPath,
     summaryPath: artifacts.summaryPath,
     error: `${details.type}: ${details.message}`,
+    ...(aborted && { aborted: true }),
   };
 }
 

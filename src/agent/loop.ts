@@ -64,6 +64,8 @@ export interface AgentLoopOptions {
   summaryWritten: () => boolean;
   log: Logger;
   signal?: AbortSignal;
+  /** Ends a wait between tries at once (the daemon is stopping); see RetryPolicy.stopWaiting. */
+  stopWaiting?: AbortSignal;
 }
 
 export interface AgentLoopResult {
@@ -124,6 +126,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
           sleep: options.retry.sleep,
           log,
           signal,
+          stopWaiting: options.stopWaiting,
           label: `turn ${turns}`,
         },
       );

@@ -118,7 +118,7 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   });
   vault.onWrite((p, content) => tracker.noteOwnWrite(p, content));
 
-  const runJob = async (job: Job, signal: AbortSignal): Promise<JobResult> => {
+  const runJob = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal): Promise<JobResult> => {
     const meeting = vault.rel(job.key);
     if (job.kind === 'summarize') {
       // The trigger may be stale by now: a follow-up after the run that finished it, a catch-up
@@ -131,11 +131,13 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
       }
     }
     const run = job.kind === 'summarize' ? pipeline.summarize : pipeline.retry;
-    const outcome = await run(runtime.pipeline, job.target, { signal, trigger: job.trigger });
+    const outcome = await run(runtime.pipeline, job.target, { signal, stopWaiting, trigger: job.trigger });
     const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
     if (outcome.status === 'done') {
       reconciler.forget(job.key);
       log.info({ runId: outcome.runId, meeting, summary, trigger: job.trigger }, `summary written: ${summary ?? meeting}`);
+    } else if (outcome.aborted) {
+      log.info({ runId: outcome.runId, meeting, trigger: job.trigger }, `run stopped unfinished: ${meeting} resumes at next start`);
     } else {
       log.warn(
         { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error },
@@ -145,6 +147,7 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     return {
       status: outcome.status,
       runId: outcome.runId,
+      ...(outcome.aborted && { aborted: true }),
       ...(outcome.error !== undefined && { message: outcome.error }),
       ...(summary !== undefined && { summaryPath: summary }),
     };

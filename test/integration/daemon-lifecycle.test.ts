@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { type DaemonProcess, killAll, listFiles, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { errorBody, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import {
   type DaemonSetup,
   daemonSetup,
@@ -101,6 +101,35 @@ describe('daemon process: shutdown', () => {
     server.setFallback(summarizingModel());
     daemon = await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary');
+  }, 60_000);
+
+  it('Ctrl-C while a run only waits for a Retry-After: exit 0 at once (not after the grace period); the next start runs the meeting', async () => {
+    // The endpoint is busy and asks for a minute; the daemon would wait that long between tries.
+    server.setFallback({ status: 503, body: errorBody('Server starting, try later'), headers: { 'retry-after': '60' } });
+    setup = await daemonSetup(server, { Reconnect: { Attempts: 3, DelaySeconds: 1 }, Daemon: { ShutdownGraceSeconds: 30 } });
+    const s = setup;
+    s.write('Meetings/Patient.md', meetingNote('Patient'));
+    s.write('Meetings/Transcripts/Patient.md', transcriptNote('Patient', 'finished'));
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    await daemon.waitForLog((l) => /retrying in 60000 ms/.test(String(l.msg)), 15_000, 'the wait for the Retry-After');
+
+    const begun = Date.now();
+    const exit = await daemon.stop('SIGINT');
+    const tookMs = Date.now() - begun;
+    console.log(`Ctrl-C during a retry wait: exit ${exit.code} after ${tookMs} ms (grace period 30 s)`);
+    expect(exit).toEqual({ code: 0, signal: null });
+    // A generous bound for a loaded machine: the point is "not the grace period, not the wait".
+    expect(tookMs).toBeLessThan(10_000);
+    expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 0, aborted: 1 });
+    expect(daemon.logs.some((l) => l.msg === 'run stopped while waiting to retry; it resumes at next start')).toBe(true);
+    // Not a failure: no report, the meeting stays `summarizing` and is saved to resume.
+    expect(dataOf(s, 'Meetings/Summaries/Patient.md')).toBeUndefined();
+    expect(dataOf(s, 'Meetings/Context/Patient.md')?.state).toBe('summarizing');
+
+    server.setFallback(summarizingModel());
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Patient.md')?.status === 'done', 'the resumed summary');
+    expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Patient.md' && String(l.trigger).endsWith('resumed'))).toBe(true);
   }, 60_000);
 
   it('a second signal exits at once (143 for SIGTERM)', async () => {
