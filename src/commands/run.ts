@@ -1,3 +1,4 @@
+import { reportEndpointProblems } from '../agent/endpoint-check.js';
 import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
 import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
@@ -61,7 +62,14 @@ export async function run(opts: GlobalOptions): Promise<number> {
       }
       throw err;
     }
-    stop = (reason) => void daemon.stop(reason);
+    // Once, after "ready" and without waiting for it: a person learns at once that the endpoint
+    // is down or lacks the model, instead of from the first meeting's failure report.
+    const endpointCheck = new AbortController();
+    void reportEndpointProblems(config, log, { signal: endpointCheck.signal });
+    stop = (reason) => {
+      endpointCheck.abort();
+      void daemon.stop(reason);
+    };
     // A signal that arrived while starting: stop now.
     if (signalled) stop('signal during start');
     await daemon.done;
