@@ -9,6 +9,12 @@ import { CliError, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig }
 const IMMEDIATE_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
 
 /**
+ * Under `npm start` one Ctrl-C reaches the daemon twice, a few milliseconds apart: from the
+ * terminal and forwarded by npm. A SIGINT this soon after the first is that same keypress.
+ */
+const SAME_CTRL_C_MS = 1000;
+
+/**
  * `run`: the daemon in the foreground. The first SIGTERM/SIGINT stops it gracefully (exit 0
  * once running runs finished or the grace period ended); a second one exits at once.
  */
@@ -33,16 +39,17 @@ export async function run(opts: GlobalOptions): Promise<number> {
 
   const log = createLoggerFromConfig(config);
   let stop: ((reason: string) => void) | undefined;
-  let signalled = false;
+  let signalled: { signal: 'SIGINT' | 'SIGTERM'; at: number } | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
+      if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && Date.now() - signalled.at < SAME_CTRL_C_MS) return;
       log.warn({ signal }, `${signal} again: exiting at once`);
       const exit = () => process.exit(IMMEDIATE_EXIT[signal]);
       setTimeout(exit, 500).unref();
       void flushLogger(log).finally(exit);
       return;
     }
-    signalled = true;
+    signalled = { signal, at: Date.now() };
     // While starting, the stop happens as soon as the daemon is up.
     stop?.(signal);
   };

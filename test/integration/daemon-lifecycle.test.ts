@@ -44,9 +44,9 @@ async function runInFlight(name: string, grace: number) {
   s.write(`Meetings/${name}.md`, meetingNote(name));
   s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
   daemon = await startDaemonProcess({ configPath: s.configPath });
-  const seen = server.requests.length;
+  const seen = server.modelRequests().length;
   editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
-  await waitFor(() => server.requests.length > seen, 'the first model request');
+  await waitFor(() => server.modelRequests().length > seen, 'the first model request');
   return { s, d: daemon, release };
 }
 
@@ -58,9 +58,9 @@ describe('daemon process: crash and restart', () => {
     s.write('Meetings/Crash.md', meetingNote('Crash'));
     s.write('Meetings/Transcripts/Crash.md', transcriptNote('Crash', 'transcribing'));
     daemon = await startDaemonProcess({ configPath: s.configPath });
-    const seen = server.requests.length;
+    const seen = server.modelRequests().length;
     editProperty(s, 'Meetings/Transcripts/Crash.md', 'state', 'transcribing', 'finished');
-    await waitFor(() => server.requests.length > seen, 'the run to reach the model');
+    await waitFor(() => server.modelRequests().length > seen, 'the run to reach the model');
     expect(dataOf(s, 'Meetings/Context/Crash.md')?.state).toBe('summarizing');
 
     const exit = await daemon.kill();
@@ -140,6 +140,17 @@ describe('daemon process: shutdown', () => {
     const exit = await d.exited;
     release();
     expect(exit.code).toBe(143);
+  });
+
+  it('one Ctrl-C delivered twice at once (the terminal and npm forwarding it) is one stop: exit 0, not 130', async () => {
+    server.setFallback(summarizingModel());
+    setup = await daemonSetup(server);
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon.child.kill('SIGINT');
+    daemon.child.kill('SIGINT');
+    const exit = await daemon.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(daemon.logs.some((l) => String(l.msg).includes('again: exiting at once'))).toBe(false);
   });
 
   it('a port in use is a clear startup error: exit 1 naming the port and Http.Port', async () => {
