@@ -224,10 +224,8 @@ export class RunQueue {
         result = { status: 'failed', message: err instanceof Error ? err.message : String(err) };
       }
       this.running.delete(job.key);
-      if (result.aborted && this.stopping && !this.aborted.includes(job)) {
-        this.aborted.push(job);
-        this.options.log.info({ target: job.target }, 'run stopped while waiting to retry; it resumes at next start');
-      }
+      // Stopped at once while waiting to retry: unfinished work, like a run the grace period cut.
+      if (result.aborted && this.stopping && !this.aborted.includes(job)) this.aborted.push(job);
       this.record({ ...job, ...result, startedAt: startedAt.toISOString(), finishedAt: this.now().toISOString() });
       if (entry.followUp && !this.stopping) this.pending.set(job.key, { job: entry.followUp, queuedAt: this.now() });
       this.pump();

@@ -121,7 +121,7 @@ describe('daemon process: shutdown', () => {
     // A generous bound for a loaded machine: the point is "not the grace period, not the wait".
     expect(tookMs).toBeLessThan(10_000);
     expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 0, aborted: 1 });
-    expect(daemon.logs.some((l) => l.msg === 'run stopped while waiting to retry; it resumes at next start')).toBe(true);
+    expect(daemon.logs.some((l) => l.msg === 'run stopped unfinished: Meetings/Patient.md resumes at next start')).toBe(true);
     // Not a failure: no report, the meeting stays `summarizing` and is saved to resume.
     expect(dataOf(s, 'Meetings/Summaries/Patient.md')).toBeUndefined();
     expect(dataOf(s, 'Meetings/Context/Patient.md')?.state).toBe('summarizing');
