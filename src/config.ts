@@ -82,7 +82,8 @@ const SettingsSchema = z
     Logging: section({
       Level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
       File: z.string().default(''),
-      Pretty: z.boolean().default(false),
+      // null (the default): readable lines when stdout is a terminal, JSON otherwise.
+      Pretty: z.boolean().nullable().default(null),
       // Extensions of the design's keys: rotation of `File` (pino-roll).
       RotateSize: z.string().regex(/^\d+[kmg]?$/i, 'a size like "10m", "500k" or "1g"').default('10m'),
       RotateFiles: count().default(5),
@@ -290,7 +291,7 @@ function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv, problems: strin
     const coerced = coerce(value as string, defaults);
     if (coerced === undefined) {
       problems.push(
-        `environment ${name}: MeetingAssistant.${keys.join('.')} expects a ${typeof defaults}, got ${JSON.stringify(value)}`,
+        `environment ${name}: MeetingAssistant.${keys.join('.')} expects a ${defaults === null ? "boolean" : typeof defaults}, got ${JSON.stringify(value)}`,
       );
       continue;
     }
@@ -304,7 +305,9 @@ function applyEnvOverrides(raw: unknown, env: NodeJS.ProcessEnv, problems: strin
   return result;
 }
 
-function coerce(value: string, like: unknown): string | number | boolean | undefined {
+function coerce(value: string, like: unknown): string | number | boolean | null | undefined {
+  // The one key whose default is null (Logging.Pretty) is a boolean that may be left unset.
+  if (like === null) return ['', 'null'].includes(value.trim().toLowerCase()) ? null : coerce(value, false);
   if (typeof like === 'number') {
     const n = Number(value.trim());
     return value.trim() !== '' && Number.isFinite(n) ? n : undefined;

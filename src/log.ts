@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { AppConfig, Settings } from './config.js';
+import { prettyStream, wantsPrettyLogs } from './log-pretty.js';
 
 export type { Logger };
 
@@ -52,22 +53,30 @@ const MIN_SECRET_LENGTH = 4;
 export function createLogger(options: LoggerOptions = {}): Logger {
   return buildLogger(options, (base) => {
     if (options.destination) return pino(base, options.destination);
-    if (options.pretty) return pino({ ...base, transport: prettyTransport() });
+    if (options.pretty) return pino(base, prettyStream({ colorize: !!process.stdout.isTTY, details: isVerbose(base.level) }));
     return pino(base, stdoutDestination());
   });
 }
 
+/** Below info, a person wants the fields too. */
+function isVerbose(level: string | undefined): boolean {
+  return level === 'debug' || level === 'trace';
+}
+
 export interface ConfigLoggerOptions {
-  /** Overrides `Logging.File`/`Pretty`: JSON lines go here (tests pass a memory stream). */
+  /** Overrides `Logging.File`: lines go here (tests pass a memory stream, not a terminal unless `isTTY`). */
   destination?: DestinationStream;
   /** More secrets to mask besides `config.apiKey` and `Http.Token`. */
   secrets?: (string | undefined)[];
+  /** Whether stdout is a terminal (`Logging.Pretty` unset); default: asks stdout. */
+  isTTY?: boolean;
 }
 
 /**
  * The daemon's and the commands' logger as configured (DESIGN section 5, `Logging`):
  * `Level`; `File` empty means JSON lines on stdout (journald and launchd capture them),
- * pretty-printed when `Pretty`; a `File` means size-rotated JSON files through pino-roll,
+ * readable lines instead when stdout is a terminal or `Pretty` is true (`false`: always
+ * JSON); a `File` means size-rotated JSON files through pino-roll,
  * `RotateSize` each, with `RotateFiles` rotated files kept besides the current one.
  * The API key and the HTTP token are masked everywhere; a token generated later is added
  * with `addLogSecret`.
@@ -79,10 +88,13 @@ export function createLoggerFromConfig(config: AppConfig, options: ConfigLoggerO
     secrets: [config.apiKey, config.settings.Http.Token, ...(options.secrets ?? [])],
   };
   return buildLogger(shared, (base) => {
-    if (options.destination) return pino(base, options.destination);
-    if (config.logFile) return pino(base, rollingFileTransport(config.logFile, logging));
-    if (logging.Pretty) return pino({ ...base, transport: prettyTransport() });
-    return pino(base, stdoutDestination());
+    if (!options.destination && config.logFile) return pino(base, rollingFileTransport(config.logFile, logging));
+    const isTTY = options.isTTY ?? (options.destination ? false : !!process.stdout.isTTY);
+    if (wantsPrettyLogs(logging.Pretty, isTTY)) {
+      const pretty = { colorize: isTTY, details: isVerbose(logging.Level) };
+      return pino(base, options.destination ? prettyStream(pretty, options.destination) : prettyStream(pretty));
+    }
+    return pino(base, options.destination ?? stdoutDestination());
   });
 }
 
@@ -130,13 +142,6 @@ function buildLogger(options: LoggerOptions, create: (base: PinoOptions) => Logg
   const logger = create(base) as WithSecrets;
   logger[SECRETS] = secrets;
   return logger;
-}
-
-function prettyTransport(): pino.TransportSingleOptions {
-  return {
-    target: 'pino-pretty',
-    options: { colorize: !!process.stdout.isTTY, translateTime: 'SYS:standard' },
-  };
 }
 
 /** The stdout destinations, flushed synchronously at exit so the last lines are not lost. */

@@ -56,6 +56,8 @@ export interface PipelineDeps {
 
 export interface RunOptions {
   signal?: AbortSignal;
+  /** Fires when the daemon stops: a run waiting to retry ends at once and is resumed at next start. */
+  stopWaiting?: AbortSignal;
   /** What started the run, for the logs: `transcript`, `catch-up`, `retry`, `cli`, `api`. */
   trigger?: string;
 }
@@ -70,6 +72,8 @@ export interface RunOutcome {
   error?: string;
   /** Requests sent to the model for the agent (retries included); absent when the run never reached it. */
   modelRequests?: number;
+  /** Failed only because it was stopped (shutdown): nothing was reported, the meeting is to be resumed. */
+  aborted?: boolean;
 }
 
 /** Summarize one meeting, given its meeting note. Never throws for the meeting's own problems. */
@@ -176,6 +180,7 @@ async function runMeeting(
       log,
       signal: options.signal,
       onProgress: deps.onProgress && ((event) => deps.onProgress!(runId, event)),
+      stopWaiting: options.stopWaiting,
     });
     log.info({ turns: result.turns }, 'agent finished');
   } catch (err) {
@@ -197,8 +202,9 @@ async function runMeeting(
   }
 
   const details = failureDetails(failure);
-  log.error({ err: failure, ...details }, 'run failed');
   const aborted = failure instanceof ModelError && failure.kind === 'aborted';
+  if (aborted) log.info({ attempts: details.attempts }, 'run stopped (the daemon is stopping)');
+  else log.error({ err: failure, ...details }, 'run failed');
   // An aborted run (shutdown) leaves `summarizing` so catch-up resumes the meeting at next start;
   // its audit journal stays, and the resumed run reports these changes with its own (appending
   // them now too would report them twice).
@@ -222,6 +228,7 @@ async function runMeeting(
     summaryPath: artifacts.summaryPath,
     error: `${details.type}: ${details.message}`,
     modelRequests: model.requests,
+    ...(aborted && { aborted: true }),
   };
 }
 

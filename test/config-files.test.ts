@@ -34,7 +34,8 @@ describe('config.default.json (what npm start uses)', () => {
       Api: 'chat-completions',
     });
     expect(config.settings.Http).toMatchObject({ Enabled: true, Host: '127.0.0.1', Port: 4777 });
-    expect(config.settings.Logging.Pretty).toBe(false);
+    // Unset: readable lines at a terminal, JSON lines for services.
+    expect(config.settings.Logging.Pretty).toBeNull();
     expect(config.logFile).toBeUndefined();
   });
 

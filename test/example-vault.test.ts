@@ -13,7 +13,10 @@ import {
   seedWorkingVault,
 } from '../src/example-vault.js';
 import { type Fs, nodeFs, readText } from '../src/vault/fs.js';
-import { memoryFs } from './helpers/memfs.js';
+import { resolveLink } from '../src/vault/links.js';
+import { findMeetingOfSummary, resolveMeeting } from '../src/vault/meeting.js';
+import { wikilinksOf } from './helpers/fixture-vaults.js';
+import { memoryFs, memoryVault } from './helpers/memfs.js';
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const EXAMPLE = path.join(REPO_ROOT, 'example-vault');
@@ -217,9 +220,9 @@ describe('the shipped example vault', () => {
     }
   });
 
-  it('has three meeting notes linked both ways to their transcripts, two finished and one transcribing', () => {
+  it('has four meeting notes linked both ways to their transcripts: one summarized last week, two finished, one transcribing', () => {
     const meetings = under('Meetings').filter((p) => !/\/(Glossary|Dictionary)\.md$/.test(p));
-    expect(meetings).toHaveLength(3);
+    expect(meetings).toHaveLength(4);
     const states: unknown[] = [];
     for (const meeting of meetings) {
       const fm = frontmatter(meeting)!;
@@ -235,7 +238,7 @@ describe('the shipped example vault', () => {
       const body = files.get(meeting)!.split('\n---\n').slice(1).join('\n---\n').trim();
       expect(body.length, `${meeting}: user notes`).toBeGreaterThan(0);
     }
-    expect(states.sort()).toEqual(['finished', 'finished', 'transcribing']);
+    expect(states.sort()).toEqual(['finished', 'finished', 'finished', 'transcribing']);
     const withoutLinks = meetings.filter((m) => {
       const fm = frontmatter(m)!;
       return fm.context === undefined && fm.summary === undefined;
@@ -245,7 +248,7 @@ describe('the shipped example vault', () => {
 
   it('has transcripts of 40-80 speech lines, with a Speaker 2 and a bold label', () => {
     const transcripts = under('Meetings/Transcripts');
-    expect(transcripts).toHaveLength(3);
+    expect(transcripts).toHaveLength(4);
     const speech = /^\[\d\d:\d\d:\d\d\] (\*\*[^*]+\*\*|[^:*]+): \S/;
     const all: string[] = [];
     for (const rel of transcripts) {
@@ -284,6 +287,37 @@ describe('the shipped example vault', () => {
     expect(frontmatter(standUp)).toMatchObject({ template: '[[Stand-up]]' });
     const transcript = files.get(target(frontmatter(standUp)!.transcript))!;
     expect(transcript).toMatch(/^\[[\d:]+\] SPEAKER_01: /m);
+  });
+
+  it('is complete: every link of every note names a note that is there (a retry of any meeting can run)', async () => {
+    const vault = memoryVault(Object.fromEntries(files));
+    let checked = 0;
+    for (const [rel, text] of files) {
+      // A link shown as an example inside `code` is no link.
+      for (const link of wikilinksOf(text.replace(/`[^`\n]*`/g, ''))) {
+        const fm = frontmatter(rel) ?? {};
+        const planned = Object.entries(fm).some(([key, value]) => (key === 'context' || key === 'summary') && value === link);
+        if (planned && (typeof fm.summary !== 'string' || !files.has(target(fm.summary)))) {
+          // A meeting not yet summarized names where its context and summary notes will go.
+          continue;
+        }
+        await expect(resolveLink(vault, link), `${rel}: ${link}`).resolves.toEqual(expect.any(String));
+        checked++;
+      }
+    }
+    expect(checked).toBeGreaterThan(12);
+  });
+
+  it("the past summary's meeting resolves whole: meeting, transcript and context notes, all finished", async () => {
+    const vault = memoryVault(Object.fromEntries(files));
+    const summary = vault.abs('Meetings/Summaries/2026-11-23 0900 Release Sync.md');
+    const meeting = await findMeetingOfSummary(vault, summary);
+    const artifacts = await resolveMeeting(vault, meeting, { writeBack: false });
+    expect(vault.rel(artifacts.meetingPath)).toBe('Meetings/2026-11-23 0900 Release Sync.md');
+    expect(vault.rel(artifacts.transcriptPath)).toBe('Meetings/Transcripts/2026-11-23 0900 Release Sync.md');
+    expect(vault.rel(artifacts.contextPath)).toBe('Meetings/Context/2026-11-23 0900 Release Sync.md');
+    expect(artifacts.summaryPath).toBe(summary);
+    expect(frontmatter('Meetings/Context/2026-11-23 0900 Release Sync.md')?.state).toBe('finished');
   });
 
   it('has projects Alpha and Beta with a few files each and an AGENTS.md in Alpha only', () => {

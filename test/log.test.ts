@@ -12,6 +12,7 @@ import {
   maskLine,
 } from '../src/log.js';
 import { logs } from '../src/commands/logs.js';
+import { prettyFormatter, wantsPrettyLogs } from '../src/log-pretty.js';
 import type { Io } from '../src/commands/common.js';
 import { currentLogFile, rolledFiles, rolledName } from '../src/service/log-files.js';
 import { createRuntime } from '../src/runtime.js';
@@ -384,5 +385,55 @@ describe('logging in an integration run (pipeline, real model client, scripted e
     expect(server.modelRequests()).toHaveLength(2);
     expect(runLines.filter((l) => /attempt/i.test(String(l.msg))).length).toBeGreaterThanOrEqual(2);
     expect(dest.text()).not.toContain(FAKE_KEY);
+  });
+});
+
+describe('readable lines at a terminal (Logging.Pretty)', () => {
+  it('null (unset) follows stdout: readable at a terminal, JSON for journald, launchd and pipes; true and false force', () => {
+    expect(wantsPrettyLogs(null, true)).toBe(true);
+    expect(wantsPrettyLogs(null, false)).toBe(false);
+    expect(wantsPrettyLogs(undefined, true)).toBe(true);
+    expect(wantsPrettyLogs(false, true)).toBe(false);
+    expect(wantsPrettyLogs(true, false)).toBe(true);
+  });
+
+  it.each([
+    [null, true, 'readable'],
+    [null, false, 'json'],
+    [false, true, 'json'],
+    [true, false, 'readable'],
+  ] as const)('the daemon logger with Pretty %s and a terminal %s writes %s lines', async (pretty, isTTY, kind) => {
+    const dest = memoryDestination();
+    const log = createLoggerFromConfig(testConfig({ Logging: { Pretty: pretty } }), { destination: dest, isTTY });
+    log.info({ meeting: 'Meetings/A.md', apiKey: 'sk-secret-value' }, 'run started');
+    await flushLogger(log);
+    const text = dest.text();
+    if (kind === 'json') {
+      expect(JSON.parse(text.trim())).toMatchObject({ level: 'info', msg: 'run started', meeting: 'Meetings/A.md' });
+    } else {
+      expect(text).toMatch(/^\[\d\d:\d\d:\d\d\] .*INFO.*: .*run started \[Meetings\/A\.md\]/);
+      expect(text.split('\n').filter(Boolean)).toHaveLength(1);
+      // Colours only for a real terminal.
+      expect(text.includes('\u001b[')).toBe(isTTY);
+    }
+    expect(text).not.toContain('sk-secret-value');
+  });
+
+  it('one line each: time, level, message, the meeting, and an error in its own words', () => {
+    const format = prettyFormatter({ colorize: false, details: false });
+    const time = new Date(2026, 10, 30, 9, 5, 7).toISOString();
+    const line = (o: Record<string, unknown>) => format(JSON.stringify({ time, pid: 1, ...o }));
+    expect(line({ level: 'info', msg: 'run started', meeting: 'Meetings/Weekly.md', runId: 'r1' })).toBe(
+      '[09:05:07] INFO: run started [Meetings/Weekly.md]\n',
+    );
+    // The meeting is not repeated when the message names it.
+    expect(line({ level: 'warn', msg: 'meeting failed: Meetings/Weekly.md: HTTP 503', meeting: 'Meetings/Weekly.md' })).toBe(
+      '[09:05:07] WARN: meeting failed: Meetings/Weekly.md: HTTP 503\n',
+    );
+    expect(line({ level: 'error', msg: 'run failed', err: { type: 'ModelError', message: 'HTTP 401 from x\nmore', stack: 'at y' } })).toBe(
+      '[09:05:07] ERROR: run failed: HTTP 401 from x\n',
+    );
+    // With details (the logs command, debug level) the fields follow below.
+    expect(prettyFormatter({ colorize: false, details: true })(JSON.stringify({ time, level: 'info', msg: 'x', turn: 3 }))).toContain('turn: 3');
   });
 });

@@ -70,6 +70,8 @@ export interface AgentLoopOptions {
   signal?: AbortSignal;
   /** Told of every turn and, after each response, of the tokens in use. */
   onProgress?: ProgressSink;
+  /** Ends a wait between tries at once (the daemon is stopping); see RetryPolicy.stopWaiting. */
+  stopWaiting?: AbortSignal;
 }
 
 export interface AgentLoopResult {
@@ -131,6 +133,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
           sleep: options.retry.sleep,
           log,
           signal,
+          stopWaiting: options.stopWaiting,
           label: `turn ${turns}`,
         },
       );

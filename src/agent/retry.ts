@@ -18,6 +18,12 @@ export interface RetryPolicy {
   delayMs: number;
   log: Logger;
   signal?: AbortSignal;
+  /**
+   * Fires when the daemon stops: a wait between tries then ends the step at once (aborted, so
+   * the run is resumed at next start), while a request in flight is left to finish within the
+   * grace period. Only `signal` cuts a request.
+   */
+  stopWaiting?: AbortSignal;
   /** Injected in tests; the default waits on a timer and stops when `signal` aborts. */
   sleep?: Sleep;
   /** Names the step in log lines, e.g. `summarize Meetings/2024-05-02 Standup.md turn 3`. */
@@ -32,6 +38,7 @@ export async function withRetry<T>(step: (attempt: number) => Promise<T>, policy
   const sleep = policy.sleep ?? defaultSleep;
   const { log, signal } = policy;
   const label = policy.label ?? 'model request';
+  const waitSignal = anySignal(signal, policy.stopWaiting);
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw aborted(attempt - 1);
     log.debug({ label, attempt, of: total }, `${label}: attempt ${attempt} of ${total}`);
@@ -58,8 +65,13 @@ export async function withRetry<T>(step: (attempt: number) => Promise<T>, policy
       { label, attempt, of: total, status: error.status, kind: error.kind, waitMs, err: error.message },
       `${label}: attempt ${attempt} of ${total} failed (${what}); retrying in ${waitMs} ms`,
     );
-    await waitOrAbort(sleep, waitMs, signal, attempt);
+    await waitOrAbort(sleep, waitMs, waitSignal, attempt);
   }
+}
+
+function anySignal(...signals: (AbortSignal | undefined)[]): AbortSignal | undefined {
+  const given = signals.filter((s): s is AbortSignal => s !== undefined);
+  return given.length > 1 ? AbortSignal.any(given) : given[0];
 }
 
 /** Any sleep, injected or not, gives way to the abort signal at once. */

@@ -69,10 +69,20 @@ export class ModelError extends Error {
   readonly retryAfterMs: number | undefined;
   /** Requests made for this step, filled in by the retry policy. */
   attempts: number;
+  /** An invalid answer that a later try may not repeat (a body that is not JSON at all). */
+  readonly #brokenBody: boolean;
 
   constructor(
     message: string,
-    options: { kind: ModelErrorKind; status?: number; retryAfterMs?: number; attempts?: number; cause?: unknown },
+    options: {
+      kind: ModelErrorKind;
+      status?: number;
+      retryAfterMs?: number;
+      attempts?: number;
+      cause?: unknown;
+      /** For `invalid-response`: the body was cut or was not JSON (a proxy, a server restarting). */
+      brokenBody?: boolean;
+    },
   ) {
     super(message, { cause: options.cause });
     this.name = 'ModelError';
@@ -80,11 +90,16 @@ export class ModelError extends Error {
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
     this.attempts = options.attempts ?? 1;
+    this.#brokenBody = options.brokenBody === true;
   }
 
-  /** Connection errors, timeouts, 408, 409, 429 and 5xx (DESIGN section 3 step 4). */
+  /**
+   * Connection errors, timeouts, 408, 409, 429 and 5xx (DESIGN section 3 step 4), and a 200
+   * whose body is not JSON: a proxy's page or a server restarting, which the next try may not see.
+   */
   get transient(): boolean {
     if (this.kind === 'network' || this.kind === 'timeout') return true;
+    if (this.kind === 'invalid-response') return this.#brokenBody;
     if (this.kind !== 'http' || this.status === undefined) return false;
     return this.status === 408 || this.status === 409 || this.status === 429 || this.status >= 500;
   }

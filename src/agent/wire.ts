@@ -65,17 +65,17 @@ function parseBody(text: string, context: ExchangeContext): JsonObject {
   try {
     body = JSON.parse(text);
   } catch {
-    throw invalidResponse(context, `the body is not JSON (${describeText(text)})`);
+    throw invalidResponse(context, `the body is not JSON (${describeText(text)})`, { brokenBody: true });
   }
   if (!isObject(body)) throw invalidResponse(context, `the body is JSON but not an object (${describeText(text)})`);
   return body;
 }
 
-export function invalidResponse(context: ExchangeContext, detail: string): ModelError {
+export function invalidResponse(context: ExchangeContext, detail: string, options: { brokenBody?: boolean } = {}): ModelError {
   return new ModelError(
     `The endpoint ${endpointUrl(context)} did not answer with a valid ${operationName(context.path)}: ${detail}. ` +
       `Check that Endpoint.BaseUrl points at an OpenAI-compatible API and that Endpoint.Api matches what it serves.`,
-    { kind: 'invalid-response' },
+    { kind: 'invalid-response', ...options },
   );
 }
 

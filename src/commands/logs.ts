@@ -1,6 +1,6 @@
 import os from 'node:os';
-import pinoPretty from 'pino-pretty';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
+import { prettyFormatter } from '../log-pretty.js';
 import { currentLogFile, followLog, tailLines } from '../service/log-files.js';
 import { launchdLogFile, SYSTEMD_UNIT_NAME } from '../service/paths.js';
 import { nodeFs } from '../vault/fs.js';
@@ -44,11 +44,7 @@ export async function logs(opts: GlobalOptions & { follow?: boolean }, deps: Log
     return EXIT_OK;
   }
 
-  const pretty = pinoPretty.prettyFactory({
-    colorize: deps.isTTY ?? !!process.stdout.isTTY,
-    translateTime: 'SYS:standard',
-    ignore: 'pid,hostname',
-  });
+  const pretty = prettyFormatter({ colorize: deps.isTTY ?? !!process.stdout.isTTY, details: true, time: 'SYS:standard' });
   // Lines that are not JSON (a crash's stack trace in launchd's file) are shown as they are.
   const show = (line: string) => {
     if (line.trim() === '') return;

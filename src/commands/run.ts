@@ -1,3 +1,4 @@
+import { reportEndpointProblems } from '../agent/endpoint-check.js';
 import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
 import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
@@ -6,6 +7,12 @@ import { CliError, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig }
 
 /** Exit codes of a second signal, which ends the process at once: 128 + the signal's number. */
 const IMMEDIATE_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Under `npm start` one Ctrl-C reaches the daemon twice, a few milliseconds apart: from the
+ * terminal and forwarded by npm. A SIGINT this soon after the first is that same keypress.
+ */
+const SAME_CTRL_C_MS = 1000;
 
 /**
  * `run`: the daemon in the foreground. The first SIGTERM/SIGINT stops it gracefully (exit 0
@@ -32,16 +39,17 @@ export async function run(opts: GlobalOptions): Promise<number> {
 
   const log = createLoggerFromConfig(config);
   let stop: ((reason: string) => void) | undefined;
-  let signalled = false;
+  let signalled: { signal: 'SIGINT' | 'SIGTERM'; at: number } | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
+      if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && Date.now() - signalled.at < SAME_CTRL_C_MS) return;
       log.warn({ signal }, `${signal} again: exiting at once`);
       const exit = () => process.exit(IMMEDIATE_EXIT[signal]);
       setTimeout(exit, 500).unref();
       void flushLogger(log).finally(exit);
       return;
     }
-    signalled = true;
+    signalled = { signal, at: Date.now() };
     // While starting, the stop happens as soon as the daemon is up.
     stop?.(signal);
   };
@@ -61,7 +69,14 @@ export async function run(opts: GlobalOptions): Promise<number> {
       }
       throw err;
     }
-    stop = (reason) => void daemon.stop(reason);
+    // Once, after "ready" and without waiting for it: a person learns at once that the endpoint
+    // is down or lacks the model, instead of from the first meeting's failure report.
+    const endpointCheck = new AbortController();
+    void reportEndpointProblems(config, log, { signal: endpointCheck.signal });
+    stop = (reason) => {
+      endpointCheck.abort();
+      void daemon.stop(reason);
+    };
     // A signal that arrived while starting: stop now.
     if (signalled) stop('signal during start');
     await daemon.done;

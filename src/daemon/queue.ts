@@ -24,9 +24,15 @@ export interface JobResult {
   /** One line for people when failed or skipped. */
   message?: string;
   summaryPath?: string;
+  /** The run ended only because the queue is stopping (it was waiting to retry): resume it later. */
+  aborted?: boolean;
 }
 
-export type JobRunner = (job: Job, signal: AbortSignal) => Promise<JobResult>;
+/**
+ * `signal` aborts the run outright (the grace period is over); `stopWaiting` fires as soon as
+ * the queue stops, for a run to end at once if it is only waiting (a retry delay), not working.
+ */
+export type JobRunner = (job: Job, signal: AbortSignal, stopWaiting: AbortSignal) => Promise<JobResult>;
 
 export type EnqueueResult = 'queued' | 'merged' | 'follow-up' | 'stopped';
 
@@ -55,7 +61,7 @@ export interface QueueStatus {
 export interface StopResult {
   /** Runs that finished within the grace period. */
   finished: number;
-  /** Runs whose signal fired because the grace period ran out. */
+  /** Runs stopped unfinished: at once when only waiting to retry, else when the grace period ran out. */
   aborted: number;
   /** Jobs that never started: catch-up resumes them at next start. */
   leftPending: number;
@@ -91,6 +97,7 @@ export class RunQueue {
   private readonly recent: RecentResult[] = [];
   private readonly idleWaiters: (() => void)[] = [];
   private stopping = false;
+  private readonly stopWaiting = new AbortController();
   /** Runs aborted by stop(): unfinished work, like the jobs still waiting. */
   private readonly aborted: Job[] = [];
   private readonly now: () => Date;
@@ -161,11 +168,13 @@ export class RunQueue {
     this.stopping = true;
     const leftPending = this.pending.size;
     const started = this.running.size;
+    // Runs that are only waiting to retry end now; requests in flight get the grace period.
+    this.stopWaiting.abort(new Error('daemon shutting down'));
     const runs = () => Promise.all([...this.running.values()].map((r) => r.done));
     await withTimeout(runs(), graceMs);
     const late = [...this.running.values()];
     for (const r of late) {
-      this.aborted.push(r.job);
+      if (!this.aborted.includes(r.job)) this.aborted.push(r.job);
       r.controller.abort(new Error('daemon shutting down'));
     }
     if (late.length > 0) {
@@ -175,7 +184,7 @@ export class RunQueue {
       );
       await withTimeout(runs(), this.options.abortWaitMs ?? 5000);
     }
-    return { finished: started - late.length, aborted: late.length, leftPending };
+    return { finished: started - this.aborted.length, aborted: this.aborted.length, leftPending };
   }
 
   /** After stop(): the jobs that never started and the runs that were aborted, to resume later. */
@@ -208,13 +217,15 @@ export class RunQueue {
     entry.done = (async () => {
       let result: JobResult;
       try {
-        result = await this.options.run(job, controller.signal);
+        result = await this.options.run(job, controller.signal, this.stopWaiting.signal);
       } catch (err) {
         // Runners report a meeting's problems as results; a throw is a bug, logged, not fatal.
         this.options.log.error({ err, target: job.target }, 'run failed unexpectedly');
         result = { status: 'failed', message: err instanceof Error ? err.message : String(err) };
       }
       this.running.delete(job.key);
+      // Stopped at once while waiting to retry: unfinished work, like a run the grace period cut.
+      if (result.aborted && this.stopping && !this.aborted.includes(job)) this.aborted.push(job);
       this.record({ ...job, ...result, startedAt: startedAt.toISOString(), finishedAt: this.now().toISOString() });
       if (entry.followUp && !this.stopping) this.pending.set(job.key, { job: entry.followUp, queuedAt: this.now() });
       this.pump();

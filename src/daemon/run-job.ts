@@ -42,7 +42,7 @@ async function titleOf(vault: Vault, meetingPath: string): Promise<string | unde
 export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const { vault, log, board } = deps;
 
-  const runPipeline = async (job: Job, signal: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
+  const runPipeline = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
     if (job.kind === 'summarize') {
       // The trigger may be stale by now: a follow-up after the run that finished it, a catch-up
       // of a meeting a person has since retried.
@@ -56,11 +56,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     const run = job.kind === 'summarize' ? deps.pipeline.summarize : deps.pipeline.retry;
     // The status page follows the run's progress by the queue's key: one entry per meeting.
     const pipelineDeps: PipelineDeps = { ...deps.pipelineDeps, onProgress: (runId, event) => board.progress(job.key, runId, event) };
-    const outcome = await run(pipelineDeps, job.target, { signal, trigger: job.trigger });
+    const outcome = await run(pipelineDeps, job.target, { signal, stopWaiting, trigger: job.trigger });
     const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
     if (outcome.status === 'done') {
       deps.onDone(job.key);
       log.info({ runId: outcome.runId, meeting, summary, trigger: job.trigger }, `summary written: ${summary ?? meeting}`);
+    } else if (outcome.aborted) {
+      log.info({ runId: outcome.runId, meeting, trigger: job.trigger }, `run stopped unfinished: ${meeting} resumes at next start`);
     } else {
       log.warn(
         { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error },
@@ -70,21 +72,23 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     const result: JobResult = {
       status: outcome.status,
       runId: outcome.runId,
+      ...(outcome.aborted && { aborted: true }),
       ...(outcome.error !== undefined && { message: outcome.error }),
       ...(summary !== undefined && { summaryPath: summary }),
     };
     return { result, outcome };
   };
 
-  return async (job, signal) => {
+  return async (job, signal, stopWaiting) => {
     const meeting = vault.rel(job.key);
     const title = await titleOf(vault, job.key);
     const startedAt = new Date().toISOString();
     board.start(job.key, { meeting, ...(title !== undefined && { title }), kind: job.kind, trigger: job.trigger, startedAt });
     let record: RunRecord | undefined;
     try {
-      const { result, outcome } = await runPipeline(job, signal, meeting);
-      if (outcome) {
+      const { result, outcome } = await runPipeline(job, signal, stopWaiting, meeting);
+      // A run stopped by shutdown resumes at next start: no outcome to record or announce yet.
+      if (outcome && !outcome.aborted) {
         record = {
           runId: outcome.runId,
           kind: job.kind,

@@ -118,17 +118,21 @@ export function renderSystemdUnit(template: string, params: ServiceParams): stri
   });
 }
 
+/** `<key>ExitTimeOut</key>` followed by its `<integer>`: a real number in the shipped file, so it stays a valid plist. */
+const EXIT_TIMEOUT = /(<key>ExitTimeOut<\/key>\s*<integer>)\d+(<\/integer>)/;
+
 export function renderLaunchdPlist(template: string, params: LaunchdParams): string {
   checkParams(params);
   assertSingleLine('PATH', params.path);
   assertSingleLine('log folder', params.logDir);
-  return fill(template, {
+  if (!EXIT_TIMEOUT.test(template)) throw new TemplateError('the service template lacks <key>ExitTimeOut</key> with an <integer>');
+  const filled = fill(template, {
     NODE: xmlEscape(params.node),
     CLI: xmlEscape(params.cli),
     CONFIG: xmlEscape(params.config),
     WORKDIR: xmlEscape(params.workdir),
     PATH: xmlEscape(params.path),
     LOGDIR: xmlEscape(params.logDir),
-    STOP_TIMEOUT: String(Math.ceil(params.stopTimeoutSeconds)),
   });
+  return filled.replace(EXIT_TIMEOUT, `$1${Math.ceil(params.stopTimeoutSeconds)}$2`);
 }

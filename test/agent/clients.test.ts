@@ -4,7 +4,9 @@ import { createModelClient } from '../../src/agent/client.js';
 import { ResponsesClient } from '../../src/agent/responses.js';
 import { stripThinking } from '../../src/agent/think.js';
 import { type Message, type ModelClient, ModelError, type ModelRequest } from '../../src/agent/types.js';
+import { withRetries } from '../../src/agent/retry.js';
 import { retryAfterMs } from '../../src/agent/wire.js';
+import { silentLogger } from '../../src/log.js';
 import { testConfig } from '../helpers/memfs.js';
 import {
   contextLengthStep,
@@ -370,18 +372,33 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
       expect(err.message).not.toContain('<');
     });
 
-    it('an HTML page with status 200 is an invalid response', async () => {
+    it('an HTML page with status 200 is an invalid response, transient like a 5xx', async () => {
       server.script({ status: 200, body: '<html><body>Welcome to nginx!</body></html>' });
       const err = await failure(client().complete(request()));
-      expect(err).toMatchObject({ kind: 'invalid-response', transient: false });
+      expect(err).toMatchObject({ kind: 'invalid-response', transient: true });
       expect(err.message).toContain('Welcome to nginx!');
     });
 
-    it('invalid JSON is an invalid response', async () => {
+    it('invalid JSON in a 200 is a transient invalid response (a proxy, a server restarting)', async () => {
       server.script({ invalidJson: true });
       const err = await failure(client().complete(request()));
-      expect(err).toMatchObject({ kind: 'invalid-response', transient: false });
+      expect(err).toMatchObject({ kind: 'invalid-response', transient: true });
       expect(err.message).toMatch(/not JSON/);
+    });
+
+    it('invalid JSON in a 200 is retried like a 5xx: the next answer is used', async () => {
+      server.script({ invalidJson: true }, { status: 200, body: '<html>restarting</html>' }, { reply: { content: 'Shipped.' } });
+      const waits: number[] = [];
+      const retrying = withRetries(client(), {
+        attempts: 2,
+        delayMs: 1000,
+        log: silentLogger,
+        sleep: async (ms) => void waits.push(ms),
+      });
+      const answer = await retrying.complete(request());
+      expect(answer.content).toBe('Shipped.');
+      expect(waits).toEqual([1000, 1000]);
+      expect(server.requests.filter((r) => r.kind === (api === 'responses' ? 'responses' : 'chat'))).toHaveLength(3);
     });
 
     it('JSON without a completion is an invalid response', async () => {

@@ -229,6 +229,51 @@ describe('withRetry', () => {
     expect(calls).toBe(1);
   });
 
+  it('stopWaiting ends a wait between tries at once, but never cuts a request in flight', async () => {
+    const stopWaiting = new AbortController();
+    const requestSignal = new AbortController();
+    let calls = 0;
+    let releaseRequest!: () => void;
+    const pending = withRetry(
+      async () => {
+        calls++;
+        if (calls === 1) {
+          // The daemon starts stopping while this request is in flight: it is let finish.
+          stopWaiting.abort();
+          await new Promise<void>((r) => (releaseRequest = r));
+          expect(requestSignal.signal.aborted).toBe(false);
+          throw transient(503);
+        }
+        return 'second try';
+      },
+      // An hour's wait: only stopWaiting can end it.
+      { attempts: 3, delayMs: 3_600_000, log: memoryLogger().log, signal: requestSignal.signal, stopWaiting: stopWaiting.signal },
+    );
+    await new Promise<void>((r) => setImmediate(r));
+    releaseRequest();
+    // Failing after the stop began, the step does not wait for its next try: aborted, to be resumed.
+    await expect(pending).rejects.toMatchObject({ kind: 'aborted', attempts: 1 });
+    expect(calls).toBe(1);
+  });
+
+  it('stopWaiting fired during a wait (the default timer sleep) rejects at once', async () => {
+    const stopWaiting = new AbortController();
+    const logAndStop = createLogger({
+      level: 'warn',
+      destination: { write: (line: string) => void (line.includes('retrying in') && stopWaiting.abort()) },
+    });
+    let calls = 0;
+    const err = await withRetry(
+      async () => {
+        calls++;
+        throw transient(503, 3_600_000);
+      },
+      { attempts: 3, delayMs: 1000, log: logAndStop, stopWaiting: stopWaiting.signal },
+    ).catch((e: unknown) => e as ModelError);
+    expect(err).toMatchObject({ kind: 'aborted', attempts: 1 });
+    expect(calls).toBe(1);
+  });
+
   it('does not start when the signal is already aborted', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -167,6 +167,34 @@ describe('run queue', () => {
     expect(q.size.running).toBe(0);
   });
 
+  it('stop: a run only waiting to retry ends at once (stopWaiting) and is kept to resume; a working run gets the grace period', async () => {
+    const stopWaitingSeen: AbortSignal[] = [];
+    let finishWorking!: () => void;
+    const q = new RunQueue({
+      concurrency: 2,
+      log: silentLogger,
+      run: (j, _signal, stopWaiting) =>
+        new Promise<JobResult>((resolve) => {
+          stopWaitingSeen.push(stopWaiting);
+          if (j.key === 'waiting') stopWaiting.addEventListener('abort', () => resolve({ status: 'failed', aborted: true }));
+          else finishWorking = () => resolve({ status: 'done' });
+        }),
+    });
+    q.enqueue(job('waiting'));
+    q.enqueue(job('working'));
+    q.enqueue(job('queued'));
+    await flush();
+    expect(stopWaitingSeen).toHaveLength(2);
+    expect(stopWaitingSeen.some((s) => s.aborted)).toBe(false);
+    const stopping = q.stop(60_000);
+    await flush();
+    // The waiting run is gone at once; the working one is still in its grace period.
+    expect(q.status().running.map((r) => r.key)).toEqual(['working']);
+    finishWorking();
+    await expect(stopping).resolves.toEqual({ finished: 1, aborted: 1, leftPending: 1 });
+    expect(q.unfinished().map((j) => j.key)).toEqual(['waiting', 'queued']);
+  });
+
   it('status lists waiting, running and recent results', async () => {
     const runner = controlledRunner();
     const q = new RunQueue({ concurrency: 1, run: runner.run, log: silentLogger, recentLimit: 1 });

@@ -206,12 +206,12 @@ describe('fault suite: endpoint faults (real daemon, scripted endpoint, Reconnec
       expect(daemon.logs.some((l) => l.meeting === rel('F09 never ends') && l.kind === 'timeout')).toBe(true);
     }));
 
-  it('invalid JSON in a 200: not retried (a broken answer is no transient fault), failure report says so', () =>
+  it('invalid JSON in a 200: retried like a 5xx (a proxy, a server restarting), then the failure report says so', () =>
     tally.check('invalid JSON', () => {
       expectFailed(setup, 'F10 invalid JSON');
-      expect(counts.get(rel('F10 invalid JSON'))).toBe(1);
+      expect(counts.get(rel('F10 invalid JSON'))).toBe(3);
       const r = report(setup, 'F10 invalid JSON');
-      expect(r).toMatchObject({ type: 'ModelError (invalid-response)', attempts: '1' });
+      expect(r).toMatchObject({ type: 'ModelError (invalid-response)', attempts: '3' });
       expect(r.message).toMatch(/not JSON/);
     }));
 

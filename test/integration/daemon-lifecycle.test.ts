@@ -1,8 +1,9 @@
+import { spawn, spawnSync } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { type DaemonProcess, killAll, listFiles, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { BIN, type DaemonProcess, freePort, killAll, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { errorBody, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import {
   type DaemonSetup,
   daemonSetup,
@@ -13,7 +14,13 @@ import {
   transcriptNote,
 } from './daemon-helpers.js';
 
-/** Start, crash, restart, stop: the daemon's life as a service sees it. */
+/**
+ * Start, crash, restart, stop: the daemon's life as a service sees it, and as a person sees it
+ * on `npm start` with no model server running (readable lines at a terminal, JSON piped, one
+ * line right after "ready" saying the endpoint is not there and what to do).
+ */
+
+const HAS_SCRIPT = process.platform === 'linux' && spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 
 let server: ScriptedServer;
 let setup: DaemonSetup | undefined;
@@ -103,6 +110,35 @@ describe('daemon process: shutdown', () => {
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary');
   }, 60_000);
 
+  it('Ctrl-C while a run only waits for a Retry-After: exit 0 at once (not after the grace period); the next start runs the meeting', async () => {
+    // The endpoint is busy and asks for a minute; the daemon would wait that long between tries.
+    server.setFallback({ status: 503, body: errorBody('Server starting, try later'), headers: { 'retry-after': '60' } });
+    setup = await daemonSetup(server, { Reconnect: { Attempts: 3, DelaySeconds: 1 }, Daemon: { ShutdownGraceSeconds: 30 } });
+    const s = setup;
+    s.write('Meetings/Patient.md', meetingNote('Patient'));
+    s.write('Meetings/Transcripts/Patient.md', transcriptNote('Patient', 'finished'));
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    await daemon.waitForLog((l) => /retrying in 60000 ms/.test(String(l.msg)), 15_000, 'the wait for the Retry-After');
+
+    const begun = Date.now();
+    const exit = await daemon.stop('SIGINT');
+    const tookMs = Date.now() - begun;
+    console.log(`Ctrl-C during a retry wait: exit ${exit.code} after ${tookMs} ms (grace period 30 s)`);
+    expect(exit).toEqual({ code: 0, signal: null });
+    // A generous bound for a loaded machine: the point is "not the grace period, not the wait".
+    expect(tookMs).toBeLessThan(10_000);
+    expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 0, aborted: 1 });
+    expect(daemon.logs.some((l) => l.msg === 'run stopped unfinished: Meetings/Patient.md resumes at next start')).toBe(true);
+    // Not a failure: no report, the meeting stays `summarizing` and is saved to resume.
+    expect(dataOf(s, 'Meetings/Summaries/Patient.md')).toBeUndefined();
+    expect(dataOf(s, 'Meetings/Context/Patient.md')?.state).toBe('summarizing');
+
+    server.setFallback(summarizingModel());
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Patient.md')?.status === 'done', 'the resumed summary');
+    expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Patient.md' && String(l.trigger).endsWith('resumed'))).toBe(true);
+  }, 60_000);
+
   it('a second signal exits at once (143 for SIGTERM)', async () => {
     const { d, release } = await runInFlight('Impatient', 60);
     d.child.kill('SIGTERM');
@@ -111,6 +147,17 @@ describe('daemon process: shutdown', () => {
     const exit = await d.exited;
     release();
     expect(exit.code).toBe(143);
+  });
+
+  it('one Ctrl-C delivered twice at once (the terminal and npm forwarding it) is one stop: exit 0, not 130', async () => {
+    server.setFallback(summarizingModel());
+    setup = await daemonSetup(server);
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon.child.kill('SIGINT');
+    daemon.child.kill('SIGINT');
+    const exit = await daemon.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(daemon.logs.some((l) => String(l.msg).includes('again: exiting at once'))).toBe(false);
   });
 
   it('a port in use is a clear startup error: exit 1 naming the port and Http.Port', async () => {
@@ -175,4 +222,60 @@ describe('CLI: session and status', () => {
     expect(up.stdout).toMatch(/daemon: running, pid \d+/);
     expect(up.stdout).toMatch(/queue: 0 running, 0 waiting/);
   }, 60_000);
+});
+
+/** A vault whose endpoint is a port nothing listens on, as on a machine without Ollama. */
+async function noEndpointSetup(): Promise<DaemonSetup> {
+  const port = await freePort();
+  const temp = makeTempSetup({
+    Endpoint: { BaseUrl: `http://127.0.0.1:${await freePort()}/v1`, Model: 'qwen3:8b' },
+    Daemon: { ReconcileSchedule: '0 0 1 1 *' },
+    Http: { Port: port },
+  });
+  return Object.assign(temp, { port });
+}
+
+/** The text without its colours. */
+const plain = (text: string) => text.replace(new RegExp(String.raw`\u001b\[[0-9;]*m`, 'g'), '');
+
+const NOT_READY = /the model endpoint is not ready, meetings will fail until it is: GET http:\/\/127\.0\.0\.1:\d+\/v1\/models failed/;
+
+describe('daemon process: no endpoint, at a terminal and piped', () => {
+  it('piped: JSON lines; one warning right after "ready" naming the fix', async () => {
+    setup = await noEndpointSetup();
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const warning = await daemon.waitForLog((l) => NOT_READY.test(String(l.msg)), 15_000, 'the endpoint warning');
+    expect(warning.level).toBe('warn');
+    expect(String(warning.msg)).toContain('MeetingAssistant.Endpoint.BaseUrl');
+    expect(daemon.logs.filter((l) => l.raw)).toEqual([]);
+    const ready = daemon.logs.findIndex((l) => String(l.msg).startsWith('ready'));
+    expect(ready).toBeGreaterThanOrEqual(0);
+    expect(daemon.logs.indexOf(warning)).toBeGreaterThan(ready);
+    expect(daemon.logs.filter((l) => NOT_READY.test(String(l.msg)))).toHaveLength(1);
+  });
+
+  it.skipIf(!HAS_SCRIPT)('at a terminal (a pty from `script`, needs script): readable lines, and Ctrl-C exits 0 at once', async () => {
+    setup = await noEndpointSetup();
+    const command = [process.execPath, BIN, 'run', '--config', setup.configPath].map((a) => `'${a}'`).join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => NOT_READY.test(out), 'the endpoint warning on the terminal', 15_000);
+      const lines = plain(out).split(/\r?\n/).filter((l) => l.trim() !== '');
+      expect(lines.every((l) => /^\[\d\d:\d\d:\d\d\] (INFO|WARN): /.test(l)), out).toBe(true);
+      expect(lines[0]).toMatch(/INFO: ready: vault /);
+      expect(lines.find((l) => NOT_READY.test(l))).toMatch(/^\[\d\d:\d\d:\d\d\] WARN: /);
+
+      const begun = Date.now();
+      child.stdin.write('\u0003');
+      const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000))]);
+      console.log(`Ctrl-C at a terminal: exit ${code} after ${Date.now() - begun} ms`);
+      expect(code).toBe(0);
+      expect(plain(out)).toMatch(/INFO: stopping \(SIGINT\)\r?\n.*INFO: stopped/);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
 });

@@ -1,8 +1,8 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseSimpleFrontmatter } from '../../src/vault/simple-yaml.js';
+import { FIXTURE_VAULTS, frontmatterOf, OWN_VAULT, readFolderFiles, readVaultFiles, REPO_ROOT } from '../helpers/fixture-vaults.js';
 
 /**
  * The fast path must read every frontmatter it accepts exactly as the YAML parser does, and
@@ -25,35 +25,34 @@ function agrees(yamlText: string): void {
   if (fast !== undefined) expect(fast, JSON.stringify(yamlText)).toEqual(full(yamlText));
 }
 
-function frontmatterOf(text: string): string | undefined {
-  const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*\r?(?:\n|$)/.exec(text);
-  return m?.[1];
-}
-
-function markdownFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = path.join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...markdownFiles(p));
-    else if (name.endsWith('.md')) out.push(p);
-  }
-  return out;
-}
-
 describe('the simple frontmatter fast path', () => {
-  it('reads the real vaults (kepano fixture, example vault) exactly as the YAML parser does', () => {
-    const files = [
-      ...markdownFiles(path.resolve('../shared/fixtures/kepano-obsidian')),
-      ...markdownFiles(path.resolve('example-vault')),
-    ];
+  const agreesOnEveryNote = (texts: string[], minAccepted: number) => {
     let accepted = 0;
-    for (const file of files) {
-      const yamlText = frontmatterOf(readFileSync(file, 'utf8'));
+    for (const text of texts) {
+      const yamlText = frontmatterOf(text);
       if (yamlText === undefined) continue;
       agrees(yamlText);
       if (parseSimpleFrontmatter(yamlText) !== undefined) accepted++;
     }
-    expect(accepted).toBeGreaterThan(5);
+    expect(accepted).toBeGreaterThanOrEqual(minAccepted);
+  };
+
+  for (const vault of FIXTURE_VAULTS) {
+    it.skipIf(!vault.present)(`reads ${vault.title} exactly as the YAML parser does`, () => {
+      agreesOnEveryNote(Object.values(readVaultFiles(vault, { markdownOnly: true })), 1);
+    });
+  }
+
+  it('takes a CRLF note and a BOM note of the project fixture vault, and reads them as YAML does', () => {
+    const files = readVaultFiles(OWN_VAULT, { markdownOnly: true });
+    for (const rel of ['Meetings/Transcripts/2026-03-02 Atlas planning.md', 'Meetings/Context/2026-03-02 Atlas planning.md']) {
+      const yamlText = frontmatterOf(files[rel]!)!;
+      expect(parseSimpleFrontmatter(yamlText), rel).toEqual(full(yamlText));
+    }
+  });
+
+  it('reads the example vault exactly as the YAML parser does', () => {
+    agreesOnEveryNote(Object.values(readFolderFiles(path.join(REPO_ROOT, 'example-vault'), { markdownOnly: true })), 5);
   });
 
   it('takes the common notes of a vault: states, links, times, flow lists', () => {

@@ -1,0 +1,70 @@
+import pino, { type DestinationStream } from 'pino';
+import pinoPretty from 'pino-pretty';
+
+/**
+ * Readable log lines for a person at a terminal (DESIGN section 5, `Logging.Pretty`): the
+ * time, the level, the message and the meeting it is about, one line each. Services
+ * (journald, launchd, files) get the JSON lines.
+ */
+
+/** `Pretty: true` forces readable lines, `false` JSON; unset (null) means readable when stdout is a terminal. */
+export function wantsPrettyLogs(pretty: boolean | null | undefined, isTTY: boolean): boolean {
+  return pretty ?? isTTY;
+}
+
+export interface PrettyOptions {
+  colorize: boolean;
+  /** Show every field of a line below it (the `logs` command, debug level); else one line each. */
+  details: boolean;
+  /** pino-pretty's `translateTime`; default the time of day. */
+  time?: string;
+}
+
+/** A function turning one JSON log line into its readable text (with its line break). */
+export function prettyFormatter(options: PrettyOptions): (line: string) => string {
+  return pinoPretty.prettyFactory({
+    colorize: options.colorize,
+    translateTime: options.time ?? 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname',
+    hideObject: !options.details,
+    messageFormat: (log, key) => messageLine(log, key),
+  });
+}
+
+/** The message, the meeting when the message does not name it, and an error's own words. */
+function messageLine(log: Record<string, unknown>, key: string): string {
+  const msg = String(log[key] ?? '');
+  const meeting = typeof log.meeting === 'string' && !msg.includes(log.meeting) ? ` [${log.meeting}]` : '';
+  const err = errorMessage(log.err ?? log.error);
+  return `${msg}${meeting}${err && !msg.includes(err) ? `: ${err}` : ''}`;
+}
+
+function errorMessage(err: unknown): string | undefined {
+  if (typeof err === 'string') return err;
+  if (err && typeof err === 'object' && typeof (err as { message?: unknown }).message === 'string') {
+    return (err as { message: string }).message.split('\n')[0];
+  }
+  return undefined;
+}
+
+/**
+ * Readable lines, by default written synchronously to stdout: a terminal is fast, and no
+ * line is lost at exit.
+ */
+export function prettyStream(
+  options: PrettyOptions,
+  out: DestinationStream & { flushSync?(): void } = pino.destination({ fd: 1, sync: true }),
+): DestinationStream & { flush(cb: (err?: Error) => void): void } {
+  const format = prettyFormatter(options);
+  return {
+    write: (line: string) => void out.write(format(line)),
+    flush: (cb) => {
+      try {
+        out.flushSync?.();
+      } catch {
+        // stdout closed: nothing can be saved.
+      }
+      cb();
+    },
+  };
+}
