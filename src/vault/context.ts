@@ -1,4 +1,4 @@
-import { parseNote, renderFrontmatter, replaceBody, updateFrontmatter, updateNoteFrontmatter } from './frontmatter.js';
+import { parseNote, renderFrontmatter, replaceBody, requireText, updateFrontmatter, updateNoteFrontmatter } from './frontmatter.js';
 import { formatLink } from './links.js';
 import type { MeetingArtifacts } from './meeting.js';
 import type { Vault } from './vault.js';
@@ -94,24 +94,24 @@ export async function appendToContextBody(
   markdown: string,
   frontmatterChanges: Record<string, unknown> = {},
 ): Promise<void> {
-  const content = await vault.read(contextPath);
-  const note = parseNote(content, vault.rel(contextPath));
-  const eol = note.eol;
-  const block = markdown.replace(/\r\n/g, '\n').replace(/^\n+|\s+$/g, '').split('\n').join(eol);
-  let next = content;
-  if (block !== '') {
-    // Trailing blank lines go; trailing spaces on the last written line stay.
-    const kept = note.body.replace(/(?:\r?\n[ \t]*)+$/, '');
-    const body = kept.trim() === '' ? `${block}${eol}` : `${kept}${eol}${eol}${block}${eol}`;
-    next = replaceBody(content, body);
+  if (frontmatterChanges.state !== undefined && !isContextState(frontmatterChanges.state)) {
+    throw new InvalidStateError(frontmatterChanges.state);
   }
-  // The appendix and the frontmatter changes (the final state) land in one atomic write, so a
-  // crash between them cannot leave an audit section without its state, or the reverse.
-  if (Object.keys(frontmatterChanges).length > 0) {
-    if (frontmatterChanges.state !== undefined && !isContextState(frontmatterChanges.state)) {
-      throw new InvalidStateError(frontmatterChanges.state);
+  await vault.update(contextPath, (current) => {
+    const content = requireText(current, contextPath);
+    const note = parseNote(content, vault.rel(contextPath));
+    const eol = note.eol;
+    const block = markdown.replace(/\r\n/g, '\n').replace(/^\n+|\s+$/g, '').split('\n').join(eol);
+    let next = content;
+    if (block !== '') {
+      // Trailing blank lines go; trailing spaces on the last written line stay.
+      const kept = note.body.replace(/(?:\r?\n[ \t]*)+$/, '');
+      const body = kept.trim() === '' ? `${block}${eol}` : `${kept}${eol}${eol}${block}${eol}`;
+      next = replaceBody(content, body);
     }
-    next = updateFrontmatter(next, frontmatterChanges, vault.rel(contextPath));
-  }
-  if (next !== content) await vault.write(contextPath, next);
+    // The appendix and the frontmatter changes (the final state) land in one atomic write, so a
+    // crash between them cannot leave an audit section without its state, or the reverse.
+    if (Object.keys(frontmatterChanges).length > 0) next = updateFrontmatter(next, frontmatterChanges, vault.rel(contextPath));
+    return next;
+  });
 }

@@ -9,6 +9,8 @@ import path from 'node:path';
  */
 export interface FileHandleLike {
   writeFile(data: string | Uint8Array): Promise<void>;
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  stat(): Promise<StatsLike>;
   sync(): Promise<void>;
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export interface Fs {
   stat(file: string): Promise<StatsLike>;
   lstat(file: string): Promise<StatsLike>;
   realpath(file: string): Promise<string>;
+  readlink(file: string): Promise<string>;
   chmod(file: string, mode: number): Promise<void>;
   copyFile(from: string, to: string): Promise<void>;
 }

@@ -1,0 +1,196 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { type FileHandleLike, type Fs, isNotFound, TEMP_SUFFIX } from './fs.js';
+
+/**
+ * Compare before replacing (DESIGN section 1, "Editing a person's notes"). People and other
+ * programs write the vault's files while the daemon runs; an atomic write (temp file, rename)
+ * that read the file a moment earlier would throw away whatever they wrote in between. So a
+ * change is a function of the current content, and `updateFile` applies it in a loop:
+ *
+ *   read → transform → temp file (fsync) → compare with the file now → rename → verify
+ *
+ * When the file changed between the read and the rename, the temp file is dropped and the
+ * change is applied again to the new content. After the rename, the replaced file (still
+ * open) is read once more: a program that had it open and wrote to it in the last instant
+ * wrote into a file nobody will see again, so its addition is applied to the new file too.
+ */
+
+/** What a transform returns to leave the file as it is. */
+export const UNCHANGED = Symbol('unchanged');
+
+/** The change, applied to the content as it is now (undefined: the file does not exist). */
+export type Transform = (current: string | undefined) => string | typeof UNCHANGED;
+
+export interface UpdateResult {
+  /** The content the change was applied to (undefined: the file did not exist). */
+  before: string | undefined;
+  /** The content written (equal to `before` when nothing changed). */
+  after: string | undefined;
+  changed: boolean;
+  /** How many times the change was applied (1 when nobody else wrote meanwhile). */
+  attempts: number;
+}
+
+export class ConcurrentEditError extends Error {
+  override readonly name = 'ConcurrentEditError';
+  constructor(
+    readonly file: string,
+    readonly attempts: number,
+  ) {
+    super(`${file} kept changing while it was being written (${attempts} attempts); it was left as it is, with the other program's changes`);
+  }
+}
+
+/** Enough for a file another program appends to every millisecond (measured: 1-4 attempts). */
+export const DEFAULT_MAX_ATTEMPTS = 50;
+
+export interface UpdateOptions {
+  maxAttempts?: number;
+  /** Mode of a file created by this write (an existing file keeps its own). */
+  mode?: number;
+}
+
+async function readHandle(handle: FileHandleLike): Promise<string> {
+  const chunks: Buffer[] = [];
+  let position = 0;
+  for (;;) {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    chunks.push(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function openIfExists(fs: Fs, file: string): Promise<FileHandleLike | undefined> {
+  try {
+    return await fs.open(file, 'r');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+async function readIfExists(fs: Fs, file: string): Promise<string | undefined> {
+  try {
+    return Buffer.from(await fs.readFile(file)).toString('utf8');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/** A temp file in the target's folder with `content`, synced; its mode is exact (open honours the umask). */
+async function writeTemp(fs: Fs, file: string, content: string, mode: number): Promise<string> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  let handle: FileHandleLike | undefined;
+  try {
+    handle = await fs.open(tmp, 'wx', mode);
+    await handle.writeFile(content);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fs.chmod(tmp, mode);
+    return tmp;
+  } catch (err) {
+    if (handle) await handle.close().catch(() => undefined);
+    await fs.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * What to apply once the replaced file turned out to have changed after the compare: an
+ * addition at its end is appended again; a rewrite of it is taken as the new base, provided
+ * nobody wrote the new file since (else the replaced content is handed back for keeping).
+ */
+function lateChange(read: string | undefined, replaced: string, written: string, transform: Transform): { transform: Transform; orphan?: string } {
+  const base = read ?? '';
+  if (replaced.startsWith(base)) {
+    const added = replaced.slice(base.length);
+    return { transform: (current) => (current ?? '') + added };
+  }
+  return {
+    transform: (current) => (current === written ? transform(replaced) : UNCHANGED),
+    orphan: replaced,
+  };
+}
+
+/**
+ * Applies `transform` to `file` as it is on disk, atomically, without losing what another
+ * program writes meanwhile (see above). `file` is the real file (symbolic links resolved by
+ * the caller). Throws ConcurrentEditError when the file kept changing for `maxAttempts`
+ * attempts; whatever a transform throws (a refusal) propagates with nothing written.
+ * `onOrphan` receives a replaced file's content that could not be merged (kept by the caller).
+ */
+export async function updateFile(
+  fs: Fs,
+  file: string,
+  transform: Transform,
+  options: UpdateOptions & { onOrphan?: (content: string) => Promise<void> } = {},
+): Promise<UpdateResult> {
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  let step = transform;
+  let first: UpdateResult | undefined;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const handle = await openIfExists(fs, file);
+    try {
+      const current = handle ? await readHandle(handle) : undefined;
+      const next = step(current);
+      if (next === UNCHANGED || next === current) {
+        return first ? { ...first, attempts: attempt } : { before: current, after: current, changed: false, attempts: attempt };
+      }
+      const existing = handle ? await handle.stat() : undefined;
+      const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o644);
+      const tmp = await writeTemp(fs, file, next, mode);
+      // The compare: the last moment before the rename.
+      if ((await readIfExists(fs, file)) !== current) {
+        await fs.unlink(tmp).catch(() => undefined);
+        continue;
+      }
+      try {
+        await fs.rename(tmp, file);
+      } catch (err) {
+        await fs.unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      // The result describes this write's own change, not the late merges of others' below.
+      first ??= { before: current, after: next, changed: true, attempts: attempt };
+      // The verify: did anything land in the file just replaced?
+      const replaced = handle ? await readHandle(handle) : undefined;
+      if (replaced === undefined || replaced === current) return { ...first, attempts: attempt };
+      const late = lateChange(current, replaced, next, transform);
+      if (late.orphan !== undefined) await options.onOrphan?.(late.orphan);
+      step = late.transform;
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
+  }
+  throw new ConcurrentEditError(file, maxAttempts);
+}
+
+/**
+ * Where a write of `file` goes: a symbolic link is written through to the file it points to
+ * (a dangling one to where it points), so the link stays a link.
+ */
+export async function writeTargetOf(fs: Fs, file: string): Promise<string> {
+  const abs = path.resolve(file);
+  let stats;
+  try {
+    stats = await fs.lstat(abs);
+  } catch (err) {
+    if (isNotFound(err)) return abs;
+    throw err;
+  }
+  if (!stats.isSymbolicLink()) return abs;
+  try {
+    return await fs.realpath(abs);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const link = await fs.readlink(abs);
+    return writeTargetOf(fs, path.resolve(path.dirname(abs), link));
+  }
+}
