@@ -32,6 +32,8 @@ export interface RunState {
   summaryWritten: boolean;
   /** Title the agent supplied through `write_summary` when the meeting note has none. */
   agentTitle?: string;
+  /** What the agent last read or wrote of each file it may edit by line numbers (tools/seen.ts). */
+  seen?: Map<string, string>;
 }
 
 export interface ToolResult {

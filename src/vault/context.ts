@@ -115,3 +115,27 @@ export async function appendToContextBody(
     return next;
   });
 }
+
+/**
+ * The context note's body is the agent's notebook, then the record the daemon appends (the
+ * `## External changes` audit sections, errors after the summary). read_context and
+ * write_context see the notebook only, so an overwrite never erases the record.
+ */
+const RECORD_START = /(?:^|\n)(?=## External changes \()/;
+
+export function splitContextBody(body: string): { notebook: string; record: string } {
+  const m = RECORD_START.exec(body);
+  if (!m) return { notebook: body, record: '' };
+  const at = m.index + m[0].length;
+  // The blank lines before the record belong to neither: the notebook reads the same before and after a write.
+  const raw = body.slice(0, at);
+  const kept = raw.replace(/(?:\r?\n[ \t]*)+$/, '');
+  return { notebook: kept.trim() === '' ? '' : kept + (raw.includes('\r\n') ? '\r\n' : '\n'), record: body.slice(at) };
+}
+
+/** The notebook then the record, one blank line between them. */
+export function joinContextBody(notebook: string, record: string, eol: string): string {
+  if (record === '') return notebook;
+  const kept = notebook.replace(/(?:\r?\n[ \t]*)+$/, '');
+  return kept.trim() === '' ? record : `${kept}${eol}${eol}${record}`;
+}

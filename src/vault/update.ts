@@ -113,7 +113,15 @@ function lateChange(read: string | undefined, replaced: string, written: string,
     return { transform: (current) => (current ?? '') + added };
   }
   return {
-    transform: (current) => (current === written ? transform(replaced) : UNCHANGED),
+    transform: (current) => {
+      if (current !== written) return UNCHANGED;
+      try {
+        return transform(replaced);
+      } catch {
+        // The change no longer applies to what the other program wrote: theirs is kept (onOrphan).
+        return UNCHANGED;
+      }
+    },
     orphan: replaced,
   };
 }
