@@ -1,6 +1,6 @@
 import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/frontmatter.js';
 import { joinContextBody, splitContextBody } from '../vault/context.js';
-import { renderSummaryNote } from '../vault/summary.js';
+import { isFailureReportText, renderSummaryNote } from '../vault/summary.js';
 import { UNCHANGED } from '../vault/update.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
@@ -158,14 +158,6 @@ export const removeAttendee = defineTool({
   },
 });
 
-function isFailureReport(text: string): boolean {
-  try {
-    return parseNote(text).data.status === 'failed';
-  } catch {
-    return false;
-  }
-}
-
 /** A model sometimes starts the body with a frontmatter of its own; the daemon writes that part. */
 function stripFrontmatter(content: string): string {
   try {
@@ -195,7 +187,7 @@ export const writeSummary = defineTool({
     const note = renderSummaryNote(ctx.vault, ctx.meeting, body, ctx.meeting.title ? {} : { agentTitle: ctx.run.agentTitle });
     // A good summary being regenerated, or a note a person put there, is kept in .trash/ (DESIGN section 1).
     const firstWrite = !ctx.run.summaryWritten;
-    await ctx.vault.replace(abs, note, (existing) => firstWrite && !isFailureReport(existing));
+    await ctx.vault.replace(abs, note, (existing) => firstWrite && !isFailureReportText(existing));
     ctx.run.summaryWritten = true;
     return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines).`;
   },

@@ -81,10 +81,12 @@ describe('resolveMeeting', () => {
       '---',
       '',
     ].join('\n');
+    // Outside their folders, the links name notes of their kind (DESIGN section 1, "Links").
     const vault = memoryVault({
       [M]: text,
       'Somewhere/Weekly Sync Transcript.md': 'x',
-      'Notebooks/Sync notebook.md': 'x',
+      'Notebooks/Sync notebook.md': '---\nstate: finished\nmeeting: "[[Meetings/2026-11-30 Weekly Sync]]"\n---\n',
+      'Elsewhere/Sync summary.md': '---\nstatus: done\n---\n',
     });
     const writes: string[] = [];
     vault.onWrite((p) => writes.push(p));
