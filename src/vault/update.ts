@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { type FileHandleLike, type Fs, isNotFound, TEMP_SUFFIX } from './fs.js';
 
 /**
@@ -64,6 +65,23 @@ async function readHandle(handle: FileHandleLike): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * An editor that rewrites a file in place truncates it, then writes: read in between, the
+ * file is empty, and the editor's write would then go to the file this update replaces. An
+ * empty file is therefore read again for a moment (a note that is really empty costs ~50 ms).
+ */
+async function settledContent(handle: FileHandleLike): Promise<string> {
+  let content = await readHandle(handle);
+  for (let i = 0; content === '' && i < EMPTY_RECHECKS; i++) {
+    await delay(EMPTY_RECHECK_MS);
+    content = await readHandle(handle);
+  }
+  return content;
+}
+
+const EMPTY_RECHECKS = 25;
+const EMPTY_RECHECK_MS = 2;
+
 async function openIfExists(fs: Fs, file: string): Promise<FileHandleLike | undefined> {
   try {
     return await fs.open(file, 'r');
@@ -126,6 +144,50 @@ function lateChange(read: string | undefined, replaced: string, written: string,
   };
 }
 
+const CHANGED = Symbol('changed');
+
+/**
+ * Compares the file with `current` (what the temp file's content was made from). Appends by
+ * another program are copied to the temp file and compared again; anything else is CHANGED.
+ * Returns what the file holds now and what the temp file holds.
+ */
+async function absorbAppends(
+  fs: Fs,
+  file: string,
+  tmp: string,
+  current: string | undefined,
+  bound: number,
+): Promise<{ content: string | undefined; written: string } | typeof CHANGED> {
+  let base = current;
+  let written = Buffer.from(await fs.readFile(tmp)).toString('utf8');
+  for (let i = 0; i < bound; i++) {
+    const now = await readIfExists(fs, file);
+    if (now === base) return { content: base, written };
+    if (now === undefined || base === undefined || base === '' || !now.startsWith(base)) return CHANGED;
+    const added = now.slice(base.length);
+    const handle = await fs.open(tmp, 'a');
+    try {
+      await handle.writeFile(added);
+    } finally {
+      await handle.close();
+    }
+    written += added;
+    base = now;
+  }
+  return CHANGED;
+}
+
+/** How long a replaced file is watched for a write already under way (an editor's truncate, then write). */
+const LATE_WRITE_MS = 5;
+
+/** The replaced file's content once writes under way at the rename have landed. */
+async function lateContent(handle: FileHandleLike, expected: string | undefined): Promise<string> {
+  const now = await readHandle(handle);
+  if (now !== expected) return now === '' ? settledContent(handle) : now;
+  await delay(LATE_WRITE_MS);
+  return settledContent(handle);
+}
+
 /**
  * Applies `transform` to `file` as it is on disk, atomically, without losing what another
  * program writes meanwhile (see above). `file` is the real file (symbolic links resolved by
@@ -146,7 +208,7 @@ export async function updateFile(
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const handle = await openIfExists(fs, file);
     try {
-      const current = handle ? await readHandle(handle) : undefined;
+      const current = handle ? await settledContent(handle) : undefined;
       const next = step(current);
       if (next === UNCHANGED || next === current) {
         return first ? { ...first, attempts: attempt } : { before: current, after: current, changed: false, attempts: attempt };
@@ -154,8 +216,11 @@ export async function updateFile(
       const existing = handle ? await handle.stat() : undefined;
       const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o644);
       const tmp = await writeTemp(fs, file, next, mode);
-      // The compare: the last moment before the rename.
-      if ((await readIfExists(fs, file)) !== current) {
+      // The compare, the last moment before the rename. Lines another program appended
+      // meanwhile are appended to the temp file too (not synced: no less durable than that
+      // program's own write), so a file appended to every millisecond is still written.
+      const base = await absorbAppends(fs, file, tmp, current, maxAttempts);
+      if (base === CHANGED) {
         await fs.unlink(tmp).catch(() => undefined);
         continue;
       }
@@ -165,12 +230,12 @@ export async function updateFile(
         await fs.unlink(tmp).catch(() => undefined);
         throw err;
       }
-      // The result describes this write's own change, not the late merges of others' below.
+      // The result describes this write's own change, not the merges of others' writes.
       first ??= { before: current, after: next, changed: true, attempts: attempt };
-      // The verify: did anything land in the file just replaced?
-      const replaced = handle ? await readHandle(handle) : undefined;
-      if (replaced === undefined || replaced === current) return { ...first, attempts: attempt };
-      const late = lateChange(current, replaced, next, transform);
+      // The verify: did anything land in the file just replaced (a program that had it open)?
+      const replaced = handle ? await lateContent(handle, base.content) : undefined;
+      if (replaced === undefined || replaced === base.content) return { ...first, attempts: attempt };
+      const late = lateChange(base.content, replaced, base.written, transform);
       if (late.orphan !== undefined) await options.onOrphan?.(late.orphan);
       step = late.transform;
     } finally {

@@ -35,15 +35,25 @@ describe('updateFile', () => {
     expect(same).toMatchObject({ changed: false, after: 'a\nb\n' });
   });
 
-  it('a line another program appends between the read and the rename is kept: the change is applied again', async () => {
+  it('a line another program appends between the read and the rename is kept, after the change', async () => {
     const base = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
     const fs = withReadHook(base, async (n) => {
       if (n === 1) await base.writeFile(FILE, 'a\nperson\n');
     });
     const r = await updateFile(fs, FILE, append('agent'));
-    expect(Buffer.from(await base.readFile(FILE)).toString()).toBe('a\nperson\nagent\n');
-    expect(r.attempts).toBe(2);
-    expect(r).toMatchObject({ before: 'a\nperson\n', after: 'a\nperson\nagent\n' });
+    expect(Buffer.from(await base.readFile(FILE)).toString()).toBe('a\nagent\nperson\n');
+    // The result is this write's own change: the audit shows the agent's line, not the person's.
+    expect(r).toMatchObject({ before: 'a\n', after: 'a\nagent\n', attempts: 1 });
+  });
+
+  it('a file rewritten between the read and the rename gets the change applied again to the new content', async () => {
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const fs = withReadHook(base, async (n) => {
+      if (n === 1) await base.writeFile(FILE, 'rewritten by a person\n');
+    });
+    const r = await updateFile(fs, FILE, append('agent'));
+    expect(Buffer.from(await base.readFile(FILE)).toString()).toBe('rewritten by a person\nagent\n');
+    expect(r).toMatchObject({ before: 'rewritten by a person\n', after: 'rewritten by a person\nagent\n', attempts: 2 });
   });
 
   it('a line appended to the replaced file in the last instant (after the compare) is appended to the new one', async () => {
