@@ -186,7 +186,8 @@ async function outsideItsFolder(
   const real = target.exists ? await vault.fs.realpath(target.path).catch(() => target.path) : target.path;
   const realFolder = await vault.fs.realpath(folder).catch(() => folder);
   if (Vault.isBelow(realFolder, real) && vault.kindOf(target.path) === kind) return undefined;
-  if (target.exists) {
+  // Outside its folder, only a note in no configured folder (never a meeting note, a transcript, …).
+  if (target.exists && vault.kindOf(target.path) === undefined) {
     let data: Record<string, unknown> = {};
     try {
       data = parseNote(await vault.read(target.path), at).data;
