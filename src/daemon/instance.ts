@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Fs } from '../vault/fs.js';
 import { isNotFound, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
+import { processIsAlive } from './temps.js';
 import { STATE_FOLDER } from './token.js';
 
 /**
@@ -35,16 +36,6 @@ export function instanceFile(vault: Vault): string {
   return path.join(vault.root, STATE_FOLDER, 'daemon.json');
 }
 
-/** Whether a process with this pid exists (EPERM: it does, under another user). */
-export function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: unknown }).code === 'EPERM';
-  }
-}
-
 function parseInstance(text: string | undefined): DaemonInstance | undefined {
   if (text === undefined) return undefined;
   try {
@@ -59,7 +50,7 @@ function parseInstance(text: string | undefined): DaemonInstance | undefined {
 /** The daemon running on the vault now, if any (a stale file names none). */
 export async function liveDaemon(vault: Vault): Promise<DaemonInstance | undefined> {
   const found = parseInstance(await readTextIfExists(vault.fs, instanceFile(vault)));
-  return found && isProcessAlive(found.pid) ? found : undefined;
+  return found && processIsAlive(found.pid) ? found : undefined;
 }
 
 async function createExclusive(fs: Fs, file: string, content: string): Promise<boolean> {
@@ -97,7 +88,7 @@ export async function claimVault(vault: Vault, now: Date = new Date()): Promise<
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await createExclusive(vault.fs, file, render())) break;
     const holder = parseInstance(await readTextIfExists(vault.fs, file));
-    if (holder && isProcessAlive(holder.pid)) throw new DaemonRunningError(holder, vault.root);
+    if (holder && processIsAlive(holder.pid)) throw new DaemonRunningError(holder, vault.root);
     // Stale: its process is gone. Removing it and creating ours exclusively again means two
     // daemons starting at once cannot both win.
     await vault.fs.unlink(file).catch((err: unknown) => {

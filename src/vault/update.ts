@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type FileHandleLike, type Fs, isNotFound, TEMP_SUFFIX } from './fs.js';
+import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js';
 
 /**
  * Compare before replacing (DESIGN section 1, "Editing a person's notes"). People and other
@@ -96,25 +95,6 @@ async function readIfExists(fs: Fs, file: string): Promise<string | undefined> {
     return Buffer.from(await fs.readFile(file)).toString('utf8');
   } catch (err) {
     if (isNotFound(err)) return undefined;
-    throw err;
-  }
-}
-
-/** A temp file in the target's folder with `content`, synced; its mode is exact (open honours the umask). */
-async function writeTemp(fs: Fs, file: string, content: string, mode: number): Promise<string> {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
-  let handle: FileHandleLike | undefined;
-  try {
-    handle = await fs.open(tmp, 'wx', mode);
-    await handle.writeFile(content);
-    await handle.sync();
-    await handle.close();
-    handle = undefined;
-    await fs.chmod(tmp, mode);
-    return tmp;
-  } catch (err) {
-    if (handle) await handle.close().catch(() => undefined);
-    await fs.unlink(tmp).catch(() => undefined);
     throw err;
   }
 }
@@ -216,7 +196,7 @@ export async function updateFile(
       }
       const existing = handle ? await handle.stat() : undefined;
       const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o644);
-      const tmp = await writeTemp(fs, file, next, mode);
+      const tmp = await writeTempFile(fs, file, next, mode);
       // The compare, the last moment before the rename. Lines another program appended
       // meanwhile are appended to the temp file too (not synced: no less durable than that
       // program's own write), so a file appended to every millisecond is still written.
