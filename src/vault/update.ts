@@ -10,10 +10,13 @@ import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js
  *
  *   read → transform → temp file (fsync) → compare with the file now → rename → verify
  *
- * When the file changed between the read and the rename, the temp file is dropped and the
+ * When another program only appended to the file between the read and the rename (a sync
+ * tool, a logger, an editor adding a line), its lines are appended to the temp file and the
+ * compare runs again; when it changed the file otherwise, the temp file is dropped and the
  * change is applied again to the new content. After the rename, the replaced file (still
- * open) is read once more: a program that had it open and wrote to it in the last instant
- * wrote into a file nobody will see again, so its addition is applied to the new file too.
+ * open) is read once more, and again a few milliseconds later: a program that had it open and
+ * wrote to it in that instant wrote into a file nobody will see again, so its addition is
+ * applied to the new file too.
  */
 
 /** What a transform returns to leave the file as it is. */

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { FolderKey, VaultLayout } from '../config.js';
 import { type Fs, readText, readTextIfExists, statIfExists, walkFiles } from './fs.js';
 import { PathLocks } from './locks.js';
-import { type Transform, UNCHANGED, type UpdateResult, updateFile, writeTargetOf } from './update.js';
+import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateResult, updateFile, writeTargetOf } from './update.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
 export type WriteListener = (absPath: string, content: string) => void;
@@ -132,9 +132,12 @@ export class Vault {
       this.realRoot ??= this.fs.realpath(this.root).catch(() => this.root);
       if (!Vault.isInside(await this.realRoot, target)) throw new LinkOutsideVaultError(this.contains(file) ? this.rel(file) : file, target);
     }
-    const result = await this.locks.run(target, () =>
-      updateFile(this.fs, target, transform, { onOrphan: async (content) => void (await this.keepInTrash(file, content)) }),
-    );
+    const result = await this.locks
+      .run(target, () => updateFile(this.fs, target, transform, { onOrphan: async (content) => void (await this.keepInTrash(file, content)) }))
+      .catch((err: unknown) => {
+        // Named as people know the file: vault-relative.
+        throw err instanceof ConcurrentEditError && this.contains(file) ? new ConcurrentEditError(this.rel(file), err.attempts) : err;
+      });
     if (result.changed && result.after !== undefined) {
       for (const listener of this.writeListeners) {
         listener(file, result.after);
