@@ -198,7 +198,8 @@ export const writeContext = defineTool({
   description:
     'Edits your notebook for this meeting, the body of the assistant context note (the frontmatter is kept as it is). ' +
     'mode "overwrite": the body becomes content; "replace": lines from-to (inclusive) become content (empty content deletes them); "insert": content goes before line `line` (line count + 1 appends). ' +
-    'Line 1 is the first line after the frontmatter, as read_context shows.',
+    'Line 1 is the first line after the frontmatter, as read_context shows. The record of external changes below your notebook is kept as it is. ' +
+    'A replace or insert on a notebook someone else changed since you last read it is refused: read_context again first.',
   params: {
     content: { type: 'string', required: true, description: 'The text to write.' },
     mode: { type: 'string', required: true, enum: ['overwrite', 'replace', 'insert'], description: 'overwrite | replace | insert' },
@@ -234,8 +235,7 @@ export const writeContext = defineTool({
       return replaceBody(text, body);
     });
     rememberSeen(ctx, abs, notebookAfter);
-    const body = notebookAfter;
-    return `${done} of the context note body; it now has ${splitLines(body).length} lines.`;
+    return `${done} of the context note body; it now has ${splitLines(notebookAfter).length} lines.`;
   },
 });
 
