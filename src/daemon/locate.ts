@@ -122,7 +122,8 @@ export async function contextOfMeeting(vault: Vault, meeting: string, heads: Hea
     // A link to a note that is no context note (the transcript, a person's note) is the
     // pipeline's to report as broken: its `state` says nothing about this meeting.
     const kind = vault.kindOf(file);
-    if (kind !== 'context' && (kind !== undefined || !context.ok || typeof context.data.meeting !== 'string')) return { path: file, exists: false };
+    const confined = kind === 'context' || (kind !== 'meeting' && kind !== 'transcript' && context.ok && typeof context.data.meeting === 'string');
+    if (!confined) return { path: file, exists: false };
     const state = context.ok && typeof context.data.state === 'string' ? context.data.state.trim() : undefined;
     return { path: file, exists: true, ...(state !== undefined && { state }) };
   };

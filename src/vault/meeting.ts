@@ -186,8 +186,9 @@ async function outsideItsFolder(
   const real = target.exists ? await vault.fs.realpath(target.path).catch(() => target.path) : target.path;
   const realFolder = await vault.fs.realpath(folder).catch(() => folder);
   if (Vault.isBelow(realFolder, real) && vault.kindOf(target.path) === kind) return undefined;
-  // Outside its folder, only a note in no configured folder (never a meeting note, a transcript, …).
-  if (target.exists && vault.kindOf(target.path) === undefined) {
+  // Outside its folder, never a meeting note or a transcript (a transcript has `state` and `meeting` too).
+  const otherKind = vault.kindOf(target.path);
+  if (target.exists && otherKind !== 'meeting' && otherKind !== 'transcript') {
     let data: Record<string, unknown> = {};
     try {
       data = parseNote(await vault.read(target.path), at).data;
@@ -266,10 +267,13 @@ export async function resolveMeeting(
     throw broken(`the context link cannot be used: ${describe(err)}`, err);
   }
 
-  const unconfined =
-    (await outsideItsFolder(vault, 'summary', summary, [meetingAbs])) ?? (await outsideItsFolder(vault, 'context', context, [meetingAbs, summary.path]));
-  // The person's note is never written: the report goes to the default summary path.
-  if (unconfined) throw new BrokenMeetingError(`${rel}: ${unconfined}`, meetingAbs, defaultSummary);
+  // Before anything else can use the summary path (a broken meeting's report goes there):
+  // the person's note is never written, the report goes to the default summary path.
+  const confine = async (others: string[]): Promise<void> => {
+    const why = (await outsideItsFolder(vault, 'summary', summary, others)) ?? (await outsideItsFolder(vault, 'context', context, [...others, summary.path]));
+    if (why) throw new BrokenMeetingError(`${rel}: ${why}`, meetingAbs, defaultSummary);
+  };
+  await confine([meetingAbs]);
 
   let transcriptPath: string;
   const transcriptLink = data.transcript;
@@ -297,6 +301,7 @@ export async function resolveMeeting(
     }
     transcriptPath = found[0]!;
   }
+  await confine([meetingAbs, transcriptPath]);
 
   if (options.writeBack ?? true) {
     const changes: Record<string, unknown> = {};
