@@ -4,6 +4,7 @@ import { structuredPatch } from 'diff';
 import { STATE_FOLDER } from './daemon/token.js';
 import { looksBinary } from './tools/paths.js';
 import { isNotFound, writeFileAtomic } from './vault/fs.js';
+import type { Transform, UpdateResult } from './vault/update.js';
 import type { Vault } from './vault/vault.js';
 
 /**
@@ -19,6 +20,11 @@ interface Entry {
   before: string | undefined;
   /** Content after the last write; undefined when the file was moved away. */
   after: string | undefined;
+  /**
+   * Each write's own change: the content it was applied to and the content it wrote. A
+   * person's edits between two writes are in neither, so the audit shows the agent's alone.
+   */
+  writes: { before: string | undefined; after: string | undefined }[];
   /** Where the file went (identity deletion into `.trash/`). */
   movedTo?: string;
 }
@@ -72,18 +78,30 @@ export class Audit {
     return this.excluded.has(path.resolve(absPath));
   }
 
-  /** Write through the vault (atomic), recording the change unless the file is excluded. */
+  /** Replace the file with `content` (see `update`). */
   async write(absPath: string, content: string): Promise<void> {
+    await this.update(absPath, () => content);
+  }
+
+  /**
+   * Applies `transform` through the vault (to the file as it is on disk, re-applied when a
+   * person writes it meanwhile), recording the change unless the file is excluded.
+   */
+  async update(absPath: string, transform: Transform): Promise<UpdateResult> {
     const file = path.resolve(absPath);
-    if (this.isExcluded(file)) {
-      await this.vault.write(file, content);
-      return;
-    }
+    if (this.isExcluded(file)) return this.vault.update(file, transform);
     const entry = this.entries.get(file);
-    const before = entry ? entry.before : await this.vault.readIfExists(file);
-    if (!entry) await this.journalEntry(file, { before });
-    await this.vault.write(file, content);
-    this.entries.set(file, { before, after: content });
+    if (!entry) await this.journalEntry(file, { before: await this.vault.readIfExists(file) });
+    const result = await this.vault.update(file, transform);
+    if (!result.changed) return result;
+    const write = { before: result.before, after: result.after };
+    if (entry) {
+      entry.after = result.after;
+      entry.writes.push(write);
+    } else {
+      this.entries.set(file, { before: result.before, after: result.after, writes: [write] });
+    }
+    return result;
   }
 
   /** Move a file (identity deletion), recorded under its old path with where it went. */
@@ -162,9 +180,9 @@ export class Audit {
       if (saved.movedTo !== undefined && after === undefined) {
         // A move that was done (or done just before the crash, its target not yet noted).
         const to = saved.movedTo ? this.vault.abs(saved.movedTo) : path.join(this.vault.root, '.trash', saved.file);
-        this.entries.set(file, { before, after: undefined, movedTo: to });
+        this.entries.set(file, { before, after: undefined, writes: [], movedTo: to });
       } else {
-        this.entries.set(file, { before, after });
+        this.entries.set(file, { before, after, writes: [{ before, after }] });
       }
       taken++;
     }
@@ -186,7 +204,8 @@ export class Audit {
 
   private recordMove(from: string, to: string, before: string | undefined): void {
     if (this.isExcluded(from)) return;
-    this.entries.set(from, { before, after: undefined, movedTo: to });
+    const writes = this.entries.get(from)?.writes ?? [];
+    this.entries.set(from, { before, after: undefined, writes, movedTo: to });
   }
 
   /** Nothing to report: no recorded file ended up different from how the run found it. */
@@ -207,8 +226,10 @@ export class Audit {
       if (!changed(entry)) continue;
       const lines: string[] = [`### ${this.vault.rel(file)}`];
       if (entry.movedTo !== undefined) lines.push(`Moved to \`${this.vault.rel(entry.movedTo)}\`.`);
-      const hunks = diffHunks(entry.before ?? '', entry.after ?? '');
-      if (hunks.length > 0) {
+      for (const [before, after] of ownChanges(entry)) {
+        if (before === after) continue;
+        const hunks = diffHunks(before ?? '', after ?? '');
+        if (hunks.length === 0) continue;
         const fence = fenceFor(hunks);
         lines.push(`${fence}diff`, ...hunks, fence);
       }
@@ -220,7 +241,23 @@ export class Audit {
 }
 
 function changed(entry: Entry): boolean {
-  return entry.movedTo !== undefined || entry.before !== entry.after;
+  return entry.movedTo !== undefined || ownChanges(entry).some(([before, after]) => before !== after);
+}
+
+/**
+ * The agent's changes to one file as before/after pairs: consecutive writes with nothing
+ * between them compose into one; a person's edit between two writes starts a new pair, so
+ * their lines never show as the agent's. A moved file ends with its last content removed.
+ */
+function ownChanges(entry: Entry): [string | undefined, string | undefined][] {
+  const pairs: [string | undefined, string | undefined][] = [];
+  for (const write of entry.writes) {
+    const last = pairs[pairs.length - 1];
+    if (last && last[1] === write.before) last[1] = write.after;
+    else pairs.push([write.before, write.after]);
+  }
+  if (entry.movedTo !== undefined && pairs.length === 0) pairs.push([entry.before, undefined]);
+  return pairs;
 }
 
 /** A final line ending is not a change worth a line of its own in the audit. */

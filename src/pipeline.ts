@@ -27,7 +27,7 @@ import {
   type MeetingArtifacts,
   resolveMeeting,
 } from './vault/meeting.js';
-import { type FailureDetails, type FailureReportInput, readSummaryStatus, renderFailureReport } from './vault/summary.js';
+import { type FailureDetails, type FailureReportInput, isFailureReportText, renderFailureReport } from './vault/summary.js';
 import { resolveTemplate } from './vault/template.js';
 import { guessLanguage } from './vault/summary-sections.js';
 import { transcriptSpeech, unnamedSpeakers } from './vault/transcript.js';
@@ -368,13 +368,11 @@ async function writeFailureReport(
   details: FailureDetails,
 ): Promise<void> {
   const { vault } = deps;
-  const existing = await readSummaryStatus(vault, input.summaryPath).catch(() => ({ status: 'unreadable' }));
-  if (existing && existing.status !== 'failed') await vault.copyToTrash(input.summaryPath);
   const report = renderFailureReport(vault, input, details, {
     retryUrl: deps.retryUrl(vault.rel(input.summaryPath)),
     failedAt: (deps.now ?? (() => new Date()))(),
   });
-  await vault.write(input.summaryPath, report);
+  await vault.replace(input.summaryPath, report, (existing) => !isFailureReportText(existing));
 }
 
 async function failBrokenMeeting(

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { retrySummary, summarizeMeeting, type RunOutcome } from '../pipeline.js';
+import { liveDaemon } from '../daemon/instance.js';
 import { createRuntime } from '../runtime.js';
+import { handOff } from './handoff.js';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
 
 /** `summarize <meeting-note>`: one run now, then exit 0 (done) or 1 (failed). */
@@ -23,6 +25,8 @@ async function runOnce(note: string, opts: GlobalOptions, io: Io, kind: 'meeting
   if (kind === 'summary' && vault.kindOf(file) !== 'summary') {
     throw new CliError(`${vault.rel(file)} is not in the summaries folder (${vault.rel(config.layout.folders.Summaries)})`, EXIT_USAGE);
   }
+  const daemon = await liveDaemon(vault);
+  if (daemon) return handOff({ daemon, token: runtime.token, kind: kind === 'meeting' ? 'summarize' : 'retry', note: vault.rel(file) }, io);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);

@@ -65,6 +65,19 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
       if (result === 'stopped') throw new ApiError(503, 'the daemon is shutting down; the retry was not queued');
       return { note: vault.rel(summary), result };
     },
+    async summarize(note): Promise<RetryAccepted> {
+      let meeting: string;
+      try {
+        meeting = await resolveNotePath(vault, note, { folder: vault.layout.folders.Meetings, folderName: `Folders.Meetings (${vault.rel(vault.layout.folders.Meetings)})` });
+      } catch (err) {
+        if (err instanceof NotePathError) throw new ApiError(400, err.message);
+        throw err;
+      }
+      if (vault.kindOf(meeting) !== 'meeting') throw new ApiError(400, `${vault.rel(meeting)} is not a meeting note`);
+      const result = deps.enqueue({ key: meeting, kind: 'summarize', target: meeting, trigger: 'cli' });
+      if (result === 'stopped') throw new ApiError(503, 'the daemon is shutting down; the meeting was not queued');
+      return { note: vault.rel(meeting), result };
+    },
     async startSession(input) {
       return startSession(vault, input, deps.now?.()).then((notes) => ({ ...notes }), sessionToApi);
     },

@@ -10,6 +10,7 @@ import { findMeetingOfSummary, findMeetingOfTranscript } from '../vault/meeting.
 import type { Vault } from '../vault/vault.js';
 import { createApiHandlers } from './api.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource, watchVault } from './events.js';
+import { claimVault, DaemonRunningError, type InstanceLock } from './instance.js';
 import { saveLeftover, takeLeftover } from './leftover.js';
 import { HttpStartError, isLoopbackHost, type RunningHttpServer, startHttpServer } from './http.js';
 import { readFacts } from './notes.js';
@@ -111,6 +112,22 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   const runtime = options.runtime ?? (await createRuntime(config, { log, ...(options.fs ? { fs: options.fs } : {}) }));
   const { vault, token } = runtime;
   addLogSecret(log, token);
+  // One daemon per vault: a second one would run the same meetings and write the same files.
+  const instance = await claimVault(vault).catch((err: unknown) => {
+    throw err instanceof DaemonRunningError ? new DaemonStartError(err.message, 1) : err;
+  });
+  try {
+    return await startClaimed(config, options, runtime, instance);
+  } catch (err) {
+    await instance.release();
+    throw err;
+  }
+}
+
+async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: Runtime, instance: InstanceLock): Promise<Daemon> {
+  const settings = config.settings;
+  const log = options.log;
+  const { vault, token } = runtime;
   const pipeline = options.pipeline ?? defaultPipeline;
   const startedAt = new Date();
   let stopping = false;
@@ -277,6 +294,7 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
       throw err;
     }
   }
+  await instance.setHttp(http?.url);
 
   let source: VaultEventSource | undefined;
   let schedule: Schedule | undefined;
@@ -325,6 +343,7 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
       await saveLeftover(vault, queue.unfinished()).catch((err: unknown) =>
         log.warn({ err }, 'could not save the unstarted jobs; catch-up finds most of them at next start'),
       );
+      await instance.release().catch((err: unknown) => log.warn({ err }, 'could not remove the daemon file'));
       log.info({ ...result }, 'stopped');
       resolveDone(result);
       return result;

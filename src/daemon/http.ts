@@ -44,6 +44,8 @@ export interface SessionInput {
 /** What the routes do; the daemon supplies them. Handlers throw ApiError for 4xx answers. */
 export interface HttpHandlers {
   retry(note: unknown, trigger: 'link' | 'api' | 'page'): Promise<RetryAccepted>;
+  /** `POST /api/retry {"meeting": …}`: run a meeting now (`meeting-assistant summarize` hands its work over this way). */
+  summarize?(meeting: unknown): Promise<RetryAccepted>;
   startSession(input: SessionInput): Promise<Record<string, string>>;
   setSessionState(meeting: unknown, state: unknown): Promise<Record<string, string>>;
   status(): unknown;
@@ -227,7 +229,8 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       auth: true,
       handle: async (req, res) => {
         const body = await readJsonBody(req, limit);
-        sendJson(res, 202, await handlers.retry(body.note, 'api'));
+        const run = body.meeting !== undefined && body.note === undefined && handlers.summarize;
+        sendJson(res, 202, run ? await run(body.meeting) : await handlers.retry(body.note, 'api'));
       },
     },
     {

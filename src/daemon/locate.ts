@@ -119,6 +119,11 @@ export async function contextOfMeeting(vault: Vault, meeting: string, heads: Hea
   const describe = async (file: string): Promise<ContextInfo> => {
     const context = await heads.get(file);
     if (!context) return { path: file, exists: false };
+    // A link to a note that is no context note (the transcript, a person's note) is the
+    // pipeline's to report as broken: its `state` says nothing about this meeting.
+    const kind = vault.kindOf(file);
+    const confined = kind === 'context' || (kind !== 'meeting' && kind !== 'transcript' && context.ok && typeof context.data.meeting === 'string');
+    if (!confined) return { path: file, exists: false };
     const state = context.ok && typeof context.data.state === 'string' ? context.data.state.trim() : undefined;
     return { path: file, exists: true, ...(state !== undefined && { state }) };
   };

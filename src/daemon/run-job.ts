@@ -43,9 +43,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const { vault, log, board } = deps;
 
   const runPipeline = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
-    if (job.kind === 'summarize') {
-      // The trigger may be stale by now: a follow-up after the run that finished it, a catch-up
-      // of a meeting a person has since retried.
+    if (job.kind === 'summarize' && job.trigger !== 'cli') {
+      // A person's `summarize` runs regardless; a trigger may be stale by now: a follow-up after
+      // the run that finished it, a catch-up of a meeting a person has since retried.
       const context = await contextOfMeeting(vault, job.target, new HeadCache(vault)).catch(() => undefined);
       if (context?.state === 'finished' || (context?.state === 'error' && job.trigger === 'catch-up')) {
         const message = `not summarized again: its context note is ${context.state}`;

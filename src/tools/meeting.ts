@@ -1,11 +1,14 @@
 import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/frontmatter.js';
-import { renderSummaryNote } from '../vault/summary.js';
+import { joinContextBody, splitContextBody } from '../vault/context.js';
+import { isFailureReportText, renderSummaryNote } from '../vault/summary.js';
 import { countActionItems } from '../vault/summary-sections.js';
+import { UNCHANGED } from '../vault/update.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
 import { formatRead, resultBudget, splitLines } from './format.js';
 import { eolOf, joinLines, readTextFile } from './read.js';
+import { rememberSeen, requireUnchangedSinceSeen } from './seen.js';
 import type { ToolContext } from './types.js';
 
 /**
@@ -73,8 +76,9 @@ export const readContext = defineTool({
   async handler(args, ctx) {
     const abs = ctx.meeting.contextPath;
     const text = await readTextFile(ctx.vault, abs);
-    const body = text === undefined ? '' : parse(ctx, text, abs, 'context note').body;
-    return formatRead(ctx.vault.rel(abs), splitLines(body), args, { maxChars: resultBudget(ctx), what: 'note body' });
+    const { notebook } = splitContextBody(text === undefined ? '' : parse(ctx, text, abs, 'context note').body);
+    rememberSeen(ctx, abs, notebook);
+    return formatRead(ctx.vault.rel(abs), splitLines(notebook), args, { maxChars: resultBudget(ctx), what: 'note body' });
   },
 });
 
@@ -104,14 +108,21 @@ function attendeeList(value: unknown): string[] {
 
 async function editAttendees(ctx: ToolContext, edit: (current: string[]) => string[] | string): Promise<string> {
   const abs = ctx.meeting.meetingPath;
-  // Re-read now: a person may have edited the note since the run started.
-  const text = await readRequired(ctx, abs, 'meeting note');
-  const note = parse(ctx, text, abs, 'meeting note');
-  const result = edit(attendeeList(note.data.attendees));
-  if (typeof result === 'string') return result;
-  await ctx.audit.write(abs, updateFrontmatter(text, { attendees: result }, ctx.vault.rel(abs)));
-  ctx.meeting.attendees = result;
-  return `Attendees are now: ${result.join(', ') || '(none)'}.`;
+  await readRequired(ctx, abs, 'meeting note');
+  const outcome: { answer: string | string[] } = { answer: '' };
+  // Applied to the note as it is at the moment of writing: a person's edit meanwhile is kept.
+  await ctx.audit.update(abs, (current) => {
+    if (current === undefined) throw new ToolError(`the meeting note ${ctx.vault.rel(abs)} does not exist.`);
+    const note = parse(ctx, current, abs, 'meeting note');
+    const answer = edit(attendeeList(note.data.attendees));
+    outcome.answer = answer;
+    if (typeof answer === 'string') return UNCHANGED;
+    return updateFrontmatter(current, { attendees: answer }, ctx.vault.rel(abs));
+  });
+  const final = outcome.answer;
+  if (typeof final === 'string') return final;
+  ctx.meeting.attendees = final;
+  return `Attendees are now: ${final.join(', ') || '(none)'}.`;
 }
 
 export const addAttendee = defineTool({
@@ -141,14 +152,6 @@ export const removeAttendee = defineTool({
     });
   },
 });
-
-function isFailureReport(text: string): boolean {
-  try {
-    return parseNote(text).data.status === 'failed';
-  } catch {
-    return false;
-  }
-}
 
 /** A model sometimes starts the body with a frontmatter of its own; the daemon writes that part. */
 function stripFrontmatter(content: string): string {
@@ -196,17 +199,14 @@ export const writeSummary = defineTool({
     const body = stripFrontmatter(args.content);
     if (body.trim() === '') throw new ToolError('the summary is empty; write the summary body in content.');
     refuseSpeakerLabels(body, ctx.run.speakerNames);
-    // A good summary being regenerated, or a note a person put there, is kept in .trash/ (DESIGN section 1).
-    if (!ctx.run.summaryWritten) {
-      const existing = await ctx.vault.readIfExists(abs);
-      if (existing !== undefined && !isFailureReport(existing)) await ctx.vault.copyToTrash(abs);
-    }
     const actionItems = countActionItems(body, ctx.settings.Agent.TaskFormat);
     const note = renderSummaryNote(ctx.vault, ctx.meeting, body, {
       ...(ctx.meeting.title ? {} : { agentTitle: ctx.run.agentTitle }),
       ...(actionItems === undefined ? {} : { actionItems }),
     });
-    await ctx.vault.write(abs, note);
+    // A good summary being regenerated, or a note a person put there, is kept in .trash/ (DESIGN section 1).
+    const firstWrite = !ctx.run.summaryWritten;
+    await ctx.vault.replace(abs, note, (existing) => firstWrite && !isFailureReportText(existing));
     ctx.run.summaryWritten = true;
     const items = actionItems === undefined ? '' : `, ${actionItems} action item${actionItems === 1 ? '' : 's'}`;
     return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines${items}).`;
@@ -215,7 +215,7 @@ export const writeSummary = defineTool({
 
 export const writeContext = defineTool({
   name: 'write_context',
-  description: 'Edit your notebook: overwrite, replace from-to, or insert before line.',
+  description: 'Edit your notebook: overwrite, replace from-to, or insert before line (read_context again if it changed). The record of external changes below it is kept.',
   params: {
     content: { type: 'string', required: true },
     mode: { type: 'string', required: true, enum: ['overwrite', 'replace', 'insert'] },
@@ -235,34 +235,44 @@ export const writeContext = defineTool({
       throw new ToolError('mode "insert" needs line (insert before it) and no from/to.');
     }
     const abs = ctx.meeting.contextPath;
-    // Re-read at the moment of writing: the daemon updates the frontmatter during the run.
-    const text = await readRequired(ctx, abs, 'context note');
-    const note = parse(ctx, text, abs, 'context note');
-    const eol = eolOf(text);
-    const lines = splitLines(note.body);
-    const added = splitLines(args.content);
-    let body: string;
-    let done: string;
-    if (mode === 'overwrite') {
-      body = joinLines(added, eol);
-      done = 'Replaced the notebook';
-    } else if (mode === 'replace') {
-      const from = args.from!;
-      const to = args.to!;
-      if (from < 1 || to < from || to > lines.length) {
-        throw new ToolError(`the range ${from}-${to} is outside the context body, which has ${lines.length} lines (valid: 1 <= from <= to <= ${lines.length}).`);
-      }
-      body = joinLines([...lines.slice(0, from - 1), ...added, ...lines.slice(to)], eol);
-      done = `Replaced lines ${from}-${to}`;
-    } else {
-      const at = args.line!;
-      if (at < 1 || at > lines.length + 1) {
-        throw new ToolError(`cannot insert before line ${at}: the context body has ${lines.length} lines (valid: 1 to ${lines.length + 1}).`);
-      }
-      body = joinLines([...lines.slice(0, at - 1), ...added, ...lines.slice(at - 1)], eol);
-      done = `Inserted ${added.length} lines before line ${at}`;
-    }
-    await ctx.vault.write(abs, replaceBody(text, body));
-    return `${done} of the context note body; it now has ${splitLines(body).length} lines.`;
+    let done = '';
+    let notebookAfter = '';
+    // Applied to the note as it is at the moment of writing (the daemon updates its frontmatter
+    // during the run); only the notebook is edited, the audit record below it is kept.
+    await ctx.vault.update(abs, (text) => {
+      if (text === undefined) throw new ToolError(`the context note ${ctx.vault.rel(abs)} does not exist.`);
+      const note = parse(ctx, text, abs, 'context note');
+      const { notebook, record } = splitContextBody(note.body);
+      if (mode !== 'overwrite') requireUnchangedSinceSeen(ctx, abs, notebook, 'read_context', 'the context note body');
+      const edited = editLines(splitLines(notebook), splitLines(args.content), args);
+      done = edited.done;
+      const body = joinContextBody(joinLines(edited.lines, eolOf(text)), record, eolOf(text));
+      notebookAfter = splitContextBody(body).notebook;
+      return replaceBody(text, body);
+    });
+    rememberSeen(ctx, abs, notebookAfter);
+    return `${done} of the context note body; it now has ${splitLines(notebookAfter).length} lines.`;
   },
 });
+
+/** A write_context edit of the notebook's lines; a range outside them is a ToolError. */
+function editLines(
+  lines: string[],
+  added: string[],
+  args: { mode: string; from?: number; to?: number; line?: number },
+): { lines: string[]; done: string } {
+  if (args.mode === 'overwrite') return { lines: added, done: 'Replaced the notebook' };
+  if (args.mode === 'replace') {
+    const from = args.from!;
+    const to = args.to!;
+    if (from < 1 || to < from || to > lines.length) {
+      throw new ToolError(`the range ${from}-${to} is outside the context body, which has ${lines.length} lines (valid: 1 <= from <= to <= ${lines.length}).`);
+    }
+    return { lines: [...lines.slice(0, from - 1), ...added, ...lines.slice(to)], done: `Replaced lines ${from}-${to}` };
+  }
+  const at = args.line!;
+  if (at < 1 || at > lines.length + 1) {
+    throw new ToolError(`cannot insert before line ${at}: the context body has ${lines.length} lines (valid: 1 to ${lines.length + 1}).`);
+  }
+  return { lines: [...lines.slice(0, at - 1), ...added, ...lines.slice(at - 1)], done: `Inserted ${added.length} lines before line ${at}` };
+}

@@ -4,6 +4,8 @@ import { formatRead, resultBudget, splitLines } from './format.js';
 import { resolveInside } from './paths.js';
 import { findProject, listProjectFiles, listProjectFolders, resolveProject } from './project-files.js';
 import { eolOf, joinLines, readTextFile } from './read.js';
+import { lastSeen, rememberSeen, requireUnchangedSinceSeen } from './seen.js';
+import { UNCHANGED } from '../vault/update.js';
 
 /** Project tools: the meeting's projects, and the files of any existing project folder. */
 
@@ -63,6 +65,7 @@ export const readProjectfile = defineTool({
     if (text === undefined) {
       throw new ToolError(`project ${project.name} has no file ${JSON.stringify(args.path)}; list_projectfiles shows its files.`);
     }
+    rememberSeen(ctx, abs, text);
     return formatRead(ctx.vault.rel(abs), splitLines(text), args, { maxChars: resultBudget(ctx) });
   },
 });
@@ -99,40 +102,63 @@ export const writeProjectfile = defineTool({
     if (segments.some((s) => s.startsWith('.'))) {
       throw new ToolError(`hidden files and folders (names starting with ".") are not written; choose another path in ${within}.`);
     }
-    const old = await readTextFile(ctx.vault, abs);
+    // A folder or a binary file is refused before anything is written.
+    await readTextFile(ctx.vault, abs);
     const rel = ctx.vault.rel(abs);
-    const eol = old !== undefined ? eolOf(old) : '\n';
-    const lines = splitLines(old ?? '');
-    const added = splitLines(args.content);
-    let next: string;
-    let done: string;
-    if (replaceFile) {
-      next = args.content === '' || args.content.endsWith('\n') ? args.content : args.content + eol;
-      done = `${old === undefined ? 'Created' : 'Replaced'} ${rel} (${added.length} lines)`;
-    } else if (args.from !== undefined && args.to !== undefined) {
-      const { from, to } = args;
-      if (old === undefined) throw new ToolError(`${rel} does not exist, so it has no lines ${from}-${to}; write it without from/to to create it.`);
-      if (from < 1 || to < from || to > lines.length) {
-        throw new ToolError(`the range ${from}-${to} is outside ${rel}, which has ${lines.length} lines (valid: 1 <= from <= to <= ${lines.length}).`);
-      }
-      next = joinLines([...lines.slice(0, from - 1), ...added, ...lines.slice(to)], eol);
-      done = `Replaced lines ${from}-${to} of ${rel} with ${added.length} lines`;
-    } else if (args.insert !== undefined) {
-      const at = args.insert;
-      if (at < 1 || at > lines.length + 1) {
-        throw new ToolError(`cannot insert before line ${at}: ${rel} has ${lines.length} lines (valid: 1 to ${lines.length + 1}, where ${lines.length + 1} appends).`);
-      }
-      next = joinLines([...lines.slice(0, at - 1), ...added, ...lines.slice(at - 1)], eol);
-      done = `Inserted ${added.length} lines before line ${at} of ${rel}`;
-    } else {
-      const base = old ?? '';
-      const sep = base !== '' && !base.endsWith('\n') ? eol : '';
-      const tail = args.content === '' || args.content.endsWith('\n') ? '' : eol;
-      next = base + sep + args.content + tail;
-      done = old === undefined ? `Created ${rel} (${added.length} lines)` : `Appended ${added.length} lines to ${rel}`;
-    }
-    if (next === old) return `${rel} already has this content; nothing changed.`;
-    await ctx.audit.write(abs, next);
+    const byLines = replaceFile || hasRange || args.insert !== undefined;
+    let done = '';
+    // Applied to the file as it is at the moment of writing, again if someone writes it meanwhile.
+    const edit = (old: string | undefined): string | typeof UNCHANGED => {
+      if (byLines) requireUnchangedSinceSeen(ctx, abs, old, 'read_projectfile');
+      const result = projectEdit(args, old, rel);
+      done = result.done;
+      return result.next === old ? UNCHANGED : result.next;
+    };
+    const result = await ctx.audit.update(abs, edit);
+    const next = result.after ?? '';
+    if (byLines || result.before === undefined || lastSeen(ctx, abs) === result.before) rememberSeen(ctx, abs, next);
+    if (!result.changed) return `${rel} already has this content; nothing changed.`;
     return `${done}; it now has ${splitLines(next).length} lines.`;
   },
 });
+
+interface ProjectEditArgs {
+  content: string;
+  replace_file?: boolean;
+  from?: number;
+  to?: number;
+  insert?: number;
+}
+
+/** One write_projectfile edit applied to `old` (undefined: no file yet); a range outside it is a ToolError. */
+function projectEdit(args: ProjectEditArgs, old: string | undefined, rel: string): { next: string; done: string } {
+  const eol = old !== undefined ? eolOf(old) : '\n';
+  const lines = splitLines(old ?? '');
+  const added = splitLines(args.content);
+  if (args.replace_file === true) {
+    const next = args.content === '' || args.content.endsWith('\n') ? args.content : args.content + eol;
+    return { next, done: `${old === undefined ? 'Created' : 'Replaced'} ${rel} (${added.length} lines)` };
+  }
+  if (args.from !== undefined && args.to !== undefined) {
+    const { from, to } = args;
+    if (old === undefined) throw new ToolError(`${rel} does not exist, so it has no lines ${from}-${to}; write it without from/to to create it.`);
+    if (from < 1 || to < from || to > lines.length) {
+      throw new ToolError(`the range ${from}-${to} is outside ${rel}, which has ${lines.length} lines (valid: 1 <= from <= to <= ${lines.length}).`);
+    }
+    const next = joinLines([...lines.slice(0, from - 1), ...added, ...lines.slice(to)], eol);
+    return { next, done: `Replaced lines ${from}-${to} of ${rel} with ${added.length} lines` };
+  }
+  if (args.insert !== undefined) {
+    const at = args.insert;
+    if (at < 1 || at > lines.length + 1) {
+      throw new ToolError(`cannot insert before line ${at}: ${rel} has ${lines.length} lines (valid: 1 to ${lines.length + 1}, where ${lines.length + 1} appends).`);
+    }
+    const next = joinLines([...lines.slice(0, at - 1), ...added, ...lines.slice(at - 1)], eol);
+    return { next, done: `Inserted ${added.length} lines before line ${at} of ${rel}` };
+  }
+  const base = old ?? '';
+  const sep = base !== '' && !base.endsWith('\n') ? eol : '';
+  const tail = args.content === '' || args.content.endsWith('\n') ? '' : eol;
+  const next = base + sep + args.content + tail;
+  return { next, done: old === undefined ? `Created ${rel} (${added.length} lines)` : `Appended ${added.length} lines to ${rel}` };
+}

@@ -5,7 +5,8 @@ import type { ToolCall, ToolSchema } from '../agent/types.js';
 import { FrontmatterError } from '../vault/frontmatter.js';
 import { LinkError } from '../vault/links.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
-import type { Vault } from '../vault/vault.js';
+import { ConcurrentEditError } from '../vault/update.js';
+import { LinkOutsideVaultError, type Vault } from '../vault/vault.js';
 import { ToolError } from './errors.js';
 import { capResult, resultBudget } from './format.js';
 import {
@@ -99,7 +100,13 @@ function error(message: string): ToolResult {
 }
 
 function isExpected(err: unknown): boolean {
-  return err instanceof ToolError || err instanceof FrontmatterError || err instanceof LinkError;
+  return (
+    err instanceof ToolError ||
+    err instanceof FrontmatterError ||
+    err instanceof LinkError ||
+    err instanceof ConcurrentEditError ||
+    err instanceof LinkOutsideVaultError
+  );
 }
 
 function describeFailure(tool: string, err: unknown): string {

@@ -9,6 +9,7 @@ import { nameArgument } from './args.js';
 import { splitLines } from './format.js';
 import { checkFolderName, realLocation } from './paths.js';
 import { eolOf, readTextFile } from './read.js';
+import { UNCHANGED } from '../vault/update.js';
 import type { ToolContext } from './types.js';
 
 /**
@@ -23,13 +24,17 @@ export const addDictationWord = defineTool({
   async handler(args, ctx) {
     const word = nameArgument(args.word, 'word');
     const abs = ctx.vault.layout.files.dictionary;
-    const text = (await readTextFile(ctx.vault, abs)) ?? '';
-    if (splitLines(text).some((l) => l.trim().toLowerCase() === word.toLowerCase())) {
-      return `${JSON.stringify(word)} is already in the dictionary; nothing changed.`;
-    }
-    const eol = eolOf(text);
-    const sep = text !== '' && !text.endsWith('\n') ? eol : '';
-    await ctx.audit.write(abs, `${text}${sep}${word}${eol}`);
+    // A folder or a binary file is refused before anything is written.
+    await readTextFile(ctx.vault, abs);
+    // Applied to the dictionary as it is at the moment of writing: words added meanwhile stay.
+    const result = await ctx.audit.update(abs, (current) => {
+      const text = current ?? '';
+      if (splitLines(text).some((l) => l.trim().toLowerCase() === word.toLowerCase())) return UNCHANGED;
+      const eol = eolOf(text);
+      const sep = text !== '' && !text.endsWith('\n') ? eol : '';
+      return `${text}${sep}${word}${eol}`;
+    });
+    if (!result.changed) return `${JSON.stringify(word)} is already in the dictionary; nothing changed.`;
     return `Added ${JSON.stringify(word)} to the dictionary ${ctx.vault.rel(abs)}.`;
   },
 });
@@ -46,42 +51,54 @@ export const overrideSpeaker = defineTool({
     const name = nameArgument(args.name, 'name');
     if (/[:[\]]|\*\*/.test(name)) throw new ToolError('the name must not contain ":", "[", "]" or "**"; give the plain name.');
     const abs = ctx.meeting.transcriptPath;
-    const text = await readTextFile(ctx.vault, abs);
-    if (text === undefined) throw new ToolError(`the transcript ${ctx.vault.rel(abs)} does not exist.`);
-    let bodyStart: number;
-    try {
-      bodyStart = parseNote(text, ctx.vault.rel(abs)).bodyStartLine;
-    } catch (err) {
-      if (err instanceof FrontmatterError) throw new ToolError(`the transcript's frontmatter does not parse (${err.message}), so it is not edited.`);
-      throw err;
-    }
-    // Split keeping each line's own ending, so nothing but the labels changes.
-    const lines = text.split(/(?<=\n)/);
-    const wanted = normLabel(speaker);
-    const seen = new Set<string>();
+    if ((await readTextFile(ctx.vault, abs)) === undefined) throw new ToolError(`the transcript ${ctx.vault.rel(abs)} does not exist.`);
     let changed = 0;
-    for (let i = bodyStart - 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const found = speakerLabel(line);
-      if (!found) continue;
-      seen.add(found.text);
-      if (normLabel(found.text) !== wanted) continue;
-      if (found.text === name) continue;
-      lines[i] = line.slice(0, found.start) + name + line.slice(found.end);
-      changed++;
-    }
-    if (changed === 0) {
-      if ([...seen].some((s) => normLabel(s) === wanted)) return `The lines of ${JSON.stringify(speaker)} are already labelled ${JSON.stringify(name)}.`;
-      const speakers = [...seen].slice(0, 30);
-      throw new ToolError(
-        `no transcript line is spoken by ${JSON.stringify(speaker)}. Speakers in the transcript: ${speakers.length > 0 ? speakers.join(', ') : '(none found)'}.`,
-      );
-    }
-    await ctx.audit.write(abs, lines.join(''));
+    // Applied to the transcript as it is at the moment of writing: lines added meanwhile are kept (and relabelled).
+    await ctx.audit.update(abs, (text) => {
+      if (text === undefined) throw new ToolError(`the transcript ${ctx.vault.rel(abs)} does not exist.`);
+      const relabelled = relabel(ctx, text, abs, speaker, name);
+      changed = relabelled.changed;
+      return relabelled.changed === 0 ? UNCHANGED : relabelled.text;
+    });
+    // The summary must use the name from now on (write_summary refuses the label).
     (ctx.run.speakerNames ??= new Map()).set(speaker, name);
+    if (changed === 0) return `The lines of ${JSON.stringify(speaker)} are already labelled ${JSON.stringify(name)}.`;
     return `Relabelled ${changed} transcript line${changed === 1 ? '' : 's'} from ${JSON.stringify(speaker)} to ${JSON.stringify(name)}.`;
   },
 });
+
+/** Every transcript line spoken by `speaker` relabelled `name`; a ToolError when nobody speaks as `speaker`. */
+function relabel(ctx: ToolContext, text: string, abs: string, speaker: string, name: string): { text: string; changed: number } {
+  let bodyStart: number;
+  try {
+    bodyStart = parseNote(text, ctx.vault.rel(abs)).bodyStartLine;
+  } catch (err) {
+    if (err instanceof FrontmatterError) throw new ToolError(`the transcript's frontmatter does not parse (${err.message}), so it is not edited.`);
+    throw err;
+  }
+  // Split keeping each line's own ending, so nothing but the labels changes.
+  const lines = text.split(/(?<=\n)/);
+  const wanted = normLabel(speaker);
+  const seen = new Set<string>();
+  let changed = 0;
+  for (let i = bodyStart - 1; i < lines.length; i++) {
+    const line = lines[i]!;
+    const found = speakerLabel(line);
+    if (!found) continue;
+    seen.add(found.text);
+    if (normLabel(found.text) !== wanted) continue;
+    if (found.text === name) continue;
+    lines[i] = line.slice(0, found.start) + name + line.slice(found.end);
+    changed++;
+  }
+  if (changed === 0 && ![...seen].some((s) => normLabel(s) === wanted)) {
+    const speakers = [...seen].slice(0, 30);
+    throw new ToolError(
+      `no transcript line is spoken by ${JSON.stringify(speaker)}. Speakers in the transcript: ${speakers.length > 0 ? speakers.join(', ') : '(none found)'}.`,
+    );
+  }
+  return { text: lines.join(''), changed };
+}
 
 /** Identity files below the identities folder (absolute paths), dot-entries and temp files skipped. */
 async function identityFiles(ctx: ToolContext): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { parseNote, renderFrontmatter, replaceBody, updateFrontmatter, updateNoteFrontmatter } from './frontmatter.js';
+import { parseNote, renderFrontmatter, replaceBody, requireText, updateFrontmatter, updateNoteFrontmatter } from './frontmatter.js';
 import { formatLink } from './links.js';
 import type { MeetingArtifacts } from './meeting.js';
 import type { Vault } from './vault.js';
@@ -94,24 +94,48 @@ export async function appendToContextBody(
   markdown: string,
   frontmatterChanges: Record<string, unknown> = {},
 ): Promise<void> {
-  const content = await vault.read(contextPath);
-  const note = parseNote(content, vault.rel(contextPath));
-  const eol = note.eol;
-  const block = markdown.replace(/\r\n/g, '\n').replace(/^\n+|\s+$/g, '').split('\n').join(eol);
-  let next = content;
-  if (block !== '') {
-    // Trailing blank lines go; trailing spaces on the last written line stay.
-    const kept = note.body.replace(/(?:\r?\n[ \t]*)+$/, '');
-    const body = kept.trim() === '' ? `${block}${eol}` : `${kept}${eol}${eol}${block}${eol}`;
-    next = replaceBody(content, body);
+  if (frontmatterChanges.state !== undefined && !isContextState(frontmatterChanges.state)) {
+    throw new InvalidStateError(frontmatterChanges.state);
   }
-  // The appendix and the frontmatter changes (the final state) land in one atomic write, so a
-  // crash between them cannot leave an audit section without its state, or the reverse.
-  if (Object.keys(frontmatterChanges).length > 0) {
-    if (frontmatterChanges.state !== undefined && !isContextState(frontmatterChanges.state)) {
-      throw new InvalidStateError(frontmatterChanges.state);
+  await vault.update(contextPath, (current) => {
+    const content = requireText(current, contextPath);
+    const note = parseNote(content, vault.rel(contextPath));
+    const eol = note.eol;
+    const block = markdown.replace(/\r\n/g, '\n').replace(/^\n+|\s+$/g, '').split('\n').join(eol);
+    let next = content;
+    if (block !== '') {
+      // Trailing blank lines go; trailing spaces on the last written line stay.
+      const kept = note.body.replace(/(?:\r?\n[ \t]*)+$/, '');
+      const body = kept.trim() === '' ? `${block}${eol}` : `${kept}${eol}${eol}${block}${eol}`;
+      next = replaceBody(content, body);
     }
-    next = updateFrontmatter(next, frontmatterChanges, vault.rel(contextPath));
-  }
-  if (next !== content) await vault.write(contextPath, next);
+    // The appendix and the frontmatter changes (the final state) land in one atomic write, so a
+    // crash between them cannot leave an audit section without its state, or the reverse.
+    if (Object.keys(frontmatterChanges).length > 0) next = updateFrontmatter(next, frontmatterChanges, vault.rel(contextPath));
+    return next;
+  });
+}
+
+/**
+ * The context note's body is the agent's notebook, then the record the daemon appends (the
+ * `## External changes` audit sections, errors after the summary). read_context and
+ * write_context see the notebook only, so an overwrite never erases the record.
+ */
+const RECORD_START = /(?:^|\n)(?=## External changes \()/;
+
+export function splitContextBody(body: string): { notebook: string; record: string } {
+  const m = RECORD_START.exec(body);
+  if (!m) return { notebook: body, record: '' };
+  const at = m.index + m[0].length;
+  // The blank lines before the record belong to neither: the notebook reads the same before and after a write.
+  const raw = body.slice(0, at);
+  const kept = raw.replace(/(?:\r?\n[ \t]*)+$/, '');
+  return { notebook: kept.trim() === '' ? '' : kept + (raw.includes('\r\n') ? '\r\n' : '\n'), record: body.slice(at) };
+}
+
+/** The notebook then the record, one blank line between them. */
+export function joinContextBody(notebook: string, record: string, eol: string): string {
+  if (record === '') return notebook;
+  const kept = notebook.replace(/(?:\r?\n[ \t]*)+$/, '');
+  return kept.trim() === '' ? record : `${kept}${eol}${eol}${record}`;
 }

@@ -448,10 +448,14 @@ export async function updateNoteFrontmatter(
   absPath: string,
   changes: Record<string, unknown>,
 ): Promise<string> {
-  const text = await vault.read(absPath);
-  const next = updateFrontmatter(text, changes, displayName(vault, absPath));
-  if (next !== text) await vault.write(absPath, next);
-  return next;
+  const result = await vault.update(absPath, (text) => updateFrontmatter(requireText(text, absPath), changes, displayName(vault, absPath)));
+  return result.after!;
+}
+
+/** The content of a file an update needs: a missing file is the ENOENT a read would throw. */
+export function requireText(text: string | undefined, absPath: string): string {
+  if (text !== undefined) return text;
+  throw Object.assign(new Error(`ENOENT: no such file or directory, open '${absPath}'`), { code: 'ENOENT', path: absPath });
 }
 
 /** Vault-relative when inside the vault: error messages are for people. */

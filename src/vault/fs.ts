@@ -9,6 +9,8 @@ import path from 'node:path';
  */
 export interface FileHandleLike {
   writeFile(data: string | Uint8Array): Promise<void>;
+  read(buffer: Uint8Array, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  stat(): Promise<StatsLike>;
   sync(): Promise<void>;
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export interface Fs {
   stat(file: string): Promise<StatsLike>;
   lstat(file: string): Promise<StatsLike>;
   realpath(file: string): Promise<string>;
+  readlink(file: string): Promise<string>;
   chmod(file: string, mode: number): Promise<void>;
   copyFile(from: string, to: string): Promise<void>;
 }
@@ -92,21 +95,11 @@ export function tempFileOwner(file: string): number | undefined {
 }
 
 /**
- * Write a file so that a crash at any point leaves either the old or the new content,
- * never a mix: temporary file in the same folder, fsync, rename over the target.
- * The existing file's mode is kept.
+ * A temporary file next to `file` holding `content`, synced, with exactly `mode` (open
+ * honours the umask; chmod makes it exact). Removed again when anything fails.
  */
-export async function writeFileAtomic(
-  fs: Fs,
-  file: string,
-  content: string | Uint8Array,
-  options: { mode?: number } = {},
-): Promise<void> {
-  const dir = path.dirname(file);
-  await fs.mkdir(dir, { recursive: true });
-  const existing = await statIfExists(fs, file);
-  const mode = options.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
-  const tmp = path.join(dir, `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+export async function writeTempFile(fs: Fs, file: string, content: string | Uint8Array, mode: number): Promise<string> {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
   let handle: FileHandleLike | undefined;
   try {
     handle = await fs.open(tmp, 'wx', mode);
@@ -114,11 +107,34 @@ export async function writeFileAtomic(
     await handle.sync();
     await handle.close();
     handle = undefined;
-    // open() honours the umask; chmod makes the kept mode exact.
     await fs.chmod(tmp, mode);
-    await fs.rename(tmp, file);
+    return tmp;
   } catch (err) {
     if (handle) await handle.close().catch(() => undefined);
+    await fs.unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Write a file so that a crash at any point leaves either the old or the new content,
+ * never a mix: temporary file in the same folder, fsync, rename over the target.
+ * The existing file's mode is kept. For files only the daemon writes (its state files);
+ * a vault note goes through Vault.update, which also keeps what others write meanwhile.
+ */
+export async function writeFileAtomic(
+  fs: Fs,
+  file: string,
+  content: string | Uint8Array,
+  options: { mode?: number } = {},
+): Promise<void> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const existing = await statIfExists(fs, file);
+  const mode = options.mode ?? (existing ? existing.mode & 0o7777 : 0o644);
+  const tmp = await writeTempFile(fs, file, content, mode);
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
     await fs.unlink(tmp).catch(() => undefined);
     throw err;
   }

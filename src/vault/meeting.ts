@@ -2,7 +2,7 @@ import path from 'node:path';
 import { FrontmatterError, parseNote, updateNoteFrontmatter } from './frontmatter.js';
 import { isNotFound } from './fs.js';
 import { LinkError, formatLink, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
-import type { NoteKind, Vault } from './vault.js';
+import { type NoteKind, Vault } from './vault.js';
 
 /**
  * A meeting and its artifacts, resolved from the meeting note (the hub). Implementation of
@@ -160,6 +160,53 @@ async function failureReportPath(vault: Vault, meetingPath: string, summaryLink:
   }
 }
 
+const CONFINED = {
+  summary: { folder: 'Summaries', what: 'a summary note or failure report (status: done or failed)' },
+  context: { folder: 'Context', what: 'a context note (with state and meeting properties)' },
+} as const;
+
+/** Whether an existing note outside the folder is one the daemon may write there anyway. */
+function isOwnNote(kind: 'summary' | 'context', data: Record<string, unknown>): boolean {
+  if (kind === 'summary') return typeof data.status === 'string' && ['done', 'failed'].includes(data.status.trim());
+  return data.state !== undefined && data.state !== null && typeof data.meeting === 'string' && data.meeting.trim() !== '';
+}
+
+/**
+ * DESIGN section 1, "Links": a summary or context link decides where the daemon writes, so it
+ * must resolve inside its folder (symbolic links followed) or to an existing note of that kind.
+ * Returns why not, or undefined when the link is confined. `others` are this meeting's notes
+ * the link must never name (the meeting note, the summary).
+ */
+async function outsideItsFolder(
+  vault: Vault,
+  kind: 'summary' | 'context',
+  target: { path: string; exists: boolean },
+  others: string[],
+): Promise<string | undefined> {
+  const { folder: key, what } = CONFINED[kind];
+  const folder = vault.layout.folders[key];
+  const at = vault.rel(target.path);
+  if (others.includes(target.path)) return `the ${kind} link points to ${at}, another note of this meeting; it must name ${what}`;
+  const real = target.exists ? await vault.fs.realpath(target.path).catch(() => target.path) : target.path;
+  const realFolder = await vault.fs.realpath(folder).catch(() => folder);
+  if (Vault.isBelow(realFolder, real) && vault.kindOf(target.path) === kind) return undefined;
+  // Outside its folder, never a meeting note or a transcript (a transcript has `state` and `meeting` too).
+  const otherKind = vault.kindOf(target.path);
+  if (target.exists && otherKind !== 'meeting' && otherKind !== 'transcript') {
+    let data: Record<string, unknown> = {};
+    try {
+      data = parseNote(await vault.read(target.path), at).data;
+    } catch (err) {
+      if (!(err instanceof FrontmatterError)) throw err;
+    }
+    if (isOwnNote(kind, data)) return undefined;
+  }
+  return (
+    `the ${kind} link points to ${at}, which is outside ${vault.rel(folder)}/ and not ${what}; ` +
+    `the daemon does not write there: point the link into ${vault.rel(folder)}/ or remove it`
+  );
+}
+
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -224,6 +271,14 @@ export async function resolveMeeting(
     throw broken(`the context link cannot be used: ${describe(err)}`, err);
   }
 
+  // Before anything else can use the summary path (a broken meeting's report goes there):
+  // the person's note is never written, the report goes to the default summary path.
+  const confine = async (others: string[]): Promise<void> => {
+    const why = (await outsideItsFolder(vault, 'summary', summary, others)) ?? (await outsideItsFolder(vault, 'context', context, [...others, summary.path]));
+    if (why) throw new BrokenMeetingError(`${rel}: ${why}`, meetingAbs, defaultSummary);
+  };
+  await confine([meetingAbs]);
+
   let transcriptPath: string;
   const transcriptLink = data.transcript;
   const transcriptGiven =
@@ -250,6 +305,7 @@ export async function resolveMeeting(
     }
     transcriptPath = found[0]!;
   }
+  await confine([meetingAbs, transcriptPath]);
 
   if (options.writeBack ?? true) {
     const changes: Record<string, unknown> = {};

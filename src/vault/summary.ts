@@ -166,3 +166,13 @@ export async function readSummaryStatus(vault: Vault, summaryPath: string): Prom
   if (typeof data.meeting === 'string' && data.meeting.trim() !== '') out.meeting = data.meeting;
   return out;
 }
+
+/** Whether a note's text is a failure report (`status: failed`); an unparsable note is not. */
+export function isFailureReportText(text: string): boolean {
+  try {
+    const status = parseNote(text).data.status;
+    return typeof status === 'string' && status.trim() === 'failed';
+  } catch {
+    return false;
+  }
+}

@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { FolderKey, VaultLayout } from '../config.js';
-import { type Fs, readText, readTextIfExists, statIfExists, walkFiles, writeFileAtomic } from './fs.js';
+import { type Fs, readText, readTextIfExists, statIfExists, walkFiles } from './fs.js';
+import { PathLocks } from './locks.js';
+import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateResult, updateFile, writeTargetOf } from './update.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
 export type WriteListener = (absPath: string, content: string) => void;
@@ -21,6 +23,17 @@ const KIND_OF_FOLDER: Record<FolderKey, NoteKind> = {
 
 export const TRASH_FOLDER = '.trash';
 
+/** A note that is a symbolic link to a file outside the vault: the daemon does not write there. */
+export class LinkOutsideVaultError extends Error {
+  override readonly name = 'LinkOutsideVaultError';
+  constructor(
+    readonly file: string,
+    readonly target: string,
+  ) {
+    super(`${file} is a symbolic link to ${target}, outside the vault; it is not written`);
+  }
+}
+
 /**
  * One vault: a filesystem, the configured layout, and the rules every module shares
  * (vault-relative paths, atomic writes, the trash). Everything below the daemon gets one
@@ -28,6 +41,9 @@ export const TRASH_FOLDER = '.trash';
  */
 export class Vault {
   private readonly writeListeners: WriteListener[] = [];
+  /** One writer per real file at a time, whoever writes through this vault. */
+  readonly locks = new PathLocks();
+  private realRoot: Promise<string> | undefined;
 
   constructor(
     readonly fs: Fs,
@@ -99,10 +115,62 @@ export class Vault {
     return (await statIfExists(this.fs, absPath)) !== undefined;
   }
 
-  /** Atomic write (temp file, fsync, rename), creating folders; listeners learn of it. */
+  /** Replaces the file with `content` (see `update`): for files the daemon owns. */
   async write(absPath: string, content: string): Promise<void> {
-    await writeFileAtomic(this.fs, absPath, content);
-    for (const listener of this.writeListeners) listener(absPath, content);
+    await this.update(absPath, () => content);
+  }
+
+  /**
+   * Applies `transform` to the file as it is on disk now, atomically, re-applying it when
+   * another program writes the file meanwhile (vault/update.ts), one writer per file inside
+   * the process. A symbolic link is written through to its target and stays a link; a target
+   * outside the vault is written only for the configured glossary and dictionary. A replaced
+   * file's content that could not be merged is kept in `.trash/`. Listeners learn of a change.
+   */
+  async update(absPath: string, transform: Transform): Promise<UpdateResult> {
+    const file = path.resolve(this.root, absPath);
+    const target = await writeTargetOf(this.fs, file);
+    if (target !== file && !this.isConfiguredFile(file)) {
+      this.realRoot ??= this.fs.realpath(this.root).catch(() => this.root);
+      if (!Vault.isInside(await this.realRoot, target)) throw new LinkOutsideVaultError(this.contains(file) ? this.rel(file) : file, target);
+    }
+    const result = await this.locks
+      .run(target, () => updateFile(this.fs, target, transform, { onOrphan: async (content) => void (await this.keepInTrash(file, content)) }))
+      .catch((err: unknown) => {
+        // Named as people know the file: vault-relative.
+        throw err instanceof ConcurrentEditError && this.contains(file) ? new ConcurrentEditError(this.rel(file), err.attempts) : err;
+      });
+    if (result.changed && result.after !== undefined) {
+      for (const listener of this.writeListeners) {
+        listener(file, result.after);
+        if (target !== file) listener(target, result.after);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Replaces the file with `content`, first keeping what it held in `.trash/` when `keep` says
+   * so (a summary never replaces a person's note without a copy). What a person wrote between
+   * that copy and the replacement is kept too.
+   */
+  async replace(absPath: string, content: string, keep: (before: string) => boolean): Promise<void> {
+    const file = path.resolve(this.root, absPath);
+    const current = await this.readIfExists(file);
+    if (current !== undefined && keep(current)) await this.copyToTrash(file);
+    const result = await this.update(file, () => content);
+    if (result.before !== undefined && result.before !== current && keep(result.before)) await this.keepInTrash(file, result.before);
+  }
+
+  private isConfiguredFile(file: string): boolean {
+    return file === this.layout.files.dictionary || file === this.layout.files.glossary;
+  }
+
+  /** A copy of `content` in `.trash/` under the file's name: what a replaced file held. */
+  private async keepInTrash(absPath: string, content: string): Promise<string> {
+    const target = await this.trashPathFor(absPath);
+    await updateFile(this.fs, target, (current) => (current === undefined ? content : UNCHANGED));
+    return target;
   }
 
   /** Where `absPath` goes in `.trash/`: its vault-relative path, made unique when taken. */

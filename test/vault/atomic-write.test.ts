@@ -24,6 +24,7 @@ function failing(fail: 'rename' | 'handle.writeFile' | 'handle.sync'): Fs {
     chmod: fs.chmod.bind(fs),
     rm: fs.rm.bind(fs),
     realpath: fs.realpath.bind(fs),
+    readlink: fs.readlink.bind(fs),
     copyFile: fs.copyFile.bind(fs),
     rename: fail === 'rename' ? async () => boom() : fs.rename.bind(fs),
     async open(file: string, flags: string, mode?: number): Promise<FileHandleLike> {
@@ -32,6 +33,8 @@ function failing(fail: 'rename' | 'handle.writeFile' | 'handle.sync'): Fs {
         writeFile: fail === 'handle.writeFile' ? async () => boom() : (data) => handle.writeFile(data),
         sync: fail === 'handle.sync' ? async () => boom() : () => handle.sync(),
         close: () => handle.close(),
+        read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+        stat: () => handle.stat(),
       };
     },
   };

@@ -81,10 +81,12 @@ describe('resolveMeeting', () => {
       '---',
       '',
     ].join('\n');
+    // Outside their folders, the links name notes of their kind (DESIGN section 1, "Links").
     const vault = memoryVault({
       [M]: text,
       'Somewhere/Weekly Sync Transcript.md': 'x',
-      'Notebooks/Sync notebook.md': 'x',
+      'Notebooks/Sync notebook.md': '---\nstate: finished\nmeeting: "[[Meetings/2026-11-30 Weekly Sync]]"\n---\n',
+      'Elsewhere/Sync summary.md': '---\nstatus: done\n---\n',
     });
     const writes: string[] = [];
     vault.onWrite((p) => writes.push(p));
@@ -223,5 +225,33 @@ describe('findMeetingOfTranscript / findMeetingOfSummary', () => {
     await expect(findMeetingOfSummary(vault, '/vault/Meetings/Summaries/none.md')).rejects.toMatchObject({
       kind: 'not-found',
     });
+  });
+});
+
+describe('confined summary and context links (DESIGN section 1, "Links")', () => {
+  const meeting = (extra: string) =>
+    `---\ntranscript: "[[Meetings/Transcripts/2026-11-30 Weekly Sync]]"\n${extra}---\nbody\n`;
+  const transcript = '---\nmeeting: "[[Meetings/2026-11-30 Weekly Sync]]"\nstate: finished\n---\n';
+
+  test.each([
+    ['a summary link to a person\'s note', 'summary: "[[Q4 plans]]"\n', /the summary link points to Notes\/Q4 plans\.md, which is outside Meetings\/Summaries\//],
+    ['a context link to a person\'s note', 'context: "[[Team handbook]]"\n', /the context link points to Notes\/Team handbook\.md, which is outside Meetings\/Context\//],
+    ['a summary link to the meeting note', 'summary: "[[Meetings/2026-11-30 Weekly Sync]]"\n', /another note of this meeting/],
+    ['a context link to the transcript', 'context: "[[Meetings/Transcripts/2026-11-30 Weekly Sync]]"\n', /the context link points to Meetings\/Transcripts\/2026-11-30 Weekly Sync\.md, which is outside Meetings\/Context\//],
+    ['a summary link to a folder outside, not yet existing', 'summary: "[[Notes/New summary]]"\n', /the summary link points to Notes\/New summary\.md/],
+  ])('%s makes the meeting broken, reported at the default summary path, nothing written', async (_name, extra, message) => {
+    const vault = memoryVault({
+      [M]: meeting(extra),
+      'Meetings/Transcripts/2026-11-30 Weekly Sync.md': transcript,
+      'Notes/Q4 plans.md': '# Q4 plans\n',
+      'Notes/Team handbook.md': '# Team handbook\n',
+    });
+    const writes: string[] = [];
+    vault.onWrite((p) => writes.push(p));
+    const err = await resolveMeeting(vault, MEETING_ABS).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(BrokenMeetingError);
+    expect((err as BrokenMeetingError).message).toMatch(message);
+    expect((err as BrokenMeetingError).summaryPath).toBe('/vault/Meetings/Summaries/2026-11-30 Weekly Sync.md');
+    expect(writes).toEqual([]);
   });
 });

@@ -1,0 +1,93 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { DaemonInstance } from '../daemon/instance.js';
+import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
+
+/**
+ * `summarize` / `retry` while a daemon runs on the vault (DESIGN section 2): the work goes to
+ * that daemon through its HTTP API (`POST /api/retry`, with `meeting` for a summarize), so a
+ * meeting never runs twice at once; the command then polls `GET /api/status` until the run it
+ * asked for has finished, and exits as if it had run the meeting itself.
+ */
+
+export interface HandOff {
+  daemon: DaemonInstance;
+  token: string;
+  kind: 'summarize' | 'retry';
+  /** Vault-relative note: the meeting note (summarize) or the summary note (retry). */
+  note: string;
+  /** How often to ask for the outcome. */
+  pollMs?: number;
+}
+
+interface RecentRun {
+  kind?: string;
+  target?: string;
+  status?: string;
+  message?: string;
+  summaryPath?: string;
+  startedAt?: string;
+}
+
+async function call(url: string, token: string, init: { method: string; body?: unknown }): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method: init.method,
+    headers: { authorization: `Bearer ${token}`, ...(init.body !== undefined && { 'content-type': 'application/json' }) },
+    ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+  });
+  const text = await res.text();
+  let body: Record<string, unknown> = {};
+  try {
+    body = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    body = { error: text };
+  }
+  return { status: res.status, body };
+}
+
+export async function handOff(work: HandOff, io: Io): Promise<number> {
+  const { daemon, token } = work;
+  if (!daemon.http) {
+    throw new CliError(
+      `a daemon (pid ${daemon.pid}) runs on this vault with its HTTP API off, so this ${work.kind} cannot be handed to it; ` +
+        'enable Http in its configuration, or stop it and run the command again',
+      EXIT_FAILED,
+    );
+  }
+  const asked = new Date().toISOString();
+  const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note };
+  let accepted;
+  try {
+    accepted = await call(`${daemon.http}/api/retry`, token, { method: 'POST', body });
+  } catch (err) {
+    throw new CliError(`a daemon (pid ${daemon.pid}) runs on this vault but its HTTP API ${daemon.http} does not answer: ${(err as Error).message}`, EXIT_FAILED);
+  }
+  if (accepted.status !== 202) {
+    const message = typeof accepted.body.error === 'string' ? accepted.body.error : `HTTP ${accepted.status}`;
+    throw new CliError(`the daemon (pid ${daemon.pid}) refused the ${work.kind}: ${message}`, accepted.status === 400 ? EXIT_USAGE : EXIT_FAILED);
+  }
+  io.err(`a daemon (pid ${daemon.pid}, ${daemon.http}) runs on this vault: ${work.note} handed to it (${String(accepted.body.result)}); waiting for the outcome`);
+  const kind = work.kind === 'summarize' ? 'summarize' : 'retry';
+  for (;;) {
+    let status;
+    try {
+      status = await call(`${daemon.http}/api/status`, token, { method: 'GET' });
+    } catch (err) {
+      throw new CliError(`the daemon (pid ${daemon.pid}) stopped answering before the run finished (${(err as Error).message}); its catch-up resumes the meeting at next start`, EXIT_FAILED);
+    }
+    const recent = ((status.body.queue as { recent?: RecentRun[] } | undefined)?.recent ?? []) as RecentRun[];
+    // The run this command asked for started after it asked (a run already under way is followed by it).
+    const run = recent.find((r) => r.kind === kind && r.target === work.note && (r.startedAt ?? '') >= asked);
+    if (run) return report(run, io);
+    await delay(work.pollMs ?? 250);
+  }
+}
+
+function report(run: RecentRun, io: Io): number {
+  if (run.status === 'done') {
+    io.out(`summary: ${run.summaryPath ?? ''}`);
+    return EXIT_OK;
+  }
+  io.err(`${run.status === 'skipped' ? 'not run' : 'failed'}: ${run.message ?? 'unknown error'}`);
+  if (run.summaryPath) io.err(`failure report: ${run.summaryPath}`);
+  return EXIT_FAILED;
+}

@@ -1,0 +1,253 @@
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js';
+
+/**
+ * Compare before replacing (DESIGN section 1, "Editing a person's notes"). People and other
+ * programs write the vault's files while the daemon runs; an atomic write (temp file, rename)
+ * that read the file a moment earlier would throw away whatever they wrote in between. So a
+ * change is a function of the current content, and `updateFile` applies it in a loop:
+ *
+ *   read → transform → temp file (fsync) → compare with the file now → rename → verify
+ *
+ * When another program only appended to the file between the read and the rename (a sync
+ * tool, a logger, an editor adding a line), its lines are appended to the temp file and the
+ * compare runs again; when it changed the file otherwise, the temp file is dropped and the
+ * change is applied again to the new content. After the rename, the replaced file (still
+ * open) is read once more, and again a few milliseconds later: a program that had it open and
+ * wrote to it in that instant wrote into a file nobody will see again, so its addition is
+ * applied to the new file too.
+ */
+
+/** What a transform returns to leave the file as it is. */
+export const UNCHANGED = Symbol('unchanged');
+
+/** The change, applied to the content as it is now (undefined: the file does not exist). */
+export type Transform = (current: string | undefined) => string | typeof UNCHANGED;
+
+export interface UpdateResult {
+  /** The content the change was applied to (undefined: the file did not exist). */
+  before: string | undefined;
+  /** The content written (equal to `before` when nothing changed). */
+  after: string | undefined;
+  changed: boolean;
+  /** How many times the change was applied (1 when nobody else wrote meanwhile). */
+  attempts: number;
+}
+
+export class ConcurrentEditError extends Error {
+  override readonly name = 'ConcurrentEditError';
+  constructor(
+    readonly file: string,
+    readonly attempts: number,
+  ) {
+    super(`${file} kept changing while it was being written (${attempts} attempts); it was left as it is, with the other program's changes`);
+  }
+}
+
+/** Enough for a file another program appends to every millisecond (measured: 1-4 attempts). */
+export const DEFAULT_MAX_ATTEMPTS = 50;
+
+export interface UpdateOptions {
+  maxAttempts?: number;
+  /** Mode of a file created by this write (an existing file keeps its own). */
+  mode?: number;
+}
+
+async function readHandle(handle: FileHandleLike): Promise<string> {
+  const chunks: Buffer[] = [];
+  let position = 0;
+  for (;;) {
+    const buffer = Buffer.alloc(64 * 1024);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+    if (bytesRead === 0) break;
+    chunks.push(buffer.subarray(0, bytesRead));
+    position += bytesRead;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * An editor that rewrites a file in place truncates it, then writes: read in between, the
+ * file is empty, and the editor's write would then go to the file this update replaces. An
+ * empty file is therefore read again for a moment (a file that is really empty costs 0.2 s: rare for notes, and bounded).
+ */
+async function settledContent(handle: FileHandleLike): Promise<string> {
+  let content = await readHandle(handle);
+  for (let i = 0; content === '' && i < EMPTY_RECHECKS; i++) {
+    await delay(EMPTY_RECHECK_MS);
+    content = await readHandle(handle);
+  }
+  return content;
+}
+
+const EMPTY_RECHECKS = 40;
+const EMPTY_RECHECK_MS = 5;
+
+async function openIfExists(fs: Fs, file: string): Promise<FileHandleLike | undefined> {
+  try {
+    return await fs.open(file, 'r');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+async function readIfExists(fs: Fs, file: string): Promise<string | undefined> {
+  try {
+    return Buffer.from(await fs.readFile(file)).toString('utf8');
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * What to apply once the replaced file turned out to have changed after the compare: an
+ * addition at its end is appended again; a rewrite of it is taken as the new base, provided
+ * nobody wrote the new file since (else the replaced content is handed back for keeping).
+ */
+function lateChange(read: string | undefined, replaced: string, written: string, transform: Transform): { transform: Transform; orphan?: string } {
+  const base = read ?? '';
+  if (replaced.startsWith(base)) {
+    const added = replaced.slice(base.length);
+    return { transform: (current) => (current ?? '') + added };
+  }
+  return {
+    transform: (current) => {
+      // An empty replaced file is a rewrite still under way (truncated, not yet written): never a base.
+      if (current !== written || replaced === '') return UNCHANGED;
+      try {
+        return transform(replaced);
+      } catch {
+        // The change no longer applies to what the other program wrote: theirs is kept (onOrphan).
+        return UNCHANGED;
+      }
+    },
+    orphan: replaced,
+  };
+}
+
+const CHANGED = Symbol('changed');
+
+/**
+ * Compares the file with `current` (what the temp file's content was made from). Appends by
+ * another program are copied to the temp file and compared again; anything else is CHANGED.
+ * Returns what the file holds now and what the temp file holds.
+ */
+async function absorbAppends(
+  fs: Fs,
+  file: string,
+  tmp: string,
+  current: string | undefined,
+  bound: number,
+): Promise<{ content: string | undefined; written: string } | typeof CHANGED> {
+  let base = current;
+  let written = Buffer.from(await fs.readFile(tmp)).toString('utf8');
+  for (let i = 0; i < bound; i++) {
+    const now = await readIfExists(fs, file);
+    if (now === base) return { content: base, written };
+    if (now === undefined || base === undefined || base === '' || !now.startsWith(base)) return CHANGED;
+    const added = now.slice(base.length);
+    const handle = await fs.open(tmp, 'a');
+    try {
+      await handle.writeFile(added);
+    } finally {
+      await handle.close();
+    }
+    written += added;
+    base = now;
+  }
+  return CHANGED;
+}
+
+/** How long a replaced file is watched for a write already under way (an editor's truncate, then write). */
+const LATE_WRITE_MS = 5;
+
+/** The replaced file's content once writes under way at the rename have landed. */
+async function lateContent(handle: FileHandleLike, expected: string | undefined): Promise<string> {
+  const now = await readHandle(handle);
+  if (now !== expected) return now === '' ? settledContent(handle) : now;
+  await delay(LATE_WRITE_MS);
+  return settledContent(handle);
+}
+
+/**
+ * Applies `transform` to `file` as it is on disk, atomically, without losing what another
+ * program writes meanwhile (see above). `file` is the real file (symbolic links resolved by
+ * the caller). Throws ConcurrentEditError when the file kept changing for `maxAttempts`
+ * attempts; whatever a transform throws (a refusal) propagates with nothing written.
+ * `onOrphan` receives a replaced file's content that could not be merged (kept by the caller).
+ */
+export async function updateFile(
+  fs: Fs,
+  file: string,
+  transform: Transform,
+  options: UpdateOptions & { onOrphan?: (content: string) => Promise<void> } = {},
+): Promise<UpdateResult> {
+  const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  let step = transform;
+  let first: UpdateResult | undefined;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const handle = await openIfExists(fs, file);
+    try {
+      const current = handle ? await settledContent(handle) : undefined;
+      const next = step(current);
+      if (next === UNCHANGED || next === current) {
+        return first ? { ...first, attempts: attempt } : { before: current, after: current, changed: false, attempts: attempt };
+      }
+      const existing = handle ? await handle.stat() : undefined;
+      const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o644);
+      const tmp = await writeTempFile(fs, file, next, mode);
+      // The compare, the last moment before the rename. Lines another program appended
+      // meanwhile are appended to the temp file too (not synced: no less durable than that
+      // program's own write), so a file appended to every millisecond is still written.
+      const base = await absorbAppends(fs, file, tmp, current, maxAttempts);
+      if (base === CHANGED) {
+        await fs.unlink(tmp).catch(() => undefined);
+        continue;
+      }
+      try {
+        await fs.rename(tmp, file);
+      } catch (err) {
+        await fs.unlink(tmp).catch(() => undefined);
+        throw err;
+      }
+      // The result describes this write's own change, not the merges of others' writes.
+      first ??= { before: current, after: next, changed: true, attempts: attempt };
+      // The verify: did anything land in the file just replaced (a program that had it open)?
+      const replaced = handle ? await lateContent(handle, base.content) : undefined;
+      if (replaced === undefined || replaced === base.content) return { ...first, attempts: attempt };
+      const late = lateChange(base.content, replaced, base.written, transform);
+      if (late.orphan !== undefined) await options.onOrphan?.(late.orphan);
+      step = late.transform;
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
+  }
+  throw new ConcurrentEditError(file, maxAttempts);
+}
+
+/**
+ * Where a write of `file` goes: a symbolic link is written through to the file it points to
+ * (a dangling one to where it points), so the link stays a link.
+ */
+export async function writeTargetOf(fs: Fs, file: string): Promise<string> {
+  const abs = path.resolve(file);
+  let stats;
+  try {
+    stats = await fs.lstat(abs);
+  } catch (err) {
+    if (isNotFound(err)) return abs;
+    throw err;
+  }
+  if (!stats.isSymbolicLink()) return abs;
+  try {
+    return await fs.realpath(abs);
+  } catch (err) {
+    if (!isNotFound(err)) throw err;
+    const link = await fs.readlink(abs);
+    return writeTargetOf(fs, path.resolve(path.dirname(abs), link));
+  }
+}
