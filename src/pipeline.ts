@@ -6,7 +6,10 @@ import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
 import type { RunProgress } from './agent/progress.js';
+import { fixedTokens, messagesTokens } from './agent/tokens.js';
+import { type ContextRoom, contextRoom, notesForLongTranscript } from './agent/transcript-notes.js';
 import { ModelError, type ModelClient } from './agent/types.js';
+import { DEFAULT_MAX_RESULT_CHARS } from './tools/format.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
@@ -35,7 +38,7 @@ export interface PipelineDeps {
    * Builds the context-window manager of one run (compaction); absent means no tracking.
    * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
    */
-  contextManager?: (log: Logger, signal?: AbortSignal) => ContextController;
+  contextManager?: (log: Logger, signal?: AbortSignal) => ContextController & Partial<ContextRoom>;
   now?: () => Date;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -139,30 +142,52 @@ async function runMeeting(
     });
 
     const instructions = buildInstructions(settings.Agent.InitialPrompt, await readAgentsFiles(deps, artifacts));
+    const context = deps.contextManager?.(log, options.signal);
+    const room = contextRoom(context, settings.ContextWindow);
     const tools = createToolRegistry(
-      createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal }),
+      createToolContext({
+        vault,
+        settings,
+        meeting: artifacts,
+        audit,
+        log,
+        run,
+        signal: options.signal,
+        // A transcript that fits the room is read in one result; the context manager cuts in tokens.
+        maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
+      }),
     );
+    const retry = { attempts: settings.Reconnect.Attempts, delayMs: settings.Reconnect.DelaySeconds * 1000, sleep: deps.sleep };
+    let firstMessage = firstUserMessage({
+      meetingNote: vault.rel(artifacts.meetingPath),
+      title: artifacts.title,
+      startTime: artifacts.startTime,
+      endTime: artifacts.endTime,
+      attendees: artifacts.attendees,
+      projects: artifacts.projects,
+    });
+    const notes = await notesForLongTranscript({
+      vault,
+      meeting: artifacts,
+      model: deps.model,
+      retry,
+      log,
+      room,
+      ...(options.signal ? { signal: options.signal } : {}),
+      carried: fixedTokens({ instructions, tools: tools.schemas }) + messagesTokens([{ role: 'user', content: firstMessage }]),
+      onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
+    });
+    if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
 
     const result = await runAgentLoop({
       model: deps.model,
       tools,
       instructions,
-      firstMessage: firstUserMessage({
-        meetingNote: vault.rel(artifacts.meetingPath),
-        title: artifacts.title,
-        startTime: artifacts.startTime,
-        endTime: artifacts.endTime,
-        attendees: artifacts.attendees,
-        projects: artifacts.projects,
-      }),
+      firstMessage,
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
-      retry: {
-        attempts: settings.Reconnect.Attempts,
-        delayMs: settings.Reconnect.DelaySeconds * 1000,
-        sleep: deps.sleep,
-      },
-      context: deps.contextManager?.(log, options.signal),
+      retry,
+      context,
       summaryWritten: () => run.summaryWritten,
       log,
       signal: options.signal,
