@@ -1,12 +1,12 @@
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateRequestTokens } from '../src/agent/tokens.js';
-import type { Message, ToolCall, ToolSchema } from '../src/agent/types.js';
 import { createLogger } from '../src/log.js';
 import { summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
+import { requestAsConversation } from './helpers/reader-model.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from './helpers/scripted-server.js';
 
 /**
@@ -51,46 +51,6 @@ function vaultFiles(transcript: string): Record<string, string> {
     [TRANSCRIPT]: transcript,
     'Projects/Alpha/Overview.md': '# Alpha\n',
   };
-}
-
-/** The request as our conversation model, back from either wire shape, for the tokenizer estimate. */
-function requestAsConversation(req: RecordedRequest): { instructions: string; messages: Message[]; tools: ToolSchema[] } {
-  const body = req.body as Record<string, any>;
-  const messages: Message[] = [];
-  let instructions = '';
-  const tools: ToolSchema[] = (body.tools ?? []).map((t: any) =>
-    t.function
-      ? { name: t.function.name, description: t.function.description ?? '', parameters: t.function.parameters ?? {} }
-      : { name: t.name, description: t.description ?? '', parameters: t.parameters ?? {} },
-  );
-  const text = (c: unknown): string =>
-    typeof c === 'string' ? c : Array.isArray(c) ? c.map((p: any) => p?.text ?? '').join('') : '';
-  if (req.kind === 'chat') {
-    for (const m of body.messages as any[]) {
-      if (m.role === 'system') instructions = text(m.content);
-      else if (m.role === 'user') messages.push({ role: 'user', content: text(m.content) });
-      else if (m.role === 'assistant') {
-        const toolCalls: ToolCall[] = (m.tool_calls ?? []).map((c: any) => ({
-          id: c.id,
-          name: c.function.name,
-          arguments: c.function.arguments,
-        }));
-        messages.push({ role: 'assistant', content: text(m.content), ...(toolCalls.length ? { toolCalls } : {}) });
-      } else if (m.role === 'tool') messages.push({ role: 'tool', toolCallId: m.tool_call_id, name: '', content: text(m.content) });
-    }
-  } else {
-    instructions = body.instructions ?? '';
-    for (const item of body.input as any[]) {
-      if (item.type === 'function_call') {
-        messages.push({ role: 'assistant', content: '', toolCalls: [{ id: item.call_id, name: item.name, arguments: item.arguments }] });
-      } else if (item.type === 'function_call_output') {
-        messages.push({ role: 'tool', toolCallId: item.call_id, name: '', content: text(item.output) });
-      } else if (item.type === 'compaction') {
-        messages.push({ role: 'compaction', encryptedContent: item.encrypted_content });
-      } else messages.push({ role: item.role === 'assistant' ? 'assistant' : 'user', content: text(item.content) });
-    }
-  }
-  return { instructions, messages, tools };
 }
 
 function capturedLogger() {

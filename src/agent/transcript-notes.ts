@@ -312,7 +312,8 @@ export async function notesForLongTranscript(input: LongTranscriptInput): Promis
   const label = vault.rel(meeting.transcriptPath);
   const room = () => input.room.target - input.carried - REPLY_RESERVE;
   const whole = wholeReadTokens({ label, lines });
-  if (whole <= room()) return undefined;
+  // As the context manager sizes a read (ROOM_SHARE): a transcript that fits is read in one result.
+  if (whole <= room() * 0.9) return undefined;
   log.info({ tokens: whole, room: Math.max(0, room()), window: input.room.window }, 'the transcript does not fit the window: reading it in parts first');
   const result = await readTranscriptInParts(
     { label, lines, firstLine: bodyStart(text, lines, label), title: meeting.title, projects: meeting.projects },
