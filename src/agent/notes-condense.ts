@@ -15,7 +15,10 @@ export type NotesCall = ((request: ModelRequest) => Promise<{ text: string; cut?
 export const CONDENSE_PROMPT = `You condense notes of consecutive parts of a long meeting into shorter notes for whoever writes the meeting's summary. Keep every decision, every action item with its owner and date, open questions, names and numbers, and the line numbers like (L120); drop repetition and small talk. Terse bullets, no preamble, nothing invented, no tool calls.`;
 
 const MAX_LEVELS = 6;
+/** Notes are asked for in words (models count those): bullets with names and line numbers run about 1.6 tokens a word. */
+export const WORDS_PER_TOKEN = 0.6;
 const PER_NOTE_OVERHEAD = 12;
+const CLOSE_ENOUGH = 1.15;
 
 export interface CondenseOptions {
   room: { readonly maxOutputTokens: number };
@@ -77,10 +80,11 @@ function condenseRequest(group: readonly PartNotes[], words: number, options: Co
 export async function condenseNotes(notes: PartNotes[], options: CondenseOptions): Promise<PartNotes[]> {
   const { log, notesRoom } = options;
   let current = notes;
-  for (let level = 2; tokensOf(current) > notesRoom && level <= MAX_LEVELS + 1; level++) {
+  // Notes a little over their room are cut rather than condensed once more (a request).
+  for (let level = 2; tokensOf(current) > notesRoom * CLOSE_ENOUGH && level <= MAX_LEVELS + 1; level++) {
     const groups = groupNotes(current, options.partTokens());
     const perGroup = Math.max(40, Math.floor(notesRoom / groups.length) - PER_NOTE_OVERHEAD);
-    const words = Math.max(30, Math.floor(perGroup * 0.7));
+    const words = Math.max(30, Math.floor(perGroup * WORDS_PER_TOKEN));
     const next: PartNotes[] = [];
     for (const [i, group] of groups.entries()) {
       log.info({ level, group: i + 1, groups: groups.length, from: group[0]!.from, to: group.at(-1)!.to }, `condensing the transcript notes: level ${level}, ${i + 1} of ${groups.length}`);

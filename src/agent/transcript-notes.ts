@@ -6,8 +6,8 @@ import { parseNote } from '../vault/frontmatter.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../vault/transcript-notes.js';
 import type { Vault } from '../vault/vault.js';
-import { contextLimitFrom } from './context-window.js';
-import { condenseNotes, notesCompletion, type NotesCall } from './notes-condense.js';
+import { ContextOverflowError, contextLimitFrom } from './context-window.js';
+import { condenseNotes, notesCompletion, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
 import { type Sleep, withRetry } from './retry.js';
 import { countTokens, estimateRequestTokens } from './tokens.js';
 import { type LineRange, splitAtTurns } from './transcript-parts.js';
@@ -122,6 +122,8 @@ const SMALLEST_WINDOW = 1024;
 const MAX_SHRINKS = 6;
 /** Room kept for the agent's own messages when judging whether the transcript fits. */
 export const REPLY_RESERVE = 400;
+/** Less room than this for the notes and a read, and the agent cannot work. */
+const MIN_AGENT_ROOM = 512;
 
 /** The text the read tool returns for the whole transcript, counted: what "fits" is judged by. */
 export function wholeReadTokens(transcript: Pick<TranscriptToRead, 'label' | 'lines'>): number {
@@ -235,7 +237,7 @@ function notesWords(room: ContextRoom, part: LineRange, lines: readonly string[]
   let size = 0;
   for (let n = part.from; n <= part.to; n++) size += (lines[n - 1] ?? '').length;
   const tokens = Math.min(notesOutput(room) * 0.85, Math.max(100, (size / 4) * 0.15));
-  return Math.max(60, Math.floor(tokens * 0.7));
+  return Math.max(60, Math.floor(tokens * WORDS_PER_TOKEN));
 }
 
 /**
@@ -268,7 +270,7 @@ function notesCaller(options: TranscriptNotesOptions): NotesCall {
     }
     return notesCompletion(response);
   };
-  return Object.assign(call, { get requests() { return requests; } });
+  return Object.defineProperty(call, 'requests', { get: () => requests }) as NotesCall;
 }
 
 function shrink(room: ContextRoom, tokens: number, log: Logger, why: string): number {
@@ -315,12 +317,28 @@ export async function notesForLongTranscript(input: LongTranscriptInput): Promis
   // As the context manager sizes a read (ROOM_SHARE): a transcript that fits is read in one result.
   if (whole <= room() * 0.9) return undefined;
   log.info({ tokens: whole, room: Math.max(0, room()), window: input.room.window }, 'the transcript does not fit the window: reading it in parts first');
+  checkRoom(room(), input);
   const result = await readTranscriptInParts(
     { label, lines, firstLine: bodyStart(text, lines, label), title: meeting.title, projects: meeting.projects },
-    { ...input, contextPath: meeting.contextPath, notesRoom: () => Math.max(256, Math.floor(room() / 2)) },
+    { ...input, contextPath: meeting.contextPath, notesRoom: () => Math.max(MIN_AGENT_ROOM / 2, Math.floor(room() / 2)) },
   );
   log.info({ parts: result.parts, reused: result.reused, requests: result.requests }, 'the transcript is read into notes');
+  // The window may have shrunk while the parts were read (a server that cuts silently).
+  checkRoom(room(), input);
   return notesForAgent(result.notes, lines.length, result.parts);
+}
+
+/**
+ * Fails the run, rather than send requests that cannot fit, when what every agent request
+ * carries leaves no room for notes and a read. The parts read so far stay in the context note.
+ */
+function checkRoom(room: number, input: LongTranscriptInput): void {
+  if (room >= MIN_AGENT_ROOM) return;
+  throw new ContextOverflowError(
+    `The agent's instructions, tool schemas and first message (about ${input.carried} tokens) leave no room for the transcript ` +
+      `notes and a read in the context window (about ${input.room.window} tokens, ${input.room.target} under the compaction ` +
+      'threshold). Raise the server\'s context length and ContextWindow.Tokens to match.',
+  );
 }
 
 /** The first line after the frontmatter (1 when there is none or it does not parse). */

@@ -27,27 +27,28 @@ export function lineTokens(n: number, text: string): number {
 
 /**
  * Parts of `lines` from line `from` to the end, each at most `maxTokens` (as `cat -n` lines;
- * a single line longer than that is a part of its own). A part ends where a new speaker's turn
- * starts, when one does in its second half; else before a line that starts a turn; else where
- * the room ends.
+ * a single line longer than that is a part of its own), of about equal size so that no tiny
+ * last part costs a request of its own. A part ends where a new speaker's turn starts, when one
+ * does in its second half; else before a line that starts a turn; else where the room ends.
  */
 export function splitAtTurns(lines: readonly string[], from: number, maxTokens: number): LineRange[] {
+  const start0 = Math.max(1, from);
+  // after[n]: tokens of lines n..end.
+  const after = new Array<number>(lines.length + 2).fill(0);
+  for (let n = lines.length; n >= start0; n--) after[n] = after[n + 1]! + lineTokens(n, lines[n - 1] ?? '');
+  const size = (n: number) => after[n]! - after[n + 1]!;
   const parts: LineRange[] = [];
-  const sizes = new Map<number, number>();
-  const size = (n: number) => {
-    let s = sizes.get(n);
-    if (s === undefined) sizes.set(n, (s = lineTokens(n, lines[n - 1] ?? '')));
-    return s;
-  };
-  let start = Math.max(1, from);
+  let start = start0;
   while (start <= lines.length) {
-    let used = 0;
-    let n = start;
-    while (n <= lines.length && (n === start || used + size(n) <= maxTokens)) used += size(n++);
-    if (n > lines.length) {
+    const remaining = after[start]!;
+    if (remaining <= maxTokens) {
       parts.push({ from: start, to: lines.length });
       break;
     }
+    const aim = Math.min(maxTokens, Math.ceil(remaining / Math.ceil(remaining / maxTokens)));
+    let used = 0;
+    let n = start;
+    while (n <= lines.length && (n === start || used + size(n) <= aim)) used += size(n++);
     const cut = cutBefore(lines, start, n);
     parts.push({ from: start, to: cut - 1 });
     start = cut;
