@@ -1,10 +1,9 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateRequestTokens } from '../src/agent/tokens.js';
-import { createLogger } from '../src/log.js';
 import { summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
+import { capturedLogger } from './helpers/captured-log.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
 import { requestAsConversation } from './helpers/reader-model.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from './helpers/scripted-server.js';
@@ -51,17 +50,6 @@ function vaultFiles(transcript: string): Record<string, string> {
     [TRANSCRIPT]: transcript,
     'Projects/Alpha/Overview.md': '# Alpha\n',
   };
-}
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: createLogger({ destination, level: 'debug' }), lines };
 }
 
 const isMainRequest = (req: RecordedRequest) => Array.isArray((req.body as any)?.tools) && (req.body as any).tools.length > 0;

@@ -1,12 +1,11 @@
-import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunProgress } from '../src/agent/progress.js';
-import { createLogger } from '../src/log.js';
 import { retrySummary, summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { parseNotesSection } from '../src/vault/transcript-notes.js';
 import { transcriptLines } from './helpers/long-meeting.js';
+import { capturedLogger } from './helpers/captured-log.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
 import { readerOnServer } from './helpers/reader-model.js';
 import { errorBody, type ScriptedServer, startScriptedServer } from './helpers/scripted-server.js';
@@ -37,17 +36,6 @@ function vaultFiles(lines: string[]): Record<string, string> {
       `summary: "[[Meetings/Summaries/${NAME}]]"\nstate: summarizing\nagenda: ""\n---\nMy notebook.\n\n${AUDIT}\n`,
     'Projects/Alpha/Overview.md': '# Alpha project\n',
   };
-}
-
-function capturedLogger() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { log: createLogger({ destination, level: 'debug' }), lines };
 }
 
 async function setup(server: ScriptedServer, api: 'chat-completions' | 'responses', speech: string[], window = 8192) {

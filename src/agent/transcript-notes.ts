@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { catLine, splitLines } from '../tools/format.js';
+import { ToolError } from '../tools/errors.js';
+import { readTextFile } from '../tools/read.js';
 import { parseNote } from '../vault/frontmatter.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../vault/transcript-notes.js';
@@ -122,6 +124,12 @@ const SMALLEST_WINDOW = 1024;
 const MAX_SHRINKS = 6;
 /** Room kept for the agent's own messages when judging whether the transcript fits. */
 export const REPLY_RESERVE = 400;
+/**
+ * More parts than this is not a meeting but a mistake (a log pasted in, a file of 50 MB): hours
+ * of model time that nobody asked for. Checked by characters, before anything is tokenized.
+ */
+const MAX_PARTS = 100;
+const MAX_CHARS_PER_TOKEN = 6;
 /** Less room than this for the notes and a read, and the agent cannot work. */
 const MIN_AGENT_ROOM = 512;
 
@@ -265,7 +273,8 @@ function notesCaller(options: TranscriptNotesOptions): NotesCall {
       return { text: '', cut: shrink(room, Math.min(limit, room.window - 1), log, 'refused as too long') };
     }
     const reported = response.usage?.inputTokens;
-    if (reported !== undefined && reported > 0 && estimate >= SMALLEST_WINDOW && reported < estimate * TRUNCATION_RATIO && estimate - reported >= TRUNCATION_MIN_GAP) {
+    // Counts under the smallest window are placeholders or cache hits, never evidence.
+    if (reported !== undefined && reported >= SMALLEST_WINDOW && reported < estimate * TRUNCATION_RATIO && estimate - reported >= TRUNCATION_MIN_GAP) {
       return { text: '', cut: shrink(room, reported, log, `cut silently: the server processed ${reported} of about ${estimate} prompt tokens`) };
     }
     return notesCompletion(response);
@@ -308,10 +317,18 @@ export interface LongTranscriptInput extends Omit<TranscriptNotesOptions, 'notes
  */
 export async function notesForLongTranscript(input: LongTranscriptInput): Promise<string | undefined> {
   const { vault, meeting, log } = input;
-  const text = await vault.readIfExists(meeting.transcriptPath);
+  const text = await readTextFile(vault, meeting.transcriptPath).catch((err: unknown) => {
+    // A folder or a binary file: the agent's read tool tells it so.
+    if (err instanceof ToolError) return undefined;
+    throw err;
+  });
   if (text === undefined) return undefined;
-  const lines = splitLines(text);
   const label = vault.rel(meeting.transcriptPath);
+  if (text.length > MAX_PARTS * partTokens(input.room) * MAX_CHARS_PER_TOKEN) {
+    log.warn({ chars: text.length, transcript: label }, `the transcript is too long to read into notes (over ${MAX_PARTS} parts): the agent reads it in ranges`);
+    return undefined;
+  }
+  const lines = splitLines(text);
   const room = () => input.room.target - input.carried - REPLY_RESERVE;
   const whole = wholeReadTokens({ label, lines });
   // As the context manager sizes a read (ROOM_SHARE): a transcript that fits is read in one result.

@@ -3,7 +3,8 @@ import { ContextManager } from '../../src/agent/context-window.js';
 import { condenseNotes, type NotesCall } from '../../src/agent/notes-condense.js';
 import { fitReadResult } from '../../src/agent/read-sizing.js';
 import { countTokens, estimateRequestTokens } from '../../src/agent/tokens.js';
-import { type ContextRoom, readTranscriptInParts, type TranscriptToRead } from '../../src/agent/transcript-notes.js';
+import { type ContextRoom, notesForLongTranscript, readTranscriptInParts, type TranscriptToRead } from '../../src/agent/transcript-notes.js';
+import type { MeetingArtifacts } from '../../src/vault/meeting.js';
 import { lineTokens, speakerOf, splitAtTurns } from '../../src/agent/transcript-parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from '../../src/agent/types.js';
 import { DEFAULT_SETTINGS } from '../../src/config.js';
@@ -163,13 +164,47 @@ describe('reading a transcript in parts', () => {
         },
       };
       const result = await readTranscriptInParts(transcript(), {
-        model, retry: { attempts: 0, delayMs: 0 }, log: silentLogger, vault, contextPath: vault.abs(CONTEXT), notesRoom: () => 100_000, room: r,
+        model,
+        retry: { attempts: 0, delayMs: 0 },
+        log: silentLogger,
+        vault,
+        contextPath: vault.abs(CONTEXT),
+        notesRoom: () => 100_000,
+        room: r,
       });
       expect(r.shrunk, failure).toEqual([4096]);
       expect(result.requests).toBe(result.parts + 1);
       const section = parseNotesSection(parseNote(await vault.read(vault.abs(CONTEXT))).body)!;
       expect(section.parts.at(-1)!.to).toBe(lines.length);
     }
+  });
+});
+
+describe('which transcripts are read into notes', () => {
+  it('not a binary one, nor one that would take over a hundred parts: the agent reads those itself', async () => {
+    const { model, requests } = notesModel();
+    const files = {
+      [CONTEXT]: '---\ntitle: M\n---\n',
+      'Meetings/Transcripts/Binary.md': Buffer.concat([Buffer.from('---\nstate: finished\n---\n'), Buffer.alloc(64, 0)]).toString('latin1'),
+      'Meetings/Transcripts/Huge.md': `---\nstate: finished\n---\n${'[00:00:01] Alice: the same words again and again.\n'.repeat(40_000)}`,
+      'Meetings/Transcripts/Long.md': `${lines.join('\n')}\n`,
+    };
+    const vault = memoryVault(files);
+    const run = (name: string) =>
+      notesForLongTranscript({
+        vault,
+        model,
+        retry: { attempts: 0, delayMs: 0 },
+        log: silentLogger,
+        room: room(4096),
+        carried: 500,
+        meeting: { transcriptPath: vault.abs(`Meetings/Transcripts/${name}.md`), contextPath: vault.abs(CONTEXT), title: 'M', projects: [] } as unknown as MeetingArtifacts,
+      });
+    expect(await run('Binary')).toBeUndefined();
+    expect(await run('Huge')).toBeUndefined();
+    expect(requests).toHaveLength(0);
+    expect(await run('Long')).toMatch(/^The transcript \(\d+ lines\) is longer than your context window holds/);
+    expect(requests.length).toBeGreaterThan(2);
   });
 });
 

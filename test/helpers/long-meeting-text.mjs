@@ -30,7 +30,7 @@ const PHRASES = [
 ];
 
 /** A tiny deterministic generator (mulberry32), so every run of a test sees the same text. */
-function random(seed) {
+export function random(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
