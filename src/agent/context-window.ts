@@ -287,8 +287,8 @@ export class ContextManager {
    * under the compaction target once the instructions, tool schemas, first message and what
    * stays of the conversation when the results already answered are collapsed (compaction's
    * first stage) are counted, in the server's units when its counts are known; at least half
-   * the room. At about 3 characters a token this also gives the tools'
-   * own per-result limit (maxResultChars).
+   * the room. At about 3 characters a token this also gives the tools' own per-result limit
+   * (maxResultChars).
    */
   maxToolResultTokens(calls = 1): number {
     const scale = Math.max(1, this.#scale ?? 1);

@@ -36,6 +36,11 @@ export function notesCompletion(response: ModelResponse): { text: string } {
   return { text: response.content.trim() };
 }
 
+/** Notes within their room, or so little over it that cutting them beats one more request. */
+export function fitsRoom(notes: readonly PartNotes[], notesRoom: number): boolean {
+  return tokensOf(notes) <= notesRoom * CLOSE_ENOUGH;
+}
+
 function tokensOf(notes: readonly PartNotes[]): number {
   return notes.reduce((sum, n) => sum + countTokens(n.text) + PER_NOTE_OVERHEAD, 0);
 }
@@ -81,7 +86,7 @@ export async function condenseNotes(notes: PartNotes[], options: CondenseOptions
   const { log, notesRoom } = options;
   let current = notes;
   // Notes a little over their room are cut rather than condensed once more (a request).
-  for (let level = 2; tokensOf(current) > notesRoom * CLOSE_ENOUGH && level <= MAX_LEVELS + 1; level++) {
+  for (let level = 2; !fitsRoom(current, notesRoom) && level <= MAX_LEVELS + 1; level++) {
     const groups = groupNotes(current, options.partTokens());
     const perGroup = Math.max(40, Math.floor(notesRoom / groups.length) - PER_NOTE_OVERHEAD);
     const words = Math.max(30, Math.floor(perGroup * WORDS_PER_TOKEN));

@@ -9,7 +9,7 @@ import type { MeetingArtifacts } from '../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../vault/transcript-notes.js';
 import type { Vault } from '../vault/vault.js';
 import { ContextOverflowError, contextLimitFrom } from './context-window.js';
-import { condenseNotes, notesCompletion, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
+import { condenseNotes, fitsRoom, notesCompletion, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
 import { type Sleep, withRetry } from './retry.js';
 import { countTokens, estimateRequestTokens } from './tokens.js';
 import { type LineRange, splitAtTurns } from './transcript-parts.js';
@@ -160,12 +160,14 @@ export function partTokens(room: ContextRoom): number {
  * the retry policy propagate (the parts done so far are saved).
  */
 export async function readTranscriptInParts(transcript: TranscriptToRead, options: TranscriptNotesOptions): Promise<TranscriptNotes> {
-  const { log, lines } = { log: options.log, lines: transcript.lines };
+  const { log } = options;
+  const { lines } = transcript;
   const fingerprint = fingerprintOf(lines);
-  const done = reusableParts(await readNotesSection(options.vault, options.contextPath), fingerprint, transcript.firstLine);
+  const earlier = await readNotesSection(options.vault, options.contextPath);
+  const done = reusableParts(earlier, fingerprint, transcript.firstLine);
   const reused = done.length;
   if (reused > 0) log.info({ parts: reused, to: done.at(-1)!.to }, 'reusing the transcript notes of an earlier run');
-  const section: TranscriptNotesSection = { fingerprint, progress: '', parts: done };
+  const section: TranscriptNotesSection = { fingerprint, progress: '', parts: done, condensed: [] };
   const save = () => saveSection(options, section);
   const call = notesCaller(options);
   let position = done.length > 0 ? done.at(-1)!.to + 1 : transcript.firstLine;
@@ -188,12 +190,38 @@ export async function readTranscriptInParts(transcript: TranscriptToRead, option
   }
   const parts = done.length;
   section.progress = `Read in ${parts} parts (lines ${transcript.firstLine}–${lines.length} of ${lines.length}); the notes are complete.`;
+  const notesRoom = options.notesRoom();
+  // Condensed notes of an earlier run over these same parts are reused while they still fit.
+  const kept = reused === parts && earlier && covers(earlier.condensed, transcript) ? earlier.condensed : [];
+  let notes: PartNotes[] = kept.length > 0 && fitsRoom(kept, notesRoom) ? kept : done;
+  if (notes === done) {
+    notes = await condenseNotes(done, {
+      room: options.room,
+      notesRoom,
+      call,
+      log,
+      partTokens: () => partTokens(options.room),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } else {
+    log.info({ notes: notes.length }, 'reusing the condensed transcript notes of an earlier run');
+  }
+  section.condensed = notes === done ? [] : notes;
   await save();
-  const condensed = await condenseNotes(done, { room: options.room, notesRoom: options.notesRoom(), call, log, partTokens: () => partTokens(options.room) });
-  return { notes: condensed, parts, reused, requests: call.requests };
+  return { notes, parts, reused, requests: call.requests };
 }
 
 const NO_NOTES = '(no notes were written for these lines: read them with read_transcript)';
+
+/** Notes that cover the whole transcript, one range after the other. */
+function covers(notes: readonly PartNotes[], transcript: TranscriptToRead): boolean {
+  let next = transcript.firstLine;
+  for (const note of notes) {
+    if (note.from !== next) return false;
+    next = note.to + 1;
+  }
+  return notes.length > 0 && next === transcript.lines.length + 1;
+}
 
 /** Notes an earlier run made of this same transcript, contiguous from its first line. */
 function reusableParts(section: TranscriptNotesSection | undefined, fingerprint: string, firstLine: number): PartNotes[] {

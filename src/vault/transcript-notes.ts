@@ -25,10 +25,12 @@ export interface TranscriptNotesSection {
   /** One line for people: what is being read now, or that the notes are complete. */
   progress: string;
   parts: PartNotes[];
+  /** The parts' notes condensed to fit the agent's room (empty when they fit as they are). */
+  condensed: PartNotes[];
 }
 
 const MARKER = /^<!-- meeting-assistant transcript notes: ([^\s]+) -->$/;
-const PART_HEADING = /^### Lines (\d+)[–-](\d+)\s*$/;
+const PART_HEADING = /^### Lines (\d+)[–-](\d+)( \(condensed\))?\s*$/;
 
 /** The section as Markdown (no trailing newline). */
 export function renderNotesSection(section: TranscriptNotesSection): string {
@@ -39,6 +41,7 @@ export function renderNotesSection(section: TranscriptNotesSection): string {
     section.progress,
   ];
   for (const part of section.parts) out.push('', `### Lines ${part.from}–${part.to}`, '', demoteHeadings(part.text.trim()));
+  for (const part of section.condensed) out.push('', `### Lines ${part.from}–${part.to} (condensed)`, '', demoteHeadings(part.text.trim()));
   return out.join('\n');
 }
 
@@ -63,10 +66,10 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
   if (!bounds) return undefined;
   let fingerprint: string | undefined;
   let progress = '';
-  const parts: PartNotes[] = [];
-  let current: { from: number; to: number; lines: string[] } | undefined;
+  const notes: (PartNotes & { condensed: boolean })[] = [];
+  let current: { from: number; to: number; condensed: boolean; lines: string[] } | undefined;
   const close = () => {
-    if (current) parts.push({ from: current.from, to: current.to, text: current.lines.join('\n').trim() });
+    if (current) notes.push({ from: current.from, to: current.to, condensed: current.condensed, text: current.lines.join('\n').trim() });
     current = undefined;
   };
   for (const line of lines.slice(bounds.start + 1, bounds.end)) {
@@ -75,13 +78,20 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
     if (marker && !current) fingerprint = marker[1];
     else if (heading) {
       close();
-      current = { from: Number(heading[1]), to: Number(heading[2]), lines: [] };
+      current = { from: Number(heading[1]), to: Number(heading[2]), condensed: heading[3] !== undefined, lines: [] };
     } else if (current) current.lines.push(line);
     else if (line.trim() !== '' && fingerprint !== undefined && progress === '') progress = line.trim();
   }
   close();
   if (fingerprint === undefined) return undefined;
-  return { fingerprint, progress, parts: parts.filter((p) => p.text !== '' && p.from <= p.to) };
+  const valid = notes.filter((n) => n.text !== '' && n.from <= n.to);
+  const plain = (n: PartNotes & { condensed: boolean }): PartNotes => ({ from: n.from, to: n.to, text: n.text });
+  return {
+    fingerprint,
+    progress,
+    parts: valid.filter((n) => !n.condensed).map(plain),
+    condensed: valid.filter((n) => n.condensed).map(plain),
+  };
 }
 
 /**

@@ -118,9 +118,18 @@ describe('the room a read may take', () => {
 describe('the notes section of the context note', () => {
   it('is written in place, keeps the notebook and the audit, and parses back', () => {
     const text = `---\ntitle: M\n---\nMy notebook.\n\n${AUDIT}\n`;
-    const section = { fingerprint: 'sha256:abc', progress: 'Reading the transcript: part 2 of 3 (lines 10–20 of 30).', parts: [{ from: 1, to: 9, text: '## Decisions\n- ship it (L3)' }] };
+    const section = {
+      fingerprint: 'sha256:abc',
+      progress: 'Reading the transcript: part 2 of 3 (lines 10–20 of 30).',
+      parts: [{ from: 1, to: 9, text: '## Decisions\n- ship it (L3)' }],
+      condensed: [],
+    };
     const once = withNotesSection(text, section);
-    const twice = withNotesSection(once, { ...section, parts: [...section.parts, { from: 10, to: 20, text: '- more' }] });
+    const twice = withNotesSection(once, {
+      ...section,
+      parts: [...section.parts, { from: 10, to: 20, text: '- more' }],
+      condensed: [{ from: 1, to: 20, text: '- all of it' }],
+    });
     const body = parseNote(twice).body;
     expect(body.match(/## Transcript notes/g)).toHaveLength(1);
     expect(body).toContain('My notebook.');
@@ -130,6 +139,7 @@ describe('the notes section of the context note', () => {
     expect(parsed.progress).toBe(section.progress);
     // A heading inside the notes is demoted, so it cannot end the section.
     expect(parsed.parts).toEqual([{ from: 1, to: 9, text: '#### Decisions\n- ship it (L3)' }, { from: 10, to: 20, text: '- more' }]);
+    expect(parsed.condensed).toEqual([{ from: 1, to: 20, text: '- all of it' }]);
   });
 });
 
@@ -147,6 +157,17 @@ describe('reading a transcript in parts', () => {
     const changed = { ...transcript(), lines: [...lines.slice(0, -1), '[03:00:00] Alice: One more thing.'] };
     expect(await readTranscriptInParts(changed, { ...base, room: room(4096) })).toMatchObject({ reused: 0, requests: first.parts });
     expect(parseNote(await vault.read(vault.abs(CONTEXT))).body).toContain(AUDIT);
+  });
+
+  it('reuses the condensed notes too while they fit the room', async () => {
+    const vault = contextVault();
+    const { model } = notesModel();
+    const options = { model, retry: { attempts: 0, delayMs: 0 }, log: silentLogger, vault, contextPath: vault.abs(CONTEXT), notesRoom: () => 20 };
+    const first = await readTranscriptInParts(transcript(), { ...options, room: room(4096) });
+    expect(first.requests).toBeGreaterThan(first.parts);
+    expect(first.notes.length).toBeLessThan(first.parts);
+    const again = await readTranscriptInParts(transcript(), { ...options, room: room(4096) });
+    expect(again).toMatchObject({ requests: 0, notes: first.notes });
   });
 
   it('reads in smaller parts once the server shows a smaller window, cut silently or refused', async () => {
