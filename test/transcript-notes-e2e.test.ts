@@ -137,6 +137,14 @@ describe.each(['chat-completions', 'responses'] as const)('a 3-hour meeting read
     expect(notesAnswered - before).toBe(total - 3);
     expect(reader.stats.everyLineBeforeSummary).toBe(true);
     expect(await contextBody(runtime)).toContain(AUDIT);
+
+    // Once every part and the condensed notes are there, a retry asks for no notes at all.
+    const third = readerOnServer({ first, last });
+    server.setFallback(third.step);
+    expect((await retrySummary(runtime.pipeline, runtime.vault.abs(SUMMARY))).status).toBe('done');
+    expect(third.reader.stats.requests).toBe(third.reader.stats.agentRequests);
+    // The lines reached the model in the runs before, as the notes this run starts from.
+    expect(third.reader.stats.everyLineBeforeSummary).toBe(false);
   });
 
   it('lets the agent read a transcript that fits directly, without notes', async () => {
