@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import type { PartNotes } from '../vault/transcript-notes.js';
 import { countTokens, truncateToTokens } from './tokens.js';
-import type { ModelRequest, ModelResponse } from './types.js';
+import type { ModelRequest } from './types.js';
 
 /**
  * The second level (and further ones) of reading a long transcript: notes of many parts that
@@ -29,11 +29,6 @@ export interface CondenseOptions {
   call: NotesCall;
   log: Logger;
   signal?: AbortSignal;
-}
-
-/** What a notes request answered: its text without any leftover reasoning markup. */
-export function notesCompletion(response: ModelResponse): { text: string } {
-  return { text: response.content.trim() };
 }
 
 /** Notes within their room, or so little over it that cutting them beats one more request. */

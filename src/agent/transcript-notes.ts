@@ -9,7 +9,7 @@ import type { MeetingArtifacts } from '../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../vault/transcript-notes.js';
 import type { Vault } from '../vault/vault.js';
 import { ContextOverflowError, contextLimitFrom } from './context-window.js';
-import { condenseNotes, fitsRoom, notesCompletion, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
+import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
 import { type Sleep, withRetry } from './retry.js';
 import { countTokens, estimateRequestTokens } from './tokens.js';
 import { type LineRange, splitAtTurns } from './transcript-parts.js';
@@ -305,7 +305,7 @@ function notesCaller(options: TranscriptNotesOptions): NotesCall {
     if (reported !== undefined && reported >= SMALLEST_WINDOW && reported < estimate * TRUNCATION_RATIO && estimate - reported >= TRUNCATION_MIN_GAP) {
       return { text: '', cut: shrink(room, reported, log, `cut silently: the server processed ${reported} of about ${estimate} prompt tokens`) };
     }
-    return notesCompletion(response);
+    return { text: response.content.trim() };
   };
   return Object.defineProperty(call, 'requests', { get: () => requests }) as NotesCall;
 }
