@@ -329,7 +329,8 @@ export function notesForAgent(notes: readonly PartNotes[], totalLines: number, p
   const head =
     `The transcript (${totalLines} lines) is longer than your context window holds, so it was read for you in ${parts} parts. ` +
     'Below are notes of the whole meeting, each under its transcript line range; they are also in your notebook (read_context). ' +
-    'Start from them. Read exact lines with read_transcript (from, to) only where you need the precise wording, a name or a number.';
+    'Start from them instead of reading the whole transcript: read exact lines with read_transcript (from, to) only where you ' +
+    'need the precise wording, a name or a number.';
   return [head, ...notes.map((n) => `### Lines ${n.from}–${n.to}\n${n.text.trim()}`)].join('\n\n');
 }
 
