@@ -1,14 +1,21 @@
-import { Writable } from 'node:stream';
 import { createLogger, type Logger } from '../../src/log.js';
 
-/** A debug-level logger whose JSON lines are collected, for tests that check what a run logged. */
-export function capturedLogger(): { log: Logger; lines: Record<string, unknown>[] } {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line));
-      done();
+export interface LogLine {
+  level: string;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** A debug-level logger whose JSON lines are kept, parsed, for assertions. */
+export function capturedLogger(): { log: Logger; lines: LogLine[] } {
+  const lines: LogLine[] = [];
+  const log = createLogger({
+    level: 'debug',
+    destination: {
+      write: (chunk: string) => {
+        for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line) as LogLine);
+      },
     },
   });
-  return { log: createLogger({ destination, level: 'debug' }), lines };
+  return { log, lines };
 }
