@@ -144,6 +144,8 @@ async function runMeeting(
     const instructions = buildInstructions(settings.Agent.InitialPrompt, await readAgentsFiles(deps, artifacts));
     const context = deps.contextManager?.(log, options.signal);
     const room = contextRoom(context, settings.ContextWindow);
+    // The server's window, asked now (when the context manager can): the parts are sized by it.
+    await room.prepare?.();
     const tools = createToolRegistry(
       createToolContext({
         vault,

@@ -83,6 +83,8 @@ const MIN_TOOL_RESULT_TOKENS = 256;
 const ROOM_SHARE = 0.9;
 /** The reply that asked for the result, when the server did not report its size. */
 const REPLY_GUESS = 200;
+/** Tokenizers disagree by up to a fifth or so; a larger ratio is a cache or a cut, not a scale. */
+const MAX_SCALE = 1.4;
 /** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
 const MIN_SCALE = 0.5;
 
@@ -291,9 +293,11 @@ export class ContextManager {
    * (maxResultChars).
    */
   maxToolResultTokens(calls = 1): number {
-    const scale = Math.max(1, this.#scale ?? 1);
-    const room = Math.max(0, Math.floor(this.target / scale) - this.#fixed - this.#firstTokens);
     const last = this.#last;
+    // The server's count over our estimate of the last request: the room in our units.
+    const estimate = last ? last.fixed + messagesTokens(last.messages) : 0;
+    const scale = last?.input !== undefined && estimate > 0 ? Math.min(MAX_SCALE, Math.max(1, last.input / estimate)) : 1;
+    const room = Math.max(0, Math.floor(this.target / scale) - this.#fixed - this.#firstTokens);
     // Never less than half the room: a long history is for compaction to condense, not a
     // reason to show a handful of lines.
     const afterCollapse = last ? (room - keptAfterCollapse(last.messages.slice(1)) - (last.output ?? REPLY_GUESS)) * ROOM_SHARE : 0;

@@ -34,6 +34,8 @@ export interface ContextRoom {
   readonly target: number;
   /** The server showed a smaller window (a pre-pass request was cut or refused). */
   shrinkWindow(tokens: number): void;
+  /** Asks the server for its window (once per run), so the parts are sized by it. */
+  prepare?(): Promise<void>;
 }
 
 /**
