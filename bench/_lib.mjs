@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { random } from '../test/helpers/long-meeting-text.mjs';
 
 export const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -115,17 +116,8 @@ export function runProcess(command, args, { cwd } = {}) {
 
 // --- corpora --------------------------------------------------------------------------------
 
-/** Deterministic pseudo-random numbers (mulberry32). */
-export function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic pseudo-random numbers (mulberry32), the same as the tests' long meeting uses. */
+export { random };
 
 // Common English and project words; picked with a Zipf-like skew so text reads like notes.
 const WORDS = (

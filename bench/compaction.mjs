@@ -6,6 +6,7 @@
 import { countTokens as exactCount } from 'gpt-tokenizer/encoding/cl100k_base';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { random } from './_lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (p) => pathToFileURL(path.join(here, '..', 'dist', p)).href;
@@ -18,16 +19,6 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const WORDS = Number(process.env.BENCH_WORDS ?? 30_000);
 
 // --- a 3-hour transcript -------------------------------------------------------------------
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const SPEAKERS = ['Alice Martin', 'Bob Chen', 'Carol Diaz', 'Dan Okafor', 'Speaker 5'];
 const PHRASES = [
   'we should ship it behind a feature flag first',

@@ -13,7 +13,10 @@ import {
   unnamedSpeakersFact,
 } from './agent/summary-shape.js';
 import type { RunProgress } from './agent/progress.js';
+import { fixedTokens, messagesTokens } from './agent/tokens.js';
+import { type ContextRoom, contextRoom, notesForLongTranscript } from './agent/transcript-notes.js';
 import { ModelError, type ModelClient } from './agent/types.js';
+import { DEFAULT_MAX_RESULT_CHARS } from './tools/format.js';
 import { offeredTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunState } from './tools/types.js';
@@ -46,7 +49,7 @@ export interface PipelineDeps {
    * Builds the context-window manager of one run (compaction); absent means no tracking.
    * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
    */
-  contextManager?: (log: Logger, signal?: AbortSignal) => ContextController;
+  contextManager?: (log: Logger, signal?: AbortSignal) => ContextController & Partial<ContextRoom>;
   now?: () => Date;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -156,12 +159,46 @@ async function runMeeting(
       ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
     });
 
-    const toolContext = createToolContext({ vault, settings, meeting: artifacts, audit, log, run, signal: options.signal });
+    const context = deps.contextManager?.(log, options.signal);
+    const room = contextRoom(context, settings.ContextWindow);
+    // The server's window, asked now (when the context manager can): the parts are sized by it.
+    await room.prepare?.();
+    const toolContext = createToolContext({
+      vault,
+      settings,
+      meeting: artifacts,
+      audit,
+      log,
+      run,
+      signal: options.signal,
+      // A transcript that fits the room is read in one result; the context manager cuts in tokens.
+      maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
+    });
     // Fixed for the whole run: only the tools that can act for this meeting (DESIGN 3.9).
     const offer = await toolOffer(toolContext);
-    const { instructions, firstMessage } = await conversationStart(deps, artifacts, offer.projects || offer.past);
+    const start = await conversationStart(deps, artifacts, offer.projects || offer.past);
+    const { instructions } = start;
     const tools = createToolRegistry(toolContext, offeredTools(offer));
     log.debug({ tools: tools.schemas.length, ...offer }, 'tools offered');
+    const retry = {
+      attempts: settings.Reconnect.Attempts,
+      delayMs: settings.Reconnect.DelaySeconds * 1000,
+      sleep: deps.sleep,
+      stopWaiting: options.stopWaiting,
+    };
+    let { firstMessage } = start;
+    const notes = await notesForLongTranscript({
+      vault,
+      meeting: artifacts,
+      model,
+      retry,
+      log,
+      room,
+      ...(options.signal ? { signal: options.signal } : {}),
+      carried: fixedTokens({ instructions, tools: tools.schemas }) + messagesTokens([{ role: 'user', content: firstMessage }]),
+      onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
+    });
+    if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
 
     const result = await runAgentLoop({
       model,
@@ -170,12 +207,8 @@ async function runMeeting(
       firstMessage,
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
-      retry: {
-        attempts: settings.Reconnect.Attempts,
-        delayMs: settings.Reconnect.DelaySeconds * 1000,
-        sleep: deps.sleep,
-      },
-      context: deps.contextManager?.(log, options.signal),
+      retry,
+      context,
       summaryWritten: () => run.summaryWritten,
       log,
       signal: options.signal,

@@ -1,12 +1,8 @@
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import {
-  compactLocally,
-  type LocalCompactionReport,
-  shortenToolResult,
-  summaryPromptTokens,
-} from './compaction.js';
+import { compactLocally, type LocalCompactionReport, summaryPromptTokens } from './compaction.js';
 import { contextLimitFrom, promptTokensFrom } from './context-refusal.js';
+import { fitReadResult, keptAfterCollapse } from './read-sizing.js';
 import type { RemoteCompactor } from './remote-compaction.js';
 import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
@@ -98,6 +94,12 @@ const TOO_LONG_SHRINK = 0.75;
 /** A tool result may take this share of the room the conversation has under the target. */
 const TOOL_RESULT_SHARE = 0.5;
 const MIN_TOOL_RESULT_TOKENS = 256;
+/** A read result may fill this share of the room left after collapsing (our estimate may be low). */
+const ROOM_SHARE = 0.9;
+/** The reply that asked for the result, when the server did not report its size. */
+const REPLY_GUESS = 200;
+/** Tokenizers disagree by up to a fifth or so; a larger ratio is a cache or a cut, not a scale. */
+const MAX_SCALE = 1.4;
 /** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
 const MIN_SCALE = 0.5;
 
@@ -168,6 +170,11 @@ export class ContextManager {
     const configured = this.#settings.MaxOutputTokens;
     if (this.#window >= this.#settings.Tokens) return configured;
     return Math.max(1, Math.min(configured, Math.floor(this.#window / 4)));
+  }
+
+  /** The server showed a smaller window outside the main conversation (a transcript notes request was cut). */
+  shrinkWindow(tokens: number): void {
+    if (tokens > 0 && tokens < this.#window) this.#window = Math.floor(tokens);
   }
 
   /** Tokens − MaxOutputTokens (of the window in use). */
@@ -313,24 +320,34 @@ export class ContextManager {
   }
 
   /**
-   * A tool result cut to the share of the room a single result may take, with a note on how
-   * to read the rest (read tools: the next line range). Call it on every result before it is
-   * appended: one whole 3-hour transcript would otherwise be a most-recent group that no
+   * A tool result cut to the room it may take, with a note on how to read the rest: a read
+   * keeps as many whole lines as fit and its header names them. Call it on every result before
+   * it is appended: one whole 3-hour transcript would otherwise be a most-recent group that no
    * compaction can shrink. `calls` is the number of results answering the same message.
    */
   limitToolResult(content: string, tool: string, calls = 1): string {
-    return shortenToolResult(content, this.maxToolResultTokens(calls), tool);
+    return fitReadResult(content, this.maxToolResultTokens(calls), tool);
   }
 
   /**
-   * The most tokens one of `calls` results answering the same message may take: half the
-   * room the conversation has under the compaction target once the instructions, tool schemas
-   * and first message are counted (known after the first beforeRequest). At about 3
-   * characters a token this also gives the tools' own per-result limit (maxResultChars).
+   * The most tokens one of `calls` results answering the same message may take: the room
+   * under the compaction target once the instructions, tool schemas, first message and what
+   * stays of the conversation when the results already answered are collapsed (compaction's
+   * first stage) are counted, in the server's units when its counts are known; at least half
+   * the room. At about 3 characters a token this also gives the tools' own per-result limit
+   * (maxResultChars).
    */
   maxToolResultTokens(calls = 1): number {
-    const room = Math.max(0, this.target - this.#fixed - this.#firstTokens);
-    return Math.max(MIN_TOOL_RESULT_TOKENS, Math.floor((room * TOOL_RESULT_SHARE) / Math.max(1, calls)));
+    const last = this.#last;
+    // The server's count over our estimate of the last request: the room in our units.
+    const estimate = last ? last.fixed + messagesTokens(last.messages) : 0;
+    const scale = last?.input !== undefined && estimate > 0 ? Math.min(MAX_SCALE, Math.max(1, last.input / estimate)) : 1;
+    const room = Math.max(0, Math.floor(this.target / scale) - this.#fixed - this.#firstTokens);
+    // Never less than half the room: a long history is for compaction to condense, not a
+    // reason to show a handful of lines.
+    const afterCollapse = last ? (room - keptAfterCollapse(last.messages.slice(1)) - (last.output ?? REPLY_GUESS)) * ROOM_SHARE : 0;
+    const free = Math.max(room * TOOL_RESULT_SHARE, afterCollapse);
+    return Math.max(MIN_TOOL_RESULT_TOKENS, Math.floor(free / Math.max(1, calls)));
   }
 
   #remember(conv: Conversation, tools: readonly ToolSchema[]): void {

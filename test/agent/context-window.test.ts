@@ -266,7 +266,13 @@ describe('tool results', () => {
     const whole = readResult('Meetings/Transcripts/T.md', lines, 1, lines.length);
     const limited = cm.limitToolResult(whole, 'read_transcript');
     expect(estimateRequestTokens({ instructions: '', tools: [], messages: [{ role: 'user', content: limited }] })).toBeLessThan(cm.target / 2 + 50);
-    expect(limited).toMatch(/Read the rest with read_transcript in smaller ranges, starting with from: \d+/);
+    // Whole lines only, the header naming the lines shown and the next line to read.
+    const header = /\(lines 1-(\d+) of (\d+)\)/.exec(limited.split('\n')[0]!)!;
+    expect(Number(header[2])).toBe(lines.length);
+    const shown = limited.split('\n').slice(1, -1);
+    expect(shown).toHaveLength(Number(header[1]));
+    expect(shown.at(-1)).toBe(readResult('T', lines, Number(header[1]), Number(header[1])).split('\n')[1]);
+    expect(limited.split('\n').at(-1)).toMatch(new RegExp(`Read on with read_transcript from: ${Number(header[1]) + 1}\\.`));
     expect(cm.limitToolResult('short', 'read_transcript')).toBe('short');
   });
 

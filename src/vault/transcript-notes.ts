@@ -1,0 +1,137 @@
+import { parseNote, replaceBody } from './frontmatter.js';
+import type { Vault } from './vault.js';
+
+/**
+ * The `## Transcript notes` section of the context note: the notes a long transcript was read
+ * into, one `### Lines a–b` subsection per part, with a progress line and the fingerprint of
+ * the transcript they were made from. It is the run's memory across a retry or a crash: notes
+ * of the same transcript are reused, those of a changed transcript are not. Only this section
+ * is ever rewritten; the agent's own notebook and the `## External changes` audit sections
+ * around it stay as they are.
+ */
+
+export const NOTES_HEADING = '## Transcript notes';
+
+export interface PartNotes {
+  /** Inclusive transcript line range (lines counted over the whole file, as read_transcript counts). */
+  from: number;
+  to: number;
+  text: string;
+}
+
+export interface TranscriptNotesSection {
+  /** Fingerprint of the transcript the notes were made from. */
+  fingerprint: string;
+  /** One line for people: what is being read now, or that the notes are complete. */
+  progress: string;
+  parts: PartNotes[];
+  /** The parts' notes condensed to fit the agent's room (empty when they fit as they are). */
+  condensed: PartNotes[];
+}
+
+const MARKER = /^<!-- meeting-assistant transcript notes: ([^\s]+) -->$/;
+const PART_HEADING = /^### Lines (\d+)[–-](\d+)( \(condensed\))?\s*$/;
+
+/** The section as Markdown (no trailing newline). */
+export function renderNotesSection(section: TranscriptNotesSection): string {
+  const out = [
+    NOTES_HEADING,
+    '',
+    `<!-- meeting-assistant transcript notes: ${section.fingerprint} -->`,
+    section.progress,
+  ];
+  for (const part of section.parts) out.push('', `### Lines ${part.from}–${part.to}`, '', demoteHeadings(part.text.trim()));
+  for (const part of section.condensed) out.push('', `### Lines ${part.from}–${part.to} (condensed)`, '', demoteHeadings(part.text.trim()));
+  return out.join('\n');
+}
+
+/** A model's `## Decisions` inside its notes must not end the section. */
+function demoteHeadings(text: string): string {
+  return text.replace(/^#{1,3}(?=\s)/gm, '####');
+}
+
+/** Where the section is in `lines` (body lines): [start, end), or undefined. */
+function sectionBounds(lines: readonly string[]): { start: number; end: number } | undefined {
+  const start = lines.findIndex((l) => l.trimEnd() === NOTES_HEADING);
+  if (start < 0) return undefined;
+  let end = start + 1;
+  while (end < lines.length && !/^## /.test(lines[end]!)) end++;
+  return { start, end };
+}
+
+/** The section in a context note body; undefined when there is none or it has no fingerprint. */
+export function parseNotesSection(body: string): TranscriptNotesSection | undefined {
+  const lines = body.split(/\r?\n/);
+  const bounds = sectionBounds(lines);
+  if (!bounds) return undefined;
+  let fingerprint: string | undefined;
+  let progress = '';
+  const notes: (PartNotes & { condensed: boolean })[] = [];
+  let current: { from: number; to: number; condensed: boolean; lines: string[] } | undefined;
+  const close = () => {
+    if (current) notes.push({ from: current.from, to: current.to, condensed: current.condensed, text: current.lines.join('\n').trim() });
+    current = undefined;
+  };
+  for (const line of lines.slice(bounds.start + 1, bounds.end)) {
+    const marker = MARKER.exec(line.trim());
+    const heading = PART_HEADING.exec(line);
+    if (marker && !current) fingerprint = marker[1];
+    else if (heading) {
+      close();
+      current = { from: Number(heading[1]), to: Number(heading[2]), condensed: heading[3] !== undefined, lines: [] };
+    } else if (current) current.lines.push(line);
+    else if (line.trim() !== '' && fingerprint !== undefined && progress === '') progress = line.trim();
+  }
+  close();
+  if (fingerprint === undefined) return undefined;
+  const valid = notes.filter((n) => n.text !== '' && n.from <= n.to);
+  const plain = (n: PartNotes & { condensed: boolean }): PartNotes => ({ from: n.from, to: n.to, text: n.text });
+  return {
+    fingerprint,
+    progress,
+    parts: valid.filter((n) => !n.condensed).map(plain),
+    condensed: valid.filter((n) => n.condensed).map(plain),
+  };
+}
+
+/**
+ * Writes the section into the body of `text`: in place of the one there, else at the end.
+ * Everything outside it (the notebook, audit sections, the frontmatter bytes) is kept.
+ */
+export function withNotesSection(text: string, section: TranscriptNotesSection, file?: string): string {
+  const note = parseNote(text, file);
+  const eol = note.eol;
+  const lines = note.body.split(/\r?\n/);
+  const rendered = renderNotesSection(section).split('\n');
+  const bounds = sectionBounds(lines);
+  let next: string[];
+  if (bounds) {
+    const after = lines.slice(bounds.end);
+    next = [...lines.slice(0, bounds.start), ...rendered, ...(after.length > 0 ? ['', ...after] : [''])];
+  } else {
+    const kept = note.body.replace(/\s+$/, '');
+    next = kept === '' ? [...rendered, ''] : [...kept.split(/\r?\n/), '', ...rendered, ''];
+  }
+  // Collapse the blank lines our own insertion may double.
+  const body = next.join(eol).replace(new RegExp(`(?:${eol}){3,}`, 'g'), eol + eol);
+  return replaceBody(text, body);
+}
+
+/** The section of the context note on disk now; undefined when the note or the section is missing or broken. */
+export async function readNotesSection(vault: Vault, contextPath: string): Promise<TranscriptNotesSection | undefined> {
+  const text = await vault.readIfExists(contextPath);
+  if (text === undefined) return undefined;
+  try {
+    return parseNotesSection(parseNote(text, vault.rel(contextPath)).body);
+  } catch {
+    // A frontmatter a person broke: nothing to reuse, and the write below says why.
+    return undefined;
+  }
+}
+
+/** Rewrites the section in the context note as it is on disk now (atomic write). */
+export async function writeNotesSection(vault: Vault, contextPath: string, section: TranscriptNotesSection): Promise<void> {
+  const text = await vault.read(contextPath);
+  const next = withNotesSection(text, section, vault.rel(contextPath));
+  if (next !== text) await vault.write(contextPath, next);
+}

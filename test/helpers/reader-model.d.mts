@@ -1,0 +1,42 @@
+export interface ReaderRequest {
+  instructions: string;
+  /** Every message's text (and tool call arguments), oldest first. */
+  texts: string[];
+  hasTools: boolean;
+  /** The client's estimate of the request (the server counts `scale` times as many). */
+  tokens: number;
+}
+
+export interface ReaderReply {
+  content?: string;
+  toolCalls?: { name: string; arguments: object }[];
+  usage: { input: number; output: number };
+}
+
+export interface ReaderStats {
+  requests: number;
+  agentRequests: number;
+  /** Prompt tokens sent, as the server counts them. */
+  promptTokens: number;
+  largest: number;
+  /** Requests the server cut silently. */
+  cut: number;
+  everyLineBeforeSummary: boolean | undefined;
+}
+
+export interface ReaderModel {
+  respond(request: ReaderRequest): ReaderReply;
+  readonly stats: ReaderStats;
+  linesReached(): number;
+  readonly totalLines: number;
+}
+
+export function createReaderModel(options: {
+  /** The transcript's speech lines, numbered over the whole file: first..last. */
+  first: number;
+  last: number;
+  chunk?: number;
+  countTokens: (text: string) => number;
+  serverWindow?: number;
+  scale?: number;
+}): ReaderModel;

@@ -1,0 +1,130 @@
+// A scripted READER model for long-meeting tests and benchmarks: it reads like a careful small
+// model. With tools, it reads the whole transcript first, then goes on from the first line it
+// has not seen (in a tool result, or covered by the transcript notes in its first message),
+// `chunk` lines at a time, then writes the summary, then says it is done. Without tools, it
+// answers a notes request with bullets of the lines it was shown, a condensing request with a
+// selection of the bullets it was shown, and anything else (a compaction summary) briefly;
+// always within the number of words asked for.
+//
+// It can stand behind a server that cuts silently: a request the server counts over
+// `serverWindow` is cut to its tail (only the lines in that tail reach the model) and the usage
+// reports `serverWindow` prompt tokens, as Ollama does. The server counts with its own
+// tokenizer: `scale` times the client's estimate.
+//
+// Plain JavaScript, shared by the tests (through reader-model.ts) and bench/long-meeting.mjs.
+
+const CAT_LINE = /^\s*(\d+)\t(.*)$/gm;
+const NOTES_HEADING = /^### Lines (\d+)[–-](\d+)/gm;
+const SUMMARY =
+  '## Summary\nThe team planned the quarter: the billing release, the PostgreSQL 16 migration and the budget.\n\n' +
+  '## Decisions\n- Ship the billing release behind a feature flag.\n\n## Next steps\n- Alice Martin: send the rollback plan by Friday.';
+
+/**
+ * @param {{ first: number, last: number, chunk?: number, countTokens: (text: string) => number,
+ *   serverWindow?: number, scale?: number }} options
+ */
+export function createReaderModel(options) {
+  const { first, last, countTokens } = options;
+  const chunk = options.chunk ?? 400;
+  const serverWindow = options.serverWindow ?? Infinity;
+  const scale = options.scale ?? 1;
+  /** Lines that reached the model in any request. */
+  const reached = new Set();
+  /** Lines the agent has seen in tool results: its own memory of the reading. */
+  const memory = new Set();
+  const state = { readWhole: false, summaryAsked: false };
+  const stats = {
+    requests: 0,
+    agentRequests: 0,
+    promptTokens: 0,
+    largest: 0,
+    cut: 0,
+    /** Set when the model asks to write the summary: had every line reached it by then? */
+    everyLineBeforeSummary: undefined,
+  };
+
+  /** @param {{ instructions: string, texts: string[], hasTools: boolean, tokens: number }} request */
+  function respond(request) {
+    stats.requests++;
+    const count = Math.ceil(request.tokens * scale);
+    stats.promptTokens += count;
+    stats.largest = Math.max(stats.largest, count);
+    let visible = [request.instructions, ...request.texts].join('\n\n');
+    let input = count;
+    const cut = count > serverWindow;
+    if (cut) {
+      stats.cut++;
+      visible = visible.slice(Math.floor(visible.length * (1 - serverWindow / count)));
+      input = serverWindow;
+    }
+    const shown = catLines(visible).filter((l) => l.n >= first && l.n <= last);
+    for (const line of shown) reached.add(line.n);
+    let reply;
+    if (request.hasTools) {
+      stats.agentRequests++;
+      reply = agentTurn(visible, shown, !cut);
+    } else {
+      reply = notesTurn(visible, shown);
+    }
+    return { ...reply, usage: { input, output: countTokens(reply.content ?? JSON.stringify(reply.toolCalls ?? '')) + 8 } };
+  }
+
+  function agentTurn(visible, shown, commit) {
+    const covered = [...visible.matchAll(NOTES_HEADING)].map((m) => [Number(m[1]), Number(m[2])]);
+    if (commit) for (const line of shown) memory.add(line.n);
+    const seen = (n) => memory.has(n) || covered.some(([a, b]) => n >= a && n <= b);
+    if (!state.readWhole) {
+      if (commit) state.readWhole = true;
+      return { toolCalls: [{ name: 'read_transcript', arguments: {} }] };
+    }
+    for (let n = first; n <= last; n++) {
+      if (!seen(n)) return { toolCalls: [{ name: 'read_transcript', arguments: { from: n, to: n + chunk - 1 } }] };
+    }
+    if (!state.summaryAsked) {
+      if (commit) {
+        state.summaryAsked = true;
+        stats.everyLineBeforeSummary = reached.size === last - first + 1;
+      }
+      return { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY } }] };
+    }
+    return { content: 'Done.' };
+  }
+
+  function notesTurn(visible, shown) {
+    const words = Number(/at most (\d+) words/.exec(visible)?.[1] ?? 60);
+    let items;
+    if (/Write the notes of lines/.test(visible)) {
+      items = shown.map((l) => {
+        const m = /^\[[^\]]*\]\s*([^:]+):\s*(.*)$/.exec(l.text);
+        return `- ${m ? m[1] : 'Someone'}: ${(m ? m[2] : l.text).split(/\s+/).slice(0, 10).join(' ')} (L${l.n})`;
+      });
+    } else if (/Condense them/.test(visible)) {
+      items = visible.split('\n').filter((l) => l.startsWith('- '));
+    } else {
+      return { content: `Earlier: the transcript was read up to line ${Math.max(first - 1, ...memory)}.` };
+    }
+    return { content: pickEvenly(items, words).join('\n') || '- (nothing said)' };
+  }
+
+  return {
+    respond,
+    stats,
+    /** Lines (first..last) that reached the model. */
+    linesReached: () => reached.size,
+    totalLines: last - first + 1,
+  };
+}
+
+function catLines(text) {
+  return [...text.matchAll(CAT_LINE)].map((m) => ({ n: Number(m[1]), text: m[2] }));
+}
+
+/** As many items as fit `words`, spread evenly over the list. */
+function pickEvenly(items, words) {
+  if (items.length === 0) return [];
+  const perItem = items.reduce((s, i) => s + i.split(/\s+/).length, 0) / items.length;
+  const k = Math.max(1, Math.min(items.length, Math.floor(words / perItem)));
+  const out = [];
+  for (let i = 0; i < k; i++) out.push(items[Math.floor((i * items.length) / k)]);
+  return out;
+}
