@@ -7,6 +7,8 @@ import { capturedLogger } from './helpers/captured-log.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from './helpers/scripted-server.js';
 import { requestAsConversation, type ServerEmulation } from './helpers/server-kinds.js';
+import { transcriptLines } from './helpers/long-meeting.js';
+import { readerOnServer } from './helpers/reader-model.js';
 
 /**
  * Issue 12, end to end: the real pipeline, runtime, context manager and openai client against
@@ -144,6 +146,27 @@ describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,0
     const warning = result.logLines.find((l) => l.level === 'warn' && /context window of 4096/.test(String(l.msg)));
     expect(warning?.msg).toMatch(/OLLAMA_CONTEXT_LENGTH=32768/);
     expect(result.logLines.filter((l) => l.level === 'warn' && /context window of 4096/.test(String(l.msg)))).toHaveLength(1);
+  });
+
+  it('summarizes a 3-hour meeting (1,500 lines) with no cut request, every line reaching the model before the summary (issue 12 with issue 13)', async () => {
+    const server = await startScriptedServer({
+      models: [MODEL],
+      emulate: { kind: 'ollama', window: 4096, loaded: false },
+      compactFallback: { status: 404, body: { error: { message: 'Not found' } } },
+    });
+    servers.push(server);
+    const speech = transcriptLines(32_300);
+    const { reader, step } = readerOnServer({ first: 5, last: 4 + speech.length });
+    server.setFallback(step);
+    const files = vault(`---\nmeeting: "[[Meetings/2026-11-30 Release Review]]"\nstate: finished\n---\n${speech.join('\n')}\n`);
+    const runtime = await createRuntime(bundledConfig(server.baseUrl), { fs: memoryFs(files), log: capturedLogger().log });
+    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+    expect(outcome.status, outcome.error).toBe('done');
+    expect(server.emulated!.overflows).toHaveLength(0);
+    expect(reader.linesReached()).toBe(speech.length);
+    expect(reader.stats.everyLineBeforeSummary).toBe(true);
+    expect(reader.stats.requests).toBeLessThanOrEqual(60);
+    for (const req of server.modelRequests()) expect(req.admission?.kind, 'every request fits the 4,096 window').toBe('fits');
   });
 
   it('without /api/ps context_length (an older Ollama): one cut request, its answer never used', async () => {

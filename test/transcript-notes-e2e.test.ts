@@ -147,7 +147,7 @@ describe.each(['chat-completions', 'responses'] as const)('a 3-hour meeting read
     expect(third.reader.stats.everyLineBeforeSummary).toBe(false);
   });
 
-  it('behind a server that cuts silently at 4,096 (ContextWindow.Tokens 32,768): every line read into notes, then done or a clear error', async () => {
+  it('behind a server that cuts silently at 4,096 (ContextWindow.Tokens 32,768): every line read into notes, then done', async () => {
     const { runtime } = await setup(server, api, speech, 32_768);
     const { reader, step } = readerOnServer({ first, last, scale: 1.1, serverWindow: 4096 });
     server.setFallback(step);
@@ -157,14 +157,9 @@ describe.each(['chat-completions', 'responses'] as const)('a 3-hour meeting read
     expect(section.parts.at(-1)!.to).toBe(last);
     // The first part, sized for 32,768, was cut; it was read again in smaller parts.
     expect(reader.stats.cut).toBeGreaterThanOrEqual(1);
-    if (reader.stats.agentRequests === 0) {
-      // The agent's instructions and tool schemas alone leave no room in 4,096 (until they are cut).
-      expect(outcome.error).toMatch(/ContextOverflowError: .*Raise the server's context length/);
-    } else {
-      expect(outcome.status, outcome.error).toBe('done');
-      expect(reader.stats.everyLineBeforeSummary).toBe(true);
-      expect(reader.stats.requests).toBeLessThanOrEqual(60);
-    }
+    expect(outcome.status, outcome.error).toBe('done');
+    expect(reader.stats.everyLineBeforeSummary).toBe(true);
+    expect(reader.stats.requests).toBeLessThanOrEqual(60);
   });
 
   it('lets the agent read a transcript that fits directly, without notes', async () => {
