@@ -13,11 +13,11 @@ import {
 } from '../src/log.js';
 import { logs } from '../src/commands/logs.js';
 import { prettyFormatter, wantsPrettyLogs } from '../src/log-pretty.js';
-import type { Io } from '../src/commands/common.js';
 import { currentLogFile, rolledFiles, rolledName } from '../src/service/log-files.js';
 import { createRuntime } from '../src/runtime.js';
 import { summarizeMeeting } from '../src/pipeline.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
+import { memoryIo } from './helpers/memory-io.js';
 import { type ScriptedServer, startScriptedServer } from './helpers/scripted-server.js';
 
 const FAKE_KEY = 'sk-test-SECRET-1234';
@@ -201,12 +201,6 @@ describe('meeting-assistant logs', () => {
   afterEach(async () => {
     await rm(dir, { recursive: true, force: true });
   });
-
-  function memoryIo(): Io & { outLines: string[]; errLines: string[] } {
-    const outLines: string[] = [];
-    const errLines: string[] = [];
-    return { outLines, errLines, out: (l) => outLines.push(l), err: (l) => errLines.push(l) };
-  }
 
   async function configWith(logging: Record<string, unknown>): Promise<string> {
     dir = await mkdtemp(path.join(os.tmpdir(), 'ma-logs-'));

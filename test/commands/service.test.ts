@@ -6,10 +6,11 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installService, uninstallService } from '../src/commands/service.js';
-import { CliError, EXIT_USAGE, type Io } from '../src/commands/common.js';
-import { cliPath, packageRoot } from '../src/service/paths.js';
-import { renderSystemdUnit, systemdExecArg, systemdPathListItem, xmlEscape } from '../src/service/render.js';
+import { installService, uninstallService } from '../../src/commands/service.js';
+import { CliError, EXIT_USAGE } from '../../src/commands/common.js';
+import { cliPath, packageRoot } from '../../src/service/paths.js';
+import { renderSystemdUnit, systemdExecArg, systemdPathListItem, xmlEscape } from '../../src/service/render.js';
+import { memoryIo } from '../helpers/memory-io.js';
 
 const run = promisify(execFile);
 
@@ -20,17 +21,6 @@ function runs(command: string, args: string[]): boolean {
 const HAS_SYSTEMD_ANALYZE = runs('systemd-analyze', ['--version']);
 const HAS_PYTHON_PLISTLIB = runs('python3', ['-c', 'import plistlib']);
 const HAS_PLUTIL = runs('plutil', ['-help']);
-
-function memoryIo(): Io & { outLines: string[]; errLines: string[]; out(line: string): void } {
-  const outLines: string[] = [];
-  const errLines: string[] = [];
-  return {
-    outLines,
-    errLines,
-    out: (line) => outLines.push(line),
-    err: (line) => errLines.push(line),
-  };
-}
 
 let tmp: string;
 let home: string;
