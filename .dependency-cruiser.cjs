@@ -12,7 +12,7 @@
 const LAYERS = [
   { name: 'cli', units: ['cli.ts'] },
   { name: 'commands', units: ['commands/'] },
-  { name: 'daemon and command helpers', units: ['daemon/', 'doctor.ts', 'service/', 'example-vault.ts'] },
+  { name: 'daemon and command helpers', units: ['daemon/', 'doctor/', 'service/', 'example-vault.ts'] },
   { name: 'runtime and pipeline', units: ['runtime.ts', 'pipeline.ts'] },
   { name: 'tools, agent and audit', units: ['tools/', 'agent/', 'audit.ts'] },
   { name: 'vault and log', units: ['vault/', 'log.ts'] },
@@ -67,12 +67,12 @@ const PEERS = [
   {
     name: 'daemon-apart-from-command-helpers',
     from: ['daemon/'],
-    to: ['doctor.ts', 'service/', 'example-vault.ts'],
+    to: ['doctor/', 'service/', 'example-vault.ts'],
     why: 'the daemon runs without the command-line helpers',
   },
   {
     name: 'command-helpers-apart-from-daemon',
-    from: ['doctor.ts', 'service/', 'example-vault.ts'],
+    from: ['doctor/', 'service/', 'example-vault.ts'],
     to: ['daemon/'],
     why: 'the command-line helpers work without a daemon; what they share with it (the state folder) belongs in vault/',
   },

@@ -1,5 +1,9 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processIo } from './commands/common.js';
+import type { LogsOptions } from './commands/logs.js';
+import type { OpenOptions } from './commands/open.js';
+import type { ServiceOptions } from './commands/service.js';
+import type { SessionStartOptions } from './commands/session.js';
 
 /**
  * The `meeting-assistant` command line (DESIGN section 6). Each command lives in its own
@@ -47,7 +51,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--agenda <text>', 'agenda')
     .option('--scheduled-end <iso>', 'scheduled end time (ISO 8601)')
     .action(
-      act(async (opts: GlobalOptions & SessionStartOptions) =>
+      act(async (opts: SessionStartOptions) =>
         (await import('./commands/session.js')).sessionStart(opts),
       ),
     );
@@ -77,7 +81,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--dry-run', 'print the service file instead of writing it')
     .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
     .action(
-      act(async (opts: GlobalOptions & ServiceOptions) => (await import('./commands/service.js')).installService(opts)),
+      act(async (opts: ServiceOptions) => (await import('./commands/service.js')).installService(opts)),
     );
 
   withConfig(program.command('uninstall-service'))
@@ -86,33 +90,20 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--dry-run', 'say what would be removed')
     .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
     .action(
-      act(async (opts: GlobalOptions & ServiceOptions) => (await import('./commands/service.js')).uninstallService(opts)),
+      act(async (opts: ServiceOptions) => (await import('./commands/service.js')).uninstallService(opts)),
     );
 
   withConfig(program.command('logs'))
     .description('pretty-print the log file (Logging.File), or say how to read the journal')
     .option('-f, --follow', 'keep printing new lines')
-    .action(act(async (opts: GlobalOptions & { follow?: boolean }) => (await import('./commands/logs.js')).logs(opts)));
+    .action(act(async (opts: LogsOptions) => (await import('./commands/logs.js')).logs(opts)));
 
   withConfig(program.command('open'))
     .description('open the status page in the default browser (signed in by the token), or print its address')
     .option('--print', 'print the address instead of opening a browser')
-    .action(act(async (opts: GlobalOptions & { print?: boolean }) => (await import('./commands/open.js')).open(opts)));
+    .action(act(async (opts: OpenOptions) => (await import('./commands/open.js')).open(opts)));
 
   return program;
-}
-
-export interface SessionStartOptions {
-  title: string;
-  projects?: string;
-  agenda?: string;
-  scheduledEnd?: string;
-}
-
-export interface ServiceOptions {
-  user?: boolean;
-  dryRun?: boolean;
-  platform?: 'linux' | 'darwin';
 }
 
 /** Entry point of bin/meeting-assistant.js; resolves to the exit code. */

@@ -1,7 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { type Fs, readTextIfExists } from './vault/fs.js';
 
 /**
  * Configuration: one JSON file with a `MeetingAssistant` section (DESIGN section 5), keys
@@ -133,12 +132,20 @@ export const DEFAULT_SETTINGS: Settings = SettingsSchema.parse({});
 
 const ENV_PREFIX = 'MeetingAssistant__';
 
+/**
+ * All loadConfig reads: the config file. Its own small interface rather than vault/'s `Fs`
+ * (which satisfies it) because config is the bottom layer: vault/ is built on it.
+ */
+export interface ConfigReader {
+  readFile(file: string): Promise<Uint8Array>;
+}
+
 export interface LoadConfigOptions {
   /** `--config`; when given it must exist. */
   configPath?: string;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
-  fs: Fs;
+  fs: ConfigReader;
   homedir?: string;
 }
 
@@ -159,7 +166,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<AppConfig>
     ? [path.resolve(cwd, expandHome(options.configPath, homedir))]
     : defaultConfigCandidates(env, cwd, homedir);
   for (const candidate of candidates) {
-    const text = await readTextIfExists(options.fs, candidate);
+    const text = await readConfigFile(options.fs, candidate);
     if (text === undefined) continue;
     file = candidate;
     try {
@@ -173,6 +180,16 @@ export async function loadConfig(options: LoadConfigOptions): Promise<AppConfig>
     throw new ConfigError([`config file not found: ${candidates[0]}`]);
   }
   return resolveConfig(raw, { file, env, cwd, homedir });
+}
+
+/** The file's text, or `undefined` when it does not exist; other errors (a folder, no permission) propagate. */
+async function readConfigFile(fs: ConfigReader, file: string): Promise<string | undefined> {
+  try {
+    return Buffer.from(await fs.readFile(file)).toString('utf8');
+  } catch (err) {
+    if ((err as { code?: unknown } | null)?.code === 'ENOENT') return undefined;
+    throw err;
+  }
 }
 
 /** Validate a parsed config object, apply environment overrides, and resolve paths. */

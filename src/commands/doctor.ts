@@ -1,6 +1,6 @@
 import os from 'node:os';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
-import { type DoctorCheck, type DoctorDeps, type DoctorReport, runDoctor } from '../doctor.js';
+import { type DoctorCheck, type DoctorDeps, type DoctorReport, runDoctor } from '../doctor/index.js';
 import { type Fs, nodeFs } from '../vault/fs.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, processIo } from './common.js';
 

@@ -6,6 +6,10 @@ import { launchdLogFile, SYSTEMD_UNIT_NAME } from '../service/paths.js';
 import { nodeFs } from '../vault/fs.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, processIo } from './common.js';
 
+export interface LogsOptions extends GlobalOptions {
+  follow?: boolean;
+}
+
 export interface LogsDeps {
   io?: Io;
   env?: NodeJS.ProcessEnv;
@@ -24,7 +28,7 @@ const FOLLOW_BACKLOG = 50;
  * `meeting-assistant logs [-f]`: pretty-print the log file (Logging.File, or launchd's
  * StandardOutPath on macOS), or say how to read the journal when the log goes to stdout.
  */
-export async function logs(opts: GlobalOptions & { follow?: boolean }, deps: LogsDeps = {}): Promise<number> {
+export async function logs(opts: LogsOptions, deps: LogsDeps = {}): Promise<number> {
   const io = deps.io ?? processIo;
   const env = deps.env ?? process.env;
   const home = env.HOME || os.homedir();

@@ -6,7 +6,12 @@ import { cliPath, type HomeDirs, type ServicePlatform } from '../service/paths.j
 import { TemplateError } from '../service/render.js';
 import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, processIo } from './common.js';
 
-import type { ServiceOptions } from '../cli.js';
+/** The options of `install-service` and `uninstall-service` (the command line is in src/cli.ts). */
+export interface ServiceOptions extends GlobalOptions {
+  user?: boolean;
+  dryRun?: boolean;
+  platform?: 'linux' | 'darwin';
+}
 
 /** What the service commands take from the process; tests pass a temp HOME and memory output. */
 export interface ServiceCommandDeps {
@@ -53,7 +58,7 @@ async function serviceConfig(opts: GlobalOptions, deps: ServiceCommandDeps, home
   return config;
 }
 
-export async function installService(opts: GlobalOptions & ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
+export async function installService(opts: ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
   const io = deps.io ?? processIo;
   const env = deps.env ?? process.env;
   const fs = deps.fs ?? nodeFs;
@@ -90,7 +95,7 @@ export async function installService(opts: GlobalOptions & ServiceOptions, deps:
   return EXIT_OK;
 }
 
-export async function uninstallService(opts: GlobalOptions & ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
+export async function uninstallService(opts: ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
   const io = deps.io ?? processIo;
   const env = deps.env ?? process.env;
   const fs = deps.fs ?? nodeFs;

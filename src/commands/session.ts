@@ -1,4 +1,3 @@
-import type { SessionStartOptions } from '../cli.js';
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../daemon/sessions.js';
 import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
@@ -8,6 +7,14 @@ import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io
  * `session start|state|stop` (DESIGN section 6): what a recorder or transcriber calls. The
  * notes are written directly; a running daemon sees them through its watcher.
  */
+
+/** `session start`'s options (the command line is in src/cli.ts). */
+export interface SessionStartOptions extends GlobalOptions {
+  title: string;
+  projects?: string;
+  agenda?: string;
+  scheduledEnd?: string;
+}
 
 async function openVault(opts: GlobalOptions): Promise<Vault> {
   const config = await loadCommandConfig(opts);
@@ -19,7 +26,7 @@ function toCliError(err: unknown): never {
   throw err;
 }
 
-export async function sessionStart(opts: GlobalOptions & SessionStartOptions, io: Io = processIo): Promise<number> {
+export async function sessionStart(opts: SessionStartOptions, io: Io = processIo): Promise<number> {
   const vault = await openVault(opts);
   const notes = await startSession(vault, {
     title: opts.title,

@@ -18,20 +18,9 @@ import {
 } from '../../src/agent/compaction.js';
 import { countTokens, estimateRequestTokens, fixedTokens, messagesTokens } from '../../src/agent/tokens.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse } from '../../src/agent/types.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import type { Logger } from '../../src/log.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
-
-interface LogLine {
-  level: string;
-  msg: string;
-  [key: string]: unknown;
-}
-
-function captureLog(): { log: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) } });
-  return { log, lines };
-}
+import { capturedLogger } from '../helpers/captured-log.js';
 
 /** A model that answers every request with `answer` (or throws it) and records the requests. */
 function fakeModel(answer: string | Error): ModelClient & { requests: ModelRequest[] } {
@@ -59,7 +48,7 @@ function total(conv: { instructions: string; tools: Parameters<typeof fixedToken
 }
 
 function ctxFor(conv: ReturnType<typeof conversation>, target: number, extra: Partial<LocalCompactionOptions> = {}): StageContext {
-  return stageContext(conv, { target, tools: conv.tools, log: captureLog().log, ...extra });
+  return stageContext(conv, { target, tools: conv.tools, log: capturedLogger().log, ...extra });
 }
 
 /** The most recent group of `messages`, as objects. */
@@ -151,7 +140,7 @@ describe('stage: summarize older messages', () => {
     const ctx = ctxFor(conv, 2000, { model: fakeModel(new Error('HTTP 500 from the endpoint')) });
     await expect(summarizeOlder(conv.messages, ctx)).rejects.toBeInstanceOf(StageUndone);
     const copy = conv.messages.slice();
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     const report = await compactLocally(conv, {
       target: 2000,
       tools: conv.tools,
@@ -246,7 +235,7 @@ describe('compactLocally', () => {
   it('runs only the first stage when it is enough', async () => {
     const conv = conversation();
     const before = total(conv, conv.messages);
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     const report = await compactLocally(conv, { target: before - 100, tools: conv.tools, log, model: fakeModel(NOTES) });
     expect(report.stages.map((s) => s.stage)).toEqual(['collapse-tool-results']);
     expect(report.fits).toBe(true);
@@ -260,7 +249,7 @@ describe('compactLocally', () => {
     const collapsed = await collapseToolResults(conv.messages, ctxFor(conv, 0));
     const target = total(conv, collapsed) - 200;
     const model = fakeModel(NOTES);
-    const report = await compactLocally(conv, { target, tools: conv.tools, log: captureLog().log, model });
+    const report = await compactLocally(conv, { target, tools: conv.tools, log: capturedLogger().log, model });
     expect(report.stages.map((s) => s.stage)).toEqual(['collapse-tool-results', 'summarize-older']);
     expect(report.fits).toBe(true);
     expect(model.requests).toHaveLength(1);
@@ -276,7 +265,7 @@ describe('compactLocally', () => {
     );
     const first = conv.messages[0];
     const newest = lastGroup(conv.messages);
-    const { log, lines: logLines } = captureLog();
+    const { log, lines: logLines } = capturedLogger();
     const target = fixedTokens(conv) + 2000;
     const report = await compactLocally(conv, { target, tools: conv.tools, log, model: fakeModel(new Error('model offline')) });
     expect(report.stages.map((s) => s.stage)).toEqual(STAGES);
@@ -299,7 +288,7 @@ describe('compactLocally', () => {
       const conv = conversation();
       const first = conv.messages[0];
       const target = Math.floor(full * share);
-      const report = await compactLocally(conv, { target, tools: conv.tools, log: captureLog().log, model: fakeModel(NOTES) });
+      const report = await compactLocally(conv, { target, tools: conv.tools, log: capturedLogger().log, model: fakeModel(NOTES) });
       expect(conv.messages[0]).toBe(first);
       expect(conversationProblems(conv.messages)).toEqual([]);
       expect(report.after).toBe(total(conv, conv.messages));

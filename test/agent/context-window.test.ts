@@ -18,20 +18,9 @@ import {
   type ToolSchema,
 } from '../../src/agent/types.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import type { Logger } from '../../src/log.js';
 import { FIRST_MESSAGE, INSTRUCTIONS, readResult, recordedConversation, TOOL_SCHEMAS, transcriptNote } from '../helpers/long-meeting.js';
-
-interface LogLine {
-  level: string;
-  msg: string;
-  [key: string]: unknown;
-}
-
-function captureLog(): { log: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) } });
-  return { log, lines };
-}
+import { capturedLogger } from '../helpers/captured-log.js';
 
 function windowSettings(tokens: number, maxOutput: number, compaction: Partial<Settings['ContextWindow']['Compaction']> = {}): Settings['ContextWindow'] {
   return {
@@ -57,7 +46,7 @@ function notesModel(): ModelClient & { requests: ModelRequest[] } {
 }
 
 function manager(settings: Settings['ContextWindow'], extra: Partial<ContextManagerOptions> = {}) {
-  const { log, lines } = captureLog();
+  const { log, lines } = capturedLogger();
   const model = notesModel();
   const cm = new ContextManager({ settings, api: 'chat-completions', model, log, ...extra });
   return { cm, lines, model };
@@ -291,7 +280,7 @@ describe('a 3-hour meeting in an 8192-token window', () => {
     const lines = transcriptNote(30_000);
     expect(lines.join(' ').split(/\s+/).length).toBeGreaterThan(30_000);
     const settings = windowSettings(8192, 1024);
-    const { log, lines: logLines } = captureLog();
+    const { log, lines: logLines } = capturedLogger();
     const sent: ModelRequest[] = [];
     const per = 30;
     let next = 1;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reportEndpointProblems } from '../../src/agent/endpoint-check.js';
-import { createLogger } from '../../src/log.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 import { freePort } from '../helpers/daemon-process.js';
 import { testConfig } from '../helpers/memfs.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
@@ -8,8 +8,7 @@ import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-se
 /** The daemon's one start-up check of the endpoint: one line saying what is wrong and the fix. */
 
 function memoryLog() {
-  const lines: Record<string, unknown>[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+  const { log, lines } = capturedLogger();
   return { log, lines, warnings: () => lines.filter((l) => l.level === 'warn') };
 }
 

@@ -8,7 +8,7 @@ import { createRemoteCompactor, type RemoteCompactor, translateCompaction } from
 import { ResponsesClient } from '../../src/agent/responses.js';
 import type { Message, ModelClient, ModelRequest } from '../../src/agent/types.js';
 import type { Settings } from '../../src/config.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import type { Logger } from '../../src/log.js';
 import { testConfig } from '../helpers/memfs.js';
 import { FIRST_MESSAGE, INSTRUCTIONS, readResult, recordedConversation, TOOL_SCHEMAS, transcriptNote } from '../helpers/long-meeting.js';
 import {
@@ -19,18 +19,7 @@ import {
   startScriptedServer,
   type Step,
 } from '../helpers/scripted-server.js';
-
-interface LogLine {
-  level: string;
-  msg: string;
-  [key: string]: unknown;
-}
-
-function captureLog(): { log: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (s: string) => void lines.push(JSON.parse(s) as LogLine) } });
-  return { log, lines };
-}
+import { capturedLogger } from '../helpers/captured-log.js';
 
 const NOTES = '- Read the meeting note and transcript lines 1-100: billing ships behind a flag; Alice owns the rollback plan.';
 const SUMMARY = '## Summary\nQuarterly planning.\n\n## Decisions\n- Ship behind a flag.\n\n## Next steps\n- Alice: rollback plan by Friday.';
@@ -203,7 +192,7 @@ describe('translateCompaction', () => {
 describe('remote compaction against the scripted server', () => {
   it('usage over the threshold leads to one compact call whose message-only answer replaces the conversation', async () => {
     const settings = settingsFor('chat-completions');
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     scriptAgent(usualPlan(100));
     server.scriptCompact({
       compaction: { output: [messageItem('user', FIRST_MESSAGE), messageItem('assistant', 'COMPACTED: read the meeting note.')] },
@@ -231,7 +220,7 @@ describe('remote compaction against the scripted server', () => {
   for (const status of [404, 405]) {
     it(`a ${status} falls back to local compaction, the run succeeds, and the endpoint is not asked again`, async () => {
       const settings = settingsFor('chat-completions');
-      const { log, lines } = captureLog();
+      const { log, lines } = capturedLogger();
       const remote = compactorFor(settings, log);
       server.setFallback({ status, body: errorBody('Not found') }, 'compact');
       for (let i = 0; i < 2; i++) {
@@ -250,7 +239,7 @@ describe('remote compaction against the scripted server', () => {
 
   it('a 500 falls back to local compaction, is logged once per run, and is asked again next time', async () => {
     const settings = settingsFor('chat-completions');
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     server.setFallback({ status: 500, body: errorBody('upstream exploded', { type: 'server_error' }) }, 'compact');
     const model = clientFor(settings);
     const cm = new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model, remote: compactorFor(settings, log), log });
@@ -273,7 +262,7 @@ describe('remote compaction against the scripted server', () => {
 
   it('a malformed body falls back to local compaction and the run succeeds', async () => {
     const settings = settingsFor('chat-completions');
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     const plan = usualPlan();
     scriptAgent(plan);
     server.scriptCompact({ invalidJson: true });
@@ -286,7 +275,7 @@ describe('remote compaction against the scripted server', () => {
 
   it('an answer of the wrong shape falls back to local compaction', async () => {
     const settings = settingsFor('chat-completions');
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     const plan = usualPlan();
     scriptAgent(plan);
     server.scriptCompact({ status: 200, body: { object: 'response', output: [messageItem('assistant', 'hi')] } });
@@ -297,7 +286,7 @@ describe('remote compaction against the scripted server', () => {
 
   it('a compact endpoint that does not answer in time falls back to local compaction', async () => {
     const settings = settingsFor('chat-completions', { TimeoutSeconds: 0.3 });
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     server.scriptCompact({ hang: true });
     const conv = recordedConversation({ ranges: 2 });
     const cm = new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model: clientFor(settings), remote: compactorFor(settings, log), log });
@@ -313,7 +302,7 @@ describe('remote compaction against the scripted server', () => {
 
   it('in responses mode, a compaction item is kept and sent back as input on the next request', async () => {
     const settings = settingsFor('responses');
-    const { log } = captureLog();
+    const { log } = capturedLogger();
     const plan = usualPlan(100);
     scriptAgent(plan);
     server.scriptCompact({
@@ -331,7 +320,7 @@ describe('remote compaction against the scripted server', () => {
 
   it('in chat mode, a compaction item is never sent: local compaction instead, and the endpoint is not asked again', async () => {
     const settings = settingsFor('chat-completions');
-    const { log, lines } = captureLog();
+    const { log, lines } = capturedLogger();
     const remote = compactorFor(settings, log);
     server.setFallback(
       { compaction: { output: [messageItem('user', FIRST_MESSAGE), { type: 'compaction', id: 'cmp_1', encrypted_content: 'ENCRYPTED-HISTORY' }] } },
@@ -351,7 +340,7 @@ describe('remote compaction against the scripted server', () => {
 
   it('is not asked when there is nothing older than the newest tool calls', async () => {
     const settings = settingsFor('chat-completions');
-    const { log } = captureLog();
+    const { log } = capturedLogger();
     const remote = compactorFor(settings, log);
     const reasons: string[] = [];
     const conv = {
@@ -373,7 +362,7 @@ describe('local summarizing request on the wire', () => {
   it('is a request without tools, answered with notes that replace older messages', async () => {
     // A long run of small reads: collapsing their results is not enough for a 4096-token window.
     const settings = settingsFor('chat-completions', {}, { Tokens: 4096, MaxOutputTokens: 512 });
-    const { log } = captureLog();
+    const { log } = capturedLogger();
     scriptAgent([]);
     const model = clientFor(settings);
     const cm = new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model, log });

@@ -9,28 +9,12 @@ import {
   withRetry,
 } from '../../src/agent/retry.js';
 import { ModelError, type ModelRequest } from '../../src/agent/types.js';
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger } from '../../src/log.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 import { testConfig } from '../helpers/memfs.js';
 import { errorBody, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 
 type Api = 'chat-completions' | 'responses';
-
-interface LogLine {
-  level: string;
-  msg: string;
-  attempt?: number;
-  of?: number;
-  waitMs?: number;
-  status?: number;
-  kind?: string;
-}
-
-/** A real pino logger writing JSON lines into an array. */
-function memoryLogger(): { log: Logger; lines: LogLine[] } {
-  const lines: LogLine[] = [];
-  const log = createLogger({ level: 'debug', destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) } });
-  return { log, lines };
-}
 
 /** An injected sleep that records the waits and returns at once. */
 function recordingSleep(): { sleep: NonNullable<RetryPolicy['sleep']>; waits: number[] } {
@@ -51,7 +35,7 @@ const REQUEST: ModelRequest = {
 describe('withRetry', () => {
   it('returns the first success without waiting', async () => {
     const { sleep, waits } = recordingSleep();
-    const { log } = memoryLogger();
+    const { log } = capturedLogger();
     const result = await withRetry(async (attempt) => `ok on ${attempt}`, { attempts: 3, delayMs: 1000, log, sleep });
     expect(result).toBe('ok on 1');
     expect(waits).toEqual([]);
@@ -59,7 +43,7 @@ describe('withRetry', () => {
 
   it('retries transient errors and succeeds, logging each attempt', async () => {
     const { sleep, waits } = recordingSleep();
-    const { log, lines } = memoryLogger();
+    const { log, lines } = capturedLogger();
     let calls = 0;
     const result = await withRetry(
       async () => {
@@ -90,7 +74,7 @@ describe('withRetry', () => {
 
   it('Attempts: 2 makes three tries then throws the last error with attempts = 3', async () => {
     const { sleep, waits } = recordingSleep();
-    const { log, lines } = memoryLogger();
+    const { log, lines } = capturedLogger();
     let calls = 0;
     const err = await withRetry(
       async () => {
@@ -114,7 +98,7 @@ describe('withRetry', () => {
         calls++;
         throw transient(500);
       },
-      { attempts: 0, delayMs: 10, log: memoryLogger().log, sleep },
+      { attempts: 0, delayMs: 10, log: capturedLogger().log, sleep },
     ).catch((e: unknown) => e as ModelError);
     expect(calls).toBe(1);
     expect(err.attempts).toBe(1);
@@ -131,7 +115,7 @@ describe('withRetry', () => {
         if (calls === 2) throw transient(429, 100);
         return 'ok';
       },
-      { attempts: 3, delayMs: 5000, log: memoryLogger().log, sleep },
+      { attempts: 3, delayMs: 5000, log: capturedLogger().log, sleep },
     );
     expect(waits).toEqual([30_000, 5000]);
   });
@@ -144,7 +128,7 @@ describe('withRetry', () => {
         if (++calls === 1) throw transient(429, 24 * 3600 * 1000);
         return 'ok';
       },
-      { attempts: 1, delayMs: 1, log: memoryLogger().log, sleep },
+      { attempts: 1, delayMs: 1, log: capturedLogger().log, sleep },
     );
     expect(waits).toEqual([MAX_RETRY_AFTER_MS]);
   });
@@ -157,7 +141,7 @@ describe('withRetry', () => {
     ['aborted', new ModelError('aborted', { kind: 'aborted' })],
   ])('%s is thrown at once', async (_name, error) => {
     const { sleep, waits } = recordingSleep();
-    const { log, lines } = memoryLogger();
+    const { log, lines } = capturedLogger();
     let calls = 0;
     const err = await withRetry(
       async () => {
@@ -182,7 +166,7 @@ describe('withRetry', () => {
           calls++;
           throw bug;
         },
-        { attempts: 5, delayMs: 10, log: memoryLogger().log, sleep: recordingSleep().sleep },
+        { attempts: 5, delayMs: 10, log: capturedLogger().log, sleep: recordingSleep().sleep },
       ),
     ).rejects.toBe(bug);
     expect(calls).toBe(1);
@@ -223,7 +207,7 @@ describe('withRetry', () => {
         if (calls === 1) queueMicrotask(() => setImmediate(() => controller.abort()));
         throw transient(500);
       },
-      { attempts: 3, delayMs: 1000, log: memoryLogger().log, signal: controller.signal, sleep: never },
+      { attempts: 3, delayMs: 1000, log: capturedLogger().log, signal: controller.signal, sleep: never },
     );
     await expect(pending).rejects.toMatchObject({ kind: 'aborted', attempts: 1 });
     expect(calls).toBe(1);
@@ -247,7 +231,7 @@ describe('withRetry', () => {
         return 'second try';
       },
       // An hour's wait: only stopWaiting can end it.
-      { attempts: 3, delayMs: 3_600_000, log: memoryLogger().log, signal: requestSignal.signal, stopWaiting: stopWaiting.signal },
+      { attempts: 3, delayMs: 3_600_000, log: capturedLogger().log, signal: requestSignal.signal, stopWaiting: stopWaiting.signal },
     );
     await new Promise<void>((r) => setImmediate(r));
     releaseRequest();
@@ -279,7 +263,7 @@ describe('withRetry', () => {
     controller.abort();
     let calls = 0;
     await expect(
-      withRetry(async () => void calls++, { attempts: 3, delayMs: 1, log: memoryLogger().log, signal: controller.signal }),
+      withRetry(async () => void calls++, { attempts: 3, delayMs: 1, log: capturedLogger().log, signal: controller.signal }),
     ).rejects.toMatchObject({ kind: 'aborted', attempts: 0 });
     expect(calls).toBe(0);
   });
@@ -299,7 +283,7 @@ describe('defaultSleep', () => {
 
 describe('retryPolicyFromSettings', () => {
   it('takes Reconnect.Attempts and DelaySeconds', () => {
-    const { log } = memoryLogger();
+    const { log } = capturedLogger();
     const signal = new AbortController().signal;
     const policy = retryPolicyFromSettings(testConfig({ Reconnect: { Attempts: 2, DelaySeconds: 1.5 } }).settings, log, signal);
     expect(policy).toMatchObject({ attempts: 2, delayMs: 1500, log, signal });
@@ -324,7 +308,7 @@ describe.each<Api>(['chat-completions', 'responses'])('retry policy with the %s 
     server.script({ status: 503 }, { reset: true }, { status: 500, body: errorBody('overloaded', { type: 'server_error' }) }, { reply: { content: 'never reached' } });
     const { sleep, waits } = recordingSleep();
     const settings = testConfig({ Reconnect: { Attempts: 2, DelaySeconds: 0.01 } }).settings;
-    const policy = { ...retryPolicyFromSettings(settings, memoryLogger().log), sleep };
+    const policy = { ...retryPolicyFromSettings(settings, capturedLogger().log), sleep };
     const err = await withRetry(() => client().complete(REQUEST), policy).catch((e: unknown) => e as ModelError);
     expect(err).toBeInstanceOf(ModelError);
     expect(err).toMatchObject({ kind: 'http', status: 500, attempts: 3 });
@@ -335,7 +319,7 @@ describe.each<Api>(['chat-completions', 'responses'])('retry policy with the %s 
   it('recovers after transient failures and returns the answer', async () => {
     server.script({ status: 502, body: '<html><h1>502 Bad Gateway</h1></html>' }, { status: 408 }, { reply: { content: 'finally' } });
     const { sleep } = recordingSleep();
-    const answer = await withRetry(() => client().complete(REQUEST), { attempts: 3, delayMs: 1, log: memoryLogger().log, sleep });
+    const answer = await withRetry(() => client().complete(REQUEST), { attempts: 3, delayMs: 1, log: capturedLogger().log, sleep });
     expect(answer.content).toBe('finally');
     expect(server.modelRequests()).toHaveLength(3);
   });
@@ -343,7 +327,7 @@ describe.each<Api>(['chat-completions', 'responses'])('retry policy with the %s 
   it('a Retry-After larger than the delay wins', async () => {
     server.script({ status: 429, headers: { 'retry-after': '20' }, body: errorBody('slow down') }, { reply: { content: 'ok' } });
     const { sleep, waits } = recordingSleep();
-    await withRetry(() => client().complete(REQUEST), { attempts: 2, delayMs: 3000, log: memoryLogger().log, sleep });
+    await withRetry(() => client().complete(REQUEST), { attempts: 2, delayMs: 3000, log: capturedLogger().log, sleep });
     expect(waits).toEqual([20_000]);
     expect(server.modelRequests()).toHaveLength(2);
   });
@@ -356,7 +340,7 @@ describe.each<Api>(['chat-completions', 'responses'])('retry policy with the %s 
     const err = await withRetry(() => client({ ApiKey: 'wrong' }).complete(REQUEST), {
       attempts: 5,
       delayMs: 1,
-      log: memoryLogger().log,
+      log: capturedLogger().log,
       sleep,
     }).catch((e: unknown) => e as ModelError);
     expect(err).toMatchObject({ kind: 'http', status: 401, attempts: 1 });
@@ -370,7 +354,7 @@ describe.each<Api>(['chat-completions', 'responses'])('retry policy with the %s 
     const answer = await withRetry(() => client({ TimeoutSeconds: 0.3 }).complete(REQUEST), {
       attempts: 1,
       delayMs: 1,
-      log: memoryLogger().log,
+      log: capturedLogger().log,
       sleep,
     });
     expect(answer.content).toBe('second try');
@@ -380,7 +364,7 @@ describe.each<Api>(['chat-completions', 'responses'])('retry policy with the %s 
   it('withRetries wraps a client and uses the request signal', async () => {
     server.script({ status: 503 }, { reply: { content: 'ok' } });
     const { sleep, waits } = recordingSleep();
-    const wrapped = withRetries(client(), { attempts: 1, delayMs: 7, log: memoryLogger().log, sleep });
+    const wrapped = withRetries(client(), { attempts: 1, delayMs: 7, log: capturedLogger().log, sleep });
     expect(wrapped.api).toBe(api);
     expect((await wrapped.complete(REQUEST)).content).toBe('ok');
     expect(waits).toEqual([7]);

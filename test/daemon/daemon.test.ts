@@ -7,6 +7,7 @@ import { setContextState } from '../../src/vault/context.js';
 import { updateNoteFrontmatter } from '../../src/vault/frontmatter.js';
 import type { Fs } from '../../src/vault/fs.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
+import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../helpers/notes.js';
 
 /** An event source the test drives by hand. */
 function manualSource() {
@@ -79,10 +80,9 @@ function fakePipeline() {
   };
 }
 
-const meeting = (n: string) =>
-  `---\ntitle: ${n}\ntranscript: "[[Meetings/Transcripts/${n}]]"\ncontext: "[[Meetings/Context/${n}]]"\nsummary: "[[Meetings/Summaries/${n}]]"\n---\n`;
-const transcript = (n: string, state: string, body = '') => `---\nmeeting: "[[Meetings/${n}]]"\nstate: ${state}\n---\n${body}`;
-const context = (n: string, state: string) => `---\nmeeting: "[[Meetings/${n}]]"\nstate: ${state}\n---\n`;
+const meeting = (n: string) => meetingNote(n, contextAndSummaryLinks(n));
+const transcript = (n: string, state: string, body = '') => transcriptNote(n, state, body);
+const context = contextNote;
 
 let daemon: Daemon | undefined;
 afterEach(async () => {

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findOnPath } from '../../src/daemon/external.js';
-import { createLogger } from '../../src/log.js';
 import type { CommandResult } from '../../src/daemon/external.js';
 import { createNotifier, type NotifierOptions } from '../../src/daemon/notify.js';
 import type { RunRecord } from '../../src/daemon/run-history.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 
 /** Desktop notifications: which program, which arguments, and silence when asked for none. */
 
@@ -26,8 +26,7 @@ const failed: RunRecord = { ...done, title: undefined, status: 'failed', error: 
 
 function harness(options: Partial<NotifierOptions> & { on?: [boolean, boolean]; answers?: CommandResult[] } = {}) {
   const calls: [string, string[]][] = [];
-  const lines: Record<string, unknown>[] = [];
-  const log = createLogger({ level: 'info', destination: { write: (l: string) => void lines.push(JSON.parse(l)) } });
+  const { log, lines } = capturedLogger('info');
   const answers = [...(options.answers ?? [])];
   const notifier = createNotifier({
     settings: { OnSuccess: options.on?.[0] ?? true, OnFailure: options.on?.[1] ?? true },
@@ -121,10 +120,10 @@ describe('desktop notifications', () => {
       const log = path.join(bin, 'args.log');
       writeFileSync(path.join(bin, 'notify-send'), `#!/bin/sh\nfor a in "$@"; do printf '[%s]\\n' "$a" >> '${log}'; done\n`);
       chmodSync(path.join(bin, 'notify-send'), 0o755);
-      const lines: Record<string, unknown>[] = [];
+      const { log: logger, lines } = capturedLogger('info');
       const notifier = createNotifier({
         settings: { OnSuccess: true, OnFailure: true },
-        log: createLogger({ destination: { write: (l: string) => void lines.push(JSON.parse(l)) } }),
+        log: logger,
         vaultName: 'Vault',
         platform: 'linux',
         findCommand: (name) => findOnPath(name, bin),

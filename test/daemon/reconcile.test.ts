@@ -4,6 +4,7 @@ import { readFrontmatterText } from '../../src/daemon/notes.js';
 import type { NoteFacts } from '../../src/daemon/triggers.js';
 import { silentLogger } from '../../src/log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
+import { contextAndSummaryLinks, contextNote, meetingNote, TRANSCRIPT_BODY, transcriptNote } from '../helpers/notes.js';
 import { Vault } from '../../src/vault/vault.js';
 
 const config = testConfig();
@@ -21,14 +22,11 @@ function setup(files: Record<string, string>, queued: Set<string> = new Set()) {
   return { vault, reconciler, remembered, queued };
 }
 
-const meeting = (name: string, extra = '') =>
-  `---\ntitle: ${name}\nstart_time: 2026-11-30T09:00:00+01:00\n` +
-  `transcript: "[[Meetings/Transcripts/${name}]]"\ncontext: "[[Meetings/Context/${name}]]"\n` +
-  `summary: "[[Meetings/Summaries/${name}]]"\n${extra}---\nnotes\n`;
+const meeting = (name: string, extra = '') => meetingNote(name, contextAndSummaryLinks(name) + extra);
+/** Without the link, the transcript is found only from the meeting note's side. */
 const transcript = (name: string, state: string, withLink = true) =>
-  `---\n${withLink ? `meeting: "[[Meetings/${name}]]"\n` : ''}state: ${state}\n---\n[00:00:01] A: hi\n`;
-const context = (name: string, state: string) =>
-  `---\ntitle: ${name}\nmeeting: "[[Meetings/${name}]]"\nstate: ${state}\nagenda: ""\n---\n`;
+  withLink ? transcriptNote(name, state) : `---\nstate: ${state}\n---\n${TRANSCRIPT_BODY}`;
+const context = (name: string, state: string) => contextNote(name, state, 'agenda: ""\n');
 
 const M = (name: string) => `/vault/Meetings/${name}.md`;
 

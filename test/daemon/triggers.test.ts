@@ -3,6 +3,7 @@ import { parse } from 'yaml';
 import { factsFromData, type NoteFacts, TriggerTracker } from '../../src/daemon/triggers.js';
 import type { VaultEvent } from '../../src/daemon/events.js';
 import { memoryVault } from '../helpers/memfs.js';
+import { transcriptNote } from '../helpers/notes.js';
 
 const vault = memoryVault();
 const T = '/vault/Meetings/Transcripts/2026-11-30 Sync.md';
@@ -24,7 +25,7 @@ function tracker(triggerState = 'finished'): TriggerTracker {
 }
 
 const change = (path: string): VaultEvent => ({ type: 'change', path });
-const transcript = (state: string, body = 'text') => `---\nmeeting: "[[Meetings/2026-11-30 Sync]]"\nstate: ${state}\n---\n${body}\n`;
+const transcript = (state: string, body = 'text') => transcriptNote('2026-11-30 Sync', state, `${body}\n`);
 const report = (retry: boolean, body = 'report') => `---\nstatus: failed\nretry: ${retry}\n---\n${body}\n`;
 
 describe('trigger rules', () => {

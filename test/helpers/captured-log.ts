@@ -1,4 +1,4 @@
-import { createLogger, type Logger } from '../../src/log.js';
+import { createLogger, type Logger, type LoggerOptions } from '../../src/log.js';
 
 export interface LogLine {
   level: string;
@@ -6,11 +6,11 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
-/** A debug-level logger whose JSON lines are kept, parsed, for assertions. */
-export function capturedLogger(): { log: Logger; lines: LogLine[] } {
+/** A logger (debug level unless told) whose JSON lines are kept, parsed, for assertions. */
+export function capturedLogger(level: LoggerOptions['level'] = 'debug'): { log: Logger; lines: LogLine[] } {
   const lines: LogLine[] = [];
   const log = createLogger({
-    level: 'debug',
+    level,
     destination: {
       write: (chunk: string) => {
         for (const line of String(chunk).split('\n')) if (line.trim()) lines.push(JSON.parse(line) as LogLine);

@@ -25,3 +25,18 @@ export function testConfig(raw: Record<string, unknown> = {}): AppConfig {
 export function memoryVault(files: Record<string, string | null> = {}, raw: Record<string, unknown> = {}): Vault {
   return new Vault(memoryFs(files), testConfig(raw).layout);
 }
+
+export type CountedFsCall = 'readFile' | 'stat' | 'lstat' | 'readdir';
+
+/** Counts, from now on, the reads `fs` serves (what the caches are meant to spare). */
+export function countFsCalls(fs: Fs): Record<CountedFsCall, number> {
+  const counts: Record<CountedFsCall, number> = { readFile: 0, stat: 0, lstat: 0, readdir: 0 };
+  for (const name of Object.keys(counts) as CountedFsCall[]) {
+    const original = (fs[name] as (...args: unknown[]) => Promise<unknown>).bind(fs);
+    (fs as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+      counts[name]++;
+      return original(...args);
+    };
+  }
+  return counts;
+}

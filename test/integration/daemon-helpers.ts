@@ -4,6 +4,8 @@ import { freePort, makeTempSetup, type TempSetup } from '../helpers/daemon-proce
 
 /** Shared pieces of the daemon integration tests: notes, the scripted "model", config. */
 
+export { meetingNote, transcriptNote } from '../helpers/notes.js';
+
 export const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- Alice: tag it.\n';
 
 /** A model that writes the summary, then says it is done: any number of runs, in any interleaving. */
@@ -28,13 +30,6 @@ export function meetingOfRequest(req: RecordedRequest): string | undefined {
   const first = userTexts(req)[0] ?? '';
   return /Meetings\/[^\n"]*?\.md/.exec(first)?.[0];
 }
-
-export const meetingNote = (name: string, extra = '') =>
-  `---\ntitle: ${name}\nstart_time: 2026-11-30T09:00:00+01:00\nattendees: [Alice, Bob]\nprojects: [Alpha]\n` +
-  `transcript: "[[Meetings/Transcripts/${name}]]"\n${extra}---\nUser notes of ${name}.\n`;
-
-export const transcriptNote = (name: string, state: string, body = '[00:00:05] Alice: Good morning.\n[00:00:12] Bob: Hi.\n') =>
-  `---\nmeeting: "[[Meetings/${name}]]"\nstate: ${state}\n---\n${body}`;
 
 /** Frontmatter data of a note, or undefined when it is missing or does not parse (yet). */
 export function dataOf(setup: TempSetup, rel: string): Record<string, unknown> | undefined {

@@ -1,8 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { BIN, type DaemonProcess, freePort, killAll, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { runs } from '../helpers/host-tools.js';
 import { errorBody, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import {
   type DaemonSetup,
@@ -20,7 +21,7 @@ import {
  * line right after "ready" saying the endpoint is not there and what to do).
  */
 
-const HAS_SCRIPT = process.platform === 'linux' && spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
+const HAS_SCRIPT = process.platform === 'linux' && runs('script', ['--version']);
 
 let server: ScriptedServer;
 let setup: DaemonSetup | undefined;

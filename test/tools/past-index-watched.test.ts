@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { invalidate, trustWatcher } from '../../src/tools/file-cache.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
-import type { Fs } from '../../src/vault/fs.js';
+import { countFsCalls } from '../helpers/memfs.js';
 import { harness, summaryNote } from './helpers.js';
 
 const SUMMARIES = '/vault/Meetings/Summaries';
-
-function spy(fs: Fs): Record<'readFile' | 'stat' | 'lstat' | 'readdir', number> {
-  const counts = { readFile: 0, stat: 0, lstat: 0, readdir: 0 };
-  for (const name of Object.keys(counts) as (keyof typeof counts)[]) {
-    const original = (fs[name] as (...args: unknown[]) => Promise<unknown>).bind(fs);
-    (fs as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-      counts[name]++;
-      return original(...args);
-    };
-  }
-  return counts;
-}
 
 const titles = async (index: PastSummaryIndex) => (await index.all()).map((s) => s.title);
 
@@ -27,7 +15,7 @@ describe("past summary index with the daemon's watcher trusted", () => {
     // The index the tools of this run use.
     const index = h.ctx.pastSummaries;
     expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
     expect(await h.call('list_past_project_meetings')).toMatchObject({ isError: false });
     expect(counts).toEqual({ readFile: 0, stat: 0, lstat: 0, readdir: 0 });
@@ -43,7 +31,7 @@ describe("past summary index with the daemon's watcher trusted", () => {
     await h.fs.unlink(`${SUMMARIES}/2026-11-16 Beta Review.md`);
     // Nothing reported yet: the index still answers from memory.
     expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     for (const file of ['2026-11-20 Gamma Plan.md', '2026-11-27 New.md', '2026-11-16 Beta Review.md']) invalidate(h.vault, `${SUMMARIES}/${file}`);
     expect(await titles(index)).toEqual(['Gamma Plan 2', 'Alpha Sync', 'New']);
     expect(counts.readdir).toBe(0);
@@ -92,7 +80,7 @@ describe('past summary index without a watcher', () => {
   it('walks the folder once per call of list_past_project_meetings, and sees every change', async () => {
     const h = harness();
     await h.call('list_past_project_meetings');
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     await h.fs.writeFile(`${SUMMARIES}/2026-11-27 New.md`, summaryNote('New', '2026-11-27T09:00:00Z', ['Alpha']));
     const r = await h.call('list_past_project_meetings');
     expect(r.content.split('\n')[1]).toContain('2026-11-27 New.md');

@@ -2,23 +2,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../../src/config.js';
 import { invalidate, trustWatcher } from '../../src/tools/file-cache.js';
 import { closeSearchWorkers, searchTextCache } from '../../src/tools/search-worker.js';
-import type { Fs } from '../../src/vault/fs.js';
+import { countFsCalls } from '../helpers/memfs.js';
 import { type Harness, harness } from './helpers.js';
 
 afterAll(closeSearchWorkers);
-
-/** Counts the filesystem calls a search makes from now on. */
-function spy(fs: Fs): Record<'readFile' | 'stat' | 'readdir', number> {
-  const counts = { readFile: 0, stat: 0, readdir: 0 };
-  for (const name of Object.keys(counts) as (keyof typeof counts)[]) {
-    const original = (fs[name] as (...args: unknown[]) => Promise<unknown>).bind(fs);
-    (fs as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
-      counts[name]++;
-      return original(...args);
-    };
-  }
-  return counts;
-}
 
 const PROJECTS = '/vault/Projects';
 const SUMMARIES = '/vault/Meetings/Summaries';
@@ -35,7 +22,7 @@ describe('search keeps the files it searched in memory', () => {
   it('a warm search without a watcher reads no file that has not changed (mtime and size compared)', async () => {
     const h = harness();
     const first = await lines(h, 'Alpha line');
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     expect(await lines(h, 'Alpha line')).toEqual(first);
     expect(counts.readFile).toBe(0);
     expect(counts.stat).toBeGreaterThan(0);
@@ -55,9 +42,9 @@ describe('search keeps the files it searched in memory', () => {
     const h = harness();
     watched(h);
     const first = await lines(h, '(?i)release');
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     expect(await lines(h, '(?i)release')).toEqual(first);
-    expect(counts).toEqual({ readFile: 0, stat: 0, readdir: 0 });
+    expect(counts).toEqual({ readFile: 0, stat: 0, lstat: 0, readdir: 0 });
   });
 
   it('trusts the watcher: an unreported change is not seen, until the watcher reports it', async () => {
@@ -122,7 +109,7 @@ describe('search keeps the files it searched in memory', () => {
   it('SearchCacheMegabytes 0 keeps nothing: every search reads the files', async () => {
     const h = harness({ config: { Agent: { SearchCacheMegabytes: 0 } } });
     await lines(h, 'Alpha');
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     expect(await lines(h, 'Ship')).toContain('Projects/Alpha/docs/decisions.md:2:Ship v2 in December');
     expect(counts.readFile).toBe(5);
   });
@@ -133,7 +120,7 @@ describe('search keeps the files it searched in memory', () => {
     expect(searchTextCache.size).toBeGreaterThan(0);
     expect((await h.call('search', { keywords: '(a+)+$' })).content).toMatch(/^Error: the search ran longer than 0.4 s/);
     expect(searchTextCache.size).toBe(0);
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     expect(await lines(h, 'Ship')).toContain('Projects/Alpha/docs/decisions.md:2:Ship v2 in December');
     expect(counts.readFile).toBe(6);
   });
@@ -144,7 +131,7 @@ describe('search keeps the files it searched in memory', () => {
     await lines(h, 'Ship');
     await lines(h, 'Ship');
     expect((await h.call('search', { keywords: '(a+)+$' })).isError).toBe(true);
-    const counts = spy(h.vault.fs);
+    const counts = countFsCalls(h.vault.fs);
     expect(await lines(h, 'Ship')).toContain('Projects/Alpha/docs/decisions.md:2:Ship v2 in December');
     expect(counts.readFile).toBe(6);
   });

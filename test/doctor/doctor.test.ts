@@ -4,12 +4,12 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { doctor } from '../src/commands/doctor.js';
-import type { Io } from '../src/commands/common.js';
-import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../src/doctor.js';
-import { loadConfig } from '../src/config.js';
-import { type Fs, nodeFs } from '../src/vault/fs.js';
-import { startScriptedServer, type ScriptedServer } from './helpers/scripted-server.js';
+import { doctor } from '../../src/commands/doctor.js';
+import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../../src/doctor/index.js';
+import { loadConfig } from '../../src/config.js';
+import { type Fs, nodeFs } from '../../src/vault/fs.js';
+import { memoryIo } from '../helpers/memory-io.js';
+import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
 const FOLDERS = ['Meetings', 'Meetings/Transcripts', 'Meetings/Summaries', 'Meetings/Context', 'Projects', 'Meetings/Speakers'];
 
@@ -76,11 +76,6 @@ async function writeConfig(settings: Record<string, unknown>): Promise<string> {
     JSON.stringify({ MeetingAssistant: { VaultPath: vault, Http: { Host: '127.0.0.1', Port: port }, ...settings } }),
   );
   return file;
-}
-
-function memoryIo(): Io & { lines: string[]; text(): string } {
-  const lines: string[] = [];
-  return { lines, out: (l) => lines.push(l), err: (l) => lines.push(l), text: () => lines.join('\n') };
 }
 
 async function runDoctorCommand(configFile: string, env: NodeJS.ProcessEnv = {}, extra: Partial<DoctorDeps> & { fs?: Fs } = {}) {

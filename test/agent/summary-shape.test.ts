@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeLanguage, summaryShapeSection } from '../src/agent/summary-shape.js';
-import { countActionItems, guessLanguage, headingsFor } from '../src/vault/summary-sections.js';
-import { isUnnamedLabel, transcriptSpeech, unnamedSpeakers } from '../src/vault/transcript.js';
+import { describeLanguage, summaryShapeSection } from '../../src/agent/summary-shape.js';
+import { countActionItems, guessLanguage, headingsFor } from '../../src/vault/summary-sections.js';
+import { isUnnamedLabel, transcriptSpeech, unnamedSpeakers } from '../../src/vault/transcript.js';
 
 describe('countActionItems', () => {
   it('counts task lines of any list marker and state, and none inside code blocks', () => {

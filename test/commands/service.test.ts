@@ -4,33 +4,19 @@ import { lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } fro
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { installService, uninstallService } from '../src/commands/service.js';
-import { CliError, EXIT_USAGE, type Io } from '../src/commands/common.js';
-import { cliPath, packageRoot } from '../src/service/paths.js';
-import { renderSystemdUnit, systemdExecArg, systemdPathListItem, xmlEscape } from '../src/service/render.js';
+import { installService, uninstallService } from '../../src/commands/service.js';
+import { CliError, EXIT_USAGE } from '../../src/commands/common.js';
+import { cliPath, packageRoot } from '../../src/service/paths.js';
+import { systemdExecArg, xmlEscape } from '../../src/service/render.js';
+import { runs } from '../helpers/host-tools.js';
+import { memoryIo } from '../helpers/memory-io.js';
+import { parsePlist } from '../helpers/plist.js';
 
 const run = promisify(execFile);
 
-/** Whether a tool runs here; the suite only looks, it never installs anything. */
-function runs(command: string, args: string[]): boolean {
-  return spawnSync(command, args, { stdio: 'ignore' }).status === 0;
-}
 const HAS_SYSTEMD_ANALYZE = runs('systemd-analyze', ['--version']);
-const HAS_PYTHON_PLISTLIB = runs('python3', ['-c', 'import plistlib']);
-const HAS_PLUTIL = runs('plutil', ['-help']);
-
-function memoryIo(): Io & { outLines: string[]; errLines: string[]; out(line: string): void } {
-  const outLines: string[] = [];
-  const errLines: string[] = [];
-  return {
-    outLines,
-    errLines,
-    out: (line) => outLines.push(line),
-    err: (line) => errLines.push(line),
-  };
-}
 
 let tmp: string;
 let home: string;
@@ -186,26 +172,6 @@ describe('install-service --dry-run on macOS (launchd agent)', () => {
     expect((plist.ProgramArguments as string[])[4]).toBe(config);
     expect(plist.WorkingDirectory).toBe(vault);
   });
-});
-
-describe('the shipped launchd/com.meeting-assistant.plist', () => {
-  const shipped = path.join(packageRoot(), 'launchd', 'com.meeting-assistant.plist');
-
-  it('is a valid property list as it stands: placeholders only inside <string>, a real ExitTimeOut', async () => {
-    const xml = await readFile(shipped, 'utf8');
-    expect(XMLValidator.validate(xml)).toBe(true);
-    const plist = parsePlist(xml);
-    expect(plist.Label).toBe('com.meeting-assistant');
-    expect(plist.ExitTimeOut).toBe(45);
-    expect(plist.ThrottleInterval).toBe(30);
-    expect(plist.ProgramArguments).toEqual(['@NODE@', '@CLI@', 'run', '--config', '@CONFIG@']);
-    // Every placeholder sits in a <string> element (comments aside, where they are just text).
-    const withoutComments = xml.replace(/<!--[\s\S]*?-->/g, '');
-    const placeholders = [...withoutComments.matchAll(/@[A-Z_]+@/g)].length;
-    const inStrings = [...withoutComments.matchAll(/<string>[^<]*@[A-Z_]+@[^<]*<\/string>/g)].length;
-    expect(placeholders).toBeGreaterThan(0);
-    expect(inStrings).toBe(placeholders);
-  });
 
   it('install-service writes the grace period plus slack into ExitTimeOut', async () => {
     const config = path.join(tmp, 'config.json');
@@ -215,19 +181,6 @@ describe('the shipped launchd/com.meeting-assistant.plist', () => {
     const plist = parsePlist(io.outLines.join('\n'));
     expect(plist.ExitTimeOut).toBe(55);
     expect(JSON.stringify(plist)).not.toContain('@');
-  });
-
-  it.skipIf(!HAS_PYTHON_PLISTLIB)("is accepted by Python's plistlib as shipped (needs python3)", () => {
-    const result = spawnSync('python3', ['-c', 'import plistlib, sys; d = plistlib.load(open(sys.argv[1], "rb")); print(d["ExitTimeOut"])', shipped], {
-      encoding: 'utf8',
-    });
-    expect(result.stderr).toBe('');
-    expect(result.stdout.trim()).toBe('45');
-  });
-
-  it.skipIf(!HAS_PLUTIL)('passes plutil -lint as shipped (needs plutil, macOS)', () => {
-    const result = spawnSync('plutil', ['-lint', shipped], { encoding: 'utf8' });
-    expect(result.status, result.stdout + result.stderr).toBe(0);
   });
 });
 
@@ -360,71 +313,7 @@ describe('the meeting-assistant CLI', () => {
   });
 });
 
-describe('escaping helpers', () => {
-  it('escape systemd arguments and path lists, and reject line breaks', () => {
-    expect(systemdExecArg('/a b/$HOME/%h\\"x')).toBe('"/a b/$$HOME/%%h\\\\\\"x"');
-    expect(systemdPathListItem('/a b/%i')).toBe('"/a b/%%i"');
-    const params = {
-      node: '/n',
-      cli: '/c',
-      config: '/x\ny',
-      vault: '/v',
-      workdir: '/v',
-      extraWritable: [],
-      stopTimeoutSeconds: 45,
-    };
-    expect(() => renderSystemdUnit('ExecStart=@NODE@ @CLI@ @CONFIG@', params)).toThrow(/line break/);
-  });
-});
-
 // ---------------------------------------------------------------------------------------
-
-type PlistValue = string | number | boolean | PlistValue[] | { [key: string]: PlistValue };
-type OrderedNode = Record<string, unknown>;
-
-/** A plist as plain values, through fast-xml-parser's ordered output (a dict pairs key and value by position). */
-function parsePlist(xml: string): Record<string, PlistValue> {
-  const parser = new XMLParser({ preserveOrder: true, ignoreAttributes: true, parseTagValue: false });
-  const doc = parser.parse(xml) as OrderedNode[];
-  const plist = doc.find((n) => 'plist' in n)!;
-  const dict = (plist.plist as OrderedNode[]).find((n) => 'dict' in n)!;
-  return convert(dict) as Record<string, PlistValue>;
-}
-
-function tagOf(node: OrderedNode): string {
-  return Object.keys(node).find((k) => k !== ':@')!;
-}
-
-function textOf(node: OrderedNode): string {
-  return ((node[tagOf(node)] as OrderedNode[]) ?? []).map((c) => String(c['#text'] ?? '')).join('');
-}
-
-function convert(node: OrderedNode): PlistValue {
-  const tag = tagOf(node);
-  const children = (node[tag] as OrderedNode[]).filter((c) => tagOf(c) !== '#text' || tag === 'string' || tag === 'key');
-  switch (tag) {
-    case 'dict': {
-      const out: Record<string, PlistValue> = {};
-      for (let i = 0; i < children.length; i += 2) out[textOf(children[i]!)] = convert(children[i + 1]!);
-      return out;
-    }
-    case 'array':
-      return children.map(convert);
-    case 'string':
-      return textOf(node);
-    case 'integer':
-      return Number(textOf(node));
-    case 'true':
-      return true;
-    case 'false':
-      return false;
-    default:
-      throw new Error(`unexpected plist element <${tag}>`);
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-
 
 /**
  * Verify as a user unit (a runtime dir of our own stands in for the login session's); when

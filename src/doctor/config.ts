@@ -1,0 +1,22 @@
+import { type AppConfig, ConfigError } from '../config.js';
+import { check, type DoctorCheck } from '../agent/endpoint-check.js';
+
+/** The config check: every problem of a config that did not load, or where the settings came from. */
+export function checkConfig(config: AppConfig | ConfigError): DoctorCheck {
+  if (config instanceof ConfigError) {
+    return check(
+      'config',
+      'fail',
+      `${config.file ? `${config.file}: ` : ''}${config.problems.length} problem${config.problems.length === 1 ? '' : 's'}:\n${config.problems.map((p) => `- ${p}`).join('\n')}`,
+      'Correct each key named above (see config.example.json for every key with its default), then run doctor again.',
+    );
+  }
+  return config.file
+    ? check('config', 'pass', `${config.file} is valid`)
+    : check(
+        'config',
+        'warn',
+        'no config file found (./config.json, $XDG_CONFIG_HOME/meeting-assistant/config.json): using the defaults and environment overrides',
+        'Create a config file (copy config.example.json) and pass it with --config.',
+      );
+}

@@ -1,0 +1,20 @@
+import type { DoctorCheck } from '../agent/endpoint-check.js';
+import type { Fs } from '../vault/fs.js';
+
+export interface DoctorReport {
+  checks: DoctorCheck[];
+  /** Every check passed or was only a warning or skipped. */
+  ok: boolean;
+}
+
+export type PortState = { state: 'free' } | { state: 'in-use' } | { state: 'error'; message: string };
+
+export interface DoctorDeps {
+  fs: Fs;
+  fetch?: typeof fetch;
+  now?: () => number;
+  /** Can the daemon listen on host:port? Default: try it. */
+  netCheck?: (host: string, port: number) => Promise<PortState>;
+  /** Per HTTP request; default 5 s. */
+  timeoutMs?: number;
+}

@@ -1,0 +1,93 @@
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { AppConfig, FolderKey } from '../config.js';
+import { check, type DoctorCheck } from '../agent/endpoint-check.js';
+import { shellQuote } from '../service/install.js';
+import { type Fs, isNotFound, TEMP_SUFFIX } from '../vault/fs.js';
+import { resolveTemplate, TemplateError } from '../vault/template.js';
+import { Vault } from '../vault/vault.js';
+import { errorText } from './error-text.js';
+
+/** The vault, its folders and files, and the default template: each usable by the daemon? */
+
+const FOLDER_KEYS: FolderKey[] = ['Meetings', 'Transcripts', 'Summaries', 'Context', 'Projects', 'Identities'];
+
+export async function checkVault(config: AppConfig, fs: Fs): Promise<DoctorCheck[]> {
+  const root = config.layout.root;
+  const vault = await checkFolder(fs, 'vault', root, 'VaultPath');
+  if (vault.status === 'fail') {
+    return [vault, check('folders', 'skip', 'not checked: the vault folder is not usable')];
+  }
+  const checks = [vault];
+  for (const key of FOLDER_KEYS) {
+    checks.push(await checkFolder(fs, `folder ${key}`, config.layout.folders[key], `Folders.${key}`));
+  }
+  const { glossary, dictionary } = config.layout.files;
+  checks.push(await checkFile(fs, 'file Glossary', glossary, 'Files.Glossary', 'the agent reads it as empty'));
+  checks.push(await checkFile(fs, 'file Dictionary', dictionary, 'Files.Dictionary', 'created by the first new word'));
+  if (config.settings.Agent.DefaultTemplate.trim()) checks.push(await checkDefaultTemplate(config, fs));
+  return checks;
+}
+
+/** A file the daemon may create: its folder must be usable; the file itself may not exist yet. */
+async function checkFile(fs: Fs, name: string, file: string, setting: string, whenMissing: string): Promise<DoctorCheck> {
+  const folder = await checkFolder(fs, name, path.dirname(file), setting);
+  if (folder.status === 'pass') {
+    folder.detail = (await existsFile(fs, file)) ? `${file} exists` : `${file} does not exist yet (${whenMissing})`;
+  }
+  return folder;
+}
+
+/** A default template that cannot be found fails every meeting without its own: better said now. */
+async function checkDefaultTemplate(config: AppConfig, fs: Fs): Promise<DoctorCheck> {
+  try {
+    const template = await resolveTemplate(new Vault(fs, config.layout), config.settings.Agent.DefaultTemplate.trim(), 'config');
+    return check('default template', 'pass', `${template.path} is the summary template of meetings that name none`);
+  } catch (err) {
+    if (!(err instanceof TemplateError)) throw err;
+    return check(
+      'default template',
+      'fail',
+      err.message,
+      'Point MeetingAssistant.Agent.DefaultTemplate at a note with headings (a vault path like Templates/Stand-up.md, or a name), or empty it for the built-in structure.',
+    );
+  }
+}
+
+async function existsFile(fs: Fs, file: string): Promise<boolean> {
+  try {
+    return (await fs.stat(file)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+async function checkFolder(fs: Fs, name: string, folder: string, setting: string): Promise<DoctorCheck> {
+  const key = `MeetingAssistant.${setting}`;
+  try {
+    const stat = await fs.stat(folder);
+    if (!stat.isDirectory()) {
+      return check(name, 'fail', `${folder} is not a folder`, `Point ${key} at a folder, or move the file ${folder} away.`);
+    }
+  } catch (err) {
+    if (isNotFound(err)) {
+      return check(name, 'fail', `${folder} does not exist`, `Create it (mkdir -p ${shellQuote(folder)}) or set ${key} to the folder you use.`);
+    }
+    return check(name, 'fail', `${folder} cannot be read: ${errorText(err)}`, permissionFix(folder));
+  }
+  // The only reliable writability test is writing: permissions, ACLs, read-only mounts and
+  // systemd's ProtectSystem all show up here. The temp suffix keeps the watcher away.
+  const probe = path.join(folder, `.ma-doctor-${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+  try {
+    await fs.writeFile(probe, 'meeting-assistant doctor\n', { flag: 'wx' });
+    await fs.unlink(probe);
+  } catch (err) {
+    await fs.unlink(probe).catch(() => undefined);
+    return check(name, 'fail', `${folder} is not writable: ${errorText(err)}`, permissionFix(folder));
+  }
+  return check(name, 'pass', `${folder} exists and is writable`);
+}
+
+function permissionFix(folder: string): string {
+  return `Give the user that runs meeting-assistant read and write access (e.g. chown -R "$USER" ${shellQuote(folder)}; chmod u+rwX ${shellQuote(folder)}).`;
+}
