@@ -1,7 +1,6 @@
 import type { Logger } from '../log.js';
-import type { Conversation } from './context-window.js';
 import { countTokens, fixedTokens, MESSAGE_OVERHEAD, messageTokens, messagesTokens, truncateToTokens } from './tokens.js';
-import type { Message, ModelClient, ToolCall, ToolSchema } from './types.js';
+import type { Conversation, Message, ModelClient, ToolCall, ToolSchema } from './types.js';
 
 /**
  * Local compaction (DESIGN section 3 step 5b): stages that each shrink the conversation a

@@ -5,7 +5,7 @@ import { contextLimitFrom, promptTokensFrom } from './context-refusal.js';
 import { fitReadResult, keptAfterCollapse } from './read-sizing.js';
 import type { RemoteCompactor } from './remote-compaction.js';
 import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
-import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
+import type { Conversation, Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
 
 /**
  * Context-window tracking and compaction for one run (DESIGN section 3 step 5).
@@ -33,11 +33,7 @@ import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } fr
 
 export { contextLimitFrom } from './context-refusal.js';
 
-/** messages[0] is the first user message. */
-export interface Conversation {
-  instructions: string;
-  messages: Message[];
-}
+export type { Conversation } from './types.js';
 
 export interface ContextManagerOptions {
   settings: Settings['ContextWindow'];

@@ -22,6 +22,12 @@ export type Message =
    */
   | { role: 'compaction'; encryptedContent: string; id?: string };
 
+/** What compaction works on: the instructions and the messages; messages[0] is the first user message. */
+export interface Conversation {
+  instructions: string;
+  messages: Message[];
+}
+
 export interface ToolSchema {
   name: string;
   description: string;
