@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processIo } from './commands/common.js';
+import { isExpectedError } from './errors.js';
 
 /**
  * The `meeting-assistant` command line (DESIGN section 6). Each command lives in its own
@@ -132,6 +133,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CliError) {
       processIo.err(`meeting-assistant: ${err.message}`);
       return err.exitCode;
+    }
+    if (isExpectedError(err)) {
+      processIo.err(`meeting-assistant: ${err.message}`);
+      return EXIT_FAILED;
     }
     processIo.err(`meeting-assistant: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_FAILED;

@@ -25,6 +25,7 @@ import { createJobRunner, type PipelineFns } from './run-job.js';
 import { buildStatusView } from './status-view.js';
 import { packageVersion } from '../version.js';
 import { type Trigger, TriggerTracker } from './triggers.js';
+import { MeetingAssistantError } from '../errors.js';
 
 export type { PipelineFns } from './run-job.js';
 
@@ -34,14 +35,13 @@ export type { PipelineFns } from './run-job.js';
  * running runs finish within the grace period.
  */
 
-export class DaemonStartError extends Error {
-  override readonly name = 'DaemonStartError';
+export class DaemonStartError extends MeetingAssistantError {
   constructor(
     message: string,
     /** 2: the configuration is wrong; 1: the environment is (a port in use). */
     readonly exitCode: number = 1,
   ) {
-    super(message);
+    super(message, true);
   }
 }
 

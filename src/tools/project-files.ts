@@ -2,7 +2,7 @@ import path from 'node:path';
 import { isNotFound, isTempFile, walkFiles } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import { ToolError } from './errors.js';
-import { checkFolderName, realLocation } from './paths.js';
+import { checkFolderName, realLocation } from '../vault/confine.js';
 import { sameProject } from './past-index.js';
 
 /**

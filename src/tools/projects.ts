@@ -1,7 +1,7 @@
 import { ToolError } from './errors.js';
 import { defineTool } from './define.js';
 import { formatRead, resultBudget, splitLines } from './format.js';
-import { resolveInside } from './paths.js';
+import { resolveInside } from '../vault/confine.js';
 import { findProject, listProjectFiles, listProjectFolders, resolveProject } from './project-files.js';
 import { eolOf, joinLines, readTextFile } from './read.js';
 import { lastSeen, rememberSeen, requireUnchangedSinceSeen } from './seen.js';

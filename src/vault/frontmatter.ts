@@ -14,6 +14,7 @@ import {
 } from 'yaml';
 import type { Vault } from './vault.js';
 import { parseSimpleFrontmatter } from './simple-yaml.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * YAML frontmatter of Markdown notes, Obsidian style. People edit these notes, so an update
@@ -21,8 +22,7 @@ import { parseSimpleFrontmatter } from './simple-yaml.js';
  * order, trailing spaces, CRLF, a BOM, the body) stays as it was.
  */
 
-export class FrontmatterError extends Error {
-  override readonly name = 'FrontmatterError';
+export class FrontmatterError extends MeetingAssistantError {
   readonly file?: string;
   readonly line?: number;
 
@@ -30,7 +30,7 @@ export class FrontmatterError extends Error {
     const where = [options.file, options.line !== undefined ? `line ${options.line}` : undefined]
       .filter((part) => part !== undefined)
       .join(' ');
-    super(where ? `${where}: ${reason}` : reason);
+    super(where ? `${where}: ${reason}` : reason, true);
     if (options.file !== undefined) this.file = options.file;
     if (options.line !== undefined) this.line = options.line;
   }

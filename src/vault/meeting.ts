@@ -3,6 +3,7 @@ import { FrontmatterError, parseNote, updateNoteFrontmatter } from './frontmatte
 import { isNotFound } from './fs.js';
 import { LinkError, formatLink, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
 import { type NoteKind, Vault } from './vault.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * A meeting and its artifacts, resolved from the meeting note (the hub). Implementation of
@@ -31,22 +32,19 @@ export interface MeetingArtifacts {
  * A meeting that cannot run: its note does not parse, a link dangles, it has no transcript.
  * `summaryPath` is where the failure report goes, when that can be determined.
  */
-export class BrokenMeetingError extends Error {
-  override readonly name = 'BrokenMeetingError';
+export class BrokenMeetingError extends MeetingAssistantError {
   readonly meetingPath: string;
   readonly summaryPath?: string;
 
   constructor(message: string, meetingPath: string, summaryPath?: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, true, options);
     this.meetingPath = meetingPath;
     if (summaryPath !== undefined) this.summaryPath = summaryPath;
   }
 }
 
 /** No note, or more than one, links to the note whose meeting was asked for. */
-export class MeetingLookupError extends Error {
-  override readonly name = 'MeetingLookupError';
-
+export class MeetingLookupError extends MeetingAssistantError {
   constructor(
     readonly kind: 'not-found' | 'ambiguous',
     /** The transcript or summary note whose meeting was looked for. */
@@ -54,7 +52,7 @@ export class MeetingLookupError extends Error {
     message: string,
     readonly candidates: string[] = [],
   ) {
-    super(message);
+    super(message, true);
   }
 }
 

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Compare before replacing (DESIGN section 1, "Editing a person's notes"). People and other
@@ -35,13 +36,12 @@ export interface UpdateResult {
   attempts: number;
 }
 
-export class ConcurrentEditError extends Error {
-  override readonly name = 'ConcurrentEditError';
+export class ConcurrentEditError extends MeetingAssistantError {
   constructor(
     readonly file: string,
     readonly attempts: number,
   ) {
-    super(`${file} kept changing while it was being written (${attempts} attempts); it was left as it is, with the other program's changes`);
+    super(`${file} kept changing while it was being written (${attempts} attempts); it was left as it is, with the other program's changes`, true);
   }
 }
 
