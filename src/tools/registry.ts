@@ -10,16 +10,16 @@ import {
   addAttendee,
   readContext,
   readGlossary,
-  readMeetingnote,
+  readMeetingNote,
   readTranscript,
-  readUsernotes,
+  readUserNotes,
   removeAttendee,
   writeContext,
   writeSummary,
 } from './meeting.js';
 import { PastSummaryIndex } from './past-index.js';
 import { listPastProjectMeetings, readPastProjectMeetingSummary } from './past-meetings.js';
-import { listProjectfiles, listProjects, readProjectfile, writeProjectfile } from './projects.js';
+import { listProjectFiles, listProjects, readProjectFile, writeProjectFile } from './projects.js';
 import { search } from './search.js';
 import { addDictationWord, deleteIdentity, overrideSpeaker } from './speakers.js';
 import type { AnyTool, RunState, ToolContext } from './types.js';
@@ -34,10 +34,10 @@ export type ToolRegistry = ToolExecutor;
 
 /** All nineteen tools, in the order of DESIGN section 4 (the order the model sees them). */
 export const TOOLS: readonly AnyTool[] = [
-  readMeetingnote,
+  readMeetingNote,
   readTranscript,
   readContext,
-  readUsernotes,
+  readUserNotes,
   readGlossary,
   addDictationWord,
   addAttendee,
@@ -47,9 +47,9 @@ export const TOOLS: readonly AnyTool[] = [
   writeSummary,
   writeContext,
   listProjects,
-  listProjectfiles,
-  readProjectfile,
-  writeProjectfile,
+  listProjectFiles,
+  readProjectFile,
+  writeProjectFile,
   listPastProjectMeetings,
   readPastProjectMeetingSummary,
   search,
