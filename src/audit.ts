@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { structuredPatch } from 'diff';
-import { STATE_FOLDER } from './daemon/token.js';
-import { looksBinary } from './tools/paths.js';
+import { STATE_FOLDER } from './vault/state.js';
+import { looksBinary } from './vault/confine.js';
 import { isNotFound, writeFileAtomic } from './vault/fs.js';
 import type { Transform, UpdateResult } from './vault/update.js';
 import type { Vault } from './vault/vault.js';

@@ -4,6 +4,7 @@ import type { LogsOptions } from './commands/logs.js';
 import type { OpenOptions } from './commands/open.js';
 import type { ServiceOptions } from './commands/service.js';
 import type { SessionStartOptions } from './commands/session.js';
+import { isExpectedError } from './errors.js';
 
 /**
  * The `meeting-assistant` command line (DESIGN section 6). Each command lives in its own
@@ -123,6 +124,10 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof CliError) {
       processIo.err(`meeting-assistant: ${err.message}`);
       return err.exitCode;
+    }
+    if (isExpectedError(err)) {
+      processIo.err(`meeting-assistant: ${err.message}`);
+      return EXIT_FAILED;
     }
     processIo.err(`meeting-assistant: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_FAILED;

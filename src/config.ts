@@ -1,6 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
+import { MeetingAssistantError } from './errors.js';
 
 /**
  * Configuration: one JSON file with a `MeetingAssistant` section (DESIGN section 5), keys
@@ -116,15 +117,15 @@ export interface AppConfig {
   logFile: string | undefined;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends MeetingAssistantError {
   constructor(
     readonly problems: string[],
     readonly file?: string,
   ) {
     super(
       `Invalid configuration${file ? ` in ${file}` : ''}:\n` + problems.map((p) => `  - ${p}`).join('\n'),
+      true,
     );
-    this.name = 'ConfigError';
   }
 }
 

@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STATE_FOLDER } from './daemon/token.js';
+import { STATE_FOLDER } from './vault/state.js';
 import { type Fs, statIfExists } from './vault/fs.js';
+import { MeetingAssistantError } from './errors.js';
 
 /**
  * The example vault shipped with the package, and the first-start seeding that copies it to
@@ -20,10 +21,9 @@ export const EXAMPLE_VAULT_DIR = path.join(PACKAGE_ROOT, 'example-vault');
 export const BUNDLED_DEFAULT_CONFIG = path.join(PACKAGE_ROOT, 'config.default.json');
 
 /** Seeding failed: the example is missing, or the vault path is not a folder. */
-export class SeedError extends Error {
+export class SeedError extends MeetingAssistantError {
   constructor(message: string) {
-    super(message);
-    this.name = 'SeedError';
+    super(message, true);
   }
 }
 

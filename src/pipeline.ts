@@ -21,9 +21,8 @@ import { offeredTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
-import { FrontmatterError, readNote } from './vault/frontmatter.js';
+import { readNote } from './vault/frontmatter.js';
 import { isNotFound } from './vault/fs.js';
-import { LinkError } from './vault/links.js';
 import {
   BrokenMeetingError,
   findMeetingOfSummary,
@@ -35,6 +34,7 @@ import { resolveTemplate } from './vault/template.js';
 import { guessLanguage } from './vault/summary-sections.js';
 import { transcriptSpeech, unnamedSpeakers } from './vault/transcript.js';
 import type { Vault } from './vault/vault.js';
+import { isExpectedError } from './errors.js';
 
 /** One meeting end to end: artifacts -> agent -> summary note or failure report. */
 
@@ -417,7 +417,7 @@ async function failBrokenMeeting(
   err: unknown,
 ): Promise<RunOutcome> {
   const summaryPath = summaryOverride ?? (err instanceof BrokenMeetingError ? err.summaryPath : undefined);
-  const known = err instanceof BrokenMeetingError || err instanceof FrontmatterError || err instanceof LinkError;
+  const known = isExpectedError(err);
   const details: FailureDetails = known
     ? { type: 'BrokenMeeting', message: errorMessage(err) }
     : { type: err instanceof Error ? err.name : 'Error', message: errorMessage(err) };

@@ -5,7 +5,7 @@ import { ContextManager } from './agent/context-window.js';
 import { createOpenAI } from './agent/openai.js';
 import { createRemoteCompactor } from './agent/remote-compaction.js';
 import { ServerWindowSource } from './agent/server-window.js';
-import { ensureHttpToken, retryUrl } from './daemon/token.js';
+import { ensureHttpToken, retryUrl } from './vault/state.js';
 import type { PipelineDeps } from './pipeline.js';
 import { nodeFs, type Fs } from './vault/fs.js';
 import { Vault } from './vault/vault.js';

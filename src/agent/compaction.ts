@@ -1,6 +1,7 @@
 import type { Logger } from '../log.js';
 import { countTokens, fixedTokens, MESSAGE_OVERHEAD, messageTokens, messagesTokens, truncateToTokens } from './tokens.js';
 import type { Conversation, Message, ModelClient, ToolCall, ToolSchema } from './types.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Local compaction (DESIGN section 3 step 5b): stages that each shrink the conversation a
@@ -313,10 +314,9 @@ function groupTokens(messages: readonly Message[], group: Group): number {
 }
 
 /** A stage that gave up and left the conversation as it was; the reason is logged and reported. */
-export class StageUndone extends Error {
+export class StageUndone extends MeetingAssistantError {
   constructor(reason: string) {
-    super(reason);
-    this.name = 'StageUndone';
+    super(reason, false);
   }
 }
 

@@ -6,6 +6,7 @@ import { fitReadResult, keptAfterCollapse } from './read-sizing.js';
 import type { RemoteCompactor } from './remote-compaction.js';
 import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
 import type { Conversation, Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Context-window tracking and compaction for one run (DESIGN section 3 step 5).
@@ -58,10 +59,9 @@ export interface CompactionReport extends LocalCompactionReport {
 }
 
 /** The conversation cannot be made to fit the window the server has: the run must fail rather than go on blind. */
-export class ContextOverflowError extends Error {
+export class ContextOverflowError extends MeetingAssistantError {
   constructor(message: string) {
-    super(message);
-    this.name = 'ContextOverflowError';
+    super(message, false);
   }
 }
 

@@ -1,5 +1,4 @@
 import type { Logger } from '../log.js';
-import type { ToolResult } from '../tools/types.js';
 import type { ProgressSink } from './progress.js';
 import { SUMMARY_REMINDER } from './prompt.js';
 import { withRetry } from './retry.js';
@@ -11,14 +10,10 @@ import {
   type ModelRequest,
   type ModelResponse,
   type ToolCall,
+  type ToolExecutor,
   type ToolSchema,
 } from './types.js';
-
-/** What the loop needs of the tool registry (src/tools/registry.ts). */
-export interface ToolExecutor {
-  readonly schemas: ToolSchema[];
-  call(call: ToolCall): Promise<ToolResult>;
-}
+import { MeetingAssistantError } from '../errors.js';
 
 export interface LoopConversation {
   instructions: string;
@@ -45,13 +40,12 @@ export interface ContextController {
 export type AgentErrorKind = 'max-turns' | 'no-summary' | 'truncated';
 
 /** The agent ended without doing its job (not an endpoint failure: those are ModelErrors). */
-export class AgentError extends Error {
+export class AgentError extends MeetingAssistantError {
   constructor(
     readonly kind: AgentErrorKind,
     message: string,
   ) {
-    super(message);
-    this.name = 'AgentError';
+    super(message, false);
   }
 }
 

@@ -1,3 +1,4 @@
+import { MeetingAssistantError } from '../errors.js';
 /**
  * The conversation as the agent loop sees it, independent of the wire API. The model
  * clients (chat-completions, responses) translate it to and from their formats; compaction
@@ -10,6 +11,18 @@ export interface ToolCall {
   name: string;
   /** Raw argument text exactly as the model sent it: may be invalid JSON. */
   arguments: string;
+}
+
+/** What a tool call came back with; `isError` results start with `Error: `. */
+export interface ToolResult {
+  content: string;
+  isError: boolean;
+}
+
+/** What the loop needs of the tools (src/tools/registry.ts implements it). */
+export interface ToolExecutor {
+  readonly schemas: ToolSchema[];
+  call(call: ToolCall): Promise<ToolResult>;
 }
 
 export type Message =
@@ -68,7 +81,7 @@ export interface ModelClient {
 export type ModelErrorKind = 'http' | 'network' | 'timeout' | 'aborted' | 'invalid-response';
 
 /** A failed model request, classified for the retry policy and the failure report. */
-export class ModelError extends Error {
+export class ModelError extends MeetingAssistantError {
   readonly kind: ModelErrorKind;
   readonly status: number | undefined;
   /** Server-requested wait (Retry-After / retry-after-ms), in milliseconds. */
@@ -90,8 +103,7 @@ export class ModelError extends Error {
       brokenBody?: boolean;
     },
   ) {
-    super(message, { cause: options.cause });
-    this.name = 'ModelError';
+    super(message, false, { cause: options.cause });
     this.kind = options.kind;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;

@@ -1,5 +1,6 @@
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
 import { nodeFs } from '../vault/fs.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /** Exit codes of every command (DESIGN section 6). */
 export const EXIT_OK = 0;
@@ -7,13 +8,12 @@ export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 
 /** An error a command reports to the person in one clear message, with its exit code. */
-export class CliError extends Error {
+export class CliError extends MeetingAssistantError {
   constructor(
     message: string,
     readonly exitCode: number = EXIT_FAILED,
   ) {
-    super(message);
-    this.name = 'CliError';
+    super(message, true);
   }
 }
 

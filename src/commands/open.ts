@@ -1,5 +1,6 @@
 import { type CommandRunner, findOnPath, launch } from '../daemon/external.js';
-import { localBaseUrl, readHttpToken, statusPageUrl } from '../daemon/token.js';
+import { statusPageUrl } from '../daemon/address.js';
+import { localBaseUrl, readHttpToken } from '../vault/state.js';
 import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';

@@ -1,6 +1,6 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { listMeetingStates } from '../daemon/overview.js';
-import { localBaseUrl, readHttpToken } from '../daemon/token.js';
+import { localBaseUrl, readHttpToken } from '../vault/state.js';
 import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';

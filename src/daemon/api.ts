@@ -3,7 +3,7 @@ import { findMeetingOfSummary } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import { ApiError, type HttpHandlers, type RetryAccepted } from './http.js';
 import { readNoteHead } from './notes.js';
-import { NotePathError, resolveNotePath } from './paths.js';
+import { PathError, resolveNotePath } from '../vault/confine.js';
 import type { Job } from './queue.js';
 import { SessionError, setSessionState, startSession } from './sessions.js';
 
@@ -29,7 +29,7 @@ export async function retryTarget(vault: Vault, note: unknown): Promise<string> 
   try {
     abs = await resolveNotePath(vault, note, { folder, folderName: `Folders.Summaries (${vault.rel(folder)})` });
   } catch (err) {
-    if (err instanceof NotePathError) throw new ApiError(400, err.message);
+    if (err instanceof PathError) throw new ApiError(400, err.message);
     throw err;
   }
   if (vault.kindOf(abs) !== 'summary') throw new ApiError(400, `${vault.rel(abs)} is not a summary note`);
@@ -70,7 +70,7 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
       try {
         meeting = await resolveNotePath(vault, note, { folder: vault.layout.folders.Meetings, folderName: `Folders.Meetings (${vault.rel(vault.layout.folders.Meetings)})` });
       } catch (err) {
-        if (err instanceof NotePathError) throw new ApiError(400, err.message);
+        if (err instanceof PathError) throw new ApiError(400, err.message);
         throw err;
       }
       if (vault.kindOf(meeting) !== 'meeting') throw new ApiError(400, `${vault.rel(meeting)} is not a meeting note`);

@@ -4,6 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { escapeHtml } from './html.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * The daemon's HTTP API (DESIGN section 7): a health check, the clickable retry link of
@@ -13,18 +14,19 @@ import { escapeHtml } from './html.js';
  */
 
 /** An answer other than 200 that a handler chooses, with a message for people. */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
+export class ApiError extends MeetingAssistantError {
   constructor(
     readonly status: number,
     message: string,
   ) {
-    super(message);
+    super(message, true);
   }
 }
 
-export class HttpStartError extends Error {
-  override readonly name = 'HttpStartError';
+export class HttpStartError extends MeetingAssistantError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, true, options);
+  }
 }
 
 export interface RetryAccepted {

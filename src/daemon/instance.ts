@@ -3,7 +3,8 @@ import type { Fs } from '../vault/fs.js';
 import { isNotFound, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
 import { processIsAlive } from './temps.js';
-import { STATE_FOLDER } from './token.js';
+import { STATE_FOLDER } from '../vault/state.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * One daemon per vault (DESIGN section 2): `<vault>/.meeting-assistant/daemon.json` names the
@@ -19,8 +20,7 @@ export interface DaemonInstance {
   http?: string;
 }
 
-export class DaemonRunningError extends Error {
-  override readonly name = 'DaemonRunningError';
+export class DaemonRunningError extends MeetingAssistantError {
   constructor(
     readonly holder: DaemonInstance,
     vaultRoot: string,
@@ -28,6 +28,7 @@ export class DaemonRunningError extends Error {
     super(
       `another daemon already runs on the vault ${vaultRoot}: pid ${holder.pid}` +
         `${holder.http ? `, HTTP ${holder.http}` : ', HTTP off'} (since ${holder.startedAt}); stop it first, or give this one another vault`,
+      true,
     );
   }
 }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { linkTarget, resolveLink, resolveOrPlanLink } from '../vault/links.js';
 import type { Vault } from '../vault/vault.js';
 import type { HeadCache } from './heads.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Finding a meeting's notes from the frontmatter alone, through the head cache: what the
@@ -10,8 +11,10 @@ import type { HeadCache } from './heads.js';
  * the full resolution, with its write-backs, when it runs).
  */
 
-export class LocateError extends Error {
-  override readonly name = 'LocateError';
+export class LocateError extends MeetingAssistantError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, true, options);
+  }
 }
 
 function linkValue(data: Record<string, unknown>, key: string): string | undefined {

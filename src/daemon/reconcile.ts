@@ -76,7 +76,7 @@ export class Reconciler {
    * restart); later, ones the queue holds are live runs.
    */
   async scan({ startup = false }: { startup?: boolean } = {}): Promise<ScanResult> {
-    const { vault, settings } = this.options;
+    const { vault } = this.options;
     const { folders } = vault.layout;
     const heads = this.heads;
     heads.beginPass();
@@ -106,66 +106,13 @@ export class Reconciler {
         return all.filter((file) => vault.kindOf(file) === kind);
       };
 
-      // Finished transcripts whose meeting is not done and not waiting for a retry.
-      const transcripts = await mapLimit(await list(folders.Transcripts, 'transcript'), SCAN_CONCURRENCY, async (transcript): Promise<Found | undefined> => {
-        const head = await heads.get(transcript);
-        if (!head) return undefined;
-        // Its state cannot be known: never summarized until fixed, which a person must hear of.
-        if (!head.ok) return { problem: `transcript not summarized while its frontmatter does not parse: ${head.error}` };
-        const facts = factsFromData(head.data);
-        this.options.remember?.(transcript, facts);
-        if (facts.state !== settings.Daemon.TriggerState) return undefined;
-        let meeting: string;
-        try {
-          meeting = await meetingOfTranscript(vault, transcript, { heads, transcriptIndex });
-        } catch (err) {
-          return { problem: `finished transcript not summarized: ${(err as Error).message}` };
-        }
-        let context;
-        let problem: string | undefined;
-        try {
-          context = await contextOfMeeting(vault, meeting, heads);
-        } catch (err) {
-          // A broken meeting note: its run reports it (failure report) once, not every scan.
-          problem = (err as Error).message;
-        }
-        if (context?.state && SETTLED.has(context.state)) return undefined;
-        if (context?.state === 'summarizing' && !startup && this.options.isQueued(meeting)) return undefined;
-        const job: Job = { key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' };
-        const signature = heads.signature([transcript, meeting, context?.path]);
-        return problem === undefined ? { job, signature } : { problem, job, signature };
-      });
+      const transcripts = await mapLimit(await list(folders.Transcripts, 'transcript'), SCAN_CONCURRENCY, (t) => this.transcriptJob(t, startup, transcriptIndex));
       transcripts.forEach(add);
 
-      // Runs a crash interrupted.
-      const contexts = await mapLimit(await list(folders.Context, 'context'), SCAN_CONCURRENCY, async (context): Promise<Found | undefined> => {
-        const head = await heads.get(context);
-        if (!head?.ok || typeof head.data.state !== 'string' || head.data.state.trim() !== 'summarizing') return undefined;
-        try {
-          const meeting = await meetingOfNote(vault, context, heads);
-          return {
-            job: { key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' },
-            signature: heads.signature([context, meeting]),
-          };
-        } catch (err) {
-          return { problem: `interrupted run not resumed: ${(err as Error).message}` };
-        }
-      });
+      const contexts = await mapLimit(await list(folders.Context, 'context'), SCAN_CONCURRENCY, (c) => this.interruptedJob(c));
       contexts.forEach(add);
 
-      // Failure reports whose retry box is ticked.
-      const summaries = await mapLimit(await list(folders.Summaries, 'summary'), SCAN_CONCURRENCY, async (summary): Promise<Found | undefined> => {
-        const head = await heads.get(summary);
-        if (!head?.ok) return undefined;
-        const facts = factsFromData(head.data);
-        this.options.remember?.(summary, facts);
-        if (!isRetryRequested(facts)) return undefined;
-        const meeting = await meetingOfNote(vault, summary, heads).catch(() => undefined);
-        return {
-          job: { key: meeting ?? summary, kind: 'retry', target: summary, trigger: 'catch-up' },
-          signature: heads.signature([summary, meeting]),
-        };
-      });
+      const summaries = await mapLimit(await list(folders.Summaries, 'summary'), SCAN_CONCURRENCY, (m) => this.retryJob(m));
       summaries.forEach(add);
 
       for (const [key, signature] of signatures) this.attempted.set(key, signature);
@@ -173,6 +120,71 @@ export class Reconciler {
     } finally {
       heads.endPass();
     }
+  }
+
+  /** A finished transcript whose meeting is not done and not waiting for a retry. */
+  private async transcriptJob(transcript: string, startup: boolean, transcriptIndex: () => Promise<TranscriptIndex>): Promise<Found | undefined> {
+    const { vault, settings } = this.options;
+    const heads = this.heads;
+    const head = await heads.get(transcript);
+    if (!head) return undefined;
+    // Its state cannot be known: never summarized until fixed, which a person must hear of.
+    if (!head.ok) return { problem: `transcript not summarized while its frontmatter does not parse: ${head.error}` };
+    const facts = factsFromData(head.data);
+    this.options.remember?.(transcript, facts);
+    if (facts.state !== settings.Daemon.TriggerState) return undefined;
+    let meeting: string;
+    try {
+      meeting = await meetingOfTranscript(vault, transcript, { heads, transcriptIndex });
+    } catch (err) {
+      return { problem: `finished transcript not summarized: ${(err as Error).message}` };
+    }
+    let context;
+    let problem: string | undefined;
+    try {
+      context = await contextOfMeeting(vault, meeting, heads);
+    } catch (err) {
+      // A broken meeting note: its run reports it (failure report) once, not every scan.
+      problem = (err as Error).message;
+    }
+    if (context?.state && SETTLED.has(context.state)) return undefined;
+    if (context?.state === 'summarizing' && !startup && this.options.isQueued(meeting)) return undefined;
+    const job: Job = { key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' };
+    const signature = heads.signature([transcript, meeting, context?.path]);
+    return problem === undefined ? { job, signature } : { problem, job, signature };
+  }
+
+  /** A run a crash interrupted: its context note still says `summarizing`. */
+  private async interruptedJob(context: string): Promise<Found | undefined> {
+    const { vault } = this.options;
+    const heads = this.heads;
+    const head = await heads.get(context);
+    if (!head?.ok || typeof head.data.state !== 'string' || head.data.state.trim() !== 'summarizing') return undefined;
+    try {
+      const meeting = await meetingOfNote(vault, context, heads);
+      return {
+        job: { key: meeting, kind: 'summarize', target: meeting, trigger: 'catch-up' },
+        signature: heads.signature([context, meeting]),
+      };
+    } catch (err) {
+      return { problem: `interrupted run not resumed: ${(err as Error).message}` };
+    }
+  }
+
+  /** A failure report whose retry box is ticked. */
+  private async retryJob(summary: string): Promise<Found | undefined> {
+    const { vault } = this.options;
+    const heads = this.heads;
+    const head = await heads.get(summary);
+    if (!head?.ok) return undefined;
+    const facts = factsFromData(head.data);
+    this.options.remember?.(summary, facts);
+    if (!isRetryRequested(facts)) return undefined;
+    const meeting = await meetingOfNote(vault, summary, heads).catch(() => undefined);
+    return {
+      job: { key: meeting ?? summary, kind: 'retry', target: summary, trigger: 'catch-up' },
+      signature: heads.signature([summary, meeting]),
+    };
   }
 
   /**

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import { readTextIfExists, writeFileAtomic } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
 import type { JobKind } from './queue.js';
-import { STATE_FOLDER } from './token.js';
+import { STATE_FOLDER } from '../vault/state.js';
 
 /**
  * The runs the status page lists, newest last, kept in `<vault>/.meeting-assistant/runs.jsonl`

@@ -2,11 +2,12 @@ import path from 'node:path';
 import { CONTEXT_STATES, createContextNote, isContextState, setContextState } from '../vault/context.js';
 import { FrontmatterError, renderFrontmatter, updateNoteFrontmatter } from '../vault/frontmatter.js';
 import { formatLink } from '../vault/links.js';
-import { BrokenMeetingError, resolveMeeting } from '../vault/meeting.js';
+import { resolveMeeting } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
 import { contextOfMeeting, LocateError } from './locate.js';
-import { NotePathError, resolveNotePath } from './paths.js';
+import { PathError, resolveNotePath } from '../vault/confine.js';
+import { isExpectedError, MeetingAssistantError } from '../errors.js';
 
 /**
  * Recorder and transcriber integration (DESIGN section 6, `session …`), shared by the CLI
@@ -15,13 +16,12 @@ import { NotePathError, resolveNotePath } from './paths.js';
 
 export type SessionErrorKind = 'usage' | 'not-found' | 'conflict' | 'broken';
 
-export class SessionError extends Error {
-  override readonly name = 'SessionError';
+export class SessionError extends MeetingAssistantError {
   constructor(
     readonly kind: SessionErrorKind,
     message: string,
   ) {
-    super(message);
+    super(message, true);
   }
 }
 
@@ -140,7 +140,7 @@ async function meetingNote(vault: Vault, meeting: unknown): Promise<string> {
   try {
     abs = await resolveNotePath(vault, meeting, { folder: vault.layout.folders.Meetings, folderName: 'Folders.Meetings' });
   } catch (err) {
-    if (err instanceof NotePathError) throw new SessionError(/no such note/.test(err.message) ? 'not-found' : 'usage', err.message);
+    if (err instanceof PathError) throw new SessionError(/no such note/.test(err.message) ? 'not-found' : 'usage', err.message);
     throw err;
   }
   if (vault.kindOf(abs) !== 'meeting') {
@@ -178,7 +178,8 @@ export async function setSessionState(vault: Vault, meeting: unknown, state: unk
     }
     await setContextState(vault, context.path, state);
   } catch (err) {
-    if (err instanceof BrokenMeetingError || err instanceof FrontmatterError) throw new SessionError('broken', err.message);
+    // A note of the meeting the vault cannot use (broken frontmatter or links): the person's to fix.
+    if (isExpectedError(err)) throw new SessionError('broken', err.message);
     throw err;
   }
   return { meeting: vault.rel(meetingPath), context: vault.rel(context.path), state };

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Logger } from '../log.js';
 import { isNotFound, isTempFile, tempFileOwner, type WalkedEntry, walkFiles } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
-import { STATE_FOLDER } from './token.js';
+import { STATE_FOLDER } from '../vault/state.js';
 
 /**
  * Temporary files that a killed process left behind. An atomic write never leaves a

@@ -1,3 +1,4 @@
+import { MeetingAssistantError } from '../errors.js';
 /**
  * Filling in the tracked service templates (systemd/meeting-assistant.service,
  * launchd/com.meeting-assistant.plist) for one machine. Pure string work: every value is
@@ -29,10 +30,9 @@ export interface LaunchdParams extends ServiceParams {
   logDir: string;
 }
 
-export class TemplateError extends Error {
+export class TemplateError extends MeetingAssistantError {
   constructor(message: string) {
-    super(message);
-    this.name = 'TemplateError';
+    super(message, true);
   }
 }
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Vault } from '../vault/vault.js';
-import { looksBinary } from './paths.js';
+import { looksBinary } from '../vault/confine.js';
 
 /**
  * What the tools keep in memory between calls, and how they know it is still fresh.

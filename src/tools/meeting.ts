@@ -36,7 +36,7 @@ function parse(ctx: ToolContext, text: string, abs: string, what: string): Parse
   }
 }
 
-export const readMeetingnote = defineTool({
+export const readMeetingNote = defineTool({
   name: 'read_meetingnote',
   description: 'This meeting: title, times, attendees, projects.',
   params: { ...RANGE },
@@ -58,7 +58,7 @@ export const readTranscript = defineTool({
   },
 });
 
-export const readUsernotes = defineTool({
+export const readUserNotes = defineTool({
   name: 'read_usernotes',
   description: "The user's notes from the meeting.",
   params: { ...RANGE },

@@ -5,7 +5,7 @@ import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { formatRead, resultBudget, splitLines } from './format.js';
 import { type PastSummary, intersects, sameProject } from './past-index.js';
-import { checkRelativePath, realLocation, sameFile } from './paths.js';
+import { checkRelativePath, realLocation, sameFile } from '../vault/confine.js';
 import { readTextFile } from './read.js';
 import type { ToolContext } from './types.js';
 

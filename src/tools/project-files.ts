@@ -2,7 +2,7 @@ import path from 'node:path';
 import { isNotFound, isTempFile, walkFiles } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import { ToolError } from './errors.js';
-import { checkFolderName, realLocation } from './paths.js';
+import { checkFolderName, realLocation } from '../vault/confine.js';
 import { sameProject } from './past-index.js';
 
 /**
@@ -63,7 +63,7 @@ export async function resolveProject(vault: Vault, name: string): Promise<Projec
  * temporary files are skipped; a symbolic link counts only when it is a file that resolves
  * inside the project (linked folders are not followed: no loops, no escapes).
  */
-export async function listProjectFiles(vault: Vault, project: ProjectFolder): Promise<string[]> {
+export async function filesOfProject(vault: Vault, project: ProjectFolder): Promise<string[]> {
   const realRoot = await realLocation(vault.fs, project.abs);
   const out: string[] = [];
   await walkFiles(vault.fs, project.abs, { skip: hiddenOrTemp }, async ({ abs, rel, entry }) => {

@@ -1,8 +1,8 @@
 import { ToolError } from './errors.js';
 import { defineTool } from './define.js';
 import { formatRead, resultBudget, splitLines } from './format.js';
-import { resolveInside } from './paths.js';
-import { findProject, listProjectFiles, listProjectFolders, resolveProject } from './project-files.js';
+import { resolveInside } from '../vault/confine.js';
+import { filesOfProject, findProject, listProjectFolders, resolveProject } from './project-files.js';
 import { eolOf, joinLines, readTextFile } from './read.js';
 import { lastSeen, rememberSeen, requireUnchangedSinceSeen } from './seen.js';
 import { UNCHANGED } from '../vault/update.js';
@@ -35,20 +35,20 @@ export const listProjects = defineTool({
   },
 });
 
-export const listProjectfiles = defineTool({
+export const listProjectFiles = defineTool({
   name: 'list_projectfiles',
   description:
     'The files of a project (paths for read_projectfile).',
   params: { project: PROJECT },
   async handler(args, ctx) {
     const project = await resolveProject(ctx.vault, args.project);
-    const files = await listProjectFiles(ctx.vault, project);
+    const files = await filesOfProject(ctx.vault, project);
     const head = `Files of project ${project.name} (${ctx.vault.rel(project.abs)}/): ${files.length}`;
     return files.length === 0 ? `${head}\n(the project folder has no files yet)` : [head, ...files].join('\n');
   },
 });
 
-export const readProjectfile = defineTool({
+export const readProjectFile = defineTool({
   name: 'read_projectfile',
   description:
     'A project file, whole or lines from-to.',
@@ -70,7 +70,7 @@ export const readProjectfile = defineTool({
   },
 });
 
-export const writeProjectfile = defineTool({
+export const writeProjectFile = defineTool({
   name: 'write_projectfile',
   description:
     'After write_summary, record new project knowledge; read first. Appends content, or replace_file: whole file, from+to: replace those lines, insert: n: before line n.',

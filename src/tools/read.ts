@@ -1,7 +1,7 @@
 import { isNotFound } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
 import { ToolError } from './errors.js';
-import { looksBinary } from './paths.js';
+import { looksBinary } from '../vault/confine.js';
 
 /**
  * A text file for the model: undefined when missing; a ToolError for a folder or a binary

@@ -106,102 +106,102 @@ const INSIDE_CLASS: Record<string, string> = { w: WORD, d: '\\p{Nd}', D: '\\P{Nd
 function translateBody(body: string, pattern: string): string {
   let out = '';
   let i = 0;
-  const escape = (inClass: boolean): void => {
-    const c = body[i + 1];
-    if (c === undefined) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: it ends with a lone backslash.`);
-    const mapped = inClass ? INSIDE_CLASS[c] : OUTSIDE_CLASS[c];
-    if (mapped !== undefined) out += mapped;
-    else if (c === 'G') throw unsupported('\\G (contiguous match)', pattern);
-    else if (c === 'p' || c === 'P') {
-      const m = /^\{([^}]*)\}/.exec(body.slice(i + 2));
-      if (!m) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: \\${c} needs a category such as \\${c}{Lu}.`);
-      if (m[1]!.startsWith('Is')) throw unsupported(`the named block \\${c}{${m[1]}}`, pattern);
-      out += `\\${c}{${m[1]}}`;
-      i += m[0].length;
-    } else if (c === 'k' && body[i + 2] === "'") {
-      const end = body.indexOf("'", i + 3);
-      if (end < 0) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: unterminated \\k'name'.`);
-      out += `\\k<${body.slice(i + 3, end)}>`;
-      i = end - 1;
-    } else if (/[a-zA-Z0-9]/.test(c) || SYNTAX.has(c) || (inClass && c === '-')) out += `\\${c}`;
-    else {
-      const cp = String.fromCodePoint(body.codePointAt(i + 1)!);
-      out += hexEscape(cp);
-      i += cp.length - 1;
-    }
-    i += 2;
-  };
   while (i < body.length) {
     const c = body[i]!;
-    if (c === '\\') {
-      escape(false);
-    } else if (c === '[') {
-      out += '[';
-      i++;
-      if (body[i] === '^') {
-        out += '^';
-        i++;
-      }
-      // In .NET a `]` right after `[` or `[^` is a literal; in JavaScript it closes the class.
-      if (body[i] === ']') {
-        out += '\\]';
-        i++;
-      }
-      let closed = false;
-      while (i < body.length) {
-        const d = body[i]!;
-        if (d === '\\') escape(true);
-        else if (d === ']') {
-          out += ']';
-          i++;
-          closed = true;
-          break;
-        } else if (d === '-' && body[i + 1] === '[') {
-          throw unsupported('character class subtraction ([a-z-[aeiou]])', pattern);
-        } else if (d === '[') {
-          out += '\\[';
-          i++;
-        } else {
-          out += d;
-          i++;
-        }
-      }
-      if (!closed) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: a "[" is never closed.`);
-    } else if (c === '(' && body[i + 1] === '?') {
-      const rest = body.slice(i + 2);
-      if (rest.startsWith('#')) {
-        const end = body.indexOf(')', i);
-        if (end < 0) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: unterminated (?# comment.`);
-        i = end + 1;
-        continue;
-      }
-      if (rest.startsWith('>')) throw unsupported('an atomic group (?>…)', pattern);
-      if (rest.startsWith('(')) throw unsupported('a conditional (?(…)…)', pattern);
-      if (/^[imnsx]*(?:-[imnsx]*)?[:)]/.test(rest) && !rest.startsWith(':')) {
-        throw unsupported('inline options after the start of the pattern (put (?i) etc. at the very beginning)', pattern);
-      }
-      const named = /^(?:<([A-Za-z_]\w*)(-\w*)?>|'([A-Za-z_]\w*)(-\w*)?')/.exec(rest);
-      if (named) {
-        if (named[2] || named[4]) throw unsupported('a balancing group', pattern);
-        out += `(?<${named[1] ?? named[3]}>`;
-        i += 2 + named[0].length;
-        continue;
-      }
-      if (/^'?<?-/.test(rest)) throw unsupported('a balancing group', pattern);
-      out += '(?';
-      i += 2;
-    } else if (c === '{') {
+    let piece: Piece;
+    if (c === '\\') piece = escapeAt(body, i, false, pattern);
+    else if (c === '[') piece = classAt(body, i, pattern);
+    else if (c === '(' && body[i + 1] === '?') piece = groupAt(body, i, pattern);
+    else if (c === '{') {
       // A quantifier stays; any other brace is a literal in .NET.
       const q = /^\{\d+(?:,\d*)?\}/.exec(body.slice(i));
-      out += q ? q[0] : '\\{';
-      i += q ? q[0].length : 1;
-    } else if (c === '}' || c === ']') {
-      out += `\\${c}`;
-      i++;
+      piece = q ? { text: q[0], next: i + q[0].length } : { text: '\\{', next: i + 1 };
+    } else if (c === '}' || c === ']') piece = { text: `\\${c}`, next: i + 1 };
+    else piece = { text: c, next: i + 1 };
+    out += piece.text;
+    i = piece.next;
+  }
+  return out;
+}
+
+/** The translation of the construct at one position of the pattern, and where the next one starts. */
+interface Piece {
+  text: string;
+  next: number;
+}
+
+/** The escape sequence at `i` (a backslash), inside a character class or not. */
+function escapeAt(body: string, i: number, inClass: boolean, pattern: string): Piece {
+  const c = body[i + 1];
+  if (c === undefined) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: it ends with a lone backslash.`);
+  const mapped = inClass ? INSIDE_CLASS[c] : OUTSIDE_CLASS[c];
+  if (mapped !== undefined) return { text: mapped, next: i + 2 };
+  if (c === 'G') throw unsupported('\\G (contiguous match)', pattern);
+  if (c === 'p' || c === 'P') {
+    const m = /^\{([^}]*)\}/.exec(body.slice(i + 2));
+    if (!m) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: \\${c} needs a category such as \\${c}{Lu}.`);
+    if (m[1]!.startsWith('Is')) throw unsupported(`the named block \\${c}{${m[1]}}`, pattern);
+    return { text: `\\${c}{${m[1]}}`, next: i + 2 + m[0].length };
+  }
+  if (c === 'k' && body[i + 2] === "'") {
+    const end = body.indexOf("'", i + 3);
+    if (end < 0) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: unterminated \\k'name'.`);
+    return { text: `\\k<${body.slice(i + 3, end)}>`, next: end + 1 };
+  }
+  if (/[a-zA-Z0-9]/.test(c) || SYNTAX.has(c) || (inClass && c === '-')) return { text: `\\${c}`, next: i + 2 };
+  const cp = String.fromCodePoint(body.codePointAt(i + 1)!);
+  return { text: hexEscape(cp), next: i + 1 + cp.length };
+}
+
+/** The character class opening at `i` (a `[`), up to its `]`. */
+function classAt(body: string, i: number, pattern: string): Piece {
+  let out = '[';
+  i++;
+  if (body[i] === '^') {
+    out += '^';
+    i++;
+  }
+  // In .NET a `]` right after `[` or `[^` is a literal; in JavaScript it closes the class.
+  if (body[i] === ']') {
+    out += '\\]';
+    i++;
+  }
+  while (i < body.length) {
+    const d = body[i]!;
+    if (d === '\\') {
+      const piece = escapeAt(body, i, true, pattern);
+      out += piece.text;
+      i = piece.next;
+    } else if (d === ']') {
+      return { text: out + ']', next: i + 1 };
+    } else if (d === '-' && body[i + 1] === '[') {
+      throw unsupported('character class subtraction ([a-z-[aeiou]])', pattern);
     } else {
-      out += c;
+      out += d === '[' ? '\\[' : d;
       i++;
     }
   }
-  return out;
+  throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: a "[" is never closed.`);
+}
+
+/** The group syntax at `i` (a `(?`): comments dropped, named groups rewritten, .NET-only forms refused. */
+function groupAt(body: string, i: number, pattern: string): Piece {
+  const rest = body.slice(i + 2);
+  if (rest.startsWith('#')) {
+    const end = body.indexOf(')', i);
+    if (end < 0) throw new ToolError(`invalid regular expression ${JSON.stringify(pattern)}: unterminated (?# comment.`);
+    return { text: '', next: end + 1 };
+  }
+  if (rest.startsWith('>')) throw unsupported('an atomic group (?>…)', pattern);
+  if (rest.startsWith('(')) throw unsupported('a conditional (?(…)…)', pattern);
+  if (/^[imnsx]*(?:-[imnsx]*)?[:)]/.test(rest) && !rest.startsWith(':')) {
+    throw unsupported('inline options after the start of the pattern (put (?i) etc. at the very beginning)', pattern);
+  }
+  const named = /^(?:<([A-Za-z_]\w*)(-\w*)?>|'([A-Za-z_]\w*)(-\w*)?')/.exec(rest);
+  if (named) {
+    if (named[2] || named[4]) throw unsupported('a balancing group', pattern);
+    return { text: `(?<${named[1] ?? named[3]}>`, next: i + 2 + named[0].length };
+  }
+  if (/^'?<?-/.test(rest)) throw unsupported('a balancing group', pattern);
+  return { text: '(?', next: i + 2 };
 }

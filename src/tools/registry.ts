@@ -1,31 +1,28 @@
 import type { Settings } from '../config.js';
 import { Audit } from '../audit.js';
 import { type Logger, silentLogger } from '../log.js';
-import type { ToolCall, ToolSchema } from '../agent/types.js';
-import { FrontmatterError } from '../vault/frontmatter.js';
-import { LinkError } from '../vault/links.js';
+import type { ToolCall, ToolExecutor, ToolResult, ToolSchema } from '../agent/types.js';
+import { isExpectedError } from '../errors.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
-import { ConcurrentEditError } from '../vault/update.js';
-import { LinkOutsideVaultError, type Vault } from '../vault/vault.js';
-import { ToolError } from './errors.js';
+import type { Vault } from '../vault/vault.js';
 import { capResult, resultBudget } from './format.js';
 import {
   addAttendee,
   readContext,
   readGlossary,
-  readMeetingnote,
+  readMeetingNote,
   readTranscript,
-  readUsernotes,
+  readUserNotes,
   removeAttendee,
   writeContext,
   writeSummary,
 } from './meeting.js';
 import { PastSummaryIndex } from './past-index.js';
 import { listPastProjectMeetings, readPastProjectMeetingSummary } from './past-meetings.js';
-import { listProjectfiles, listProjects, readProjectfile, writeProjectfile } from './projects.js';
+import { listProjectFiles, listProjects, readProjectFile, writeProjectFile } from './projects.js';
 import { search } from './search.js';
 import { addDictationWord, deleteIdentity, overrideSpeaker } from './speakers.js';
-import type { AnyTool, RunState, ToolContext, ToolResult } from './types.js';
+import type { AnyTool, RunState, ToolContext } from './types.js';
 
 /**
  * The agent's tools, bound to one meeting. `call` never throws: an unknown tool, arguments
@@ -33,17 +30,14 @@ import type { AnyTool, RunState, ToolContext, ToolResult } from './types.js';
  * all come back as a tool result starting with `Error: `, so no tool call ends the run.
  */
 
-export interface ToolRegistry {
-  readonly schemas: ToolSchema[];
-  call(call: ToolCall): Promise<ToolResult>;
-}
+export type ToolRegistry = ToolExecutor;
 
 /** All nineteen tools, in the order of DESIGN section 4 (the order the model sees them). */
 export const TOOLS: readonly AnyTool[] = [
-  readMeetingnote,
+  readMeetingNote,
   readTranscript,
   readContext,
-  readUsernotes,
+  readUserNotes,
   readGlossary,
   addDictationWord,
   addAttendee,
@@ -53,9 +47,9 @@ export const TOOLS: readonly AnyTool[] = [
   writeSummary,
   writeContext,
   listProjects,
-  listProjectfiles,
-  readProjectfile,
-  writeProjectfile,
+  listProjectFiles,
+  readProjectFile,
+  writeProjectFile,
   listPastProjectMeetings,
   readPastProjectMeetingSummary,
   search,
@@ -83,7 +77,7 @@ export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] =
           result = { content: capResult(await tool.invoke(raw, ctx), resultBudget(ctx)), isError: false };
         } catch (err) {
           result = error(describeFailure(call.name, err));
-          if (!isExpected(err)) ctx.log.warn({ tool: call.name, err }, 'tool failed unexpectedly');
+          if (!isExpectedError(err)) ctx.log.warn({ tool: call.name, err }, 'tool failed unexpectedly');
         }
       }
       ctx.log.info(
@@ -99,18 +93,8 @@ function error(message: string): ToolResult {
   return { content: `Error: ${message}`, isError: true };
 }
 
-function isExpected(err: unknown): boolean {
-  return (
-    err instanceof ToolError ||
-    err instanceof FrontmatterError ||
-    err instanceof LinkError ||
-    err instanceof ConcurrentEditError ||
-    err instanceof LinkOutsideVaultError
-  );
-}
-
 function describeFailure(tool: string, err: unknown): string {
-  if (isExpected(err)) return (err as Error).message;
+  if (isExpectedError(err)) return err.message;
   const e = err as { code?: unknown; message?: unknown };
   const code = typeof e?.code === 'string' ? ` (${e.code})` : '';
   const message = typeof e?.message === 'string' ? e.message : String(err);

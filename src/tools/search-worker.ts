@@ -4,6 +4,7 @@ import { type Resolved, SearchTextCache } from './file-cache.js';
 import type { TranslatedRegex } from './regex.js';
 import type { ThreadMatch, ThreadPut } from './search-lines.js';
 import { MatchWorker, type WorkerResult } from './match-worker.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Line matching off the main thread. A regular expression that backtracks catastrophically
@@ -32,10 +33,9 @@ export interface LineMatch {
   text: string;
 }
 
-export class SearchTimeoutError extends Error {
+export class SearchTimeoutError extends MeetingAssistantError {
   constructor(readonly timeoutMs: number) {
-    super(`search stopped after ${timeoutMs / 1000} s`);
-    this.name = 'SearchTimeoutError';
+    super(`search stopped after ${timeoutMs / 1000} s`, false);
   }
 }
 

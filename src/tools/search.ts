@@ -3,7 +3,7 @@ import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { MAX_SEARCH_FILE_BYTES, type Resolved, onInvalidate, trustOf } from './file-cache.js';
 import { scopeProjects, pastSummariesFor } from './past-meetings.js';
-import { findProject, listProjectFiles, listProjectFolders } from './project-files.js';
+import { filesOfProject, findProject, listProjectFolders } from './project-files.js';
 import { translateDotNetRegex } from './regex.js';
 import { type SearchPattern, type SearchPlan, SearchTimeoutError, searchFiles, searchPattern, searchPlanned } from './search-worker.js';
 import { Vault } from '../vault/vault.js';
@@ -26,7 +26,7 @@ async function scopedPaths(ctx: ToolContext, scope: string[], summaries: Set<str
     const project = findProject(folders, name);
     if (!project || seen.has(project.abs)) continue;
     seen.add(project.abs);
-    for (const rel of await listProjectFiles(ctx.vault, project)) out.push(path.join(project.abs, ...rel.split('/')));
+    for (const rel of await filesOfProject(ctx.vault, project)) out.push(path.join(project.abs, ...rel.split('/')));
   }
   for (const summary of await pastSummariesFor(ctx, scope)) {
     summaries.add(summary.path);

@@ -7,7 +7,7 @@ import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
 import { splitLines } from './format.js';
-import { checkFolderName, realLocation } from './paths.js';
+import { checkFolderName, realLocation } from '../vault/confine.js';
 import { eolOf, readTextFile } from './read.js';
 import { UNCHANGED } from '../vault/update.js';
 import type { ToolContext } from './types.js';

@@ -38,11 +38,6 @@ export interface RunState {
   seen?: Map<string, string>;
 }
 
-export interface ToolResult {
-  content: string;
-  isError: boolean;
-}
-
 export interface ToolDefinition<Args = Record<string, unknown>> extends ToolSchema {
   /** Runs the tool on parsed arguments; a refusal is thrown as a ToolError. */
   handler(args: Args, ctx: ToolContext): Promise<string>;

@@ -2,6 +2,7 @@ import { parseNote, renderFrontmatter, replaceBody, requireText, updateFrontmatt
 import { formatLink } from './links.js';
 import type { MeetingArtifacts } from './meeting.js';
 import type { Vault } from './vault.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * The assistant context note: the agent's notebook, whose frontmatter the daemon owns
@@ -24,11 +25,9 @@ export function isContextState(x: unknown): x is ContextState {
   return typeof x === 'string' && (CONTEXT_STATES as readonly string[]).includes(x);
 }
 
-export class InvalidStateError extends Error {
-  override readonly name = 'InvalidStateError';
-
+export class InvalidStateError extends MeetingAssistantError {
   constructor(readonly state: unknown) {
-    super(`"${String(state)}" is not a context state; use one of: ${CONTEXT_STATES.join(', ')}`);
+    super(`"${String(state)}" is not a context state; use one of: ${CONTEXT_STATES.join(', ')}`, true);
   }
 }
 

@@ -1,19 +1,8 @@
-import {
-  Document,
-  type Node as YamlNode,
-  type Pair,
-  type ParsedNode,
-  Scalar,
-  YAMLMap,
-  isCollection,
-  isMap,
-  isScalar,
-  isSeq,
-  parseDocument,
-  visit,
-} from 'yaml';
+import { type Node as YamlNode, type Pair, type ParsedNode, YAMLMap, isCollection, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import type { Vault } from './vault.js';
 import { parseSimpleFrontmatter } from './simple-yaml.js';
+import { PARSE_OPTIONS, renderKey, renderPairText, type Style } from './yaml-render.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * YAML frontmatter of Markdown notes, Obsidian style. People edit these notes, so an update
@@ -21,8 +10,7 @@ import { parseSimpleFrontmatter } from './simple-yaml.js';
  * order, trailing spaces, CRLF, a BOM, the body) stays as it was.
  */
 
-export class FrontmatterError extends Error {
-  override readonly name = 'FrontmatterError';
+export class FrontmatterError extends MeetingAssistantError {
   readonly file?: string;
   readonly line?: number;
 
@@ -30,7 +18,7 @@ export class FrontmatterError extends Error {
     const where = [options.file, options.line !== undefined ? `line ${options.line}` : undefined]
       .filter((part) => part !== undefined)
       .join(' ');
-    super(where ? `${where}: ${reason}` : reason);
+    super(where ? `${where}: ${reason}` : reason, true);
     if (options.file !== undefined) this.file = options.file;
     if (options.line !== undefined) this.line = options.line;
   }
@@ -122,15 +110,6 @@ function lineAt(text: string, offset: number): number {
   return line;
 }
 
-const PARSE_OPTIONS = {
-  // The core schema keeps `2026-11-30T09:00:00+01:00` a string, as written.
-  schema: 'core',
-  version: '1.2',
-  uniqueKeys: true,
-  prettyErrors: false,
-  keepSourceTokens: false,
-} as const;
-
 /** Parses the YAML between the fences; throws FrontmatterError with the line in the whole file. */
 function parseYaml(layout: Layout, file?: string): YAMLMap<ParsedNode, ParsedNode | null> | undefined {
   const block = layout.block;
@@ -195,54 +174,8 @@ function keyName(pair: Pair<unknown, unknown>): string | undefined {
 }
 
 // ---------------------------------------------------------------------------------------
-// Rendering values
+// Rendering a new block (the values: vault/yaml-render.ts)
 // ---------------------------------------------------------------------------------------
-
-const WIKILINK = /\[\[.*\]\]/;
-
-interface Style {
-  scalarType?: Scalar.Type;
-  flow?: boolean;
-  /** Block sequence items sit at the key's column (`key:\n- a`) instead of indented. */
-  compactSeq?: boolean;
-}
-
-function buildNode(doc: Document, value: unknown, style: Style): YamlNode {
-  const node = doc.createNode(value) as YamlNode;
-  if (isSeq(node) || isMap(node)) {
-    // Lists of plain values default to flow (`[Alpha, Beta]`, as DESIGN shows); structured values to block.
-    const simple = node.items.every((item) => isScalar(isMap(node) ? (item as Pair).value : item));
-    node.flow = node.items.length === 0 || (style.flow ?? (isSeq(node) && simple));
-  }
-  if (isScalar(node) && typeof node.value === 'string' && style.scalarType) {
-    const block = style.scalarType === Scalar.BLOCK_LITERAL || style.scalarType === Scalar.BLOCK_FOLDED;
-    // A line break in a plain or quoted scalar would be written as a folded blank line: use `|` instead.
-    node.type = node.value.includes('\n') && !block ? Scalar.BLOCK_LITERAL : style.scalarType;
-  }
-  visit(node, {
-    Scalar(_, scalar) {
-      if (typeof scalar.value === 'string' && WIKILINK.test(scalar.value)) scalar.type = Scalar.QUOTE_DOUBLE;
-    },
-  });
-  return node;
-}
-
-/** `key: value` text (lines joined with `\n`, no final newline) for a pair with a placeholder key. */
-function renderPairText(value: unknown, style: Style): string {
-  const doc = new Document(null, PARSE_OPTIONS);
-  const map = new YAMLMap();
-  map.items.push(doc.createPair('k', null));
-  const pair = map.items[0] as Pair<unknown, unknown>;
-  pair.value = buildNode(doc, value, style);
-  doc.contents = map as never;
-  const text = doc.toString({
-    lineWidth: 0,
-    nullStr: '',
-    indentSeq: !style.compactSeq,
-    flowCollectionPadding: false,
-  });
-  return text.replace(/\n$/, '').replace(/^k:[ ]$/m, 'k:');
-}
 
 /** A fresh frontmatter block (fences included, `\n` endings) for notes the daemon creates. */
 export function renderFrontmatter(data: Record<string, unknown>): string {
@@ -255,10 +188,6 @@ export function renderFrontmatter(data: Record<string, unknown>): string {
   return lines.join('\n');
 }
 
-function renderKey(key: string): string {
-  const doc = new Document(key, PARSE_OPTIONS);
-  return doc.toString({ lineWidth: 0 }).replace(/\n$/, '');
-}
 
 // ---------------------------------------------------------------------------------------
 // Updating

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { isNotFound, isTempFile, walkFiles } from './fs.js';
 import type { Vault } from './vault.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Links in frontmatter, resolved the way Obsidian does (DESIGN section 1, "Links"):
@@ -10,9 +11,7 @@ import type { Vault } from './vault.js';
 
 export type LinkErrorKind = 'dangling' | 'ambiguous' | 'invalid';
 
-export class LinkError extends Error {
-  override readonly name = 'LinkError';
-
+export class LinkError extends MeetingAssistantError {
   constructor(
     readonly kind: LinkErrorKind,
     readonly link: string,
@@ -20,7 +19,7 @@ export class LinkError extends Error {
     /** For an ambiguous link: the vault-relative paths it could mean. */
     readonly candidates: string[] = [],
   ) {
-    super(message);
+    super(message, true);
   }
 }
 

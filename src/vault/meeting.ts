@@ -3,6 +3,7 @@ import { FrontmatterError, parseNote, updateNoteFrontmatter } from './frontmatte
 import { isNotFound } from './fs.js';
 import { LinkError, formatLink, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
 import { type NoteKind, Vault } from './vault.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * A meeting and its artifacts, resolved from the meeting note (the hub). Implementation of
@@ -31,22 +32,19 @@ export interface MeetingArtifacts {
  * A meeting that cannot run: its note does not parse, a link dangles, it has no transcript.
  * `summaryPath` is where the failure report goes, when that can be determined.
  */
-export class BrokenMeetingError extends Error {
-  override readonly name = 'BrokenMeetingError';
+export class BrokenMeetingError extends MeetingAssistantError {
   readonly meetingPath: string;
   readonly summaryPath?: string;
 
   constructor(message: string, meetingPath: string, summaryPath?: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super(message, true, options);
     this.meetingPath = meetingPath;
     if (summaryPath !== undefined) this.summaryPath = summaryPath;
   }
 }
 
 /** No note, or more than one, links to the note whose meeting was asked for. */
-export class MeetingLookupError extends Error {
-  override readonly name = 'MeetingLookupError';
-
+export class MeetingLookupError extends MeetingAssistantError {
   constructor(
     readonly kind: 'not-found' | 'ambiguous',
     /** The transcript or summary note whose meeting was looked for. */
@@ -54,7 +52,7 @@ export class MeetingLookupError extends Error {
     message: string,
     readonly candidates: string[] = [],
   ) {
-    super(message);
+    super(message, true);
   }
 }
 
@@ -211,6 +209,65 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** The meeting note's frontmatter; a note that is missing or does not parse is a broken meeting. */
+async function meetingFrontmatter(vault: Vault, meetingAbs: string): Promise<Record<string, unknown>> {
+  const rel = vault.rel(meetingAbs);
+  const content = await vault.readIfExists(meetingAbs);
+  if (content === undefined) throw new BrokenMeetingError(`the meeting note ${rel} does not exist`, meetingAbs);
+  try {
+    return parseNote(content, rel).data;
+  } catch (err) {
+    if (!(err instanceof FrontmatterError)) throw err;
+    const summaryPath = await failureReportPath(vault, meetingAbs, summaryLineOf(content));
+    throw new BrokenMeetingError(
+      `the meeting note's frontmatter does not parse (${err.message}); fix it and retry`,
+      meetingAbs,
+      summaryPath,
+      { cause: err },
+    );
+  }
+}
+
+type Broken = (message: string, cause?: unknown) => BrokenMeetingError;
+
+/** The transcript: by the meeting's `transcript` link, else the one transcript note whose `meeting` links here. */
+async function transcriptOf(vault: Vault, meetingAbs: string, transcriptLink: unknown, broken: Broken): Promise<string> {
+  const transcriptGiven =
+    transcriptLink !== null && transcriptLink !== undefined && !(typeof transcriptLink === 'string' && transcriptLink.trim() === '');
+  if (transcriptGiven) {
+    if (typeof transcriptLink !== 'string') throw broken(`the transcript property is not a link: ${JSON.stringify(transcriptLink)}`);
+    try {
+      return await resolveLink(vault, transcriptLink);
+    } catch (err) {
+      if (!(err instanceof LinkError)) throw err;
+      throw broken(`the transcript link cannot be followed: ${err.message}`, err);
+    }
+  }
+  const { Transcripts } = vault.layout.folders;
+  const found = await notesLinkingTo(vault, 'transcript', Transcripts, 'meeting', meetingAbs);
+  if (found.length === 0) {
+    throw broken(`no transcript: the note has no "transcript" link and no transcript note in ${vault.rel(Transcripts)} links to it with "meeting"`);
+  }
+  if (found.length > 1) {
+    throw broken(
+      `several transcript notes link to this meeting (${found.map((f) => vault.rel(f)).join(', ')}); add a "transcript" link to the meeting note`,
+    );
+  }
+  return found[0]!;
+}
+
+/** Adds the default context and summary links the meeting note lacks (only those lines). */
+async function writeBackLinks(vault: Vault, meetingAbs: string, changes: Record<string, unknown>, broken: Broken): Promise<void> {
+  if (Object.keys(changes).length === 0) return;
+  try {
+    await updateNoteFrontmatter(vault, meetingAbs, changes);
+  } catch (err) {
+    if (!(err instanceof FrontmatterError)) throw err;
+    // Edited into something unparseable since we read it: it is not ours to rewrite.
+    throw broken(`the meeting note's frontmatter does not parse (${err.message}); fix it and retry`, err);
+  }
+}
+
 /**
  * Every artifact of a meeting, from its note's frontmatter (DESIGN section 1): the
  * transcript by its link (or the transcript note whose `meeting` links here), context and
@@ -224,22 +281,7 @@ export async function resolveMeeting(
 ): Promise<MeetingArtifacts> {
   const meetingAbs = vault.abs(meetingPath);
   const rel = vault.rel(meetingAbs);
-  const content = await vault.readIfExists(meetingAbs);
-  if (content === undefined) throw new BrokenMeetingError(`the meeting note ${rel} does not exist`, meetingAbs);
-
-  let data: Record<string, unknown>;
-  try {
-    data = parseNote(content, rel).data;
-  } catch (err) {
-    if (!(err instanceof FrontmatterError)) throw err;
-    const summaryPath = await failureReportPath(vault, meetingAbs, summaryLineOf(content));
-    throw new BrokenMeetingError(
-      `the meeting note's frontmatter does not parse (${err.message}); fix it and retry`,
-      meetingAbs,
-      summaryPath,
-      { cause: err },
-    );
-  }
+  const data = await meetingFrontmatter(vault, meetingAbs);
 
   const name = noteBasename(meetingAbs);
   const { folders } = vault.layout;
@@ -261,7 +303,7 @@ export async function resolveMeeting(
       cause: err,
     });
   }
-  const broken = (message: string, cause?: unknown): BrokenMeetingError =>
+  const broken: Broken = (message, cause) =>
     new BrokenMeetingError(`${rel}: ${message}`, meetingAbs, summary.path, cause === undefined ? undefined : { cause });
 
   let context: { path: string; exists: boolean };
@@ -279,47 +321,14 @@ export async function resolveMeeting(
   };
   await confine([meetingAbs]);
 
-  let transcriptPath: string;
-  const transcriptLink = data.transcript;
-  const transcriptGiven =
-    transcriptLink !== null && transcriptLink !== undefined && !(typeof transcriptLink === 'string' && transcriptLink.trim() === '');
-  if (transcriptGiven) {
-    if (typeof transcriptLink !== 'string') throw broken(`the transcript property is not a link: ${JSON.stringify(transcriptLink)}`);
-    try {
-      transcriptPath = await resolveLink(vault, transcriptLink);
-    } catch (err) {
-      if (!(err instanceof LinkError)) throw err;
-      throw broken(`the transcript link cannot be followed: ${err.message}`, err);
-    }
-  } else {
-    const found = await notesLinkingTo(vault, 'transcript', folders.Transcripts, 'meeting', meetingAbs);
-    if (found.length === 0) {
-      throw broken(
-        `no transcript: the note has no "transcript" link and no transcript note in ${vault.rel(folders.Transcripts)} links to it with "meeting"`,
-      );
-    }
-    if (found.length > 1) {
-      throw broken(
-        `several transcript notes link to this meeting (${found.map((f) => vault.rel(f)).join(', ')}); add a "transcript" link to the meeting note`,
-      );
-    }
-    transcriptPath = found[0]!;
-  }
+  const transcriptPath = await transcriptOf(vault, meetingAbs, data.transcript, broken);
   await confine([meetingAbs, transcriptPath]);
 
   if (options.writeBack ?? true) {
     const changes: Record<string, unknown> = {};
     if (contextLink === undefined) changes.context = formatLink(vault, context.path);
     if (summaryLink === undefined) changes.summary = formatLink(vault, summary.path);
-    if (Object.keys(changes).length > 0) {
-      try {
-        await updateNoteFrontmatter(vault, meetingAbs, changes);
-      } catch (err) {
-        if (!(err instanceof FrontmatterError)) throw err;
-        // Edited into something unparseable since we read it: it is not ours to rewrite.
-        throw broken(`the meeting note's frontmatter does not parse (${err.message}); fix it and retry`, err);
-      }
-    }
+    await writeBackLinks(vault, meetingAbs, changes, broken);
   }
 
   return {

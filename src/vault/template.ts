@@ -2,6 +2,7 @@ import path from 'node:path';
 import { FrontmatterError, parseNote } from './frontmatter.js';
 import { LinkError, linkTarget, resolveLink } from './links.js';
 import type { Vault } from './vault.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Summary templates (README "Summaries people ask for"): a note whose headings, and the hints
@@ -20,8 +21,10 @@ export interface SummaryTemplate {
 }
 
 /** A template that was asked for and cannot be used: never a silent fallback to another one. */
-export class TemplateError extends Error {
-  override readonly name = 'TemplateError';
+export class TemplateError extends MeetingAssistantError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, true, options);
+  }
 }
 
 /** Where a template link came from, for the message a person reads in the failure report. */

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Compare before replacing (DESIGN section 1, "Editing a person's notes"). People and other
@@ -35,13 +36,12 @@ export interface UpdateResult {
   attempts: number;
 }
 
-export class ConcurrentEditError extends Error {
-  override readonly name = 'ConcurrentEditError';
+export class ConcurrentEditError extends MeetingAssistantError {
   constructor(
     readonly file: string,
     readonly attempts: number,
   ) {
-    super(`${file} kept changing while it was being written (${attempts} attempts); it was left as it is, with the other program's changes`);
+    super(`${file} kept changing while it was being written (${attempts} attempts); it was left as it is, with the other program's changes`, true);
   }
 }
 
@@ -69,14 +69,18 @@ async function readHandle(handle: FileHandleLike): Promise<string> {
 
 /**
  * An editor that rewrites a file in place truncates it, then writes: read in between, the
- * file is empty, and the editor's write would then go to the file this update replaces. An
- * empty file is therefore read again for a moment (a file that is really empty costs 0.2 s: rare for notes, and bounded).
+ * file is empty, and the editor's write would then go to the file this update replaces. A
+ * read that races such a write can also see only its first part. So the content counts once
+ * two reads agree and it is not empty; an empty file is read again for a moment (a file that
+ * is really empty costs 0.2 s: rare for notes, and bounded).
  */
 async function settledContent(handle: FileHandleLike): Promise<string> {
   let content = await readHandle(handle);
-  for (let i = 0; content === '' && i < EMPTY_RECHECKS; i++) {
-    await delay(EMPTY_RECHECK_MS);
-    content = await readHandle(handle);
+  for (let i = 0; i < EMPTY_RECHECKS; i++) {
+    const again = await readHandle(handle);
+    if (again === content && content !== '') return content;
+    if (again === content) await delay(EMPTY_RECHECK_MS);
+    content = again;
   }
   return content;
 }
@@ -163,13 +167,22 @@ async function absorbAppends(
 
 /** How long a replaced file is watched for a write already under way (an editor's truncate, then write). */
 const LATE_WRITE_MS = 5;
+/** A write under way may land in pieces on a loaded machine: watched until it holds still. */
+const LATE_CHECKS = 20;
 
-/** The replaced file's content once writes under way at the rename have landed. */
+/**
+ * The replaced file's content once writes under way at the rename have landed: read until two
+ * reads LATE_WRITE_MS apart agree (an empty file, an editor's truncate, is waited out too).
+ */
 async function lateContent(handle: FileHandleLike, expected: string | undefined): Promise<string> {
-  const now = await readHandle(handle);
-  if (now !== expected) return now === '' ? settledContent(handle) : now;
-  await delay(LATE_WRITE_MS);
-  return settledContent(handle);
+  let previous = await readHandle(handle);
+  for (let i = 0; i < LATE_CHECKS; i++) {
+    await delay(LATE_WRITE_MS);
+    const now = await readHandle(handle);
+    if (now === previous && (now !== '' || expected === '')) return now;
+    previous = now;
+  }
+  return previous === '' ? settledContent(handle) : previous;
 }
 
 /**

@@ -3,6 +3,7 @@ import type { FolderKey, VaultLayout } from '../config.js';
 import { type Fs, readText, readTextIfExists, statIfExists, walkFiles } from './fs.js';
 import { PathLocks } from './locks.js';
 import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateResult, updateFile, writeTargetOf } from './update.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
 export type WriteListener = (absPath: string, content: string) => void;
@@ -24,13 +25,12 @@ const KIND_OF_FOLDER: Record<FolderKey, NoteKind> = {
 export const TRASH_FOLDER = '.trash';
 
 /** A note that is a symbolic link to a file outside the vault: the daemon does not write there. */
-export class LinkOutsideVaultError extends Error {
-  override readonly name = 'LinkOutsideVaultError';
+export class LinkOutsideVaultError extends MeetingAssistantError {
   constructor(
     readonly file: string,
     readonly target: string,
   ) {
-    super(`${file} is a symbolic link to ${target}, outside the vault; it is not written`);
+    super(`${file} is a symbolic link to ${target}, outside the vault; it is not written`, true);
   }
 }
 

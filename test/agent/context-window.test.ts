@@ -7,7 +7,8 @@ import {
   ContextOverflowError,
   type Conversation,
 } from '../../src/agent/context-window.js';
-import { runAgentLoop, type ToolExecutor } from '../../src/agent/loop.js';
+import { runAgentLoop } from '../../src/agent/loop.js';
+import type { ToolExecutor } from '../../src/agent/types.js';
 import type { RemoteCompactor } from '../../src/agent/remote-compaction.js';
 import { estimateRequestTokens } from '../../src/agent/tokens.js';
 import {

@@ -11,7 +11,7 @@ import { summarizeMeeting } from '../../src/pipeline.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import { createToolContext, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
 import { closeSearchWorkers } from '../../src/tools/search-worker.js';
-import type { ToolResult } from '../../src/tools/types.js';
+import type { ToolResult } from '../../src/agent/types.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { nodeFs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { createToolContext, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
-import type { ToolContext, ToolResult } from '../../src/tools/types.js';
+import type { ToolContext } from '../../src/tools/types.js';
+import type { ToolResult } from '../../src/agent/types.js';
 import type { MeetingArtifacts } from '../../src/vault/meeting.js';
 import type { Fs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';

@@ -1,9 +1,13 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Settings } from '../config.js';
-import type { Vault } from '../vault/vault.js';
-import { readTextIfExists, writeFileAtomic } from '../vault/fs.js';
+import type { Vault } from './vault.js';
+import { readTextIfExists, writeFileAtomic } from './fs.js';
 
+/**
+ * The vault's state folder and what lives in it that more than one layer needs: the audit,
+ * the daemon, the runtime and the example vault all name it, so it sits at the bottom.
+ */
 export const STATE_FOLDER = '.meeting-assistant';
 
 /**
@@ -28,7 +32,11 @@ export async function readHttpToken(vault: Vault, http: Settings['Http']): Promi
   return (await readTextIfExists(vault.fs, path.join(vault.root, STATE_FOLDER, 'token')))?.trim() || undefined;
 }
 
-/** `http://host:port` of the daemon as this machine reaches it (a wildcard address means loopback). */
+/**
+ * `http://host:port` of the daemon as this machine reaches it (a wildcard address means
+ * loopback). Here rather than in daemon/ because notes link to it: a failure report written
+ * by a one-shot run carries the retry link too.
+ */
 export function localBaseUrl(http: Settings['Http']): string {
   const host = http.Host === '0.0.0.0' || http.Host === '::' ? '127.0.0.1' : http.Host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${http.Port}`;
@@ -37,9 +45,4 @@ export function localBaseUrl(http: Settings['Http']): string {
 /** The clickable retry link of a failure report (DESIGN section 1). */
 export function retryUrl(http: Settings['Http'], token: string, summaryRelPath: string): string {
   return `${localBaseUrl(http)}/retry?note=${encodeURIComponent(summaryRelPath)}&token=${encodeURIComponent(token)}`;
-}
-
-/** The status page's address that signs the browser in (DESIGN section 6, `open`). */
-export function statusPageUrl(http: Settings['Http'], token: string): string {
-  return `${localBaseUrl(http)}/?token=${encodeURIComponent(token)}`;
 }

@@ -1,0 +1,69 @@
+import { Document, type Node as YamlNode, type Pair, Scalar, YAMLMap, isMap, isScalar, isSeq, visit } from 'yaml';
+
+/**
+ * Rendering frontmatter values as YAML text, in the style of the value they replace (block or
+ * flow, quoted or plain), for vault/frontmatter.ts: the parsing and the byte-preserving
+ * splicing stay there, the YAML library's rendering details here.
+ */
+
+/** The YAML options of both sides: what is parsed with them is rendered back the same way. */
+export const PARSE_OPTIONS = {
+  // The core schema keeps `2026-11-30T09:00:00+01:00` a string, as written.
+  schema: 'core',
+  version: '1.2',
+  uniqueKeys: true,
+  prettyErrors: false,
+  keepSourceTokens: false,
+} as const;
+
+const WIKILINK = /\[\[.*\]\]/;
+
+export interface Style {
+  scalarType?: Scalar.Type;
+  flow?: boolean;
+  /** Block sequence items sit at the key's column (`key:\n- a`) instead of indented. */
+  compactSeq?: boolean;
+}
+
+function buildNode(doc: Document, value: unknown, style: Style): YamlNode {
+  const node = doc.createNode(value) as YamlNode;
+  if (isSeq(node) || isMap(node)) {
+    // Lists of plain values default to flow (`[Alpha, Beta]`, as DESIGN shows); structured values to block.
+    const simple = node.items.every((item) => isScalar(isMap(node) ? (item as Pair).value : item));
+    node.flow = node.items.length === 0 || (style.flow ?? (isSeq(node) && simple));
+  }
+  if (isScalar(node) && typeof node.value === 'string' && style.scalarType) {
+    const block = style.scalarType === Scalar.BLOCK_LITERAL || style.scalarType === Scalar.BLOCK_FOLDED;
+    // A line break in a plain or quoted scalar would be written as a folded blank line: use `|` instead.
+    node.type = node.value.includes('\n') && !block ? Scalar.BLOCK_LITERAL : style.scalarType;
+  }
+  visit(node, {
+    Scalar(_, scalar) {
+      if (typeof scalar.value === 'string' && WIKILINK.test(scalar.value)) scalar.type = Scalar.QUOTE_DOUBLE;
+    },
+  });
+  return node;
+}
+
+/** `key: value` text (lines joined with `\n`, no final newline) for a pair with a placeholder key. */
+export function renderPairText(value: unknown, style: Style): string {
+  const doc = new Document(null, PARSE_OPTIONS);
+  const map = new YAMLMap();
+  map.items.push(doc.createPair('k', null));
+  const pair = map.items[0] as Pair<unknown, unknown>;
+  pair.value = buildNode(doc, value, style);
+  doc.contents = map as never;
+  const text = doc.toString({
+    lineWidth: 0,
+    nullStr: '',
+    indentSeq: !style.compactSeq,
+    flowCollectionPadding: false,
+  });
+  return text.replace(/\n$/, '').replace(/^k:[ ]$/m, 'k:');
+}
+
+/** A property name as YAML writes it (quoted when it must be). */
+export function renderKey(key: string): string {
+  const doc = new Document(key, PARSE_OPTIONS);
+  return doc.toString({ lineWidth: 0 }).replace(/\n$/, '');
+}
