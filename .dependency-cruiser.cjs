@@ -17,7 +17,7 @@ const LAYERS = [
   { name: 'tools, agent and audit', units: ['tools/', 'agent/', 'audit.ts'] },
   { name: 'vault and log', units: ['vault/', 'log.ts'] },
   { name: 'config', units: ['config.ts'] },
-  { name: 'errors', units: ['errors.ts'] },
+  { name: 'shared definitions', units: ['errors.ts', 'clock.ts'] },
 ];
 
 const ORDER = LAYERS.map((layer) => layer.name).join(' → ');

@@ -1,5 +1,5 @@
 import { Command, CommanderError, Option } from 'commander';
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processIo } from './commands/common.js';
+import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processDeps } from './commands/common.js';
 import type { LogsOptions } from './commands/logs.js';
 import type { OpenOptions } from './commands/open.js';
 import type { ServiceOptions } from './commands/service.js';
@@ -8,9 +8,10 @@ import { isExpectedError } from './errors.js';
 
 /**
  * The `meeting-assistant` command line (DESIGN section 6). Each command lives in its own
- * module under src/commands/, loaded only when that command runs.
+ * module under src/commands/, loaded only when that command runs, and gets `deps()`: the
+ * process's streams, disk, environment, working folder and clock, read when it runs.
  */
-export function buildProgram(setExit: (code: number) => void): Command {
+export function buildProgram(setExit: (code: number) => void, deps: () => CommandDeps = processDeps): Command {
   const program = new Command('meeting-assistant')
     .description('Turns finished meeting transcripts in a Markdown vault into summary notes.')
     .showHelpAfterError()
@@ -26,23 +27,23 @@ export function buildProgram(setExit: (code: number) => void): Command {
 
   withConfig(program.command('run'))
     .description('run the daemon in the foreground (what the services start)')
-    .action(act(async (opts: GlobalOptions) => (await import('./commands/run.js')).run(opts)));
+    .action(act(async (opts: GlobalOptions) => (await import('./commands/run.js')).run(opts, deps())));
 
   withConfig(program.command('summarize'))
     .description('summarize one meeting now, then exit (0 done, 1 failed)')
     .argument('<meeting-note>', 'the meeting note (path relative to the vault, or absolute)')
     .action(
-      act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).summarize(note, opts)),
+      act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).summarize(note, opts, deps())),
     );
 
   withConfig(program.command('retry'))
     .description('retry one summary note (a failure report or a summary to regenerate), then exit')
     .argument('<summary-note>', 'the summary note (path relative to the vault, or absolute)')
-    .action(act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).retry(note, opts)));
+    .action(act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).retry(note, opts, deps())));
 
   withConfig(program.command('status'))
     .description("meetings and their states, newest first; the daemon's queue when it runs")
-    .action(act(async (opts: GlobalOptions) => (await import('./commands/status.js')).status(opts)));
+    .action(act(async (opts: GlobalOptions) => (await import('./commands/status.js')).status(opts, deps())));
 
   const session = program.command('session').description('recorder and transcriber integration');
   withConfig(session.command('start'))
@@ -53,7 +54,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--scheduled-end <iso>', 'scheduled end time (ISO 8601)')
     .action(
       act(async (opts: SessionStartOptions) =>
-        (await import('./commands/session.js')).sessionStart(opts),
+        (await import('./commands/session.js')).sessionStart(opts, deps()),
       ),
     );
   withConfig(session.command('state'))
@@ -62,19 +63,19 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .argument('<state>', 'collecting metadata | transcribing | speaker recognition | summarizing | finished | error')
     .action(
       act(async (note: string, state: string, opts: GlobalOptions) =>
-        (await import('./commands/session.js')).sessionState(note, state, opts),
+        (await import('./commands/session.js')).sessionState(note, state, opts, deps()),
       ),
     );
   withConfig(session.command('stop'))
     .description('write end_time to the meeting and context notes')
     .argument('<meeting-note>', 'the meeting note')
     .action(
-      act(async (note: string, opts: GlobalOptions) => (await import('./commands/session.js')).sessionStop(note, opts)),
+      act(async (note: string, opts: GlobalOptions) => (await import('./commands/session.js')).sessionStop(note, opts, deps())),
     );
 
   withConfig(program.command('doctor'))
     .description('check config, vault folders, endpoint, model and key; say how to fix what is wrong')
-    .action(act(async (opts: GlobalOptions) => (await import('./commands/doctor.js')).doctor(opts)));
+    .action(act(async (opts: GlobalOptions) => (await import('./commands/doctor.js')).doctor(opts, deps())));
 
   withConfig(program.command('install-service'))
     .description('install the systemd (Linux) or launchd (macOS) service for this install and config')
@@ -82,7 +83,7 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--dry-run', 'print the service file instead of writing it')
     .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
     .action(
-      act(async (opts: ServiceOptions) => (await import('./commands/service.js')).installService(opts)),
+      act(async (opts: ServiceOptions) => (await import('./commands/service.js')).installService(opts, deps())),
     );
 
   withConfig(program.command('uninstall-service'))
@@ -91,28 +92,29 @@ export function buildProgram(setExit: (code: number) => void): Command {
     .option('--dry-run', 'say what would be removed')
     .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
     .action(
-      act(async (opts: ServiceOptions) => (await import('./commands/service.js')).uninstallService(opts)),
+      act(async (opts: ServiceOptions) => (await import('./commands/service.js')).uninstallService(opts, deps())),
     );
 
   withConfig(program.command('logs'))
     .description('pretty-print the log file (Logging.File), or say how to read the journal')
     .option('-f, --follow', 'keep printing new lines')
-    .action(act(async (opts: LogsOptions) => (await import('./commands/logs.js')).logs(opts)));
+    .action(act(async (opts: LogsOptions) => (await import('./commands/logs.js')).logs(opts, deps())));
 
   withConfig(program.command('open'))
     .description('open the status page in the default browser (signed in by the token), or print its address')
     .option('--print', 'print the address instead of opening a browser')
-    .action(act(async (opts: OpenOptions) => (await import('./commands/open.js')).open(opts)));
+    .action(act(async (opts: OpenOptions) => (await import('./commands/open.js')).open(opts, deps())));
 
   return program;
 }
 
 /** Entry point of bin/meeting-assistant.js; resolves to the exit code. */
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[], deps: () => CommandDeps = processDeps): Promise<number> {
   let code = EXIT_OK;
   const program = buildProgram((c) => {
     code = c;
-  });
+  }, deps);
+  const { io } = deps();
   try {
     await program.parseAsync(argv);
     return code;
@@ -122,14 +124,14 @@ export async function main(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? EXIT_OK : EXIT_USAGE;
     }
     if (err instanceof CliError) {
-      processIo.err(`meeting-assistant: ${err.message}`);
+      io.err(`meeting-assistant: ${err.message}`);
       return err.exitCode;
     }
     if (isExpectedError(err)) {
-      processIo.err(`meeting-assistant: ${err.message}`);
+      io.err(`meeting-assistant: ${err.message}`);
       return EXIT_FAILED;
     }
-    processIo.err(`meeting-assistant: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    io.err(`meeting-assistant: unexpected error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
     return EXIT_FAILED;
   }
 }

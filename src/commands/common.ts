@@ -1,5 +1,7 @@
+import os from 'node:os';
+import { type Clock, systemClock } from '../clock.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
-import { nodeFs } from '../vault/fs.js';
+import { type Fs, nodeFs } from '../vault/fs.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /** Exit codes of every command (DESIGN section 6). */
@@ -21,16 +23,6 @@ export interface GlobalOptions {
   config?: string;
 }
 
-/** Load the configuration for a command; a bad config is exit 2 with every problem listed. */
-export async function loadCommandConfig(options: GlobalOptions): Promise<AppConfig> {
-  try {
-    return await loadConfig({ configPath: options.config, fs: nodeFs });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
-    throw err;
-  }
-}
-
 /** Output streams, injectable so commands can be tested without a terminal. */
 export interface Io {
   out(line: string): void;
@@ -41,3 +33,52 @@ export const processIo: Io = {
   out: (line) => process.stdout.write(line + '\n'),
   err: (line) => process.stderr.write(line + '\n'),
 };
+
+/**
+ * What every command takes from the process. Each command is `(arguments…, options,
+ * deps: Partial<…Deps> = {})`: the CLI passes nothing, tests pass what they replace.
+ * A command that needs more (a platform, a browser opener) extends this in its own file.
+ */
+export interface CommandDeps {
+  io: Io;
+  fs: Fs;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  clock: Clock;
+}
+
+/** The real process: its streams, disk, environment, working folder and time. */
+export function processDeps(): CommandDeps {
+  return { io: processIo, fs: nodeFs, env: process.env, cwd: process.cwd(), clock: systemClock };
+}
+
+/**
+ * The process's dependencies, then a command's own `defaults`, then what the caller gave;
+ * a key given as `undefined` keeps its default.
+ */
+export function withDefaults<T extends CommandDeps>(given: Partial<T>, defaults: Omit<T, keyof CommandDeps>): T;
+export function withDefaults(given: Partial<CommandDeps>): CommandDeps;
+export function withDefaults(given: Partial<CommandDeps>, defaults: object = {}): CommandDeps {
+  const chosen = Object.fromEntries(Object.entries(given).filter(([, value]) => value !== undefined));
+  return { ...processDeps(), ...defaults, ...chosen };
+}
+
+/** The home folder the environment names (a test's temp HOME), else the account's. */
+export function homeOf(env: NodeJS.ProcessEnv): string {
+  return env.HOME || os.homedir();
+}
+
+/** The configuration as `--config` (or the default places) gives it; a bad one throws `ConfigError`. */
+export function readCommandConfig(opts: GlobalOptions, deps: Pick<CommandDeps, 'fs' | 'env' | 'cwd'>): Promise<AppConfig> {
+  return loadConfig({ configPath: opts.config, fs: deps.fs, env: deps.env, cwd: deps.cwd, homedir: homeOf(deps.env) });
+}
+
+/** Load the configuration for a command; a bad config is exit 2 with every problem listed. */
+export async function loadCommandConfig(opts: GlobalOptions, deps: Pick<CommandDeps, 'fs' | 'env' | 'cwd'>): Promise<AppConfig> {
+  try {
+    return await readCommandConfig(opts, deps);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
+    throw err;
+  }
+}

@@ -1,32 +1,23 @@
-import os from 'node:os';
-import { type AppConfig, ConfigError, loadConfig } from '../config.js';
+import { type AppConfig, ConfigError } from '../config.js';
 import { type DoctorCheck, type DoctorDeps, type DoctorReport, runDoctor } from '../doctor/index.js';
-import { type Fs, nodeFs } from '../vault/fs.js';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, processIo } from './common.js';
+import { type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, readCommandConfig, withDefaults } from './common.js';
 
-export interface DoctorCommandDeps extends Partial<Omit<DoctorDeps, 'fs'>> {
-  io?: Io;
-  env?: NodeJS.ProcessEnv;
-  fs?: Fs;
-  cwd?: string;
-}
+/** The checks' own seams (the endpoint's fetch, the port probe); the disk and time are the command's. */
+export interface DoctorCommandDeps extends CommandDeps, Omit<DoctorDeps, 'fs' | 'now'> {}
 
 /**
  * Every check, each on its own line with what was found and how to fix it. Exit 0 only when
  * nothing failed; 2 when the config itself is wrong, 1 for any other failure.
  */
-export async function doctor(opts: GlobalOptions, deps: DoctorCommandDeps = {}): Promise<number> {
-  const io = deps.io ?? processIo;
-  const env = deps.env ?? process.env;
-  const fs = deps.fs ?? nodeFs;
-  let config: AppConfig | ConfigError;
-  try {
-    config = await loadConfig({ configPath: opts.config, fs, env, cwd: deps.cwd, homedir: env.HOME || os.homedir() });
-  } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    config = err;
-  }
-  const report = await runDoctor(config, { ...deps, fs });
+export async function doctor(opts: GlobalOptions, given: Partial<DoctorCommandDeps> = {}): Promise<number> {
+  const deps = withDefaults<DoctorCommandDeps>(given, {});
+  // A bad config is not thrown: it is the first check of the report, and the rest are skipped.
+  const config: AppConfig | ConfigError = await readCommandConfig(opts, deps).catch((err: unknown) => {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  });
+  const { io, clock, ...checkDeps } = deps;
+  const report = await runDoctor(config, { ...checkDeps, now: () => clock().getTime() });
   for (const line of formatReport(report)) io.out(line);
   if (report.ok) return EXIT_OK;
   return config instanceof ConfigError ? EXIT_USAGE : EXIT_FAILED;

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { DaemonInstance } from '../daemon/instance.js';
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
+import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
 
 /**
  * `summarize` / `retry` while a daemon runs on the vault (DESIGN section 2): the work goes to
@@ -44,8 +44,9 @@ async function call(url: string, token: string, init: { method: string; body?: u
   return { status: res.status, body };
 }
 
-export async function handOff(work: HandOff, io: Io): Promise<number> {
+export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clock'>): Promise<number> {
   const { daemon, token } = work;
+  const { io } = deps;
   if (!daemon.http) {
     throw new CliError(
       `a daemon (pid ${daemon.pid}) runs on this vault with its HTTP API off, so this ${work.kind} cannot be handed to it; ` +
@@ -53,7 +54,7 @@ export async function handOff(work: HandOff, io: Io): Promise<number> {
       EXIT_FAILED,
     );
   }
-  const asked = new Date().toISOString();
+  const asked = deps.clock().toISOString();
   const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note };
   let accepted;
   try {

@@ -1,22 +1,16 @@
-import os from 'node:os';
-import { type AppConfig, ConfigError, loadConfig } from '../config.js';
 import { prettyFormatter } from '../log-pretty.js';
 import { currentLogFile, followLog, tailLines } from '../service/log-files.js';
 import { launchdLogFile, SYSTEMD_UNIT_NAME } from '../service/paths.js';
-import { nodeFs } from '../vault/fs.js';
-import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, processIo } from './common.js';
+import { CliError, type CommandDeps, EXIT_OK, type GlobalOptions, homeOf, type Io, loadCommandConfig, withDefaults } from './common.js';
 
 export interface LogsOptions extends GlobalOptions {
   follow?: boolean;
 }
 
-export interface LogsDeps {
-  io?: Io;
-  env?: NodeJS.ProcessEnv;
-  cwd?: string;
-  platform?: NodeJS.Platform;
+export interface LogsDeps extends CommandDeps {
+  platform: NodeJS.Platform;
   /** Colours only for a terminal. */
-  isTTY?: boolean;
+  isTTY: boolean;
   /** Ends `--follow`; SIGINT/SIGTERM when absent. */
   signal?: AbortSignal;
 }
@@ -28,18 +22,11 @@ const FOLLOW_BACKLOG = 50;
  * `meeting-assistant logs [-f]`: pretty-print the log file (Logging.File, or launchd's
  * StandardOutPath on macOS), or say how to read the journal when the log goes to stdout.
  */
-export async function logs(opts: LogsOptions, deps: LogsDeps = {}): Promise<number> {
-  const io = deps.io ?? processIo;
-  const env = deps.env ?? process.env;
-  const home = env.HOME || os.homedir();
-  const platform = deps.platform ?? process.platform;
-  let config: AppConfig;
-  try {
-    config = await loadConfig({ configPath: opts.config, fs: nodeFs, env, cwd: deps.cwd, homedir: home });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
-    throw err;
-  }
+export async function logs(opts: LogsOptions, given: Partial<LogsDeps> = {}): Promise<number> {
+  const deps = withDefaults<LogsDeps>(given, { platform: process.platform, isTTY: !!process.stdout.isTTY });
+  const { io, platform } = deps;
+  const home = homeOf(deps.env);
+  const config = await loadCommandConfig(opts, deps);
 
   let file = config.logFile;
   if (!file && platform === 'darwin' && (await currentLogFile(launchdLogFile(home)))) file = launchdLogFile(home);
@@ -48,7 +35,7 @@ export async function logs(opts: LogsOptions, deps: LogsDeps = {}): Promise<numb
     return EXIT_OK;
   }
 
-  const pretty = prettyFormatter({ colorize: deps.isTTY ?? !!process.stdout.isTTY, details: true, time: 'SYS:standard' });
+  const pretty = prettyFormatter({ colorize: deps.isTTY, details: true, time: 'SYS:standard' });
   // Lines that are not JSON (a crash's stack trace in launchd's file) are shown as they are.
   const show = (line: string) => {
     if (line.trim() === '') return;

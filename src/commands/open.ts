@@ -1,9 +1,8 @@
 import { type CommandRunner, findOnPath, launch } from '../daemon/external.js';
 import { statusPageUrl } from '../daemon/address.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
-import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
+import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**
  * `open [--print]`: the status page in the default browser, signed in by the token in its
@@ -15,8 +14,7 @@ export interface OpenOptions extends GlobalOptions {
   print?: boolean;
 }
 
-export interface OpenDeps {
-  io: Io;
+export interface OpenDeps extends CommandDeps {
   platform: NodeJS.Platform;
   findCommand(name: string): string | undefined;
   run: CommandRunner;
@@ -24,8 +22,7 @@ export interface OpenDeps {
   daemonUp(baseUrl: string): Promise<boolean>;
 }
 
-const defaults: OpenDeps = {
-  io: processIo,
+const defaults: Omit<OpenDeps, keyof CommandDeps> = {
   platform: process.platform,
   findCommand: (name) => findOnPath(name),
   run: (command, args) => launch(command, args),
@@ -40,14 +37,14 @@ const defaults: OpenDeps = {
 
 const OPENERS: Partial<Record<NodeJS.Platform, string>> = { linux: 'xdg-open', darwin: 'open', freebsd: 'xdg-open', openbsd: 'xdg-open' };
 
-export async function open(opts: OpenOptions, overrides: Partial<OpenDeps> = {}): Promise<number> {
-  const deps = { ...defaults, ...overrides };
-  const config = await loadCommandConfig(opts);
+export async function open(opts: OpenOptions, given: Partial<OpenDeps> = {}): Promise<number> {
+  const deps = withDefaults<OpenDeps>(given, defaults);
+  const config = await loadCommandConfig(opts, deps);
   const http = config.settings.Http;
   if (!http.Enabled) {
     throw new CliError('the status page is served by the daemon\'s HTTP server, and MeetingAssistant.Http.Enabled is false', EXIT_USAGE);
   }
-  const token = await readHttpToken(new Vault(nodeFs, config.layout), http);
+  const token = await readHttpToken(new Vault(deps.fs, config.layout), http);
   if (!token) throw new CliError('no HTTP token yet: the daemon has not run on this vault. Start it (meeting-assistant run, or the service) first.');
   const url = statusPageUrl(http, token);
   if (opts.print) {

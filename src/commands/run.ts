@@ -2,8 +2,7 @@ import { reportEndpointProblems } from '../agent/endpoint-check.js';
 import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
 import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
-import { nodeFs } from '../vault/fs.js';
-import { CliError, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig } from './common.js';
+import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /** Exit codes of a second signal, which ends the process at once: 128 + the signal's number. */
 const IMMEDIATE_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGTERM: 143 };
@@ -18,12 +17,14 @@ const SAME_CTRL_C_MS = 1000;
  * `run`: the daemon in the foreground. The first SIGTERM/SIGINT stops it gracefully (exit 0
  * once running runs finished or the grace period ended); a second one exits at once.
  */
-export async function run(opts: GlobalOptions): Promise<number> {
-  const config = await loadCommandConfig(opts);
+export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
+  const deps = withDefaults(given);
+  const { fs, clock } = deps;
+  const config = await loadCommandConfig(opts, deps);
   const { layout } = config;
   if (isBundledDefaultConfig(config.file)) {
     try {
-      await seedWorkingVault({ fs: nodeFs, exampleDir: EXAMPLE_VAULT_DIR, vaultDir: layout.root });
+      await seedWorkingVault({ fs, exampleDir: EXAMPLE_VAULT_DIR, vaultDir: layout.root });
     } catch (err) {
       if (err instanceof SeedError) throw new CliError(err.message, EXIT_FAILED);
       throw err;
@@ -31,7 +32,7 @@ export async function run(opts: GlobalOptions): Promise<number> {
   }
   for (const folder of Object.values(layout.folders)) {
     try {
-      await nodeFs.mkdir(folder, { recursive: true });
+      await fs.mkdir(folder, { recursive: true });
     } catch (err) {
       throw new CliError(`cannot create the folder ${folder}: ${(err as Error).message}`, EXIT_FAILED);
     }
@@ -42,14 +43,14 @@ export async function run(opts: GlobalOptions): Promise<number> {
   let signalled: { signal: 'SIGINT' | 'SIGTERM'; at: number } | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
-      if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && Date.now() - signalled.at < SAME_CTRL_C_MS) return;
+      if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && clock().getTime() - signalled.at < SAME_CTRL_C_MS) return;
       log.warn({ signal }, `${signal} again: exiting at once`);
       const exit = () => process.exit(IMMEDIATE_EXIT[signal]);
       setTimeout(exit, 500).unref();
       void flushLogger(log).finally(exit);
       return;
     }
-    signalled = { signal, at: Date.now() };
+    signalled = { signal, at: clock().getTime() };
     // While starting, the stop happens as soon as the daemon is up.
     stop?.(signal);
   };
@@ -60,7 +61,7 @@ export async function run(opts: GlobalOptions): Promise<number> {
   try {
     let daemon;
     try {
-      daemon = await startDaemon(config, { log });
+      daemon = await startDaemon(config, { log, fs });
     } catch (err) {
       if (err instanceof DaemonStartError) {
         log.fatal({ err }, err.message);

@@ -1,10 +1,8 @@
-import os from 'node:os';
-import { ConfigError, loadConfig, type AppConfig } from '../config.js';
-import { type Fs, nodeFs } from '../vault/fs.js';
+import type { AppConfig } from '../config.js';
 import { installInstructions, performInstall, performUninstall, planInstall, planUninstall } from '../service/install.js';
 import { cliPath, type HomeDirs, type ServicePlatform } from '../service/paths.js';
 import { TemplateError } from '../service/render.js';
-import { CliError, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, processIo } from './common.js';
+import { CliError, type CommandDeps, EXIT_OK, EXIT_USAGE, type GlobalOptions, homeOf, loadCommandConfig, withDefaults } from './common.js';
 
 /** The options of `install-service` and `uninstall-service` (the command line is in src/cli.ts). */
 export interface ServiceOptions extends GlobalOptions {
@@ -14,21 +12,21 @@ export interface ServiceOptions extends GlobalOptions {
 }
 
 /** What the service commands take from the process; tests pass a temp HOME and memory output. */
-export interface ServiceCommandDeps {
-  io?: Io;
-  env?: NodeJS.ProcessEnv;
-  fs?: Fs;
-  cwd?: string;
+export interface ServiceCommandDeps extends CommandDeps {
   /** `process.platform` when `--platform` is not given. */
-  platform?: NodeJS.Platform;
+  platform: NodeJS.Platform;
   /** `process.execPath`. */
-  execPath?: string;
+  execPath: string;
   /** bin/meeting-assistant.js of this install. */
-  cli?: string;
+  cli: string;
+}
+
+function serviceDeps(given: Partial<ServiceCommandDeps>): ServiceCommandDeps {
+  return withDefaults<ServiceCommandDeps>(given, { platform: process.platform, execPath: process.execPath, cli: cliPath() });
 }
 
 function resolvePlatform(opts: ServiceOptions, deps: ServiceCommandDeps): ServicePlatform {
-  const platform = opts.platform ?? deps.platform ?? process.platform;
+  const platform = opts.platform ?? deps.platform;
   if (platform === 'linux' || platform === 'darwin') return platform;
   throw new CliError(
     `install-service supports Linux (systemd) and macOS (launchd), not ${platform}; run "meeting-assistant run --config <file>" under your own service manager`,
@@ -37,18 +35,12 @@ function resolvePlatform(opts: ServiceOptions, deps: ServiceCommandDeps): Servic
 }
 
 function homeDirs(env: NodeJS.ProcessEnv): HomeDirs {
-  return { home: env.HOME || os.homedir(), xdgConfigHome: env.XDG_CONFIG_HOME || undefined };
+  return { home: homeOf(env), xdgConfigHome: env.XDG_CONFIG_HOME || undefined };
 }
 
 /** The service runs with a config file: it must exist and be valid now, not at first start. */
-async function serviceConfig(opts: GlobalOptions, deps: ServiceCommandDeps, home: string, env: NodeJS.ProcessEnv): Promise<AppConfig> {
-  let config: AppConfig;
-  try {
-    config = await loadConfig({ configPath: opts.config, fs: deps.fs ?? nodeFs, env, cwd: deps.cwd, homedir: home });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
-    throw err;
-  }
+async function serviceConfig(opts: GlobalOptions, deps: ServiceCommandDeps): Promise<AppConfig> {
+  const config = await loadCommandConfig(opts, deps);
   if (!config.file) {
     throw new CliError(
       'no config file found (./config.json, $XDG_CONFIG_HOME/meeting-assistant/config.json): pass --config <file>',
@@ -58,18 +50,17 @@ async function serviceConfig(opts: GlobalOptions, deps: ServiceCommandDeps, home
   return config;
 }
 
-export async function installService(opts: ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
-  const io = deps.io ?? processIo;
-  const env = deps.env ?? process.env;
-  const fs = deps.fs ?? nodeFs;
+export async function installService(opts: ServiceOptions, given: Partial<ServiceCommandDeps> = {}): Promise<number> {
+  const deps = serviceDeps(given);
+  const { io, fs } = deps;
   const platform = resolvePlatform(opts, deps);
-  const dirs = homeDirs(env);
-  const config = await serviceConfig(opts, deps, dirs.home, env);
+  const dirs = homeDirs(deps.env);
+  const config = await serviceConfig(opts, deps);
   let plan;
   try {
     plan = await planInstall(
       config,
-      { ...dirs, platform, node: deps.execPath ?? process.execPath, cli: deps.cli ?? cliPath() },
+      { ...dirs, platform, node: deps.execPath, cli: deps.cli },
       fs,
     );
   } catch (err) {
@@ -95,12 +86,11 @@ export async function installService(opts: ServiceOptions, deps: ServiceCommandD
   return EXIT_OK;
 }
 
-export async function uninstallService(opts: ServiceOptions, deps: ServiceCommandDeps = {}): Promise<number> {
-  const io = deps.io ?? processIo;
-  const env = deps.env ?? process.env;
-  const fs = deps.fs ?? nodeFs;
+export async function uninstallService(opts: ServiceOptions, given: Partial<ServiceCommandDeps> = {}): Promise<number> {
+  const deps = serviceDeps(given);
+  const { io, fs } = deps;
   const platform = resolvePlatform(opts, deps);
-  const plan = await planUninstall({ ...homeDirs(env), platform }, fs);
+  const plan = await planUninstall({ ...homeDirs(deps.env), platform }, fs);
   if (!plan.exists && plan.links.length === 0) {
     io.out(`No service installed: ${plan.path} does not exist.`);
     return EXIT_OK;

@@ -1,7 +1,6 @@
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../daemon/sessions.js';
-import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
+import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**
  * `session start|state|stop` (DESIGN section 6): what a recorder or transcriber calls. The
@@ -16,9 +15,10 @@ export interface SessionStartOptions extends GlobalOptions {
   scheduledEnd?: string;
 }
 
-async function openVault(opts: GlobalOptions): Promise<Vault> {
-  const config = await loadCommandConfig(opts);
-  return new Vault(nodeFs, config.layout);
+async function openVault(opts: GlobalOptions, given: Partial<CommandDeps>): Promise<{ vault: Vault; deps: CommandDeps }> {
+  const deps = withDefaults(given);
+  const config = await loadCommandConfig(opts, deps);
+  return { vault: new Vault(deps.fs, config.layout), deps };
 }
 
 function toCliError(err: unknown): never {
@@ -26,31 +26,32 @@ function toCliError(err: unknown): never {
   throw err;
 }
 
-export async function sessionStart(opts: SessionStartOptions, io: Io = processIo): Promise<number> {
-  const vault = await openVault(opts);
-  const notes = await startSession(vault, {
+export async function sessionStart(opts: SessionStartOptions, given: Partial<CommandDeps> = {}): Promise<number> {
+  const { vault, deps } = await openVault(opts, given);
+  const input = {
     title: opts.title,
     projects: parseProjects(opts.projects),
     ...(opts.agenda !== undefined && { agenda: opts.agenda }),
     ...(opts.scheduledEnd !== undefined && { scheduledEnd: opts.scheduledEnd }),
-  }).catch(toCliError);
-  io.out(`meeting: ${notes.meeting}`);
-  io.out(`transcript: ${notes.transcript}`);
-  io.out(`context: ${notes.context}`);
+  };
+  const notes = await startSession(vault, input, deps.clock()).catch(toCliError);
+  deps.io.out(`meeting: ${notes.meeting}`);
+  deps.io.out(`transcript: ${notes.transcript}`);
+  deps.io.out(`context: ${notes.context}`);
   return EXIT_OK;
 }
 
-export async function sessionState(note: string, state: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
-  const vault = await openVault(opts);
+export async function sessionState(note: string, state: string, opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
+  const { vault, deps } = await openVault(opts, given);
   const change = await setSessionState(vault, note, state).catch(toCliError);
-  io.out(`${change.context}: state ${change.state}`);
+  deps.io.out(`${change.context}: state ${change.state}`);
   return EXIT_OK;
 }
 
-export async function sessionStop(note: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
-  const vault = await openVault(opts);
-  const result = await stopSession(vault, note).catch(toCliError);
-  io.out(`${result.meeting}: end_time ${result.end_time}`);
-  if (result.context) io.out(`${result.context}: end_time ${result.end_time}`);
+export async function sessionStop(note: string, opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
+  const { vault, deps } = await openVault(opts, given);
+  const result = await stopSession(vault, note, deps.clock()).catch(toCliError);
+  deps.io.out(`${result.meeting}: end_time ${result.end_time}`);
+  if (result.context) deps.io.out(`${result.context}: end_time ${result.end_time}`);
   return EXIT_OK;
 }

@@ -1,18 +1,19 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { listMeetingStates } from '../daemon/overview.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
-import { nodeFs } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';
-import { EXIT_OK, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
+import { type CommandDeps, EXIT_OK, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**
  * `status`: every meeting with its state, newest first; then, when the daemon answers on
  * its HTTP API, its queue, running runs and recent results.
  */
-export async function status(opts: GlobalOptions, io: Io = processIo): Promise<number> {
-  const config = await loadCommandConfig(opts);
-  const vault = new Vault(nodeFs, config.layout);
+export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
+  const deps = withDefaults(given);
+  const { io } = deps;
+  const config = await loadCommandConfig(opts, deps);
+  const vault = new Vault(deps.fs, config.layout);
   const meetings = await listMeetingStates(vault);
   io.out(`vault: ${vault.root}`);
   if (meetings.length === 0) io.out(`no meeting notes in ${vault.rel(config.layout.folders.Meetings) || '.'}`);

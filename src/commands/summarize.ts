@@ -3,21 +3,22 @@ import { retrySummary, summarizeMeeting, type RunOutcome } from '../pipeline.js'
 import { liveDaemon } from '../daemon/instance.js';
 import { createRuntime } from '../runtime.js';
 import { handOff } from './handoff.js';
-import { CliError, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, processIo } from './common.js';
+import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /** `summarize <meeting-note>`: one run now, then exit 0 (done) or 1 (failed). */
-export async function summarize(note: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
-  return runOnce(note, opts, io, 'meeting');
+export async function summarize(note: string, opts: GlobalOptions, deps: Partial<CommandDeps> = {}): Promise<number> {
+  return runOnce(note, opts, withDefaults(deps), 'meeting');
 }
 
 /** `retry <summary-note>`: the retry operation for one summary note, then exit. */
-export async function retry(note: string, opts: GlobalOptions, io: Io = processIo): Promise<number> {
-  return runOnce(note, opts, io, 'summary');
+export async function retry(note: string, opts: GlobalOptions, deps: Partial<CommandDeps> = {}): Promise<number> {
+  return runOnce(note, opts, withDefaults(deps), 'summary');
 }
 
-async function runOnce(note: string, opts: GlobalOptions, io: Io, kind: 'meeting' | 'summary'): Promise<number> {
-  const config = await loadCommandConfig(opts);
-  const runtime = await createRuntime(config);
+async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kind: 'meeting' | 'summary'): Promise<number> {
+  const { io } = deps;
+  const config = await loadCommandConfig(opts, deps);
+  const runtime = await createRuntime(config, { fs: deps.fs });
   const { vault } = runtime;
   const file = path.resolve(vault.root, note);
   if (!vault.contains(file)) throw new CliError(`${note} is not inside the vault ${vault.root}`, EXIT_USAGE);
@@ -26,7 +27,7 @@ async function runOnce(note: string, opts: GlobalOptions, io: Io, kind: 'meeting
     throw new CliError(`${vault.rel(file)} is not in the summaries folder (${vault.rel(config.layout.folders.Summaries)})`, EXIT_USAGE);
   }
   const daemon = await liveDaemon(vault);
-  if (daemon) return handOff({ daemon, token: runtime.token, kind: kind === 'meeting' ? 'summarize' : 'retry', note: vault.rel(file) }, io);
+  if (daemon) return handOff({ daemon, token: runtime.token, kind: kind === 'meeting' ? 'summarize' : 'retry', note: vault.rel(file) }, deps);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);

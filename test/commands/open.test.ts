@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/commands/common.js';
 import { open, type OpenDeps } from '../../src/commands/open.js';
 import type { CommandResult } from '../../src/daemon/external.js';
+import { memoryIo } from '../helpers/memory-io.js';
 
 /** `meeting-assistant open [--print]`: the status page's signed-in address, opened or printed. */
 
@@ -24,11 +25,10 @@ function configWith(http: Record<string, unknown>, storedToken?: string): string
 }
 
 function fakes(options: { opener?: string; result?: CommandResult; up?: boolean } = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
+  const io = memoryIo();
   const runs: [string, string[]][] = [];
   const deps: Partial<OpenDeps> = {
-    io: { out: (l) => out.push(l), err: (l) => err.push(l) },
+    io,
     platform: 'linux',
     findCommand: (name) => (name === 'xdg-open' ? options.opener : undefined),
     run: async (command, args) => {
@@ -37,7 +37,7 @@ function fakes(options: { opener?: string; result?: CommandResult; up?: boolean 
     },
     daemonUp: async () => options.up ?? true,
   };
-  return { out, err, runs, deps };
+  return { out: io.outLines, err: io.errLines, runs, deps };
 }
 
 describe('open', () => {

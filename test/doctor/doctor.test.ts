@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { doctor } from '../../src/commands/doctor.js';
+import { doctor, type DoctorCommandDeps } from '../../src/commands/doctor.js';
 import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../../src/doctor/index.js';
 import { loadConfig } from '../../src/config.js';
 import { type Fs, nodeFs } from '../../src/vault/fs.js';
@@ -78,7 +78,7 @@ async function writeConfig(settings: Record<string, unknown>): Promise<string> {
   return file;
 }
 
-async function runDoctorCommand(configFile: string, env: NodeJS.ProcessEnv = {}, extra: Partial<DoctorDeps> & { fs?: Fs } = {}) {
+async function runDoctorCommand(configFile: string, env: NodeJS.ProcessEnv = {}, extra: Partial<DoctorCommandDeps> = {}) {
   const io = memoryIo();
   const code = await doctor({ config: configFile }, { io, env, ...extra });
   return { code, io };

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import { CliError, EXIT_USAGE, loadCommandConfig, processDeps, processIo, readCommandConfig, withDefaults } from '../../src/commands/common.js';
+import { ConfigError } from '../../src/config.js';
+import { nodeFs } from '../../src/vault/fs.js';
+import { memoryFs } from '../helpers/memfs.js';
+import { memoryIo } from '../helpers/memory-io.js';
+
+/** What every command shares: one CommandDeps with the process's defaults, one config loader. */
+
+describe('withDefaults', () => {
+  it('fills what the caller left out from the process, and a key given as undefined keeps its default', () => {
+    const io = memoryIo();
+    const deps = withDefaults({ io, env: { HOME: '/home/ann' }, fs: undefined });
+    expect(deps.io).toBe(io);
+    expect(deps.env).toEqual({ HOME: '/home/ann' });
+    expect(deps.fs).toBe(nodeFs);
+    expect(deps.cwd).toBe(process.cwd());
+    expect(deps.clock).toBe(systemClock);
+    expect(withDefaults({})).toEqual(processDeps());
+    expect(processDeps()).toMatchObject({ io: processIo, fs: nodeFs, env: process.env, cwd: process.cwd() });
+  });
+
+  it("puts a command's own defaults between the process's and the caller's", () => {
+    interface Extended extends ReturnType<typeof processDeps> {
+      platform: string;
+      isTTY: boolean;
+    }
+    const deps = withDefaults<Extended>({ platform: 'darwin' }, { platform: 'linux', isTTY: false });
+    expect(deps).toMatchObject({ platform: 'darwin', isTTY: false, fs: nodeFs });
+  });
+});
+
+describe('loadCommandConfig', () => {
+  const fs = memoryFs({
+    '/home/ann/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '~/notes' } }),
+    '/home/ann/work/bad.json': JSON.stringify({ MeetingAssistant: { Http: { Port: 70000 }, Agent: { MaxTurns: 'many' } } }),
+  });
+  const deps = { fs, env: { HOME: '/home/ann' }, cwd: '/home/ann/work' };
+
+  it('reads --config through deps.fs, relative to deps.cwd, with ~ from deps.env', async () => {
+    const config = await loadCommandConfig({ config: 'config.json' }, deps);
+    expect(config.file).toBe('/home/ann/work/config.json');
+    expect(config.layout.root).toBe('/home/ann/notes');
+    // No --config: ./config.json in deps.cwd is the first place looked at.
+    expect((await loadCommandConfig({}, deps)).file).toBe('/home/ann/work/config.json');
+  });
+
+  it('turns a bad or missing config into exit 2 naming every problem; readCommandConfig leaves the ConfigError', async () => {
+    const bad = await loadCommandConfig({ config: 'bad.json' }, deps).catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(CliError);
+    expect((bad as CliError).exitCode).toBe(EXIT_USAGE);
+    expect((bad as CliError).message).toContain('MeetingAssistant.Http.Port');
+    expect((bad as CliError).message).toContain('MeetingAssistant.Agent.MaxTurns');
+
+    const missing = await loadCommandConfig({ config: 'nowhere.json' }, deps).catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(CliError);
+    expect((missing as CliError).exitCode).toBe(EXIT_USAGE);
+    expect((missing as CliError).message).toContain('/home/ann/work/nowhere.json');
+
+    await expect(readCommandConfig({ config: 'bad.json' }, deps)).rejects.toBeInstanceOf(ConfigError);
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { sessionStart, sessionState, sessionStop } from '../../src/commands/session.js';
+import { status } from '../../src/commands/status.js';
+import { CliError, EXIT_USAGE } from '../../src/commands/common.js';
+import { localIsoTime } from '../../src/daemon/sessions.js';
+import { parseNote } from '../../src/vault/frontmatter.js';
+import { memoryFs } from '../helpers/memfs.js';
+import { memoryIo } from '../helpers/memory-io.js';
+
+/**
+ * `session start|state|stop` and `status` with every dependency passed in: the config and the
+ * vault on memfs, the time from a fixed clock. The daemon's HTTP API is off, so nothing is asked.
+ */
+
+const START = new Date(2026, 10, 30, 9, 7, 30);
+const STOP = new Date(2026, 10, 30, 9, 52, 0);
+
+function setup() {
+  const fs = memoryFs({ '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Enabled: false } } }) });
+  let now = START;
+  const io = memoryIo();
+  const deps = { io, fs, env: {}, cwd: '/work', clock: () => now };
+  return { fs, io, deps, setNow: (d: Date) => (now = d) };
+}
+
+const read = async (fs: ReturnType<typeof memoryFs>, file: string) => parseNote(Buffer.from(await fs.readFile(file)).toString('utf8')).data;
+
+describe('session commands on passed-in deps', () => {
+  it('start names the notes by the clock, state and stop write through deps.fs, status lists the meeting', async () => {
+    const { fs, io, deps, setNow } = setup();
+    expect(await sessionStart({ title: 'Weekly Sync' }, deps)).toBe(0);
+    expect(io.outLines).toEqual([
+      'meeting: Meetings/2026-11-30 0907 Weekly Sync.md',
+      'transcript: Meetings/Transcripts/2026-11-30 0907 Weekly Sync.md',
+      'context: Meetings/Context/2026-11-30 0907 Weekly Sync.md',
+    ]);
+    expect(await read(fs, '/vault/Meetings/2026-11-30 0907 Weekly Sync.md')).toMatchObject({ start_time: localIsoTime(START) });
+
+    expect(await sessionState('Meetings/2026-11-30 0907 Weekly Sync.md', 'summarizing', {}, deps)).toBe(0);
+    expect(await read(fs, '/vault/Meetings/Context/2026-11-30 0907 Weekly Sync.md')).toMatchObject({ state: 'summarizing' });
+
+    setNow(STOP);
+    expect(await sessionStop('Meetings/2026-11-30 0907 Weekly Sync.md', {}, deps)).toBe(0);
+    expect(await read(fs, '/vault/Meetings/2026-11-30 0907 Weekly Sync.md')).toMatchObject({ end_time: localIsoTime(STOP) });
+    expect(io.outLines.at(-1)).toBe(`Meetings/Context/2026-11-30 0907 Weekly Sync.md: end_time ${localIsoTime(STOP)}`);
+
+    const shown = { ...deps, io: memoryIo() };
+    expect(await status({}, shown)).toBe(0);
+    expect(shown.io.outLines[0]).toBe('vault: /vault');
+    expect(shown.io.text()).toMatch(/Meetings\/2026-11-30 0907 Weekly Sync\.md/);
+    expect(shown.io.text()).toContain('daemon: not running (Http.Enabled is false');
+  });
+
+  it('a usage mistake is exit 2 and writes nothing', async () => {
+    const { fs, deps } = setup();
+    const err = await sessionStart({ title: '  ' }, deps).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).toBe(EXIT_USAGE);
+    await expect(fs.readdir('/vault', { withFileTypes: true })).resolves.toEqual([]);
+  });
+});
