@@ -149,7 +149,8 @@ export class ContextManager {
     }
     this.#log.info(
       { window: this.#window, configured: this.#settings.Tokens, serverWindow: told, maxOutputTokens: this.maxOutputTokens },
-      'context window',
+      // Readable at a terminal too, where the fields are not shown.
+      `context window ${this.#window} tokens (${told === undefined ? 'as configured: the server does not tell' : `the server has ${told}`}), answers up to ${this.maxOutputTokens}`,
     );
   }
 

@@ -136,7 +136,7 @@ describe('the window the server told', () => {
     expect(cm.window).toBe(4096);
     expect(cm.maxOutputTokens).toBe(1024);
     expect(cm.budget).toBe(3072);
-    expect(lines.find((l) => l.msg === 'context window')).toMatchObject({ window: 4096, configured: 32768, serverWindow: 4096 });
+    expect(lines.find((l) => String(l.msg).startsWith('context window '))).toMatchObject({ window: 4096, configured: 32768, serverWindow: 4096 });
   });
 
   it('keeps ContextWindow.Tokens and MaxOutputTokens when the server has more, or tells nothing', async () => {
