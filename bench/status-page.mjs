@@ -18,6 +18,12 @@ const token = 'bench-token-0123456789abcdef';
 const seen = new Set();
 const held = [];
 const model = http.createServer((req, res) => {
+  // Only chat completions: the daemon's questions about the server's window get a 404
+  // (a server that tells nothing), as do its other probes.
+  if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    return void res.end('{"error":{"message":"not found"}}');
+  }
   let body = '';
   req.on('data', (d) => (body += d));
   req.on('end', () => {
