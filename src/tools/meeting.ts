@@ -1,3 +1,4 @@
+import { eolOf, joinLines, splitLines } from '../vault/lines.js';
 import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/frontmatter.js';
 import { joinContextBody, splitContextBody } from '../vault/context.js';
 import { isFailureReportText, renderSummaryNote } from '../vault/summary.js';
@@ -6,8 +7,8 @@ import { UNCHANGED } from '../vault/update.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
-import { formatRead, resultBudget, splitLines } from './format.js';
-import { eolOf, joinLines, readTextFile } from './read.js';
+import { formatRead, resultBudget } from './format.js';
+import { readTextFile } from './read.js';
 import { rememberSeen, requireUnchangedSinceSeen } from './seen.js';
 import type { ToolContext } from './types.js';
 
