@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock } from './clock.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './log.js';
 import { Audit, auditJournalFolder } from './audit.js';
@@ -50,7 +51,8 @@ export interface PipelineDeps {
    * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
    */
   contextManager?: (log: Logger, signal?: AbortSignal) => ContextController & Partial<ContextRoom>;
-  now?: () => Date;
+  /** Where the run's timestamps come from; default the system clock. */
+  clock?: Clock;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
@@ -130,7 +132,7 @@ async function runMeeting(
   options: RunOptions,
 ): Promise<RunOutcome> {
   const { vault } = deps;
-  const now = deps.now ?? (() => new Date());
+  const now = deps.clock ?? systemClock;
   let artifacts: MeetingArtifacts;
   try {
     artifacts = await resolveMeeting(vault, meetingPath);
@@ -403,7 +405,7 @@ async function writeFailureReport(
   const { vault } = deps;
   const report = renderFailureReport(vault, input, details, {
     retryUrl: deps.retryUrl(vault.rel(input.summaryPath)),
-    failedAt: (deps.now ?? (() => new Date()))(),
+    failedAt: (deps.clock ?? systemClock)(),
   });
   await vault.replace(input.summaryPath, report, (existing) => !isFailureReportText(existing));
 }

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import { causeChain, type Logger } from '../log.js';
 
@@ -27,7 +28,7 @@ export function check(name: string, status: CheckStatus, detail: string, fix?: s
 
 export interface EndpointCheckDeps {
   fetch?: typeof fetch;
-  now?: () => number;
+  clock?: Clock;
   /** For the request; default 5 s. */
   timeoutMs?: number;
   /** Ends the request early (the daemon is stopping). */
@@ -60,12 +61,12 @@ function looksLikeOllama(config: AppConfig): boolean {
 
 export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps = {}): Promise<EndpointOutcome> {
   const doFetch = deps.fetch ?? fetch;
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
   const timeoutMs = deps.timeoutMs ?? 5000;
   const url = `${baseUrl(config)}/models`;
   const skipped = (why: string) => [check('api key', 'skip', `not checked: ${why}`), check('model', 'skip', `not checked: ${why}`)];
 
-  const started = now();
+  const started = clock().getTime();
   let response: Response;
   try {
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -91,7 +92,7 @@ export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps =
       modelListed: undefined,
     };
   }
-  const latency = now() - started;
+  const latency = clock().getTime() - started;
   const text = await response.text().catch(() => '');
 
   if (response.status === 401 || response.status === 403) {
