@@ -113,24 +113,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     turns++;
     options.onProgress?.({ kind: 'turn', turn: turns, maxTurns: options.maxTurns });
     let response: ModelResponse;
-    const started = Date.now();
-    let attempt = 0;
     try {
-      response = await withRetry(
-        (n) => {
-          attempt = n;
-          return model.complete(request);
-        },
-        {
-          attempts: options.retry.attempts,
-          delayMs: options.retry.delayMs,
-          sleep: options.retry.sleep,
-          log,
-          signal,
-          stopWaiting: options.stopWaiting,
-          label: `turn ${turns}`,
-        },
-      );
+      response = await sendTurn(options, request, turns);
     } catch (err) {
       if (err instanceof ModelError && err.contextTooLong && context && !overflowRetried) {
         // One more try after compaction (DESIGN section 3 step 4).
@@ -143,18 +127,6 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       throw err;
     }
     overflowRetried = false;
-    log.info(
-      {
-        turn: turns,
-        attempt,
-        status: 'ok',
-        ms: Date.now() - started,
-        toolCalls: response.toolCalls.length,
-        usage: response.usage,
-        finishReason: response.finishReason,
-      },
-      'model response',
-    );
 
     if (context && context.afterResponse(request, response) === 'truncated') {
       // A server that silently cut the prompt answered about a conversation we did not send:
@@ -178,13 +150,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     });
 
     if (response.toolCalls.length > 0) {
-      for (const call of response.toolCalls) {
-        const result = await tools.call(call);
-        const content = context?.limitToolResult
-          ? context.limitToolResult(result.content, call.name, response.toolCalls.length)
-          : result.content;
-        conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
-      }
+      await runToolCalls(options, conversation, response.toolCalls);
       continue;
     }
 
@@ -197,6 +163,50 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     reminded = true;
     log.info({ turn: turns }, 'model stopped without write_summary: reminding it once');
     conversation.messages.push({ role: 'user', content: SUMMARY_REMINDER });
+  }
+}
+
+/** One request with the retry policy; its outcome logged as `model response`. */
+async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: number): Promise<ModelResponse> {
+  const started = Date.now();
+  let attempt = 0;
+  const response = await withRetry(
+    (n) => {
+      attempt = n;
+      return options.model.complete(request);
+    },
+    {
+      attempts: options.retry.attempts,
+      delayMs: options.retry.delayMs,
+      sleep: options.retry.sleep,
+      log: options.log,
+      signal: options.signal,
+      stopWaiting: options.stopWaiting,
+      label: `turn ${turn}`,
+    },
+  );
+  options.log.info(
+    {
+      turn,
+      attempt,
+      status: 'ok',
+      ms: Date.now() - started,
+      toolCalls: response.toolCalls.length,
+      usage: response.usage,
+      finishReason: response.finishReason,
+    },
+    'model response',
+  );
+  return response;
+}
+
+/** Each call run in order, its result (cut to the context's budget) appended to the conversation. */
+async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[]): Promise<void> {
+  const { tools, context } = options;
+  for (const call of calls) {
+    const result = await tools.call(call);
+    const content = context?.limitToolResult ? context.limitToolResult(result.content, call.name, calls.length) : result.content;
+    conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
   }
 }
 
