@@ -97,10 +97,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   for (;;) {
     if (signal?.aborted) throw new ModelError('the run was aborted', { kind: 'aborted' });
     if (turns >= options.maxTurns) {
-      throw new AgentError(
-        'max-turns',
-        `the model did not finish within Agent.MaxTurns (${options.maxTurns}) requests`,
-      );
+      throw new AgentError('max-turns', `the model did not finish within Agent.MaxTurns (${options.maxTurns}) requests`);
     }
     await context?.beforeRequest(conversation, tools.schemas, signal);
     const request: ModelRequest = {
