@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import { conversationProblems, groupMessages } from './compaction.js';
+import { conversationProblems, groupMessages } from './message-groups.js';
 import { responsesRequestBody } from './responses.js';
 import { type Conversation, type Message, ModelError, type ToolCall } from './types.js';
 import { exchange, type ExchangeContext, isObject, type JsonObject, requestOptions } from './wire.js';
