@@ -7,7 +7,7 @@ import type { SessionStartOptions } from './commands/session.js';
 import { isExpectedError } from './errors.js';
 
 /**
- * The `meeting-assistant` command line (DESIGN section 6). Each command lives in its own
+ * The `meeting-assistant` command line (docs/design.md §6). Each command lives in its own
  * module under src/commands/, loaded only when that command runs, and gets `deps()`: the
  * process's streams, disk, environment, working folder and clock, read when it runs.
  */

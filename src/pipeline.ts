@@ -83,7 +83,7 @@ export async function summarizeMeeting(
 }
 
 /**
- * The retry operation (DESIGN section 2): resolve the meeting from the summary note's
+ * The retry operation (docs/design.md §2): resolve the meeting from the summary note's
  * `meeting` link, everything else from the meeting note, then overwrite the summary note
  * with a new summary or a new failure report.
  */
@@ -202,7 +202,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     // A transcript that fits the room is read in one result; the context manager cuts in tokens.
     maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
   });
-  // Fixed for the whole run: only the tools that can act for this meeting (DESIGN 3.9).
+  // Fixed for the whole run: only the tools that can act for this meeting (docs/design.md §3 step 9).
   const offer = await toolOffer(toolContext);
   const start = await conversationStart(deps, artifacts, offer.projects || offer.past);
   const { instructions } = start;

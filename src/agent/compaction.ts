@@ -5,7 +5,7 @@ import type { Conversation, Message, ModelClient, ToolCall, ToolSchema } from '.
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * Local compaction (DESIGN section 3 step 5b): stages that each shrink the conversation a
+ * Local compaction (docs/design.md §3 step 5b): stages that each shrink the conversation a
  * little more than the one before, run in order and only while the request is still over
  * the target. Invariants every stage keeps, so that both wire APIs accept the result:
  * - `messages[0]` (the first user message) is never touched, and the instructions live

@@ -10,7 +10,7 @@ import type { Conversation, Message, ModelClient, ModelRequest, ModelResponse, T
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * Context-window tracking and compaction for one run (DESIGN section 3 step 5).
+ * Context-window tracking and compaction for one run (docs/design.md §3 step 5).
  *
  * Tokens in use: after a response, its usage (input + output) when the endpoint reports it,
  * else the tokenizer's estimate of the request. Before the next request that figure grows by

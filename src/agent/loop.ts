@@ -79,7 +79,7 @@ export interface AgentLoopResult {
 const MAX_TRUNCATION_RECOVERIES = 3;
 
 /**
- * The agent loop (DESIGN section 3 step 3): send the conversation and the tool schemas, run
+ * The agent loop (docs/design.md §3 step 3): send the conversation and the tool schemas, run
  * every tool call, send the results, until the model answers without tool calls. Endpoint
  * failures that survive the retry policy propagate as ModelError.
  */
@@ -114,7 +114,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       response = await sendTurn(options, request, turns);
     } catch (err) {
       if (err instanceof ModelError && err.contextTooLong && context && !overflowRetried) {
-        // One more try after compaction (DESIGN section 3 step 4).
+        // One more try after compaction (docs/design.md §3 step 4).
         log.warn({ turn: turns, err: err.message }, 'endpoint says the context is too long: compacting and trying once more');
         overflowRetried = true;
         turns--;

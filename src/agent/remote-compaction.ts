@@ -7,7 +7,7 @@ import { type Conversation, type Message, ModelError, type ToolCall } from './ty
 import { exchange, type ExchangeContext, isObject, type JsonObject, requestOptions } from './wire.js';
 
 /**
- * Remote compaction (DESIGN section 3 step 5a): the conversation is posted to
+ * Remote compaction (docs/design.md §3 step 5a): the conversation is posted to
  * `BaseUrl + ContextWindow.Compaction.CompactPath` in the Responses-API request shape
  * (OpenAI's `POST /v1/responses/compact`), and the answer replaces the older part of the
  * conversation when it is valid and usable with the configured wire API.

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Logger } from '../log.js';
 
 /**
- * The context window the server really has (DESIGN section 3 step 8). Local servers often run
+ * The context window the server really has (docs/design.md §3 step 8). Local servers often run
  * a model with far less than it supports (Ollama's default is 4,096 tokens on most machines)
  * and some cut a longer prompt without a word, so the daemon asks those that can tell:
  *

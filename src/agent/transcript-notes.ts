@@ -15,7 +15,7 @@ import { type LineRange, splitAtTurns } from './transcript-parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from './types.js';
 
 /**
- * Long transcripts on small windows (DESIGN section 3 step 9): when the transcript does not
+ * Long transcripts on small windows (docs/design.md §3 step 9): when the transcript does not
  * fit the room the window leaves, it is read first in window-sized parts with a small
  * tool-less prompt, and dense notes of each part are kept in the context note. The agent then
  * starts from the notes of the whole meeting and reads exact lines where it needs wording.

@@ -3,7 +3,7 @@ import { Vault } from '../vault/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**
- * `session start|state|stop` (DESIGN section 6): what a recorder or transcriber calls. The
+ * `session start|state|stop` (docs/design.md §6): what a recorder or transcriber calls. The
  * notes are written directly; a running daemon sees them through its watcher.
  */
 

@@ -26,7 +26,7 @@ import { TriggerTracker } from './triggers.js';
 export type { PipelineFns } from './run-job.js';
 
 /**
- * The daemon (DESIGN section 2): file events and catch-up scans become jobs, the queue runs
+ * The daemon (docs/design.md §2): file events and catch-up scans become jobs, the queue runs
  * them through the pipeline, the HTTP API takes retries and sessions, and a stop lets
  * running runs finish within the grace period.
  */

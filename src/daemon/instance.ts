@@ -8,7 +8,7 @@ import { STATE_FOLDER } from '../vault/state.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * One daemon per vault (DESIGN section 2): `<vault>/.meeting-assistant/daemon.json` names the
+ * One daemon per vault (docs/design.md §2): `<vault>/.meeting-assistant/daemon.json` names the
  * daemon that runs on the vault (pid, HTTP address). It is created exclusively at start and
  * removed at stop; one left by a process that is gone (a crash, SIGKILL) is stale and taken
  * over. The one-shot commands read it to hand their work to the running daemon.

@@ -12,7 +12,7 @@ import { sweepTempFiles } from './temps.js';
 import type { Trigger, TriggerTracker } from './triggers.js';
 
 /**
- * The daemon's intake (DESIGN section 2): file events from the watcher and catch-up scans
+ * The daemon's intake (docs/design.md §2): file events from the watcher and catch-up scans
  * (at start, on `Daemon.ReconcileSchedule`) become jobs for the queue. It stops taking work
  * as soon as the daemon is stopping; `settled()` is what the stop waits for.
  */

@@ -12,7 +12,7 @@ import type { RunBoard } from './run-board.js';
 import { buildStatusView } from './status-view.js';
 
 /**
- * The daemon's HTTP side (DESIGN section 7): the API (retries, sessions, status) and the
+ * The daemon's HTTP side (docs/design.md §7): the API (retries, sessions, status) and the
  * status page, on one server. Undefined when `Http.Enabled` is false.
  */
 

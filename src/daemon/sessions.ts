@@ -11,7 +11,7 @@ import { PathError, resolveNotePath } from '../vault/confine.js';
 import { isExpectedError, MeetingAssistantError } from '../errors.js';
 
 /**
- * Recorder and transcriber integration (DESIGN section 6, `session …`), shared by the CLI
+ * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
  * and the HTTP API: start a meeting (its three notes), move its context state, stop it.
  */
 

@@ -205,7 +205,7 @@ export const writeSummary = defineTool({
       ...(ctx.meeting.title ? {} : { agentTitle: ctx.run.agentTitle }),
       ...(actionItems === undefined ? {} : { actionItems }),
     });
-    // A good summary being regenerated, or a note a person put there, is kept in .trash/ (DESIGN section 1).
+    // A good summary being regenerated, or a note a person put there, is kept in .trash/ (docs/design.md §1).
     const firstWrite = !ctx.run.summaryWritten;
     await ctx.vault.replace(abs, note, (existing) => firstWrite && !isFailureReportText(existing));
     ctx.run.summaryWritten = true;
