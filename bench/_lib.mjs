@@ -162,7 +162,7 @@ export function projectNote(rand, lines) {
   return `${out.join('\n')}\n`;
 }
 
-/** A summary note as the daemon writes one (frontmatter of DESIGN section 1, then the body). */
+/** A summary note as the daemon writes one (frontmatter of docs/design.md §1, then the body). */
 export function summaryNote(rand, { title, start, projects, lines = 24 }) {
   const body = ['## Summary'];
   for (let i = 0; i < lines / 3; i++) body.push(sentence(rand, 90));

@@ -8,7 +8,7 @@ import type { Transform, UpdateResult } from './vault/update.js';
 import type { Vault } from './vault/vault.js';
 
 /**
- * The external-write audit (DESIGN section 3 step 6). Every write a tool makes to a file other
+ * The external-write audit (docs/design.md §3 step 6). Every write a tool makes to a file other
  * than this meeting's summary and context notes goes through here: the content before the
  * run's first write is remembered, the latest content kept, and at the end of the run one
  * diff per file — reduced to the changed lines — is appended to the context note so that a

@@ -7,7 +7,7 @@ import type { SessionStartOptions } from './commands/session.js';
 import { isExpectedError } from './errors.js';
 
 /**
- * The `meeting-assistant` command line (DESIGN section 6). Each command lives in its own
+ * The `meeting-assistant` command line (docs/design.md §6). Each command lives in its own
  * module under src/commands/, loaded only when that command runs, and gets `deps()`: the
  * process's streams, disk, environment, working folder and clock, read when it runs.
  */
@@ -16,15 +16,31 @@ export function buildProgram(setExit: (code: number) => void, deps: () => Comman
     .description('Turns finished meeting transcripts in a Markdown vault into summary notes.')
     .showHelpAfterError()
     .exitOverride();
-
-  const withConfig = (cmd: Command) =>
-    cmd.option('--config <file>', 'config file (default ./config.json, else $XDG_CONFIG_HOME/meeting-assistant/config.json)');
   const act =
     <A extends unknown[]>(fn: (...args: A) => Promise<number>) =>
     async (...args: A) => {
       setExit(await fn(...args));
     };
+  const declare: Declare = { program, act, deps };
+  addRunCommands(declare);
+  addSessionCommands(declare);
+  addSetupCommands(declare);
+  return program;
+}
 
+/** What the command groups are declared with: the program, the exit-code setter, the deps. */
+interface Declare {
+  program: Command;
+  act<A extends unknown[]>(fn: (...args: A) => Promise<number>): (...args: A) => Promise<void>;
+  deps: () => CommandDeps;
+}
+
+function withConfig(cmd: Command): Command {
+  return cmd.option('--config <file>', 'config file (default ./config.json, else $XDG_CONFIG_HOME/meeting-assistant/config.json)');
+}
+
+/** run, summarize, retry, status: the daemon and one-off runs. */
+function addRunCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('run'))
     .description('run the daemon in the foreground (what the services start)')
     .action(act(async (opts: GlobalOptions) => (await import('./commands/run.js')).run(opts, deps())));
@@ -44,7 +60,10 @@ export function buildProgram(setExit: (code: number) => void, deps: () => Comman
   withConfig(program.command('status'))
     .description("meetings and their states, newest first; the daemon's queue when it runs")
     .action(act(async (opts: GlobalOptions) => (await import('./commands/status.js')).status(opts, deps())));
+}
 
+/** session start | state | stop: what recorders and transcribers call. */
+function addSessionCommands({ program, act, deps }: Declare): void {
   const session = program.command('session').description('recorder and transcriber integration');
   withConfig(session.command('start'))
     .description('create the meeting, transcript and context notes of a new meeting')
@@ -72,7 +91,10 @@ export function buildProgram(setExit: (code: number) => void, deps: () => Comman
     .action(
       act(async (note: string, opts: GlobalOptions) => (await import('./commands/session.js')).sessionStop(note, opts, deps())),
     );
+}
 
+/** doctor, install-service, uninstall-service, logs, open: setting up and looking in. */
+function addSetupCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('doctor'))
     .description('check config, vault folders, endpoint, model and key; say how to fix what is wrong')
     .action(act(async (opts: GlobalOptions) => (await import('./commands/doctor.js')).doctor(opts, deps())));
@@ -104,8 +126,6 @@ export function buildProgram(setExit: (code: number) => void, deps: () => Comman
     .description('open the status page in the default browser (signed in by the token), or print its address')
     .option('--print', 'print the address instead of opening a browser')
     .action(act(async (opts: OpenOptions) => (await import('./commands/open.js')).open(opts, deps())));
-
-  return program;
 }
 
 /** Entry point of bin/meeting-assistant.js; resolves to the exit code. */

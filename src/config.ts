@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MeetingAssistantError } from './errors.js';
 
 /**
- * Configuration: one JSON file with a `MeetingAssistant` section (DESIGN section 5), keys
+ * Configuration: one JSON file with a `MeetingAssistant` section (docs/design.md §5), keys
  * named as in the original .NET specification so an `appsettings.json` section carries over,
  * and .NET-style environment overrides (`MeetingAssistant__Agent__MaxTurns=80`).
  */

@@ -2,7 +2,7 @@ import pino, { type DestinationStream } from 'pino';
 import pinoPretty from 'pino-pretty';
 
 /**
- * Readable log lines for a person at a terminal (DESIGN section 5, `Logging.Pretty`): the
+ * Readable log lines for a person at a terminal (docs/design.md §5, `Logging.Pretty`): the
  * time, the level, the message and the meeting it is about, one line each. Services
  * (journald, launchd, files) get the JSON lines.
  */

@@ -73,7 +73,7 @@ export interface ConfigLoggerOptions {
 }
 
 /**
- * The daemon's and the commands' logger as configured (DESIGN section 5, `Logging`):
+ * The daemon's and the commands' logger as configured (docs/design.md §5, `Logging`):
  * `Level`; `File` empty means JSON lines on stdout (journald and launchd capture them),
  * readable lines instead when stdout is a terminal or `Pretty` is true (`false`: always
  * JSON); a `File` means size-rotated JSON files through pino-roll,

@@ -1,17 +1,10 @@
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock } from './clock.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './log.js';
 import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
-import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './agent/prompt.js';
-import {
-  type LanguageChoice,
-  type SummaryShape,
-  summaryShapeSection,
-  templateFact,
-  unnamedSpeakersFact,
-} from './agent/summary-shape.js';
+import { conversationStart } from './agent/conversation-start.js';
 import type { RunProgress } from './agent/progress.js';
 import { fixedTokens, messagesTokens } from './agent/tokens.js';
 import { type ContextRoom, contextRoom, notesForLongTranscript } from './agent/transcript-notes.js';
@@ -30,9 +23,6 @@ import {
   resolveMeeting,
 } from './vault/meeting.js';
 import { type FailureDetails, type FailureReportInput, isFailureReportText, renderFailureReport } from './vault/summary.js';
-import { resolveTemplate } from './vault/template.js';
-import { guessLanguage } from './vault/summary-sections.js';
-import { transcriptSpeech, unnamedSpeakers } from './vault/transcript.js';
 import type { Vault } from './vault/vault.js';
 import { isExpectedError } from './errors.js';
 
@@ -50,7 +40,8 @@ export interface PipelineDeps {
    * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
    */
   contextManager?: (log: Logger, signal?: AbortSignal) => ContextController & Partial<ContextRoom>;
-  now?: () => Date;
+  /** Where the run's timestamps come from; default the system clock. */
+  clock?: Clock;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
@@ -92,7 +83,7 @@ export async function summarizeMeeting(
 }
 
 /**
- * The retry operation (DESIGN section 2): resolve the meeting from the summary note's
+ * The retry operation (docs/design.md §2): resolve the meeting from the summary note's
  * `meeting` link, everything else from the meeting note, then overwrite the summary note
  * with a new summary or a new failure report.
  */
@@ -121,6 +112,20 @@ function newRunId(): string {
   return randomUUID().slice(0, 8);
 }
 
+/** One run of one meeting, as its steps see it. */
+interface MeetingRun {
+  deps: PipelineDeps;
+  log: Logger;
+  runId: string;
+  meetingPath: string;
+  artifacts: MeetingArtifacts;
+  options: RunOptions;
+  state: RunState;
+  model: ModelClient & { readonly requests: number };
+  audit: Audit;
+  now: Clock;
+}
+
 async function runMeeting(
   deps: PipelineDeps,
   log: Logger,
@@ -130,7 +135,6 @@ async function runMeeting(
   options: RunOptions,
 ): Promise<RunOutcome> {
   const { vault } = deps;
-  const now = deps.now ?? (() => new Date());
   let artifacts: MeetingArtifacts;
   try {
     artifacts = await resolveMeeting(vault, meetingPath);
@@ -138,102 +142,131 @@ async function runMeeting(
   } catch (err) {
     return failBrokenMeeting(deps, log, runId, meetingPath, summaryOverride, err);
   }
-
-  const settings = deps.config.settings;
-  const run: RunState = { summaryWritten: false };
-  const model = countingRequests(deps.model);
   const audit = new Audit(vault, {
     excluded: [artifacts.summaryPath, artifacts.contextPath],
     journal: auditJournalFolder(vault, artifacts.contextPath),
   });
+  const run: MeetingRun = {
+    deps,
+    log,
+    runId,
+    meetingPath,
+    artifacts,
+    options,
+    state: { summaryWritten: false },
+    model: countingRequests(deps.model),
+    audit,
+    now: deps.clock ?? systemClock,
+  };
   let failure: unknown;
   try {
-    // A context note still `summarizing` means the last run was killed or aborted: the files it
-    // changed are reported with this run's (its audit journal), so no change goes unreported.
-    const previousState = await readContextState(vault, artifacts.contextPath).catch(() => undefined);
-    const resumed = await audit.resume(previousState === 'summarizing');
-    if (resumed > 0) log.info({ files: resumed }, 'the interrupted run\'s changes are reported with this run\'s');
-    await createContextNote(vault, artifacts, { state: 'summarizing' });
-    const contextNote = await readNote(vault, artifacts.contextPath);
-    await setContextState(vault, artifacts.contextPath, 'summarizing', {
-      ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
-    });
-
-    const context = deps.contextManager?.(log, options.signal);
-    const room = contextRoom(context, settings.ContextWindow);
-    // The server's window, asked now (when the context manager can): the parts are sized by it.
-    await room.prepare?.();
-    const toolContext = createToolContext({
-      vault,
-      settings,
-      meeting: artifacts,
-      audit,
-      log,
-      run,
-      signal: options.signal,
-      // A transcript that fits the room is read in one result; the context manager cuts in tokens.
-      maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
-    });
-    // Fixed for the whole run: only the tools that can act for this meeting (DESIGN 3.9).
-    const offer = await toolOffer(toolContext);
-    const start = await conversationStart(deps, artifacts, offer.projects || offer.past);
-    const { instructions } = start;
-    const tools = createToolRegistry(toolContext, offeredTools(offer));
-    log.debug({ tools: tools.schemas.length, ...offer }, 'tools offered');
-    const retry = {
-      attempts: settings.Reconnect.Attempts,
-      delayMs: settings.Reconnect.DelaySeconds * 1000,
-      sleep: deps.sleep,
-      stopWaiting: options.stopWaiting,
-    };
-    let { firstMessage } = start;
-    const notes = await notesForLongTranscript({
-      vault,
-      meeting: artifacts,
-      model,
-      retry,
-      log,
-      room,
-      ...(options.signal ? { signal: options.signal } : {}),
-      carried: fixedTokens({ instructions, tools: tools.schemas }) + messagesTokens([{ role: 'user', content: firstMessage }]),
-      onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
-    });
-    if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
-
-    const result = await runAgentLoop({
-      model,
-      tools,
-      instructions,
-      firstMessage,
-      maxTurns: settings.Agent.MaxTurns,
-      maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
-      retry,
-      context,
-      summaryWritten: () => run.summaryWritten,
-      log,
-      signal: options.signal,
-      onProgress: deps.onProgress && ((event) => deps.onProgress!(runId, event)),
-      stopWaiting: options.stopWaiting,
-    });
-    log.info({ turns: result.turns }, 'agent finished');
+    await beginRun(run);
+    await summarize(run);
   } catch (err) {
     failure = err;
   }
+  return failure === undefined ? recordSuccess(run) : recordFailure(run, failure);
+}
 
-  const auditSection = audit.isEmpty ? '' : audit.render(now());
-  if (failure === undefined) {
-    try {
-      await finishContext(deps, artifacts, 'finished', auditSection);
-      await forgetJournal(audit, log);
-    } catch (err) {
-      // The summary is written; only the notebook could not be updated (a person broke its
-      // frontmatter meanwhile, say). The journal stays, so a later run still reports the changes.
-      log.error({ err, context: vault.rel(artifacts.contextPath) }, 'the summary is written, but the context note could not be updated');
-    }
-    log.info({ summary: vault.rel(artifacts.summaryPath) }, 'run finished');
-    return { runId, status: 'done', meetingPath, summaryPath: artifacts.summaryPath, modelRequests: model.requests };
+/** The context note says `summarizing` (with an end time), and an interrupted run's changes are taken over. */
+async function beginRun({ deps: { vault }, artifacts, audit, log, now }: MeetingRun): Promise<void> {
+  // A context note still `summarizing` means the last run was killed or aborted: the files it
+  // changed are reported with this run's (its audit journal), so no change goes unreported.
+  const previousState = await readContextState(vault, artifacts.contextPath).catch(() => undefined);
+  const resumed = await audit.resume(previousState === 'summarizing');
+  if (resumed > 0) log.info({ files: resumed }, 'the interrupted run\'s changes are reported with this run\'s');
+  await createContextNote(vault, artifacts, { state: 'summarizing' });
+  const contextNote = await readNote(vault, artifacts.contextPath);
+  await setContextState(vault, artifacts.contextPath, 'summarizing', {
+    ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
+  });
+}
+
+/** The agent's work: its tools, its first message (with notes of a long transcript), the loop. */
+async function summarize(r: MeetingRun): Promise<void> {
+  const { deps, artifacts, log, options, model, runId } = r;
+  const { vault } = deps;
+  const settings = deps.config.settings;
+  const context = deps.contextManager?.(log, options.signal);
+  const room = contextRoom(context, settings.ContextWindow);
+  // The server's window, asked now (when the context manager can): the parts are sized by it.
+  await room.prepare?.();
+  const toolContext = createToolContext({
+    vault,
+    settings,
+    meeting: artifacts,
+    audit: r.audit,
+    log,
+    run: r.state,
+    signal: options.signal,
+    // A transcript that fits the room is read in one result; the context manager cuts in tokens.
+    maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
+  });
+  // Fixed for the whole run: only the tools that can act for this meeting (docs/design.md §3 step 9).
+  const offer = await toolOffer(toolContext);
+  const start = await conversationStart(deps, artifacts, offer.projects || offer.past);
+  const { instructions } = start;
+  const tools = createToolRegistry(toolContext, offeredTools(offer));
+  log.debug({ tools: tools.schemas.length, ...offer }, 'tools offered');
+  const retry = {
+    attempts: settings.Reconnect.Attempts,
+    delayMs: settings.Reconnect.DelaySeconds * 1000,
+    sleep: deps.sleep,
+    stopWaiting: options.stopWaiting,
+  };
+  let { firstMessage } = start;
+  const notes = await notesForLongTranscript({
+    vault,
+    meeting: artifacts,
+    model,
+    retry,
+    log,
+    room,
+    ...(options.signal ? { signal: options.signal } : {}),
+    carried: fixedTokens({ instructions, tools: tools.schemas }) + messagesTokens([{ role: 'user', content: firstMessage }]),
+    onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
+  });
+  if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
+
+  const result = await runAgentLoop({
+    model,
+    tools,
+    instructions,
+    firstMessage,
+    maxTurns: settings.Agent.MaxTurns,
+    maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
+    retry,
+    context,
+    summaryWritten: () => r.state.summaryWritten,
+    log,
+    signal: options.signal,
+    onProgress: deps.onProgress && ((event) => deps.onProgress!(runId, event)),
+    stopWaiting: options.stopWaiting,
+  });
+  log.info({ turns: result.turns }, 'agent finished');
+}
+
+/** The audit of outside changes, as the context note records it ('' when there were none). */
+function auditSection({ audit, now }: MeetingRun): string {
+  return audit.isEmpty ? '' : audit.render(now());
+}
+
+async function recordSuccess(r: MeetingRun): Promise<RunOutcome> {
+  const { deps, artifacts, log } = r;
+  try {
+    await finishContext(deps, artifacts, 'finished', auditSection(r));
+    await forgetJournal(r.audit, log);
+  } catch (err) {
+    // The summary is written; only the notebook could not be updated (a person broke its
+    // frontmatter meanwhile, say). The journal stays, so a later run still reports the changes.
+    log.error({ err, context: deps.vault.rel(artifacts.contextPath) }, 'the summary is written, but the context note could not be updated');
   }
+  log.info({ summary: deps.vault.rel(artifacts.summaryPath) }, 'run finished');
+  return { runId: r.runId, status: 'done', meetingPath: r.meetingPath, summaryPath: artifacts.summaryPath, modelRequests: r.model.requests };
+}
 
+async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcome> {
+  const { deps, artifacts, log } = r;
   const details = failureDetails(failure);
   const aborted = failure instanceof ModelError && failure.kind === 'aborted';
   if (aborted) log.info({ attempts: details.attempts }, 'run stopped (the daemon is stopping)');
@@ -242,25 +275,27 @@ async function runMeeting(
   // its audit journal stays, and the resumed run reports these changes with its own (appending
   // them now too would report them twice).
   if (!aborted) {
+    // Rendered before the failure report is written: the audit section lists outside changes as they stood.
+    const audit = auditSection(r);
     try {
-      if (!run.summaryWritten) await writeFailureReport(deps, artifacts, details);
-      const errorNote = run.summaryWritten
-        ? `## Error (${now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
+      if (!r.state.summaryWritten) await writeFailureReport(deps, artifacts, details);
+      const errorNote = r.state.summaryWritten
+        ? `## Error (${r.now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
           `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
         : '';
-      await finishContext(deps, artifacts, 'error', [auditSection, errorNote].filter(Boolean).join('\n\n'));
-      await forgetJournal(audit, log);
+      await finishContext(deps, artifacts, 'error', [audit, errorNote].filter(Boolean).join('\n\n'));
+      await forgetJournal(r.audit, log);
     } catch (err) {
       log.error({ err }, 'could not record the failure in the vault');
     }
   }
   return {
-    runId,
+    runId: r.runId,
     status: 'failed',
-    meetingPath,
+    meetingPath: r.meetingPath,
     summaryPath: artifacts.summaryPath,
     error: `${details.type}: ${details.message}`,
-    modelRequests: model.requests,
+    modelRequests: r.model.requests,
     ...(aborted && { aborted: true }),
   };
 }
@@ -308,76 +343,6 @@ async function finishContext(
   }
 }
 
-/**
- * The instructions (the prompt, the summary's shape, the projects' AGENTS.md) and the first
- * user message (the meeting, its unnamed speakers, its template).
- */
-async function conversationStart(
-  deps: PipelineDeps,
-  artifacts: MeetingArtifacts,
-  projectTools: boolean,
-): Promise<{ instructions: string; firstMessage: string }> {
-  const { vault } = deps;
-  // Read once for the shape (the language it is spoken in) and the speaker labels; a
-  // transcript that cannot be read here fails later, in the agent's own read.
-  const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
-  const shape = await summaryShapeOf(deps, artifacts, transcript);
-  const instructions = buildInstructions(
-    deps.config.settings.Agent.InitialPrompt,
-    await readAgentsFiles(deps, artifacts),
-    { projectTools, shape: summaryShapeSection(shape) },
-  );
-  const firstMessage = firstUserMessage({
-    meetingNote: vault.rel(artifacts.meetingPath),
-    title: artifacts.title,
-    startTime: artifacts.startTime,
-    endTime: artifacts.endTime,
-    attendees: artifacts.attendees,
-    projects: artifacts.projects,
-    template: templateFact(shape.template),
-    speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
-  });
-  return { instructions, firstMessage };
-}
-
-/**
- * The summary's shape for this meeting: its `template`, else Agent.DefaultTemplate, else the
- * built-in structure; its `language`, else Agent.Language, else the transcript's (named when
- * its words make it clear). A template that was asked for and cannot be read is a
- * TemplateError: the run fails with a report naming it.
- */
-async function summaryShapeOf(deps: PipelineDeps, artifacts: MeetingArtifacts, transcript: string | undefined): Promise<SummaryShape> {
-  const { vault } = deps;
-  const agent = deps.config.settings.Agent;
-  const link = artifacts.template ?? (agent.DefaultTemplate.trim() || undefined);
-  const template = link && (await resolveTemplate(vault, link, artifacts.template ? 'meeting' : 'config'));
-  const heard = transcript === undefined ? undefined : guessLanguage(transcriptSpeech(transcript));
-  const language: LanguageChoice = artifacts.language
-    ? { value: artifacts.language, source: 'meeting' }
-    : agent.Language.trim()
-      ? { value: agent.Language.trim(), source: 'config' }
-      : heard
-        ? { value: heard, source: 'transcript' }
-        : undefined;
-  return {
-    ...(template ? { template: { name: template.name, rel: vault.rel(template.path), body: template.body } } : {}),
-    language,
-    taskFormat: agent.TaskFormat,
-  };
-}
-
-async function readAgentsFiles(deps: PipelineDeps, artifacts: MeetingArtifacts): Promise<ProjectAgentsFile[]> {
-  const projectsRoot = deps.config.layout.folders.Projects;
-  const files: ProjectAgentsFile[] = [];
-  for (const project of artifacts.projects) {
-    // Only direct subfolders: a project name is never a path.
-    if (!project || project.includes('/') || project.includes('\\') || project === '.' || project === '..') continue;
-    const content = await deps.vault.readIfExists(path.join(projectsRoot, project, 'AGENTS.md'));
-    if (content !== undefined) files.push({ project, content });
-  }
-  return files;
-}
-
 function failureDetails(err: unknown): FailureDetails {
   if (err instanceof ModelError) {
     return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts };
@@ -403,7 +368,7 @@ async function writeFailureReport(
   const { vault } = deps;
   const report = renderFailureReport(vault, input, details, {
     retryUrl: deps.retryUrl(vault.rel(input.summaryPath)),
-    failedAt: (deps.now ?? (() => new Date()))(),
+    failedAt: (deps.clock ?? systemClock)(),
   });
   await vault.replace(input.summaryPath, report, (existing) => !isFailureReportText(existing));
 }

@@ -1,3 +1,4 @@
+import type { Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { addLogSecret, createLoggerFromConfig, type Logger } from './log.js';
 import { createModelClient } from './agent/client.js';
@@ -29,6 +30,7 @@ export interface RuntimeOptions {
   log?: Logger;
   /** For the server's info routes (tests); default the global fetch. */
   fetch?: typeof fetch;
+  clock?: Clock;
 }
 
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -51,6 +53,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     loadTimeoutMs: endpoint.TimeoutSeconds * 1000,
     configured: settings.ContextWindow.Tokens,
     log,
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   const pipeline: PipelineDeps = {
     vault,
@@ -58,6 +61,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     log,
     model,
     retryUrl: (rel) => retryUrl(settings.Http, token, rel),
+    ...(options.clock ? { clock: options.clock } : {}),
     contextManager: (runLog) =>
       new ContextManager({
         settings: settings.ContextWindow,

@@ -1,10 +1,11 @@
 import type { Logger } from '../log.js';
 import { countTokens, fixedTokens, MESSAGE_OVERHEAD, messageTokens, messagesTokens, truncateToTokens } from './tokens.js';
+import { callsById, groupMessages, type Group } from './message-groups.js';
 import type { Conversation, Message, ModelClient, ToolCall, ToolSchema } from './types.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * Local compaction (DESIGN section 3 step 5b): stages that each shrink the conversation a
+ * Local compaction (docs/design.md §3 step 5b): stages that each shrink the conversation a
  * little more than the one before, run in order and only while the request is still over
  * the target. Invariants every stage keeps, so that both wire APIs accept the result:
  * - `messages[0]` (the first user message) is never touched, and the instructions live
@@ -89,66 +90,6 @@ function measure(messages: readonly Message[], ctx: Pick<StageContext, 'fixed'>)
   return ctx.fixed + messagesTokens(messages);
 }
 
-// ---------------------------------------------------------------------------------------------
-// Groups
-
-/** `messages.slice(start, end)` is one unit: never split by compaction. */
-export interface Group {
-  start: number;
-  end: number;
-}
-
-/**
- * The groups of `messages` from index `from` (1: after the first user message). An assistant
- * message with tool calls takes the tool results that follow it and answer its calls; every
- * other message is a group of its own.
- */
-export function groupMessages(messages: readonly Message[], from = 1): Group[] {
-  const groups: Group[] = [];
-  let i = from;
-  while (i < messages.length) {
-    const message = messages[i]!;
-    let end = i + 1;
-    if (message.role === 'assistant' && message.toolCalls && message.toolCalls.length > 0) {
-      const ids = new Set(message.toolCalls.map((c) => c.id));
-      while (end < messages.length) {
-        const next = messages[end]!;
-        if (next.role !== 'tool' || !ids.has(next.toolCallId)) break;
-        end++;
-      }
-    }
-    groups.push({ start: i, end });
-    i = end;
-  }
-  return groups;
-}
-
-/**
- * What both wire APIs would reject: a tool result whose call is not right before it, or a
- * call without its result. Empty when the conversation is well formed.
- */
-export function conversationProblems(messages: readonly Message[]): string[] {
-  const problems: string[] = [];
-  let open = new Map<string, string>();
-  const closeOpen = (at: number) => {
-    for (const [id, name] of open) problems.push(`call ${id} (${name}) before message ${at} has no result`);
-    open = new Map();
-  };
-  messages.forEach((message, index) => {
-    if (message.role === 'tool') {
-      if (!open.has(message.toolCallId)) problems.push(`tool result ${index} (${message.toolCallId}) has no call before it`);
-      open.delete(message.toolCallId);
-      return;
-    }
-    closeOpen(index);
-    if (message.role === 'assistant') {
-      for (const call of message.toolCalls ?? []) open.set(call.id, call.name);
-    }
-  });
-  closeOpen(messages.length);
-  return problems;
-}
-
 function isSummary(message: Message): boolean {
   return message.role === 'user' && message.content.startsWith(SUMMARY_HEADER);
 }
@@ -156,14 +97,6 @@ function isSummary(message: Message): boolean {
 /** History that stands for older messages: our summaries and remote compaction items. */
 function isPinned(message: Message): boolean {
   return message.role === 'compaction' || isSummary(message);
-}
-
-function callsById(messages: readonly Message[]): Map<string, ToolCall> {
-  const calls = new Map<string, ToolCall>();
-  for (const message of messages) {
-    if (message.role === 'assistant') for (const call of message.toolCalls ?? []) calls.set(call.id, call);
-  }
-  return calls;
 }
 
 function clip(text: string, max: number): string {

@@ -5,11 +5,12 @@ import { contextLimitFrom, promptTokensFrom } from './context-refusal.js';
 import { fitReadResult, keptAfterCollapse } from './read-sizing.js';
 import type { RemoteCompactor } from './remote-compaction.js';
 import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
+import { startsWith, truncationSuspicion } from './truncation.js';
 import type { Conversation, Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * Context-window tracking and compaction for one run (DESIGN section 3 step 5).
+ * Context-window tracking and compaction for one run (docs/design.md §3 step 5).
  *
  * Tokens in use: after a response, its usage (input + output) when the endpoint reports it,
  * else the tokenizer's estimate of the request. Before the next request that figure grows by
@@ -65,26 +66,6 @@ export class ContextOverflowError extends MeetingAssistantError {
   }
 }
 
-/**
- * A count that grew by less than this share of what was appended (our estimate) means the
- * server did not see what was added. Tokenizers disagree by 20-40 %, not by 60.
- */
-const GROWTH_RATIO = 0.4;
-/** A count below this share of what the server would keep (all of it, up to its window) is far below. */
-const FAR_BELOW_RATIO = 0.45;
-/** …and at least this many tokens short, so that small requests prove nothing either way. */
-const TRUNCATION_MIN_GAP = 256;
-/**
- * Some servers (several Ollama versions) report only the prompt tokens they did not find in
- * their cache. Such a count matches the part of the request that is new since a cached prefix;
- * when it is also smaller than the usual default windows, it is not taken for truncation.
- */
-const SMALL_DEFAULT_WINDOW = 2048;
-/**
- * No server runs a window this small, so a count below it is no evidence of truncation (tiny
- * counts come from prompt caches or placeholder usage).
- */
-const SMALLEST_WINDOW = 1024;
 /** A 400 that names no limit: the retry asks for this share of what was rejected. */
 const TOO_LONG_SHRINK = 0.75;
 /** A tool result may take this share of the room the conversation has under the target. */
@@ -224,7 +205,10 @@ export class ContextManager {
     const previous = this.#last;
     this.#last = { messages: request.messages, fixed };
     const reported = response.usage && response.usage.inputTokens > 0 ? response.usage : undefined;
-    const suspicion = reported ? this.#suspicion(request, reported.inputTokens, estimate, fixed, previous) : undefined;
+    const suspicion =
+      reported && !this.#trusted
+        ? truncationSuspicion({ request, reported: reported.inputTokens, estimate, fixed, previous, told: this.#told }, this.#log)
+        : undefined;
     if (reported && suspicion) {
       this.#last = undefined;
       this.#truncatedAt = reported.inputTokens;
@@ -421,50 +405,6 @@ export class ContextManager {
     this.#remoteFallbackLogged = true;
     this.#log.warn({ reason }, 'remote compaction not used: compacting locally');
   }
-
-  /**
-   * Why the reported prompt count shows a cut, or undefined: it grew by far less than what
-   * was appended since the previous request of the same conversation (flat or falling
-   * included), or it is far below what the server would keep of this request (all of it, up
-   * to the window it told). Never after a first suspicion, and never for a count that looks
-   * like one leaving out a cached prefix (see SMALL_DEFAULT_WINDOW).
-   */
-  #suspicion(
-    request: ModelRequest,
-    reported: number,
-    estimate: number,
-    fixed: number,
-    previous: { messages: readonly Message[]; fixed: number; input?: number } | undefined,
-  ): string | undefined {
-    if (this.#trusted || reported < SMALLEST_WINDOW) return undefined;
-    const sameConversation = previous !== undefined && previous.fixed === fixed && startsWith(request.messages, previous.messages);
-    const appended = sameConversation ? messagesTokens(request.messages.slice(previous.messages.length)) : undefined;
-    let why: string | undefined;
-    if (appended !== undefined && previous?.input !== undefined && appended >= TRUNCATION_MIN_GAP) {
-      const growth = reported - previous.input;
-      if (growth < appended * GROWTH_RATIO) why = `up ${growth} from ${previous.input} while about ${appended} were added`;
-    }
-    const kept = Math.min(estimate, this.#told ?? estimate);
-    if (!why && reported < kept * FAR_BELOW_RATIO && kept - reported >= TRUNCATION_MIN_GAP) {
-      why = `far below the ${this.#told !== undefined ? `${kept} the server keeps` : `${kept} sent`}`;
-    }
-    if (!why) return undefined;
-    if (reported < SMALL_DEFAULT_WINDOW) {
-      const uncached = [estimate - fixed];
-      if (appended !== undefined) uncached.push(appended);
-      if (uncached.some((n) => reported >= n * 0.7 - 64 && reported <= n * 1.3 + 64)) {
-        this.#log.debug({ reported, estimated: estimate }, 'reported prompt tokens look like they leave out a cached prefix');
-        return undefined;
-      }
-    }
-    return why;
-  }
-}
-
-function startsWith(messages: readonly Message[], prefix: readonly Message[]): boolean {
-  if (messages.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (messages[i] !== prefix[i]) return false;
-  return true;
 }
 
 function round(n: number): number {

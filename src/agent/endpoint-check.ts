@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import { causeChain, type Logger } from '../log.js';
 
@@ -27,7 +28,7 @@ export function check(name: string, status: CheckStatus, detail: string, fix?: s
 
 export interface EndpointCheckDeps {
   fetch?: typeof fetch;
-  now?: () => number;
+  clock?: Clock;
   /** For the request; default 5 s. */
   timeoutMs?: number;
   /** Ends the request early (the daemon is stopping). */
@@ -60,60 +61,23 @@ function looksLikeOllama(config: AppConfig): boolean {
 
 export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps = {}): Promise<EndpointOutcome> {
   const doFetch = deps.fetch ?? fetch;
-  const now = deps.now ?? Date.now;
+  const clock = deps.clock ?? systemClock;
   const timeoutMs = deps.timeoutMs ?? 5000;
   const url = `${baseUrl(config)}/models`;
-  const skipped = (why: string) => [check('api key', 'skip', `not checked: ${why}`), check('model', 'skip', `not checked: ${why}`)];
 
-  const started = now();
+  const started = clock().getTime();
   let response: Response;
   try {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = deps.signal ? AbortSignal.any([deps.signal, timeout]) : timeout;
     response = await doFetch(url, { headers: authHeaders(config), signal });
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
-    const serverHint = looksLikeOllama(config)
-      ? 'Start Ollama (ollama serve, or the Ollama app)'
-      : 'Start the model server (Ollama: ollama serve; LM Studio: Developer > Start server; llama.cpp: llama-server)';
-    return {
-      checks: [
-        check(
-          'endpoint',
-          'fail',
-          timedOut
-            ? `GET ${url} did not answer within ${Math.round(timeoutMs / 1000)} s`
-            : `GET ${url} failed: ${causeChain(err).join(' <- ')}`,
-          `${serverHint}, or correct MeetingAssistant.Endpoint.BaseUrl (it must be the API root, e.g. http://localhost:11434/v1).`,
-        ),
-        ...skipped('the endpoint did not answer'),
-      ],
-      modelListed: undefined,
-    };
+    return unreachable(config, url, timeoutMs, err);
   }
-  const latency = now() - started;
+  const latency = clock().getTime() - started;
   const text = await response.text().catch(() => '');
 
-  if (response.status === 401 || response.status === 403) {
-    const endpointCheck = check('endpoint', 'pass', `GET ${url} answered ${response.status} in ${latency} ms (the server is up)`);
-    const keyCheck = config.apiKey
-      ? check(
-          'api key',
-          'fail',
-          `the endpoint refused the key from ${keySource(config)} (HTTP ${response.status}: ${errorMessageOf(text)})`,
-          `Put a valid key in ${keySource(config)}. For the service, the variable must be set in the service's environment (systemctl --user edit meeting-assistant: [Service] Environment=...), or use Endpoint.ApiKey.`,
-        )
-      : check(
-          'api key',
-          'fail',
-          `the endpoint demands a key (HTTP ${response.status}) and none is configured`,
-          `Set MeetingAssistant.Endpoint.ApiKey, or export ${config.settings.Endpoint.ApiKeyEnvironmentVariable}=<your key> where meeting-assistant runs (Endpoint.ApiKeyEnvironmentVariable names the variable).`,
-        );
-    return {
-      checks: [endpointCheck, keyCheck, check('model', 'skip', 'not checked: the endpoint refused to list models without a valid key')],
-      modelListed: undefined,
-    };
-  }
+  if (response.status === 401 || response.status === 403) return keyRefused(config, url, response.status, latency, text);
   if (!response.ok) {
     const fix =
       response.status === 404
@@ -145,16 +109,68 @@ export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps =
       ? check('api key', 'pass', `the key from ${keySource(config)} is accepted`)
       : check('api key', 'pass', 'no key configured and none needed'),
   ];
+  const model = modelCheck(config, ids);
+  return { checks: [...checks, model.check], modelListed: model.listed };
+}
+
+/** The key and model checks when the endpoint could not be asked. */
+function skipped(why: string): DoctorCheck[] {
+  return [check('api key', 'skip', `not checked: ${why}`), check('model', 'skip', `not checked: ${why}`)];
+}
+
+/** GET /models failed or timed out: start the server, or fix the URL. */
+function unreachable(config: AppConfig, url: string, timeoutMs: number, err: unknown): EndpointOutcome {
+  const timedOut = err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError');
+  const serverHint = looksLikeOllama(config)
+    ? 'Start Ollama (ollama serve, or the Ollama app)'
+    : 'Start the model server (Ollama: ollama serve; LM Studio: Developer > Start server; llama.cpp: llama-server)';
+  return {
+    checks: [
+      check(
+        'endpoint',
+        'fail',
+        timedOut
+          ? `GET ${url} did not answer within ${Math.round(timeoutMs / 1000)} s`
+          : `GET ${url} failed: ${causeChain(err).join(' <- ')}`,
+        `${serverHint}, or correct MeetingAssistant.Endpoint.BaseUrl (it must be the API root, e.g. http://localhost:11434/v1).`,
+      ),
+      ...skipped('the endpoint did not answer'),
+    ],
+    modelListed: undefined,
+  };
+}
+
+/** 401/403: the server is up, the key (or its absence) is the problem. */
+function keyRefused(config: AppConfig, url: string, status: number, latency: number, text: string): EndpointOutcome {
+  const endpointCheck = check('endpoint', 'pass', `GET ${url} answered ${status} in ${latency} ms (the server is up)`);
+  const keyCheck = config.apiKey
+    ? check(
+        'api key',
+        'fail',
+        `the endpoint refused the key from ${keySource(config)} (HTTP ${status}: ${errorMessageOf(text)})`,
+        `Put a valid key in ${keySource(config)}. For the service, the variable must be set in the service's environment (systemctl --user edit meeting-assistant: [Service] Environment=...), or use Endpoint.ApiKey.`,
+      )
+    : check(
+        'api key',
+        'fail',
+        `the endpoint demands a key (HTTP ${status}) and none is configured`,
+        `Set MeetingAssistant.Endpoint.ApiKey, or export ${config.settings.Endpoint.ApiKeyEnvironmentVariable}=<your key> where meeting-assistant runs (Endpoint.ApiKeyEnvironmentVariable names the variable).`,
+      );
+  return {
+    checks: [endpointCheck, keyCheck, check('model', 'skip', 'not checked: the endpoint refused to list models without a valid key')],
+    modelListed: undefined,
+  };
+}
+
+/** Is Endpoint.Model among the listed ids? Close names and a download hint when it is not. */
+function modelCheck(config: AppConfig, ids: string[]): { check: DoctorCheck; listed: string | undefined } {
   const model = config.settings.Endpoint.Model;
   const listed = findModel(model, ids);
-  if (listed) {
-    checks.push(check('model', 'pass', `${model} is listed${listed !== model ? ` (as ${listed})` : ''}`));
-    return { checks, modelListed: listed };
-  }
+  if (listed) return { check: check('model', 'pass', `${model} is listed${listed !== model ? ` (as ${listed})` : ''}`), listed };
   const close = closestNames(model, ids);
   const pull = looksLikeOllama(config) ? `, or download it (ollama pull ${model})` : '';
-  checks.push(
-    check(
+  return {
+    check: check(
       'model',
       'fail',
       ids.length === 0
@@ -164,8 +180,8 @@ export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps =
         ? `Load or download a model on the server${pull}, then set MeetingAssistant.Endpoint.Model to its id.`
         : `Set MeetingAssistant.Endpoint.Model to one of: ${(close.length > 0 ? close : ids.slice(0, 10)).join(', ')}${pull}.`,
     ),
-  );
-  return { checks, modelListed: undefined };
+    listed: undefined,
+  };
 }
 
 function modelIds(text: string): string[] | undefined {

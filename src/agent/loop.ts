@@ -79,7 +79,7 @@ export interface AgentLoopResult {
 const MAX_TRUNCATION_RECOVERIES = 3;
 
 /**
- * The agent loop (DESIGN section 3 step 3): send the conversation and the tool schemas, run
+ * The agent loop (docs/design.md §3 step 3): send the conversation and the tool schemas, run
  * every tool call, send the results, until the model answers without tool calls. Endpoint
  * failures that survive the retry policy propagate as ModelError.
  */
@@ -97,10 +97,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   for (;;) {
     if (signal?.aborted) throw new ModelError('the run was aborted', { kind: 'aborted' });
     if (turns >= options.maxTurns) {
-      throw new AgentError(
-        'max-turns',
-        `the model did not finish within Agent.MaxTurns (${options.maxTurns}) requests`,
-      );
+      throw new AgentError('max-turns', `the model did not finish within Agent.MaxTurns (${options.maxTurns}) requests`);
     }
     await context?.beforeRequest(conversation, tools.schemas, signal);
     const request: ModelRequest = {
@@ -113,27 +110,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     turns++;
     options.onProgress?.({ kind: 'turn', turn: turns, maxTurns: options.maxTurns });
     let response: ModelResponse;
-    const started = Date.now();
-    let attempt = 0;
     try {
-      response = await withRetry(
-        (n) => {
-          attempt = n;
-          return model.complete(request);
-        },
-        {
-          attempts: options.retry.attempts,
-          delayMs: options.retry.delayMs,
-          sleep: options.retry.sleep,
-          log,
-          signal,
-          stopWaiting: options.stopWaiting,
-          label: `turn ${turns}`,
-        },
-      );
+      response = await sendTurn(options, request, turns);
     } catch (err) {
       if (err instanceof ModelError && err.contextTooLong && context && !overflowRetried) {
-        // One more try after compaction (DESIGN section 3 step 4).
+        // One more try after compaction (docs/design.md §3 step 4).
         log.warn({ turn: turns, err: err.message }, 'endpoint says the context is too long: compacting and trying once more');
         overflowRetried = true;
         turns--;
@@ -143,18 +124,6 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       throw err;
     }
     overflowRetried = false;
-    log.info(
-      {
-        turn: turns,
-        attempt,
-        status: 'ok',
-        ms: Date.now() - started,
-        toolCalls: response.toolCalls.length,
-        usage: response.usage,
-        finishReason: response.finishReason,
-      },
-      'model response',
-    );
 
     if (context && context.afterResponse(request, response) === 'truncated') {
       // A server that silently cut the prompt answered about a conversation we did not send:
@@ -178,13 +147,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     });
 
     if (response.toolCalls.length > 0) {
-      for (const call of response.toolCalls) {
-        const result = await tools.call(call);
-        const content = context?.limitToolResult
-          ? context.limitToolResult(result.content, call.name, response.toolCalls.length)
-          : result.content;
-        conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
-      }
+      await runToolCalls(options, conversation, response.toolCalls);
       continue;
     }
 
@@ -197,6 +160,50 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     reminded = true;
     log.info({ turn: turns }, 'model stopped without write_summary: reminding it once');
     conversation.messages.push({ role: 'user', content: SUMMARY_REMINDER });
+  }
+}
+
+/** One request with the retry policy; its outcome logged as `model response`. */
+async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: number): Promise<ModelResponse> {
+  const started = Date.now();
+  let attempt = 0;
+  const response = await withRetry(
+    (n) => {
+      attempt = n;
+      return options.model.complete(request);
+    },
+    {
+      attempts: options.retry.attempts,
+      delayMs: options.retry.delayMs,
+      sleep: options.retry.sleep,
+      log: options.log,
+      signal: options.signal,
+      stopWaiting: options.stopWaiting,
+      label: `turn ${turn}`,
+    },
+  );
+  options.log.info(
+    {
+      turn,
+      attempt,
+      status: 'ok',
+      ms: Date.now() - started,
+      toolCalls: response.toolCalls.length,
+      usage: response.usage,
+      finishReason: response.finishReason,
+    },
+    'model response',
+  );
+  return response;
+}
+
+/** Each call run in order, its result (cut to the context's budget) appended to the conversation. */
+async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[]): Promise<void> {
+  const { tools, context } = options;
+  for (const call of calls) {
+    const result = await tools.call(call);
+    const content = context?.limitToolResult ? context.limitToolResult(result.content, call.name, calls.length) : result.content;
+    conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
   }
 }
 

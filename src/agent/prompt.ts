@@ -35,7 +35,7 @@ export interface ProjectAgentsFile {
  * project step when the meeting is offered no project tools); then the summary's shape
  * (summary-shape.ts), whichever prompt that is; then, when any bound project has an AGENTS.md,
  * a `---` line, a `projects:` line, and per such project (in the meeting's order)
- * `# <Project>` followed by the file's content (DESIGN section 3 step 1).
+ * `# <Project>` followed by the file's content (docs/design.md §3 step 1).
  */
 export function buildInstructions(
   configuredPrompt: string,

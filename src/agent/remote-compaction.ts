@@ -1,13 +1,13 @@
 import type OpenAI from 'openai';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import { conversationProblems, groupMessages } from './compaction.js';
+import { conversationProblems, groupMessages } from './message-groups.js';
 import { responsesRequestBody } from './responses.js';
 import { type Conversation, type Message, ModelError, type ToolCall } from './types.js';
 import { exchange, type ExchangeContext, isObject, type JsonObject, requestOptions } from './wire.js';
 
 /**
- * Remote compaction (DESIGN section 3 step 5a): the conversation is posted to
+ * Remote compaction (docs/design.md §3 step 5a): the conversation is posted to
  * `BaseUrl + ContextWindow.Compaction.CompactPath` in the Responses-API request shape
  * (OpenAI's `POST /v1/responses/compact`), and the answer replaces the older part of the
  * conversation when it is valid and usable with the configured wire API.
@@ -136,9 +136,18 @@ class HttpRemoteCompactor implements RemoteCompactor {
   }
 }
 
-type Translation =
-  | { messages: Message[]; opaque: number }
-  | { problem: string; permanent?: boolean };
+type Problem = { problem: string; permanent?: boolean };
+type Translation = { messages: Message[]; opaque: number } | Problem;
+
+/** The conversation being rebuilt from the answer's output items, in order. */
+interface Rebuilt {
+  messages: Message[];
+  opaque: number;
+  /** The tool calls of the assistant message a run of function_call items is adding to. */
+  pendingCalls: ToolCall[] | undefined;
+  /** Call id to tool name, for the outputs that answer them. */
+  callNames: Map<string, string>;
+}
 
 /** Checks the answer's shape and turns its output items into conversation messages. */
 export function translateCompaction(answer: unknown, api: 'chat-completions' | 'responses'): Translation {
@@ -147,88 +156,97 @@ export function translateCompaction(answer: unknown, api: 'chat-completions' | '
     return { problem: `the answer's object is ${JSON.stringify(answer.object)}, not "response.compaction"` };
   }
   if (!Array.isArray(answer.output)) return { problem: 'the answer has no output array' };
-  const messages: Message[] = [];
-  let opaque = 0;
-  let pendingCalls: ToolCall[] | undefined;
-  const callNames = new Map<string, string>();
+  const rebuilt: Rebuilt = { messages: [], opaque: 0, pendingCalls: undefined, callNames: new Map() };
   for (const [index, item] of answer.output.entries()) {
     if (!isObject(item)) return { problem: `output item ${index} is not an object` };
-    const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined);
-    if (type !== 'function_call') pendingCalls = undefined;
-    switch (type) {
-      case 'message': {
-        const text = messageText(item.content);
-        if (text === undefined) return { problem: `output item ${index} (message) has no readable content` };
-        if (item.role === 'system' || item.role === 'developer') break;
-        if (item.role !== 'user' && item.role !== 'assistant') {
-          return { problem: `output item ${index} is a message with role ${JSON.stringify(item.role)}` };
-        }
-        messages.push({ role: item.role, content: text });
-        break;
-      }
-      case 'function_call': {
-        const id = typeof item.call_id === 'string' ? item.call_id : undefined;
-        if (!id || typeof item.name !== 'string' || item.name === '') {
-          return { problem: `output item ${index} (function_call) lacks a call_id or a name` };
-        }
-        const call: ToolCall = {
-          id,
-          name: item.name,
-          arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}),
-        };
-        callNames.set(id, item.name);
-        if (pendingCalls) {
-          pendingCalls.push(call);
-        } else {
-          const previous = messages.at(-1);
-          if (previous?.role === 'assistant' && !previous.toolCalls) {
-            pendingCalls = previous.toolCalls = [call];
-          } else {
-            pendingCalls = [call];
-            messages.push({ role: 'assistant', content: '', toolCalls: pendingCalls });
-          }
-        }
-        // A run of calls stays open for the next function_call item.
-        continue;
-      }
-      case 'function_call_output': {
-        const id = typeof item.call_id === 'string' ? item.call_id : '';
-        const name = callNames.get(id);
-        if (name === undefined) return { problem: `output item ${index} (function_call_output) answers no call before it` };
-        const output = typeof item.output === 'string' ? item.output : messageText(item.output);
-        if (output === undefined) return { problem: `output item ${index} (function_call_output) has no readable output` };
-        messages.push({ role: 'tool', toolCallId: id, name, content: output });
-        break;
-      }
-      case 'compaction': {
-        if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') {
-          return { problem: `output item ${index} (compaction) has no encrypted_content` };
-        }
-        if (api !== 'responses') {
-          // The same endpoint will answer the same way next time.
-          return {
-            problem: 'the answer holds an opaque compaction item, which only Endpoint.Api "responses" can send back',
-            permanent: true,
-          };
-        }
-        messages.push({
-          role: 'compaction',
-          encryptedContent: item.encrypted_content,
-          ...(typeof item.id === 'string' ? { id: item.id } : {}),
-        });
-        opaque++;
-        break;
-      }
-      case 'reasoning':
-        break;
-      default:
-        return { problem: `output item ${index} has an unknown type ${JSON.stringify(type)}` };
-    }
+    const problem = translateItem(item, index, api, rebuilt);
+    if (problem) return problem;
   }
+  const { messages, opaque } = rebuilt;
   if (messages.length === 0) return { problem: 'the answer has no usable output items' };
   const problems = conversationProblems(messages);
   if (problems.length > 0) return { problem: `the output is not a well-formed conversation: ${problems[0]}` };
   return { messages, opaque };
+}
+
+/** One output item added to the conversation; a Problem when it cannot be. */
+function translateItem(item: Record<string, unknown>, index: number, api: 'chat-completions' | 'responses', rebuilt: Rebuilt): Problem | undefined {
+  const { messages } = rebuilt;
+  const type = item.type ?? (typeof item.role === 'string' ? 'message' : undefined);
+  // A run of calls stays open only while function_call items follow each other.
+  if (type !== 'function_call') rebuilt.pendingCalls = undefined;
+  switch (type) {
+    case 'message': {
+      const text = messageText(item.content);
+      if (text === undefined) return { problem: `output item ${index} (message) has no readable content` };
+      if (item.role === 'system' || item.role === 'developer') return undefined;
+      if (item.role !== 'user' && item.role !== 'assistant') {
+        return { problem: `output item ${index} is a message with role ${JSON.stringify(item.role)}` };
+      }
+      messages.push({ role: item.role, content: text });
+      return undefined;
+    }
+    case 'function_call':
+      return addCall(item, index, rebuilt);
+    case 'function_call_output': {
+      const id = typeof item.call_id === 'string' ? item.call_id : '';
+      const name = rebuilt.callNames.get(id);
+      if (name === undefined) return { problem: `output item ${index} (function_call_output) answers no call before it` };
+      const output = typeof item.output === 'string' ? item.output : messageText(item.output);
+      if (output === undefined) return { problem: `output item ${index} (function_call_output) has no readable output` };
+      messages.push({ role: 'tool', toolCallId: id, name, content: output });
+      return undefined;
+    }
+    case 'compaction': {
+      if (typeof item.encrypted_content !== 'string' || item.encrypted_content === '') {
+        return { problem: `output item ${index} (compaction) has no encrypted_content` };
+      }
+      if (api !== 'responses') {
+        // The same endpoint will answer the same way next time.
+        return {
+          problem: 'the answer holds an opaque compaction item, which only Endpoint.Api "responses" can send back',
+          permanent: true,
+        };
+      }
+      messages.push({
+        role: 'compaction',
+        encryptedContent: item.encrypted_content,
+        ...(typeof item.id === 'string' ? { id: item.id } : {}),
+      });
+      rebuilt.opaque++;
+      return undefined;
+    }
+    case 'reasoning':
+      return undefined;
+    default:
+      return { problem: `output item ${index} has an unknown type ${JSON.stringify(type)}` };
+  }
+}
+
+/** A function_call item: joins the assistant message before it, or the run of calls it continues. */
+function addCall(item: Record<string, unknown>, index: number, rebuilt: Rebuilt): Problem | undefined {
+  const id = typeof item.call_id === 'string' ? item.call_id : undefined;
+  if (!id || typeof item.name !== 'string' || item.name === '') {
+    return { problem: `output item ${index} (function_call) lacks a call_id or a name` };
+  }
+  const call: ToolCall = {
+    id,
+    name: item.name,
+    arguments: typeof item.arguments === 'string' ? item.arguments : JSON.stringify(item.arguments ?? {}),
+  };
+  rebuilt.callNames.set(id, item.name);
+  if (rebuilt.pendingCalls) {
+    rebuilt.pendingCalls.push(call);
+    return undefined;
+  }
+  const previous = rebuilt.messages.at(-1);
+  if (previous?.role === 'assistant' && !previous.toolCalls) {
+    rebuilt.pendingCalls = previous.toolCalls = [call];
+  } else {
+    rebuilt.pendingCalls = [call];
+    rebuilt.messages.push({ role: 'assistant', content: '', toolCalls: rebuilt.pendingCalls });
+  }
+  return undefined;
 }
 
 /** A message's text: a string, or the text of its `input_text`/`output_text`/`text` parts. */

@@ -132,6 +132,6 @@ function toInputItems(message: Message): ResponseInputItem[] {
 }
 
 function toFunctionTool(tool: ToolSchema): FunctionTool {
-  // DESIGN 3.8: Responses function tools carry `strict`; false keeps optional arguments optional.
+  // docs/design.md §3 step 10: Responses function tools carry `strict`; false keeps optional arguments optional.
   return { type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters, strict: false };
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import { type ModelClient, ModelError } from './types.js';
 
 /**
- * DESIGN section 3 step 4: one try, then up to `Reconnect.Attempts` more for transient
+ * docs/design.md §3 step 4: one try, then up to `Reconnect.Attempts` more for transient
  * failures (connection errors, timeouts, 408, 409, 429, 5xx), waiting `Reconnect.DelaySeconds`
  * or the server's Retry-After when that is longer. Everything else is thrown at once; a
  * context-too-long 400 is the loop's business (it compacts and tries once more).

@@ -1,7 +1,8 @@
+import { type Clock, systemClock } from '../clock.js';
 import type { Logger } from '../log.js';
 
 /**
- * The context window the server really has (DESIGN section 3 step 8). Local servers often run
+ * The context window the server really has (docs/design.md §3 step 8). Local servers often run
  * a model with far less than it supports (Ollama's default is 4,096 tokens on most machines)
  * and some cut a longer prompt without a word, so the daemon asks those that can tell:
  *
@@ -172,7 +173,7 @@ export interface ServerWindowSourceOptions extends ProbeOptions {
   log: Logger;
   /** How long an answer is reused; default 3 minutes. */
   ttlMs?: number;
-  now?: () => number;
+  clock?: Clock;
 }
 
 /**
@@ -196,7 +197,7 @@ export class ServerWindowSource {
    * where a new answer is reported (a run's logger, so its lines carry the run's id).
    */
   async get(load = false, log: Logger = this.#options.log): Promise<ServerWindow | undefined> {
-    const now = (this.#options.now ?? Date.now)();
+    const now = (this.#options.clock ?? systemClock)().getTime();
     const cached = this.#cached;
     if (cached && now - cached.at < (this.#options.ttlMs ?? 180_000) && (cached.loaded || !load || cached.value?.loaded)) return cached.value;
     this.#pending ??= probeServerWindow({ ...this.#options, load })

@@ -12,7 +12,7 @@ function tokenizer(): typeof Cl100k {
 }
 
 /**
- * Token counting for the context budget (DESIGN section 3 step 5).
+ * Token counting for the context budget (docs/design.md §3 step 5).
  *
  * Encoding: cl100k_base. The default endpoints are local models whose vocabularies grew out of
  * it (Qwen 2/3, Llama 3), so it counts close to what they count; for OpenAI's o200k models

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import { catLine, splitLines } from '../tools/format.js';
-import { ToolError } from '../tools/errors.js';
-import { readTextFile } from '../tools/read.js';
+import { catLine, splitLines } from '../vault/lines.js';
+import { NotTextFileError, readTextFile } from '../vault/text-file.js';
 import { parseNote } from '../vault/frontmatter.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../vault/transcript-notes.js';
@@ -16,7 +15,7 @@ import { type LineRange, splitAtTurns } from './transcript-parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from './types.js';
 
 /**
- * Long transcripts on small windows (DESIGN section 3 step 9): when the transcript does not
+ * Long transcripts on small windows (docs/design.md §3 step 9): when the transcript does not
  * fit the room the window leaves, it is read first in window-sized parts with a small
  * tool-less prompt, and dense notes of each part are kept in the context note. The agent then
  * starts from the notes of the whole meeting and reads exact lines where it needs wording.
@@ -350,7 +349,7 @@ export async function notesForLongTranscript(input: LongTranscriptInput): Promis
   const { vault, meeting, log } = input;
   const text = await readTextFile(vault, meeting.transcriptPath).catch((err: unknown) => {
     // A folder or a binary file: the agent's read tool tells it so.
-    if (err instanceof ToolError) return undefined;
+    if (err instanceof NotTextFileError) return undefined;
     throw err;
   });
   if (text === undefined) return undefined;

@@ -1,4 +1,4 @@
-import { catLine } from '../tools/format.js';
+import { catLine } from '../vault/lines.js';
 import { countTokens } from './tokens.js';
 
 /**

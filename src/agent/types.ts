@@ -112,7 +112,7 @@ export class ModelError extends MeetingAssistantError {
   }
 
   /**
-   * Connection errors, timeouts, 408, 409, 429 and 5xx (DESIGN section 3 step 4), and a 200
+   * Connection errors, timeouts, 408, 409, 429 and 5xx (docs/design.md §3 step 4), and a 200
    * whose body is not JSON: a proxy's page or a server restarting, which the next try may not see.
    */
   get transient(): boolean {

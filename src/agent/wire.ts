@@ -1,4 +1,5 @@
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { type Clock, systemClock } from '../clock.js';
 import type { Settings } from '../config.js';
 import { CONTEXT_TOO_LONG, ModelError, type Usage } from './types.js';
 
@@ -191,7 +192,7 @@ function describeText(text: string): string {
 }
 
 /** `retry-after-ms` (milliseconds), else `retry-after` (seconds or an HTTP date). */
-export function retryAfterMs(headers: Headers | undefined, now: () => number = Date.now): number | undefined {
+export function retryAfterMs(headers: Headers | undefined, clock: Clock = systemClock): number | undefined {
   const ms = headers?.get('retry-after-ms');
   if (ms) {
     const value = Number(ms);
@@ -202,7 +203,7 @@ export function retryAfterMs(headers: Headers | undefined, now: () => number = D
   if (/^\d+(\.\d+)?$/.test(after)) return Number(after) * 1000;
   const date = Date.parse(after);
   if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now());
+  return Math.max(0, date - clock().getTime());
 }
 
 /** The chain of causes down to the socket error, e.g. `fetch failed: connect ECONNREFUSED 127.0.0.1:11434`. */

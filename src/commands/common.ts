@@ -4,7 +4,7 @@ import { type AppConfig, ConfigError, loadConfig } from '../config.js';
 import { type Fs, nodeFs } from '../vault/fs.js';
 import { MeetingAssistantError } from '../errors.js';
 
-/** Exit codes of every command (DESIGN section 6). */
+/** Exit codes of every command (docs/design.md §6). */
 export const EXIT_OK = 0;
 export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;

@@ -3,7 +3,7 @@ import { type DoctorCheck, type DoctorDeps, type DoctorReport, runDoctor } from 
 import { type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, readCommandConfig, withDefaults } from './common.js';
 
 /** The checks' own seams (the endpoint's fetch, the port probe); the disk and time are the command's. */
-export interface DoctorCommandDeps extends CommandDeps, Omit<DoctorDeps, 'fs' | 'now'> {}
+export interface DoctorCommandDeps extends CommandDeps, Omit<DoctorDeps, 'fs' | 'clock'> {}
 
 /**
  * Every check, each on its own line with what was found and how to fix it. Exit 0 only when
@@ -17,7 +17,7 @@ export async function doctor(opts: GlobalOptions, given: Partial<DoctorCommandDe
     throw err;
   });
   const { io, clock, ...checkDeps } = deps;
-  const report = await runDoctor(config, { ...checkDeps, now: () => clock().getTime() });
+  const report = await runDoctor(config, { ...checkDeps, clock });
   for (const line of formatReport(report)) io.out(line);
   if (report.ok) return EXIT_OK;
   return config instanceof ConfigError ? EXIT_USAGE : EXIT_FAILED;

@@ -3,7 +3,7 @@ import type { DaemonInstance } from '../daemon/instance.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
 
 /**
- * `summarize` / `retry` while a daemon runs on the vault (DESIGN section 2): the work goes to
+ * `summarize` / `retry` while a daemon runs on the vault (docs/design.md §2): the work goes to
  * that daemon through its HTTP API (`POST /api/retry`, with `meeting` for a summarize), so a
  * meeting never runs twice at once; the command then polls `GET /api/status` until the run it
  * asked for has finished, and exits as if it had run the meeting itself.

@@ -61,7 +61,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   try {
     let daemon;
     try {
-      daemon = await startDaemon(config, { log, fs });
+      daemon = await startDaemon(config, { log, fs, clock });
     } catch (err) {
       if (err instanceof DaemonStartError) {
         log.fatal({ err }, err.message);

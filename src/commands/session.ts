@@ -3,7 +3,7 @@ import { Vault } from '../vault/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**
- * `session start|state|stop` (DESIGN section 6): what a recorder or transcriber calls. The
+ * `session start|state|stop` (docs/design.md §6): what a recorder or transcriber calls. The
  * notes are written directly; a running daemon sees them through its watcher.
  */
 
@@ -34,7 +34,7 @@ export async function sessionStart(opts: SessionStartOptions, given: Partial<Com
     ...(opts.agenda !== undefined && { agenda: opts.agenda }),
     ...(opts.scheduledEnd !== undefined && { scheduledEnd: opts.scheduledEnd }),
   };
-  const notes = await startSession(vault, input, deps.clock()).catch(toCliError);
+  const notes = await startSession(vault, input, deps.clock).catch(toCliError);
   deps.io.out(`meeting: ${notes.meeting}`);
   deps.io.out(`transcript: ${notes.transcript}`);
   deps.io.out(`context: ${notes.context}`);
@@ -50,7 +50,7 @@ export async function sessionState(note: string, state: string, opts: GlobalOpti
 
 export async function sessionStop(note: string, opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
   const { vault, deps } = await openVault(opts, given);
-  const result = await stopSession(vault, note, deps.clock()).catch(toCliError);
+  const result = await stopSession(vault, note, deps.clock).catch(toCliError);
   deps.io.out(`${result.meeting}: end_time ${result.end_time}`);
   if (result.context) deps.io.out(`${result.context}: end_time ${result.end_time}`);
   return EXIT_OK;

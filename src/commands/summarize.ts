@@ -18,7 +18,7 @@ export async function retry(note: string, opts: GlobalOptions, deps: Partial<Com
 async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kind: 'meeting' | 'summary'): Promise<number> {
   const { io } = deps;
   const config = await loadCommandConfig(opts, deps);
-  const runtime = await createRuntime(config, { fs: deps.fs });
+  const runtime = await createRuntime(config, { fs: deps.fs, clock: deps.clock });
   const { vault } = runtime;
   const file = path.resolve(vault.root, note);
   if (!vault.contains(file)) throw new CliError(`${note} is not inside the vault ${vault.root}`, EXIT_USAGE);

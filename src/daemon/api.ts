@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import { FrontmatterError } from '../vault/frontmatter.js';
 import { findMeetingOfSummary } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
@@ -17,7 +18,7 @@ export interface ApiDeps {
   /** Enqueue a job; returns the queue's answer (`queued`, `merged`, `follow-up`, `stopped`). */
   enqueue(job: Job): string;
   status(): unknown;
-  now?: () => Date;
+  clock?: Clock;
 }
 
 const SUMMARY_STATUSES = new Set(['failed', 'done']);
@@ -79,7 +80,7 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
       return { note: vault.rel(meeting), result };
     },
     async startSession(input) {
-      return startSession(vault, input, deps.now?.()).then((notes) => ({ ...notes }), sessionToApi);
+      return startSession(vault, input, deps.clock).then((notes) => ({ ...notes }), sessionToApi);
     },
     async setSessionState(meeting, state) {
       return setSessionState(vault, meeting, state).then((change) => ({ ...change }), sessionToApi);

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import { MeetingAssistantError } from '../errors.js';
 import { addLogSecret, type Logger } from '../log.js';
@@ -25,7 +26,7 @@ import { TriggerTracker } from './triggers.js';
 export type { PipelineFns } from './run-job.js';
 
 /**
- * The daemon (DESIGN section 2): file events and catch-up scans become jobs, the queue runs
+ * The daemon (docs/design.md §2): file events and catch-up scans become jobs, the queue runs
  * them through the pipeline, the HTTP API takes retries and sessions, and a stop lets
  * running runs finish within the grace period.
  */
@@ -53,6 +54,8 @@ export interface DaemonOptions {
   schedule?: boolean;
   /** Desktop notifications; default: `notify-send` / `osascript` per `Notify.*`. */
   notifier?: Notifier;
+  /** Where the daemon's timestamps come from; default the system clock. */
+  clock?: Clock;
 }
 
 export interface DaemonStatus {
@@ -85,6 +88,10 @@ export interface Daemon {
   readonly done: Promise<StopResult>;
 }
 
+function clockOf(options: DaemonOptions): Clock {
+  return options.clock ?? systemClock;
+}
+
 const defaultPipeline: PipelineFns = { summarize: summarizeMeeting, retry: retrySummary };
 
 /** Vault-relative paths in everything the status shows: the vault root is stated once. */
@@ -94,11 +101,11 @@ function relJob<T extends Job>(vault: Vault, job: T): T {
 
 export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
   const log = options.log;
-  const runtime = options.runtime ?? (await createRuntime(config, { log, ...(options.fs ? { fs: options.fs } : {}) }));
+  const runtime = options.runtime ?? (await createRuntime(config, { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}) }));
   const { vault, token } = runtime;
   addLogSecret(log, token);
   // One daemon per vault: a second one would run the same meetings and write the same files.
-  const instance = await claimVault(vault).catch((err: unknown) => {
+  const instance = await claimVault(vault, clockOf(options)).catch((err: unknown) => {
     throw err instanceof DaemonRunningError ? new DaemonStartError(err.message, 1) : err;
   });
   try {
@@ -113,16 +120,17 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   const settings = config.settings;
   const log = options.log;
   const { vault, token } = runtime;
-  const startedAt = new Date();
+  const clock = clockOf(options);
+  const startedAt = clock();
   let stopping = false;
 
   const { tracker, board, queue, enqueue, reconciler } = await assembleWork(config, options, runtime);
-  const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping });
+  const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock });
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan });
   try {
-    http = await serveHttp({ config, vault, token, log, board, startedAt, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping });
+    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
     throw err;
@@ -201,9 +209,10 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     pipeline: options.pipeline ?? defaultPipeline,
     board,
     notifier,
+    clock: clockOf(options),
     onDone: (key) => reconciler.forget(key),
   });
-  const queue = new RunQueue({ concurrency: settings.Daemon.MaxConcurrentSummaries, run: runJob, log });
+  const queue = new RunQueue({ concurrency: settings.Daemon.MaxConcurrentSummaries, run: runJob, log, clock: clockOf(options) });
   const enqueue = (job: Job): string => {
     const result = queue.enqueue(job);
     log.info(

@@ -7,7 +7,7 @@ import { escapeHtml } from './html.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * The daemon's HTTP API (DESIGN section 7): a health check, the clickable retry link of
+ * The daemon's HTTP API (docs/design.md §7): a health check, the clickable retry link of
  * failure reports, and a small token-protected JSON API for recorders and scripts. Loopback
  * by default; when bound to loopback, requests must also name a loopback host, so a web page
  * cannot reach it through DNS rebinding.

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
 import type { Fs } from '../vault/fs.js';
 import { isNotFound, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
@@ -7,7 +8,7 @@ import { STATE_FOLDER } from '../vault/state.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * One daemon per vault (DESIGN section 2): `<vault>/.meeting-assistant/daemon.json` names the
+ * One daemon per vault (docs/design.md §2): `<vault>/.meeting-assistant/daemon.json` names the
  * daemon that runs on the vault (pid, HTTP address). It is created exclusively at start and
  * removed at stop; one left by a process that is gone (a crash, SIGKILL) is stale and taken
  * over. The one-shot commands read it to hand their work to the running daemon.
@@ -81,10 +82,10 @@ export interface InstanceLock {
  * Claims the vault for this process; throws DaemonRunningError naming the live holder. A
  * stale file (its process is gone, or it does not parse) is replaced.
  */
-export async function claimVault(vault: Vault, now: Date = new Date()): Promise<InstanceLock> {
+export async function claimVault(vault: Vault, clock: Clock = systemClock): Promise<InstanceLock> {
   const file = instanceFile(vault);
   await vault.fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const mine: DaemonInstance = { pid: process.pid, startedAt: now.toISOString() };
+  const mine: DaemonInstance = { pid: process.pid, startedAt: clock().toISOString() };
   const render = () => JSON.stringify(mine, null, 2) + '\n';
   for (let attempt = 0; attempt < 3; attempt++) {
     if (await createExclusive(vault.fs, file, render())) break;

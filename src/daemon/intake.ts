@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { invalidate, stopTrustingWatcher, trustWatcher } from '../tools/file-cache.js';
@@ -11,7 +12,7 @@ import { sweepTempFiles } from './temps.js';
 import type { Trigger, TriggerTracker } from './triggers.js';
 
 /**
- * The daemon's intake (DESIGN section 2): file events from the watcher and catch-up scans
+ * The daemon's intake (docs/design.md §2): file events from the watcher and catch-up scans
  * (at start, on `Daemon.ReconcileSchedule`) become jobs for the queue. It stops taking work
  * as soon as the daemon is stopping; `settled()` is what the stop waits for.
  */
@@ -34,6 +35,7 @@ export interface IntakeOptions {
   /** Puts a job on the queue; returns what the queue did with it (for the log). */
   enqueue(job: Job): string;
   stopping(): boolean;
+  clock: Clock;
 }
 
 export class Intake {
@@ -60,7 +62,8 @@ export class Intake {
 
   async #scanOnce(startup: boolean): Promise<ScanResult> {
     const { log } = this.#o;
-    const begun = Date.now();
+    const begun = this.#o.clock();
+    const started = performance.now();
     const result = await this.#o.reconciler.scan({ startup });
     if (this.#o.stopping()) return result;
     // A broken note is reported when first found, not every few minutes until someone fixes it.
@@ -69,12 +72,12 @@ export class Intake {
     for (const problem of result.problems) this.#reported.add(problem);
     for (const job of result.jobs) this.#o.enqueue(job);
     this.lastScan = {
-      at: new Date(begun).toISOString(),
+      at: begun.toISOString(),
       startup,
       checked: result.checked,
       read: result.read,
       enqueued: result.jobs.length,
-      durationMs: Date.now() - begun,
+      durationMs: Math.round(performance.now() - started),
     };
     log[result.jobs.length > 0 || startup ? 'info' : 'debug'](
       { ...this.lastScan },
@@ -103,7 +106,7 @@ export class Intake {
     // search reads nothing from disk (they re-check everything every few minutes anyway).
     watcher.onChange?.((p) => invalidate(vault, p));
     await watcher.ready;
-    if (watcher.onChange) trustWatcher(vault, [folders.Summaries, folders.Projects]);
+    if (watcher.onChange) trustWatcher(vault, [folders.Summaries, folders.Projects], { clock: this.#o.clock });
   }
 
   /**
@@ -114,7 +117,7 @@ export class Intake {
   async startup(): Promise<ScanResult> {
     const { vault, log } = this.#o;
     // A crash (SIGKILL, power loss) may have left temporary files of atomic writes behind.
-    await sweepTempFiles(vault, log).catch((err: unknown) => log.warn({ err }, 'could not look for leftover temporary files'));
+    await sweepTempFiles(vault, log, { clock: this.#o.clock }).catch((err: unknown) => log.warn({ err }, 'could not look for leftover temporary files'));
     const leftover = await takeLeftover(vault).catch((err: unknown) => {
       log.warn({ err }, 'could not read the jobs left by the last stop');
       return [];

@@ -6,7 +6,7 @@ import { renderMain, renderPage, STATUS_SCRIPT } from './status-page.js';
 import type { StatusView } from './status-view.js';
 
 /**
- * The status page's routes (DESIGN section 7, `GET /`). `meeting-assistant open` opens
+ * The status page's routes (docs/design.md §7, `GET /`). `meeting-assistant open` opens
  * `/?token=…` once; that answer sets an HttpOnly, SameSite=Strict cookie and redirects to `/`,
  * so the token leaves the address bar and the history. The cookie holds a value derived from
  * the token, not the token itself, so it cannot be replayed as the API's bearer token. The

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -71,7 +72,7 @@ export interface QueueOptions {
   concurrency: number;
   run: JobRunner;
   log: Logger;
-  now?: () => Date;
+  clock?: Clock;
   /** How many finished runs `status()` reports. */
   recentLimit?: number;
   /** After the grace period, how long aborted runs get to unwind before stop() gives up on them. */
@@ -100,13 +101,13 @@ export class RunQueue {
   private readonly stopWaiting = new AbortController();
   /** Runs aborted by stop(): unfinished work, like the jobs still waiting. */
   private readonly aborted: Job[] = [];
-  private readonly now: () => Date;
+  private readonly now: Clock;
 
   constructor(private readonly options: QueueOptions) {
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
       throw new RangeError(`concurrency must be an integer >= 1, got ${options.concurrency}`);
     }
-    this.now = options.now ?? (() => new Date());
+    this.now = options.clock ?? systemClock;
   }
 
   enqueue(job: Job): EnqueueResult {

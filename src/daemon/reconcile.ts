@@ -8,7 +8,7 @@ import type { Job } from './queue.js';
 import { factsFromData, isRetryRequested, type NoteFacts } from './triggers.js';
 
 /**
- * Catch-up (DESIGN section 2): find the triggers the daemon missed while it was down or a
+ * Catch-up (docs/design.md §2): find the triggers the daemon missed while it was down or a
  * sync tool changed files without events, and the runs a crash left `summarizing`.
  * Only frontmatter is read, and only for notes changed since the previous scan.
  */

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
 import type { PipelineDeps, RunOutcome, RunOptions } from '../pipeline.js';
 import type { Vault } from '../vault/vault.js';
@@ -27,6 +28,7 @@ export interface JobRunnerDeps {
   pipeline: PipelineFns;
   board: RunBoard;
   notifier: Notifier;
+  clock: Clock;
   /** A meeting summarized: catch-up may forget what it knew of it. */
   onDone(key: string): void;
 }
@@ -82,7 +84,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   return async (job, signal, stopWaiting) => {
     const meeting = vault.rel(job.key);
     const title = await titleOf(vault, job.key);
-    const startedAt = new Date().toISOString();
+    const startedAt = deps.clock().toISOString();
     board.start(job.key, { meeting, ...(title !== undefined && { title }), kind: job.kind, trigger: job.trigger, startedAt });
     let record: RunRecord | undefined;
     try {
@@ -96,7 +98,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
           meeting,
           ...(title !== undefined && { title }),
           startedAt,
-          finishedAt: new Date().toISOString(),
+          finishedAt: deps.clock().toISOString(),
           status: outcome.status,
           ...(result.message !== undefined && { error: result.message }),
           ...(result.summaryPath !== undefined && { summary: result.summaryPath }),

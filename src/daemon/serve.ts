@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ServerWindowSource } from '../agent/server-window.js';
@@ -11,7 +12,7 @@ import type { RunBoard } from './run-board.js';
 import { buildStatusView } from './status-view.js';
 
 /**
- * The daemon's HTTP side (DESIGN section 7): the API (retries, sessions, status) and the
+ * The daemon's HTTP side (docs/design.md §7): the API (retries, sessions, status) and the
  * status page, on one server. Undefined when `Http.Enabled` is false.
  */
 
@@ -22,6 +23,7 @@ export interface ServeOptions {
   log: Logger;
   board: RunBoard;
   startedAt: Date;
+  clock: Clock;
   serverWindow: ServerWindowSource;
   enqueue(job: Job): string;
   /** The daemon's status, as `GET /status` returns it. */
@@ -34,7 +36,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const settings = o.config.settings;
   if (!settings.Http.Enabled) return undefined;
   const { vault, token, log } = o;
-  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status() });
+  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock });
   const view = () =>
     buildStatusView({
       version: packageVersion(),
@@ -46,6 +48,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       endpoint: { url: settings.Endpoint.BaseUrl, model: settings.Endpoint.Model, api: settings.Endpoint.Api },
       // The smaller of ContextWindow.Tokens and what the server last said it has.
       endpointWindow: () => o.serverWindow.known(),
+      clock: o.clock,
     });
   const http = await startHttpServer({
     settings: settings.Http,

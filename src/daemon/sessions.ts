@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
 import { CONTEXT_STATES, createContextNote, isContextState, setContextState } from '../vault/context.js';
 import { FrontmatterError, renderFrontmatter, updateNoteFrontmatter } from '../vault/frontmatter.js';
 import { formatLink } from '../vault/links.js';
@@ -10,7 +11,7 @@ import { PathError, resolveNotePath } from '../vault/confine.js';
 import { isExpectedError, MeetingAssistantError } from '../errors.js';
 
 /**
- * Recorder and transcriber integration (DESIGN section 6, `session …`), shared by the CLI
+ * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
  * and the HTTP API: start a meeting (its three notes), move its context state, stop it.
  */
 
@@ -78,7 +79,8 @@ export function parseProjects(list: string | undefined): string[] {
 }
 
 /** Creates the meeting, transcript and context notes of a new meeting, linked to each other. */
-export async function startSession(vault: Vault, input: StartSessionInput, now: Date = new Date()): Promise<SessionNotes> {
+export async function startSession(vault: Vault, input: StartSessionInput, clock: Clock = systemClock): Promise<SessionNotes> {
+  const now = clock();
   const title = input.title.trim();
   if (title === '') throw new SessionError('usage', 'a title is required');
   const safe = fileNameOfTitle(title);
@@ -192,9 +194,9 @@ export interface SessionStopResult {
 }
 
 /** Writes `end_time` (now, local time with offset) to the meeting note and its context note. */
-export async function stopSession(vault: Vault, meeting: unknown, now: Date = new Date()): Promise<SessionStopResult> {
+export async function stopSession(vault: Vault, meeting: unknown, clock: Clock = systemClock): Promise<SessionStopResult> {
   const meetingPath = await meetingNote(vault, meeting);
-  const endTime = localIsoTime(now);
+  const endTime = localIsoTime(clock());
   const context = await contextPathOf(vault, meetingPath);
   try {
     await updateNoteFrontmatter(vault, meetingPath, { end_time: endTime });

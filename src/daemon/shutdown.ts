@@ -6,7 +6,7 @@ import { saveLeftover } from './leftover.js';
 import type { RunQueue, StopResult } from './queue.js';
 
 /**
- * The daemon's stop (DESIGN section 2): take no more work, give running runs
+ * The daemon's stop (docs/design.md §2): take no more work, give running runs
  * `Daemon.ShutdownGraceSeconds`, abort the rest, keep the jobs that never started for the
  * next start, and give the vault back to the next daemon.
  */

@@ -4,7 +4,7 @@ import type { RunRecord } from './run-history.js';
 import type { FailureView, StatusView } from './status-view.js';
 
 /**
- * The status page (DESIGN section 7, `GET /`): server-rendered HTML, complete without
+ * The status page (docs/design.md §7, `GET /`): server-rendered HTML, complete without
  * JavaScript; a small script (STATUS_SCRIPT) swaps in a fresh `<main>` every second.
  */
 

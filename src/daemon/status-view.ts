@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
 import type { QueuedJobInfo } from './queue.js';
 import type { LiveRun, RunBoard } from './run-board.js';
 import type { RunRecord } from './run-history.js';
@@ -53,7 +54,7 @@ export interface StatusSources {
    * smaller of both in.
    */
   endpointWindow(): number;
-  now?: () => Date;
+  clock?: Clock;
 }
 
 export function buildStatusView(sources: StatusSources): StatusView {
@@ -64,7 +65,7 @@ export function buildStatusView(sources: StatusSources): StatusView {
   return {
     version: sources.version,
     startedAt: sources.startedAt.toISOString(),
-    now: (sources.now?.() ?? new Date()).toISOString(),
+    now: (sources.clock ?? systemClock)().toISOString(),
     vaultName: path.basename(sources.vaultRoot),
     endpoint: { ...sources.endpoint, window: sources.endpointWindow() },
     stopping: sources.stopping(),

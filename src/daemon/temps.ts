@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
 import type { Logger } from '../log.js';
 import { isNotFound, isTempFile, tempFileOwner, type WalkedEntry, walkFiles } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
@@ -14,7 +15,7 @@ import { STATE_FOLDER } from '../vault/state.js';
 export interface SweepOptions {
   /** Default: a signal-0 probe of the pid. */
   isAlive?: (pid: number) => boolean;
-  now?: () => number;
+  clock?: Clock;
   /** A temporary file older than this is garbage whoever made it (a pid reused, another machine's sync). */
   maxAgeMs?: number;
 }
@@ -45,7 +46,7 @@ export function writtenFolders(vault: Vault): string[] {
 /** Removes leftover temporary files of dead writers below the written folders; returns their absolute paths. */
 export async function sweepTempFiles(vault: Vault, log: Logger, options: SweepOptions = {}): Promise<string[]> {
   const isAlive = options.isAlive ?? processIsAlive;
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
   const removed: string[] = [];
   const stateFolder = path.join(vault.root, STATE_FOLDER);
@@ -57,7 +58,7 @@ export async function sweepTempFiles(vault: Vault, log: Logger, options: SweepOp
     let stale = owner !== undefined && owner !== process.pid && !isAlive(owner);
     if (!stale) {
       const stat = await vault.fs.stat(abs).catch(() => undefined);
-      stale = stat !== undefined && now() - stat.mtimeMs > maxAgeMs;
+      stale = stat !== undefined && clock().getTime() - stat.mtimeMs > maxAgeMs;
     }
     if (!stale) return;
     try {

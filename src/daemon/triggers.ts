@@ -3,7 +3,7 @@ import type { NoteKind } from '../vault/vault.js';
 import type { VaultEvent } from './events.js';
 
 /**
- * The trigger rules of DESIGN section 2, as pure logic: given a file event, the note's
+ * The trigger rules of docs/design.md §2, as pure logic: given a file event, the note's
  * current content and what was known about it before, decide whether the daemon has work.
  * The daemon reacts to a change of state, not to every save, and never to its own writes.
  */

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { DoctorCheck } from '../agent/endpoint-check.js';
 import type { Fs } from '../vault/fs.js';
 
@@ -12,7 +13,7 @@ export type PortState = { state: 'free' } | { state: 'in-use' } | { state: 'erro
 export interface DoctorDeps {
   fs: Fs;
   fetch?: typeof fetch;
-  now?: () => number;
+  clock?: Clock;
   /** Can the daemon listen on host:port? Default: try it. */
   netCheck?: (host: string, port: number) => Promise<PortState>;
   /** Per HTTP request; default 5 s. */

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
 import type { Vault } from '../vault/vault.js';
 import { looksBinary } from '../vault/confine.js';
 
@@ -19,8 +20,7 @@ export type InvalidateListener = (absPath: string) => void;
 export interface TrustOptions {
   /** A trusted file is re-checked by mtime and size when its last check is older than this. Default 5 minutes. */
   maxTrustMs?: number;
-  /** Clock (tests). */
-  now?: () => number;
+  clock?: Clock;
 }
 
 export const DEFAULT_MAX_TRUST_MS = 5 * 60_000;
@@ -32,7 +32,7 @@ class WatchState {
   /** `folder + separator` of each, for a cheap prefix test. */
   prefixes: string[] = [];
   maxTrustMs = DEFAULT_MAX_TRUST_MS;
-  now: () => number = Date.now;
+  clock: Clock = systemClock;
   readonly listeners = new Set<InvalidateListener>();
 }
 
@@ -64,7 +64,7 @@ export function trustWatcher(vault: Vault, folders: readonly string[], options: 
   state.folders = folders.map((f) => path.resolve(f));
   state.prefixes = state.folders.map((f) => (f.endsWith(path.sep) ? f : f + path.sep));
   state.maxTrustMs = options.maxTrustMs ?? DEFAULT_MAX_TRUST_MS;
-  if (options.now) state.now = options.now;
+  if (options.clock) state.clock = options.clock;
 }
 
 export function stopTrustingWatcher(vault: Vault): void {
@@ -93,6 +93,7 @@ export interface Trust {
   /** True when a watcher reports changes to `absPath` (a file or a folder). */
   covers(absPath: string): boolean;
   readonly maxTrustMs: number;
+  /** The clock's time in ms, for ages compared with maxTrustMs. */
   now(): number;
   /** Invalidations of this vault so far. */
   readonly invalidations: number;
@@ -112,7 +113,7 @@ export function trustOf(vault: Vault): Trust {
     get invalidations() {
       return state.invalidations;
     },
-    now: () => state.now(),
+    now: () => state.clock().getTime(),
   };
 }
 

@@ -4,6 +4,7 @@
  * the per-result budget is cut at a line boundary with a note on how to read the rest.
  */
 
+import { catLine } from '../vault/lines.js';
 import type { ToolContext } from './types.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 60_000;
@@ -11,19 +12,6 @@ export const DEFAULT_MAX_RESULT_CHARS = 60_000;
 /** The per-result character budget of a run (the pipeline derives it from the context window). */
 export function resultBudget(ctx: Pick<ToolContext, 'maxResultChars'>): number {
   return ctx.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
-}
-
-/** The lines of a text: `\n` or `\r\n` separated, a final newline ends the last line. */
-export function splitLines(text: string): string[] {
-  if (text === '') return [];
-  const lines = text.split(/\r?\n/);
-  if (lines[lines.length - 1] === '') lines.pop();
-  return lines;
-}
-
-/** `cat -n`: the number right-aligned in six columns, a tab, the text. */
-export function catLine(n: number, text: string): string {
-  return `${String(n).padStart(6, ' ')}\t${text}`;
 }
 
 export interface ReadRange {

@@ -1,3 +1,4 @@
+import { eolOf, joinLines, splitLines } from '../vault/lines.js';
 import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/frontmatter.js';
 import { joinContextBody, splitContextBody } from '../vault/context.js';
 import { isFailureReportText, renderSummaryNote } from '../vault/summary.js';
@@ -6,8 +7,8 @@ import { UNCHANGED } from '../vault/update.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
-import { formatRead, resultBudget, splitLines } from './format.js';
-import { eolOf, joinLines, readTextFile } from './read.js';
+import { formatRead, resultBudget } from './format.js';
+import { readTextFile } from './read.js';
 import { rememberSeen, requireUnchangedSinceSeen } from './seen.js';
 import type { ToolContext } from './types.js';
 
@@ -204,7 +205,7 @@ export const writeSummary = defineTool({
       ...(ctx.meeting.title ? {} : { agentTitle: ctx.run.agentTitle }),
       ...(actionItems === undefined ? {} : { actionItems }),
     });
-    // A good summary being regenerated, or a note a person put there, is kept in .trash/ (DESIGN section 1).
+    // A good summary being regenerated, or a note a person put there, is kept in .trash/ (docs/design.md §1).
     const firstWrite = !ctx.run.summaryWritten;
     await ctx.vault.replace(abs, note, (existing) => firstWrite && !isFailureReportText(existing));
     ctx.run.summaryWritten = true;

@@ -5,7 +5,7 @@ import { hasIdentities } from './speakers.js';
 import type { AnyTool, ToolContext } from './types.js';
 
 /**
- * The tools offered to one meeting (DESIGN section 3 step 9): only those that can act for it.
+ * The tools offered to one meeting (docs/design.md §3 step 9): only those that can act for it.
  * Every schema is sent with every request, and on a small local window (Ollama's 4,096) the
  * project and history tools alone would take the room of a few dozen transcript lines. The
  * choice is made once, when the run starts, and kept for the whole run: servers cache the
@@ -41,7 +41,7 @@ export async function toolOffer(ctx: ToolContext): Promise<ToolOffer> {
   return { projects, past, identities };
 }
 
-/** The tools of `offer`, in the order of DESIGN section 4. */
+/** The tools of `offer`, in the order of docs/design.md §4. */
 export function offeredTools(offer: ToolOffer, tools: readonly AnyTool[] = TOOLS): AnyTool[] {
   return tools.filter((tool) => {
     if (PROJECT_TOOLS.includes(tool.name)) return offer.projects;

@@ -1,9 +1,10 @@
 import path from 'node:path';
+import { splitLines } from '../vault/lines.js';
 import { linkTarget } from '../vault/links.js';
 import { Vault } from '../vault/vault.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
-import { formatRead, resultBudget, splitLines } from './format.js';
+import { formatRead, resultBudget } from './format.js';
 import { type PastSummary, intersects, sameProject } from './past-index.js';
 import { checkRelativePath, realLocation, sameFile } from '../vault/confine.js';
 import { readTextFile } from './read.js';

@@ -1,9 +1,10 @@
+import { eolOf, joinLines, splitLines } from '../vault/lines.js';
 import { ToolError } from './errors.js';
 import { defineTool } from './define.js';
-import { formatRead, resultBudget, splitLines } from './format.js';
+import { formatRead, resultBudget } from './format.js';
 import { resolveInside } from '../vault/confine.js';
 import { filesOfProject, findProject, listProjectFolders, resolveProject } from './project-files.js';
-import { eolOf, joinLines, readTextFile } from './read.js';
+import { readTextFile } from './read.js';
 import { lastSeen, rememberSeen, requireUnchangedSinceSeen } from './seen.js';
 import { UNCHANGED } from '../vault/update.js';
 

@@ -32,7 +32,7 @@ import type { AnyTool, RunState, ToolContext } from './types.js';
 
 export type ToolRegistry = ToolExecutor;
 
-/** All nineteen tools, in the order of DESIGN section 4 (the order the model sees them). */
+/** All nineteen tools, in the order of docs/design.md §4 (the order the model sees them). */
 export const TOOLS: readonly AnyTool[] = [
   readMeetingNote,
   readTranscript,

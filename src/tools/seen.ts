@@ -3,7 +3,7 @@ import { ToolError } from './errors.js';
 import type { ToolContext } from './types.js';
 
 /**
- * What the agent last saw of each file it edits by line numbers (DESIGN section 1): the
+ * What the agent last saw of each file it edits by line numbers (docs/design.md §1): the
  * content when it last read or wrote the file. An edit by line numbers, or a whole-file
  * replacement, of a file someone else changed since is refused: the line numbers the agent
  * holds no longer mean what it thinks, and a replacement would erase what it never saw.

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { eolOf, splitLines } from '../vault/lines.js';
 import { isTempFile, walkFiles } from '../vault/fs.js';
 import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
 import { normLabel, speakerLabel } from '../vault/transcript.js';
@@ -6,9 +7,9 @@ import { Vault } from '../vault/vault.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
-import { splitLines } from './format.js';
+
 import { checkFolderName, realLocation } from '../vault/confine.js';
-import { eolOf, readTextFile } from './read.js';
+import { readTextFile } from './read.js';
 import { UNCHANGED } from '../vault/update.js';
 import type { ToolContext } from './types.js';
 

@@ -6,7 +6,7 @@ import { MeetingAssistantError } from '../errors.js';
 
 /**
  * The assistant context note: the agent's notebook, whose frontmatter the daemon owns
- * (DESIGN section 1). Updates go through updateNoteFrontmatter, so keys a person added,
+ * (docs/design.md §1). Updates go through updateNoteFrontmatter, so keys a person added,
  * their order and comments survive.
  */
 

@@ -4,7 +4,7 @@ import type { Vault } from './vault.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * Links in frontmatter, resolved the way Obsidian does (DESIGN section 1, "Links"):
+ * Links in frontmatter, resolved the way Obsidian does (docs/design.md §1, "Links"):
  * strip alias and heading, add `.md`, try the vault-relative path, then a unique
  * basename (or path suffix) anywhere in the vault, case-insensitively with exact case winning.
  */

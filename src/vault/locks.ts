@@ -1,5 +1,5 @@
 /**
- * One writer per file inside the process (DESIGN section 1): an async mutex per key (a file's
+ * One writer per file inside the process (docs/design.md §1): an async mutex per key (a file's
  * real path), shared by every run, tool, API call and command that writes through one Vault.
  * Waiters are served in order; a key's entry goes away when nobody holds or waits for it.
  */

@@ -170,7 +170,7 @@ function isOwnNote(kind: 'summary' | 'context', data: Record<string, unknown>): 
 }
 
 /**
- * DESIGN section 1, "Links": a summary or context link decides where the daemon writes, so it
+ * docs/design.md §1, "Links": a summary or context link decides where the daemon writes, so it
  * must resolve inside its folder (symbolic links followed) or to an existing note of that kind.
  * Returns why not, or undefined when the link is confined. `others` are this meeting's notes
  * the link must never name (the meeting note, the summary).
@@ -269,7 +269,7 @@ async function writeBackLinks(vault: Vault, meetingAbs: string, changes: Record<
 }
 
 /**
- * Every artifact of a meeting, from its note's frontmatter (DESIGN section 1): the
+ * Every artifact of a meeting, from its note's frontmatter (docs/design.md §1): the
  * transcript by its link (or the transcript note whose `meeting` links here), context and
  * summary by their links or the defaults, which are then written back into the meeting
  * note (only those lines are added). Throws BrokenMeetingError when the meeting cannot run.

@@ -42,7 +42,7 @@ export function localBaseUrl(http: Settings['Http']): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${http.Port}`;
 }
 
-/** The clickable retry link of a failure report (DESIGN section 1). */
+/** The clickable retry link of a failure report (docs/design.md §1). */
 export function retryUrl(http: Settings['Http'], token: string, summaryRelPath: string): string {
   return `${localBaseUrl(http)}/retry?note=${encodeURIComponent(summaryRelPath)}&token=${encodeURIComponent(token)}`;
 }

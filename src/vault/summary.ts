@@ -5,7 +5,7 @@ import type { MeetingArtifacts } from './meeting.js';
 import type { Vault } from './vault.js';
 
 /**
- * The summary note and the failure report written in its place (DESIGN section 1). Both
+ * The summary note and the failure report written in its place (docs/design.md §1). Both
  * carry the same links and copied keys, so past-meeting tools and retry read either alike.
  */
 

@@ -1,7 +1,7 @@
 import { FrontmatterError, parseNote } from './frontmatter.js';
 
 /**
- * Speech lines of a transcript note (DESIGN section 1): `[timestamp] Speaker: text`, the label
+ * Speech lines of a transcript note (docs/design.md §1): `[timestamp] Speaker: text`, the label
  * plain or in bold. Shared by `override_speaker` (which relabels lines) and the pipeline (which
  * tells the agent which labels are not names yet).
  */

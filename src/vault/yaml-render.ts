@@ -28,7 +28,7 @@ export interface Style {
 function buildNode(doc: Document, value: unknown, style: Style): YamlNode {
   const node = doc.createNode(value) as YamlNode;
   if (isSeq(node) || isMap(node)) {
-    // Lists of plain values default to flow (`[Alpha, Beta]`, as DESIGN shows); structured values to block.
+    // Lists of plain values default to flow (`[Alpha, Beta]`, as docs/design.md §1 shows); structured values to block.
     const simple = node.items.every((item) => isScalar(isMap(node) ? (item as Pair).value : item));
     node.flow = node.items.length === 0 || (style.flow ?? (isSeq(node) && simple));
   }

@@ -468,7 +468,7 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(headers({ 'retry-after': '3' }))).toBe(3000);
     expect(retryAfterMs(headers({ 'retry-after-ms': '250' }))).toBe(250);
     const now = Date.parse('2025-01-01T00:00:00Z');
-    expect(retryAfterMs(headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:20 GMT' }), () => now)).toBe(20_000);
+    expect(retryAfterMs(headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:20 GMT' }), () => new Date(now))).toBe(20_000);
   });
   it('is undefined without a usable header', () => {
     expect(retryAfterMs(headers({}))).toBeUndefined();

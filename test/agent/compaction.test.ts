@@ -2,9 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   collapseToolResults,
   compactLocally,
-  conversationProblems,
   dropOldestGroups,
-  groupMessages,
   keepLastUserTurns,
   type LocalCompactionOptions,
   shortenRecentResults,
@@ -16,6 +14,7 @@ import {
   SUMMARY_HEADER,
   summarizeOlder,
 } from '../../src/agent/compaction.js';
+import { conversationProblems, groupMessages } from '../../src/agent/message-groups.js';
 import { countTokens, estimateRequestTokens, fixedTokens, messagesTokens } from '../../src/agent/tokens.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse } from '../../src/agent/types.js';
 import type { Logger } from '../../src/log.js';

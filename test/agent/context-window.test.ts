@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { conversationProblems, SUMMARY_HEADER } from '../../src/agent/compaction.js';
+import { SUMMARY_HEADER } from '../../src/agent/compaction.js';
+import { conversationProblems } from '../../src/agent/message-groups.js';
 import {
   ContextManager,
   type ContextManagerOptions,

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChatCompletionsClient } from '../../src/agent/chat-completions.js';
-import { conversationProblems, SUMMARY_HEADER } from '../../src/agent/compaction.js';
+import { SUMMARY_HEADER } from '../../src/agent/compaction.js';
+import { conversationProblems } from '../../src/agent/message-groups.js';
 import { ContextManager } from '../../src/agent/context-window.js';
 import { runAgentLoop } from '../../src/agent/loop.js';
 import type { ToolExecutor } from '../../src/agent/types.js';

@@ -69,8 +69,9 @@ describe('probeServerWindow: what each server kind tells', () => {
 
 describe('ServerWindowSource: asked at start and when a run begins, cached, warned once', () => {
   function source(server: ScriptedServer, now: () => number) {
+    const clock = () => new Date(now());
     const { log, lines } = capturedLogger();
-    const windows = new ServerWindowSource({ baseUrl: server.baseUrl, model: MODEL, configured: 32768, log, now, ttlMs: 180_000 });
+    const windows = new ServerWindowSource({ baseUrl: server.baseUrl, model: MODEL, configured: 32768, log, clock, ttlMs: 180_000 });
     return { windows, lines };
   }
 

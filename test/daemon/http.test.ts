@@ -47,7 +47,7 @@ beforeAll(async () => {
         return queueAnswer;
       },
       status: () => ({ queue: { running: [], pending: [] } }),
-      now: () => new Date(2026, 10, 30, 9, 5),
+      clock: () => new Date(2026, 10, 30, 9, 5),
     }),
   });
 });

@@ -9,7 +9,7 @@ const DEAD_PID = 2 ** 22 + 12345; // above Linux's pid_max: no such process
 describe('claimVault', () => {
   it('claims a free vault, records the HTTP address, and removes the file at release', async () => {
     const vault = memoryVault();
-    const lock = await claimVault(vault, new Date('2026-11-30T10:00:00Z'));
+    const lock = await claimVault(vault, () => new Date('2026-11-30T10:00:00Z'));
     await lock.setHttp('http://127.0.0.1:4777');
     expect(await liveDaemon(vault)).toEqual({ pid: process.pid, startedAt: '2026-11-30T10:00:00.000Z', http: 'http://127.0.0.1:4777' });
     await lock.release();

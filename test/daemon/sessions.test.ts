@@ -12,6 +12,7 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 const at = new Date(2026, 10, 30, 9, 7, 30);
+const atClock = () => at;
 
 describe('session start', () => {
   it('creates meeting, transcript and context notes named "<YYYY-MM-DD HHmm> <title>.md", linked to each other', async () => {
@@ -19,7 +20,7 @@ describe('session start', () => {
     const notes = await startSession(
       vault,
       { title: 'Weekly Sync', projects: ['Alpha', 'Beta'], agenda: 'Release', scheduledEnd: '2026-11-30T10:00:00+01:00' },
-      at,
+      atClock,
     );
     expect(notes).toEqual({
       meeting: 'Meetings/2026-11-30 0907 Weekly Sync.md',
@@ -62,7 +63,7 @@ describe('session start', () => {
 
   it('without agenda and scheduled end: agenda is an empty string and scheduled_end is absent', async () => {
     const vault = memoryVault();
-    const notes = await startSession(vault, { title: 'Quick' }, at);
+    const notes = await startSession(vault, { title: 'Quick' }, atClock);
     const context = parseNote(await vault.read(vault.abs(notes.context))).data;
     expect(context.agenda).toBe('');
     expect('scheduled_end' in context).toBe(false);
@@ -79,18 +80,18 @@ describe('session start', () => {
 
   it('refuses a second session with the same title in the same minute, a blank title and a bad scheduled end', async () => {
     const vault = memoryVault();
-    await startSession(vault, { title: 'Sync' }, at);
-    await expect(startSession(vault, { title: 'Sync' }, at)).rejects.toMatchObject({ kind: 'conflict' });
-    await expect(startSession(vault, { title: '  ' }, at)).rejects.toMatchObject({ kind: 'usage' });
-    await expect(startSession(vault, { title: 'X', scheduledEnd: 'tomorrow' }, at)).rejects.toMatchObject({ kind: 'usage' });
-    await expect(startSession(vault, { title: 'X', projects: ['../etc'] }, at)).rejects.toBeInstanceOf(SessionError);
+    await startSession(vault, { title: 'Sync' }, atClock);
+    await expect(startSession(vault, { title: 'Sync' }, atClock)).rejects.toMatchObject({ kind: 'conflict' });
+    await expect(startSession(vault, { title: '  ' }, atClock)).rejects.toMatchObject({ kind: 'usage' });
+    await expect(startSession(vault, { title: 'X', scheduledEnd: 'tomorrow' }, atClock)).rejects.toMatchObject({ kind: 'usage' });
+    await expect(startSession(vault, { title: 'X', projects: ['../etc'] }, atClock)).rejects.toBeInstanceOf(SessionError);
   });
 });
 
 describe('session state and stop', () => {
   it('sets one of the six context states, and refuses anything else without writing', async () => {
     const vault = memoryVault();
-    const notes = await startSession(vault, { title: 'Sync' }, at);
+    const notes = await startSession(vault, { title: 'Sync' }, atClock);
     const before = await vault.read(vault.abs(notes.context));
     await expect(setSessionState(vault, notes.meeting, 'done')).rejects.toMatchObject({ kind: 'usage' });
     expect(await vault.read(vault.abs(notes.context))).toBe(before);
@@ -117,9 +118,9 @@ describe('session state and stop', () => {
 
   it('stop writes end_time to the meeting and the context note, keeping everything else', async () => {
     const vault = memoryVault();
-    const notes = await startSession(vault, { title: 'Sync', agenda: 'A' }, at);
+    const notes = await startSession(vault, { title: 'Sync', agenda: 'A' }, atClock);
     const end = new Date(2026, 10, 30, 9, 52, 0);
-    await stopSession(vault, notes.meeting, end);
+    await stopSession(vault, notes.meeting, () => end);
     const meeting = parseNote(await vault.read(vault.abs(notes.meeting))).data;
     const context = parseNote(await vault.read(vault.abs(notes.context))).data;
     expect(meeting.end_time).toBe(localIsoTime(end));

@@ -36,7 +36,7 @@ function viewOf(board: RunBoard, pending: StatusView['pending'] = []): StatusVie
     stopping: () => false,
     endpoint: { url: 'http://127.0.0.1:11434/v1', model: 'qwen3:8b', api: 'chat-completions' },
     endpointWindow: () => 32768,
-    now: () => new Date('2026-11-30T11:00:00Z'),
+    clock: () => new Date('2026-11-30T11:00:00Z'),
   });
 }
 

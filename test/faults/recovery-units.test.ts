@@ -62,7 +62,7 @@ describe('leftover temporary files', () => {
       expect(await vault.exists(vault.abs(kept)), kept).toBe(true);
     }
     // An hour later, the unknown-owner file is garbage too.
-    const later = await sweepTempFiles(vault, silentLogger, { isAlive: () => true, now: () => Date.now() + 2 * 3600_000 });
+    const later = await sweepTempFiles(vault, silentLogger, { isAlive: () => true, clock: () => new Date(Date.now() + 2 * 3600_000) });
     expect(later.map((f) => vault.rel(f))).toContain('Meetings/.D.md.0a1b2c3d4e5f.ma-tmp');
   });
 });

@@ -8,7 +8,7 @@ import { type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar } f
 import { dataOf, daemonSetup, type DaemonSetup, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
 
 /**
- * Where the daemon writes, and who runs a meeting (DESIGN sections 1 and 2), with the real
+ * Where the daemon writes, and who runs a meeting (docs/design.md §1 and §2), with the real
  * daemon and the scripted endpoint: summary/context links confined to their folders or to
  * notes of their kind, symbolic links written through and kept, one daemon per vault, and
  * `summarize`/`retry` on the command line handing their work to the running daemon.

@@ -1,5 +1,5 @@
 import type { Message, ToolSchema } from '../../src/agent/types.js';
-import { catLine } from '../../src/tools/format.js';
+import { catLine } from '../../src/vault/lines.js';
 import { transcriptLines } from './long-meeting-text.mjs';
 
 export { transcriptLines };
@@ -24,7 +24,7 @@ export function readResult(path: string, lines: readonly string[], from: number,
 }
 
 const range = { type: 'integer', minimum: 1 };
-/** Schemas shaped like the real ones (DESIGN section 4), for counting. */
+/** Schemas shaped like the real ones (docs/design.md §4), for counting. */
 export const TOOL_SCHEMAS: ToolSchema[] = [
   { name: 'read_meetingnote', description: 'The whole meeting note, frontmatter included. from/to: inclusive 1-based line range.', parameters: { type: 'object', properties: { from: range, to: range }, additionalProperties: false } },
   { name: 'read_transcript', description: 'The transcript note, whole or the inclusive 1-based line range from-to. Read long transcripts in ranges of about 200 lines.', parameters: { type: 'object', properties: { from: range, to: range }, additionalProperties: false } },

@@ -12,7 +12,7 @@ export function pipelineDeps(vault: Vault, config: AppConfig, now: string, extra
     log: silentLogger,
     model: createModelClient(config),
     retryUrl: (rel) => `http://127.0.0.1:4777/retry?note=${encodeURIComponent(rel)}&token=tok`,
-    now: () => new Date(now),
+    clock: () => new Date(now),
     ...extra,
   };
 }

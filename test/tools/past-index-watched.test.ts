@@ -66,7 +66,7 @@ describe("past summary index with the daemon's watcher trusted", () => {
   it('walks and checks every file again once the last walk is older than maxTrustMs (events can be missed)', async () => {
     const h = harness();
     let now = 5_000_000;
-    trustWatcher(h.vault, [SUMMARIES], { maxTrustMs: 300_000, now: () => now });
+    trustWatcher(h.vault, [SUMMARIES], { maxTrustMs: 300_000, clock: () => new Date(now) });
     const index = new PastSummaryIndex(h.vault);
     await index.all();
     await h.fs.writeFile(`${SUMMARIES}/2026-11-27 Missed.md`, summaryNote('Missed', '2026-11-27', ['Alpha']));

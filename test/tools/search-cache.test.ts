@@ -96,7 +96,7 @@ describe('search keeps the files it searched in memory', () => {
   it('trusted files are checked by mtime and size again once their last check is older than maxTrustMs', async () => {
     const h = harness();
     let now = 1_000_000;
-    watched(h, { maxTrustMs: 60_000, now: () => now });
+    watched(h, { maxTrustMs: 60_000, clock: () => new Date(now) });
     await lines(h, 'Alpha');
     await h.fs.writeFile(NOTES, 'Alpha line 1\nAlpha missed event, longer line\n');
     expect(await lines(h, 'missed')).toEqual(['No matches in Alpha, Beta (3 project files, 2 past summaries searched).']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CONTEXT, harness } from './helpers.js';
 
-/** DESIGN section 1: an edit by line numbers of a file someone changed since the agent read it is refused. */
+/** docs/design.md §1: an edit by line numbers of a file someone changed since the agent read it is refused. */
 
 const NOTES = 'Projects/Alpha/notes.md';
 const person = async (h: ReturnType<typeof harness>, rel: string, text: string) => h.fs.writeFile(h.vault.abs(rel), text);

@@ -81,7 +81,7 @@ describe('resolveMeeting', () => {
       '---',
       '',
     ].join('\n');
-    // Outside their folders, the links name notes of their kind (DESIGN section 1, "Links").
+    // Outside their folders, the links name notes of their kind (docs/design.md §1, "Links").
     const vault = memoryVault({
       [M]: text,
       'Somewhere/Weekly Sync Transcript.md': 'x',
@@ -228,7 +228,7 @@ describe('findMeetingOfTranscript / findMeetingOfSummary', () => {
   });
 });
 
-describe('confined summary and context links (DESIGN section 1, "Links")', () => {
+describe('confined summary and context links (docs/design.md §1, "Links")', () => {
   const meeting = (extra: string) =>
     `---\ntranscript: "[[Meetings/Transcripts/2026-11-30 Weekly Sync]]"\n${extra}---\nbody\n`;
   const transcript = '---\nmeeting: "[[Meetings/2026-11-30 Weekly Sync]]"\nstate: finished\n---\n';

@@ -1,0 +1,85 @@
+import path from 'node:path';
+import type { AppConfig } from '../config.js';
+import type { MeetingArtifacts } from '../vault/meeting.js';
+import { guessLanguage } from '../vault/summary-sections.js';
+import { resolveTemplate } from '../vault/template.js';
+import { transcriptSpeech, unnamedSpeakers } from '../vault/transcript.js';
+import type { Vault } from '../vault/vault.js';
+import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './prompt.js';
+import { type LanguageChoice, type SummaryShape, summaryShapeSection, templateFact, unnamedSpeakersFact } from './summary-shape.js';
+
+/** What a run's conversation starts from: the vault and the configuration. */
+export interface ConversationDeps {
+  vault: Vault;
+  config: AppConfig;
+}
+
+/**
+ * The instructions (the prompt, the summary's shape, the projects' AGENTS.md) and the first
+ * user message (the meeting, its unnamed speakers, its template).
+ */
+export async function conversationStart(
+  deps: ConversationDeps,
+  artifacts: MeetingArtifacts,
+  projectTools: boolean,
+): Promise<{ instructions: string; firstMessage: string }> {
+  const { vault } = deps;
+  // Read once for the shape (the language it is spoken in) and the speaker labels; a
+  // transcript that cannot be read here fails later, in the agent's own read.
+  const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+  const shape = await summaryShapeOf(deps, artifacts, transcript);
+  const instructions = buildInstructions(
+    deps.config.settings.Agent.InitialPrompt,
+    await readAgentsFiles(deps, artifacts),
+    { projectTools, shape: summaryShapeSection(shape) },
+  );
+  const firstMessage = firstUserMessage({
+    meetingNote: vault.rel(artifacts.meetingPath),
+    title: artifacts.title,
+    startTime: artifacts.startTime,
+    endTime: artifacts.endTime,
+    attendees: artifacts.attendees,
+    projects: artifacts.projects,
+    template: templateFact(shape.template),
+    speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
+  });
+  return { instructions, firstMessage };
+}
+
+/**
+ * The summary's shape for this meeting: its `template`, else Agent.DefaultTemplate, else the
+ * built-in structure; its `language`, else Agent.Language, else the transcript's (named when
+ * its words make it clear). A template that was asked for and cannot be read is a
+ * TemplateError: the run fails with a report naming it.
+ */
+async function summaryShapeOf(deps: ConversationDeps, artifacts: MeetingArtifacts, transcript: string | undefined): Promise<SummaryShape> {
+  const { vault } = deps;
+  const agent = deps.config.settings.Agent;
+  const link = artifacts.template ?? (agent.DefaultTemplate.trim() || undefined);
+  const template = link && (await resolveTemplate(vault, link, artifacts.template ? 'meeting' : 'config'));
+  const heard = transcript === undefined ? undefined : guessLanguage(transcriptSpeech(transcript));
+  const language: LanguageChoice = artifacts.language
+    ? { value: artifacts.language, source: 'meeting' }
+    : agent.Language.trim()
+      ? { value: agent.Language.trim(), source: 'config' }
+      : heard
+        ? { value: heard, source: 'transcript' }
+        : undefined;
+  return {
+    ...(template ? { template: { name: template.name, rel: vault.rel(template.path), body: template.body } } : {}),
+    language,
+    taskFormat: agent.TaskFormat,
+  };
+}
+
+async function readAgentsFiles(deps: ConversationDeps, artifacts: MeetingArtifacts): Promise<ProjectAgentsFile[]> {
+  const projectsRoot = deps.config.layout.folders.Projects;
+  const files: ProjectAgentsFile[] = [];
+  for (const project of artifacts.projects) {
+    // Only direct subfolders: a project name is never a path.
+    if (!project || project.includes('/') || project.includes('\\') || project === '.' || project === '..') continue;
+    const content = await deps.vault.readIfExists(path.join(projectsRoot, project, 'AGENTS.md'));
+    if (content !== undefined) files.push({ project, content });
+  }
+  return files;
+}
