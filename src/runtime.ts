@@ -38,6 +38,11 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
   const token = await ensureHttpToken(vault, config.settings.Http);
   const log = options.log ?? createLoggerFromConfig(config);
   addLogSecret(log, token);
+  vault.onLateWrite(({ outcome, ...event }) => {
+    if (outcome === 'merged') log.debug(event, 'merged a late write into a replaced note');
+    else if (outcome === 'restored') log.debug(event, 'a stale rewrite of a note dropped the lines just written; put back');
+    else log.warn(event, outcome === 'failed' ? 'could not merge a late write into a note' : 'a late write to a replaced note did not apply; kept in .trash');
+  });
   const settings = config.settings;
   const model = createModelClient(config);
   // One remote compactor per process: an endpoint that answered 404 is not asked again.

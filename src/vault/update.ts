@@ -1,10 +1,11 @@
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js';
+import { LateMergeError, lateMerge, readHandle, type ReplacedFile, type Transform, UNCHANGED } from './late-writes.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
- * Compare before replacing (DESIGN section 1, "Editing a person's notes"). People and other
+ * Compare before replacing (docs/design.md §1, "Changing notes that people own"). People and other
  * programs write the vault's files while the daemon runs; an atomic write (temp file, rename)
  * that read the file a moment earlier would throw away whatever they wrote in between. So a
  * change is a function of the current content, and `updateFile` applies it in a loop:
@@ -16,15 +17,12 @@ import { MeetingAssistantError } from '../errors.js';
  * compare runs again; when it changed the file otherwise, the temp file is dropped and the
  * change is applied again to the new content. After the rename, the replaced file (still
  * open) is read once more, and again a few milliseconds later: a program that had it open and
- * wrote to it in that instant wrote into a file nobody will see again, so its addition is
- * applied to the new file too.
+ * wrote to it in that instant wrote into a file nobody will see again, so its change is
+ * merged into the new file too (late-writes.ts), and the caller may keep watching it for a
+ * writer that comes later still.
  */
 
-/** What a transform returns to leave the file as it is. */
-export const UNCHANGED = Symbol('unchanged');
-
-/** The change, applied to the content as it is now (undefined: the file does not exist). */
-export type Transform = (current: string | undefined) => string | typeof UNCHANGED;
+export { UNCHANGED, type Transform } from './late-writes.js';
 
 export interface UpdateResult {
   /** The content the change was applied to (undefined: the file did not exist). */
@@ -52,19 +50,6 @@ export interface UpdateOptions {
   maxAttempts?: number;
   /** Mode of a file created by this write (an existing file keeps its own). */
   mode?: number;
-}
-
-async function readHandle(handle: FileHandleLike): Promise<string> {
-  const chunks: Buffer[] = [];
-  let position = 0;
-  for (;;) {
-    const buffer = Buffer.alloc(64 * 1024);
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
-    if (bytesRead === 0) break;
-    chunks.push(buffer.subarray(0, bytesRead));
-    position += bytesRead;
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -106,48 +91,23 @@ async function readIfExists(fs: Fs, file: string): Promise<string | undefined> {
   }
 }
 
-/**
- * What to apply once the replaced file turned out to have changed after the compare: an
- * addition at its end is appended again; a rewrite of it is taken as the new base, provided
- * nobody wrote the new file since (else the replaced content is handed back for keeping).
- */
-function lateChange(read: string | undefined, replaced: string, written: string, transform: Transform): { transform: Transform; orphan?: string } {
-  const base = read ?? '';
-  if (replaced.startsWith(base)) {
-    const added = replaced.slice(base.length);
-    return { transform: (current) => (current ?? '') + added };
-  }
-  return {
-    transform: (current) => {
-      // An empty replaced file is a rewrite still under way (truncated, not yet written): never a base.
-      if (current !== written || replaced === '') return UNCHANGED;
-      try {
-        return transform(replaced);
-      } catch {
-        // The change no longer applies to what the other program wrote: theirs is kept (onOrphan).
-        return UNCHANGED;
-      }
-    },
-    orphan: replaced,
-  };
-}
-
 const CHANGED = Symbol('changed');
 
 /**
  * Compares the file with `current` (what the temp file's content was made from). Appends by
  * another program are copied to the temp file and compared again; anything else is CHANGED.
- * Returns what the file holds now and what the temp file holds.
+ * Returns what the file holds now (what the rename replaces) and what the temp file holds.
  */
 async function absorbAppends(
   fs: Fs,
   file: string,
   tmp: string,
   current: string | undefined,
+  next: string,
   bound: number,
 ): Promise<{ content: string | undefined; written: string } | typeof CHANGED> {
   let base = current;
-  let written = Buffer.from(await fs.readFile(tmp)).toString('utf8');
+  let written = next;
   for (let i = 0; i < bound; i++) {
     const now = await readIfExists(fs, file);
     if (now === base) return { content: base, written };
@@ -173,8 +133,9 @@ const LATE_CHECKS = 20;
 /**
  * The replaced file's content once writes under way at the rename have landed: read until two
  * reads LATE_WRITE_MS apart agree (an empty file, an editor's truncate, is waited out too).
+ * Bounded: a writer slower than that is left to the watch that follows (keepWatching).
  */
-async function lateContent(handle: FileHandleLike, expected: string | undefined): Promise<string> {
+async function lateContent(handle: FileHandleLike, expected: string): Promise<string> {
   let previous = await readHandle(handle);
   for (let i = 0; i < LATE_CHECKS; i++) {
     await delay(LATE_WRITE_MS);
@@ -182,7 +143,17 @@ async function lateContent(handle: FileHandleLike, expected: string | undefined)
     if (now === previous && (now !== '' || expected === '')) return now;
     previous = now;
   }
-  return previous === '' ? settledContent(handle) : previous;
+  return previous;
+}
+
+export interface UpdateHooks {
+  /** Receives a replaced file's content that could not be merged (kept by the caller). */
+  onOrphan?: (content: string) => Promise<void>;
+  /**
+   * Takes over every rename's replaced file, still open, to watch it for late writes after
+   * the update returns (late-writes.ts; it closes the handle). Without it the handle is closed.
+   */
+  keepWatching?: (replaced: ReplacedFile) => void;
 }
 
 /**
@@ -190,23 +161,19 @@ async function lateContent(handle: FileHandleLike, expected: string | undefined)
  * program writes meanwhile (see above). `file` is the real file (symbolic links resolved by
  * the caller). Throws ConcurrentEditError when the file kept changing for `maxAttempts`
  * attempts; whatever a transform throws (a refusal) propagates with nothing written.
- * `onOrphan` receives a replaced file's content that could not be merged (kept by the caller).
  */
-export async function updateFile(
-  fs: Fs,
-  file: string,
-  transform: Transform,
-  options: UpdateOptions & { onOrphan?: (content: string) => Promise<void> } = {},
-): Promise<UpdateResult> {
+export async function updateFile(fs: Fs, file: string, transform: Transform, options: UpdateOptions & UpdateHooks = {}): Promise<UpdateResult> {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   await fs.mkdir(path.dirname(file), { recursive: true });
   let step = transform;
+  /** The replaced content whose late change `step` merges (kept when the merge does not apply). */
+  let orphan: string | undefined;
   let first: UpdateResult | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    const handle = await openIfExists(fs, file);
+    let handle = await openIfExists(fs, file);
     try {
       const current = handle ? await settledContent(handle) : undefined;
-      const next = step(current);
+      const next = await applyStep(step, current, orphan, options);
       if (next === UNCHANGED || next === current) {
         return first ? { ...first, attempts: attempt } : { before: current, after: current, changed: false, attempts: attempt };
       }
@@ -216,7 +183,7 @@ export async function updateFile(
       // The compare, the last moment before the rename. Lines another program appended
       // meanwhile are appended to the temp file too (not synced: no less durable than that
       // program's own write), so a file appended to every millisecond is still written.
-      const base = await absorbAppends(fs, file, tmp, current, maxAttempts);
+      const base = await absorbAppends(fs, file, tmp, current, next, maxAttempts);
       if (base === CHANGED) {
         await fs.unlink(tmp).catch(() => undefined);
         continue;
@@ -230,16 +197,32 @@ export async function updateFile(
       // The result describes this write's own change, not the merges of others' writes.
       first ??= { before: current, after: next, changed: true, attempts: attempt };
       // The verify: did anything land in the file just replaced (a program that had it open)?
-      const replaced = handle ? await lateContent(handle, base.content) : undefined;
-      if (replaced === undefined || replaced === base.content) return { ...first, attempts: attempt };
-      const late = lateChange(base.content, replaced, base.written, transform);
-      if (late.orphan !== undefined) await options.onOrphan?.(late.orphan);
-      step = late.transform;
+      const replaced = handle && base.content !== undefined ? await lateContent(handle, base.content) : undefined;
+      const late = replaced !== undefined && base.content !== undefined ? lateMerge(base.content, replaced) : undefined;
+      // Watched on after this update returns: a writer descheduled past this instant still lands.
+      if (options.keepWatching) {
+        options.keepWatching({ handle, seen: (late ? replaced : base.content) ?? '', base: current, next, written: base.written });
+        handle = undefined;
+      }
+      if (!late) return { ...first, attempts: attempt };
+      step = late;
+      orphan = replaced;
     } finally {
       await handle?.close().catch(() => undefined);
     }
   }
   throw new ConcurrentEditError(file, maxAttempts);
+}
+
+/** The step's result; a late change that no longer applies is handed to onOrphan and dropped. */
+async function applyStep(step: Transform, current: string | undefined, orphan: string | undefined, hooks: UpdateHooks) {
+  try {
+    return step(current);
+  } catch (err) {
+    if (!(err instanceof LateMergeError) || orphan === undefined) throw err;
+    await hooks.onOrphan?.(orphan);
+    return UNCHANGED;
+  }
 }
 
 /**

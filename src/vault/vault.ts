@@ -2,11 +2,29 @@ import path from 'node:path';
 import type { FolderKey, VaultLayout } from '../config.js';
 import { type Fs, readText, readTextIfExists, statIfExists, walkFiles } from './fs.js';
 import { PathLocks } from './locks.js';
-import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateResult, updateFile, writeTargetOf } from './update.js';
+import { addedLines, LATE_WATCH_MS, LateMergeError, type ReplacedFile, watchReplaced } from './late-writes.js';
+import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateHooks, type UpdateResult, updateFile, writeTargetOf } from './update.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
 export type WriteListener = (absPath: string, content: string) => void;
+
+/**
+ * What the watch after a write did: a write that landed in the replaced file merged into the
+ * file or kept in `.trash/` (it did not apply to the file as it is), the write's own lines
+ * restored after a stale rewrite dropped them, or an error.
+ */
+export interface LateWriteEvent {
+  file: string;
+  outcome: 'merged' | 'restored' | 'kept-in-trash' | 'failed';
+  trash?: string;
+  error?: unknown;
+}
+
+export interface VaultOptions {
+  /** How long a replaced file is watched for late writes (default LATE_WATCH_MS). */
+  lateWatchMs?: number;
+}
 
 /** The most specific configured folder wins, so nested defaults (Meetings/Transcripts) work. */
 export type NoteKind = 'meeting' | 'transcript' | 'summary' | 'context' | 'project' | 'identity' | 'template';
@@ -44,11 +62,20 @@ export class Vault {
   /** One writer per real file at a time, whoever writes through this vault. */
   readonly locks = new PathLocks();
   private realRoot: Promise<string> | undefined;
+  private readonly lateListeners: ((event: LateWriteEvent) => void)[] = [];
+  /** Replaced files still watched for late writes, with their merges. */
+  private readonly watching = new Set<Promise<void>>();
+  private readonly lateWatchMs: number;
+  /** Per real file under watch: the lines each own write removed, in order (see restoreOwn). */
+  private readonly ownRemovals = new Map<string, { removed: Set<string>[]; watchers: number }>();
 
   constructor(
     readonly fs: Fs,
     readonly layout: VaultLayout,
-  ) {}
+    options: VaultOptions = {},
+  ) {
+    this.lateWatchMs = options.lateWatchMs ?? LATE_WATCH_MS;
+  }
 
   get root(): string {
     return this.layout.root;
@@ -56,6 +83,19 @@ export class Vault {
 
   onWrite(listener: WriteListener): void {
     this.writeListeners.push(listener);
+  }
+
+  /** Learns of every late write merged or kept (logging). */
+  onLateWrite(listener: (event: LateWriteEvent) => void): void {
+    this.lateListeners.push(listener);
+  }
+
+  /**
+   * Resolves when no replaced file is watched any more and every late write is merged (at
+   * most about LATE_WATCH_MS after the last write): the daemon's stop waits for it.
+   */
+  async settled(): Promise<void> {
+    while (this.watching.size > 0) await Promise.allSettled([...this.watching]);
   }
 
   /** Absolute path of a vault-relative one (or an absolute one, normalised). */
@@ -128,6 +168,11 @@ export class Vault {
    * file's content that could not be merged is kept in `.trash/`. Listeners learn of a change.
    */
   async update(absPath: string, transform: Transform): Promise<UpdateResult> {
+    return this.updateAs(absPath, transform, true);
+  }
+
+  /** `own`: a change of the daemon's (not a merge of someone else's late write) — see restoreOwn. */
+  private async updateAs(absPath: string, transform: Transform, own: boolean): Promise<UpdateResult> {
     const file = path.resolve(this.root, absPath);
     const target = await writeTargetOf(this.fs, file);
     if (target !== file && !this.isConfiguredFile(file)) {
@@ -135,7 +180,7 @@ export class Vault {
       if (!Vault.isInside(await this.realRoot, target)) throw new LinkOutsideVaultError(this.contains(file) ? this.rel(file) : file, target);
     }
     const result = await this.locks
-      .run(target, () => updateFile(this.fs, target, transform, { onOrphan: async (content) => void (await this.keepInTrash(file, content)) }))
+      .run(target, () => updateFile(this.fs, target, transform, this.hooksFor(file, target, own)))
       .catch((err: unknown) => {
         // Named as people know the file: vault-relative.
         throw err instanceof ConcurrentEditError && this.contains(file) ? new ConcurrentEditError(this.rel(file), err.attempts) : err;
@@ -147,6 +192,56 @@ export class Vault {
       }
     }
     return result;
+  }
+
+  private hooksFor(file: string, target: string, own: boolean): UpdateHooks {
+    return {
+      onOrphan: async (content) => {
+        const trash = await this.keepInTrash(file, content);
+        this.emitLate({ file: this.relName(file), outcome: 'kept-in-trash', trash: this.relName(trash) });
+      },
+      keepWatching: (replaced) => this.watchLate(file, target, replaced, own),
+    };
+  }
+
+  /**
+   * Watches a write in the background (late-writes.ts): a late write into the replaced file
+   * is merged, a stale rewrite that dropped the write's own lines gets them back, both under
+   * the file's lock; a late write that does not apply is kept in `.trash/`.
+   */
+  private watchLate(file: string, target: string, replaced: ReplacedFile, own: boolean): void {
+    const relName = this.relName(file);
+    const removals = this.ownRemovals.get(target) ?? { removed: [], watchers: 0 };
+    this.ownRemovals.set(target, removals);
+    if (own) removals.removed.push(new Set(addedLines(replaced.next, replaced.base ?? '')));
+    const since = removals.removed.length;
+    removals.watchers++;
+    const apply = async (transform: Transform, content?: string): Promise<void> => {
+      try {
+        const result = await this.updateAs(file, transform, false);
+        if (result.changed) this.emitLate({ file: relName, outcome: content === undefined ? 'restored' : 'merged' });
+      } catch (err) {
+        if (!(err instanceof LateMergeError) || content === undefined) throw err;
+        const trash = await this.keepInTrash(file, content);
+        this.emitLate({ file: relName, outcome: 'kept-in-trash', trash: this.relName(trash) });
+      }
+    };
+    const removedSince = () => new Set(removals.removed.slice(since).flatMap((lines) => [...lines]));
+    const io = { readPath: () => this.readIfExists(target), apply, removedSince };
+    const task = watchReplaced(replaced, io, this.lateWatchMs).catch((error: unknown) => this.emitLate({ file: relName, outcome: 'failed', error }));
+    this.watching.add(task);
+    void task.finally(() => {
+      this.watching.delete(task);
+      if (--removals.watchers === 0) this.ownRemovals.delete(target);
+    });
+  }
+
+  private emitLate(event: LateWriteEvent): void {
+    for (const listener of this.lateListeners) listener(event);
+  }
+
+  private relName(file: string): string {
+    return this.contains(file) ? this.rel(file) : file;
   }
 
   /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Fs } from '../../src/vault/fs.js';
+import { LateMergeError, lateMerge } from '../../src/vault/late-writes.js';
 import { ConcurrentEditError, UNCHANGED, updateFile } from '../../src/vault/update.js';
-import { LinkOutsideVaultError, Vault } from '../../src/vault/vault.js';
+import { type LateWriteEvent, LinkOutsideVaultError, Vault } from '../../src/vault/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { symlink } from '../tools/helpers.js';
 
@@ -25,6 +26,82 @@ function withReadHook(fs: Fs, hook: (n: number) => Promise<void>): Fs {
     },
   });
 }
+
+interface OpenedByEditor {
+  write(content: string): Promise<void>;
+  append(content: string): Promise<void>;
+}
+
+/**
+ * An fs where a person's editor opens FILE right before the daemon's first rename over it:
+ * its writes (`beforeRename`, or later) land in the replaced file (an editor descheduled
+ * between open and write).
+ */
+function editorHoldingReplacedFile(base: Fs, beforeRename?: (editor: OpenedByEditor) => Promise<void>): { fs: Fs; editor: Promise<OpenedByEditor> } {
+  let resolve!: (e: OpenedByEditor) => void;
+  const editor = new Promise<OpenedByEditor>((r) => (resolve = r));
+  let once = false;
+  const fs = new Proxy(base, {
+    get(target, prop, receiver) {
+      if (prop === 'rename') {
+        return async (from: string, to: string) => {
+          if (!once && to === FILE) {
+            once = true;
+            const h = (await target.open(FILE, 'r+')) as unknown as {
+              truncate(n: number): Promise<void>;
+              write(s: string, pos: number): Promise<unknown>;
+              stat(): Promise<{ size: number }>;
+            };
+            const opened: OpenedByEditor = {
+              write: async (content) => {
+                await h.truncate(0);
+                await h.write(content, 0);
+              },
+              append: async (content) => void (await h.write(content, (await h.stat()).size)),
+            };
+            await beforeRename?.(opened);
+            resolve(opened);
+          }
+          return target.rename(from, to);
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { fs, editor };
+}
+
+const readNow = async (fs: Fs) => Buffer.from(await fs.readFile(FILE)).toString();
+
+describe('lateMerge (a write that landed in a replaced file, merged into the file as it is now)', () => {
+  it('nothing new, or a rewrite under way (empty or a prefix of what was seen): nothing to merge yet', () => {
+    expect(lateMerge('a\nb\n', 'a\nb\n')).toBeUndefined();
+    expect(lateMerge('a\nb\n', '')).toBeUndefined();
+    expect(lateMerge('a\nb\n', 'a\nb')).toBeUndefined();
+  });
+
+  it('an addition at the end is appended to the current content', () => {
+    expect(lateMerge('a\n', 'a\nperson\n')?.('a\nagent\n')).toBe('a\nagent\nperson\n');
+  });
+
+  it('any other change is a three-way merge: the person\'s line and the daemon\'s lines are all kept', () => {
+    // The editor inserted a line in the middle of what it read; the daemon appended since.
+    const merge = lateMerge('title\nx\ny\nz\n', 'title\nperson\nx\ny\nz\n');
+    expect(merge?.('title\nx\ny\nz\nagent\nsecond\n')).toBe('title\nperson\nx\ny\nz\nagent\nsecond\n');
+  });
+
+  it('when the diff does not apply (its lines changed meanwhile), the lines it added are inserted after the line they followed', () => {
+    const merge = lateMerge('a\nold\nc\n', 'a\nnew\nc\n');
+    expect(merge?.('a\nother\nc\nmore\n')).toBe('a\nnew\nother\nc\nmore\n');
+    expect(merge?.('unrelated\n')).toBe('unrelated\nnew\n');
+  });
+
+  it('a frontmatter line that does not apply is not doubled (the note would not parse): LateMergeError', () => {
+    const merge = lateMerge('---\nattendees: [A]\n---\nbody\n', '---\nattendees: [A, B]\n---\nbody\n');
+    expect(() => merge?.('---\nattendees: [A, C]\n---\nbody\n')).toThrow(LateMergeError);
+    expect(() => merge?.(undefined)).toThrow(LateMergeError);
+  });
+});
 
 describe('updateFile', () => {
   it('applies the change to the file as it is, writing nothing when the transform changes nothing', async () => {
@@ -58,24 +135,8 @@ describe('updateFile', () => {
 
   it('a line appended to the replaced file in the last instant (after the compare) is appended to the new one', async () => {
     const base = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
-    let once = false;
-    const fs = new Proxy(base, {
-      get(target, prop, receiver) {
-        if (prop === 'rename') {
-          return async (from: string, to: string) => {
-            if (!once && to === FILE) {
-              once = true;
-              // Into the old file, which the rename is about to replace.
-              const h = await target.open(FILE, 'a');
-              await h.writeFile('late\n');
-              await h.close();
-            }
-            return target.rename(from, to);
-          };
-        }
-        return Reflect.get(target, prop, receiver) as unknown;
-      },
-    });
+    // Into the old file, which the rename is about to replace.
+    const { fs } = editorHoldingReplacedFile(base, (editor) => editor.append('late\n'));
     await updateFile(fs, FILE, append('agent'));
     expect(Buffer.from(await base.readFile(FILE)).toString()).toBe('a\nagent\nlate\n');
   });
@@ -128,6 +189,81 @@ describe('Vault.update', () => {
     expect(Buffer.from(await fs.readFile('/recognizer/words.txt')).toString()).toBe('Kubernetes\nAnthropic\n');
     await expect(vault.update('/vault/Meetings/Outside.md', append('y'))).rejects.toBeInstanceOf(LinkOutsideVaultError);
     expect(Buffer.from(await fs.readFile('/elsewhere/note.md')).toString()).toBe('x\n');
+  });
+
+  it('an editor descheduled past the verify appends to the replaced file: merged in the background, settled() waits for it', async () => {
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const { fs, editor } = editorHoldingReplacedFile(base);
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 300 });
+    const events: LateWriteEvent[] = [];
+    vault.onLateWrite((e) => events.push(e));
+    await vault.update(FILE, append('agent'));
+    // After the update returned (its own verify is over): the editor's write lands now.
+    await (await editor).append('person\n');
+    await vault.settled();
+    expect(await readNow(base)).toBe('a\nagent\nperson\n');
+    expect(events).toEqual([{ file: 'Projects/Alpha/Log.md', outcome: 'merged' }]);
+  });
+
+  it('an editor rewriting in place (truncate, write) into the replaced file late: its line is merged, the daemon\'s later write kept', async () => {
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
+    const { fs, editor } = editorHoldingReplacedFile(base);
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 300 });
+    await vault.update(FILE, append('agent 1'));
+    // The daemon writes again (the new file), then the editor's stale rewrite lands in the old one.
+    await vault.update(FILE, append('agent 2'));
+    await (await editor).write('title\nperson\nx\n');
+    await vault.settled();
+    expect(await readNow(base)).toBe('title\nperson\nx\nagent 1\nagent 2\n');
+    expect(await vault.exists('/vault/.trash/Projects/Alpha/Log.md')).toBe(false);
+  });
+
+  it('a late write that no longer applies to the file is kept in .trash/, never dropped', async () => {
+    const base = memoryFs({ 'Projects/Alpha/Log.md': '---\nstatus: a\n---\nbody\n' });
+    const { fs, editor } = editorHoldingReplacedFile(base);
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 300 });
+    const events: LateWriteEvent[] = [];
+    vault.onLateWrite((e) => events.push(e));
+    await vault.update(FILE, () => '---\nstatus: by the daemon\n---\nbody\n');
+    await (await editor).write('---\nstatus: by a person\n---\nbody\n');
+    await vault.settled();
+    expect(await readNow(base)).toBe('---\nstatus: by the daemon\n---\nbody\n');
+    expect(await vault.read('/vault/.trash/Projects/Alpha/Log.md')).toBe('---\nstatus: by a person\n---\nbody\n');
+    expect(events).toEqual([{ file: 'Projects/Alpha/Log.md', outcome: 'kept-in-trash', trash: '.trash/Projects/Alpha/Log.md' }]);
+  });
+
+  it('an editor rewriting from what it read before the daemon\'s write (a stale rewrite) drops the daemon\'s line: it is put back', async () => {
+    const fs = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 300 });
+    const events: LateWriteEvent[] = [];
+    vault.onLateWrite((e) => events.push(e));
+    await vault.update(FILE, append('agent'));
+    // The editor read 'a\n' before the rename and writes its version now, over the new file.
+    await fs.writeFile(FILE, 'a\nperson\n');
+    await vault.settled();
+    expect(await readNow(fs)).toBe('a\nperson\nagent\n');
+    expect(events).toEqual([{ file: 'Projects/Alpha/Log.md', outcome: 'restored' }]);
+  });
+
+  it('a write of the daemon made on top of the stale rewrite does not stop the restore', async () => {
+    const fs = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 300 });
+    await vault.update(FILE, append('agent 1'));
+    await fs.writeFile(FILE, 'a\nperson\n');
+    await vault.update(FILE, append('agent 2'));
+    await vault.settled();
+    expect(await readNow(fs)).toBe('a\nperson\nagent 2\nagent 1\n');
+  });
+
+  it('the daemon\'s own later removal of its line is not undone, nor a person\'s edit that kept it', async () => {
+    const fs = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 300 });
+    await vault.update(FILE, append('agent'));
+    await fs.writeFile(FILE, 'a\nagent edited by a person\nagent\n');
+    await vault.update(FILE, (current) => (current ?? '').replace(/^agent\n/m, ''));
+    await fs.writeFile(FILE, 'a\nagent edited by a person\nperson\n');
+    await vault.settled();
+    expect(await readNow(fs)).toBe('a\nagent edited by a person\nperson\n');
   });
 
   it('replace keeps what it replaces in .trash/ when asked, including a version written after the copy', async () => {
