@@ -10,7 +10,8 @@ import type { Vault } from '../vault/vault.js';
 import { ContextOverflowError, contextLimitFrom } from './context-window.js';
 import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
 import { type Sleep, withRetry } from './retry.js';
-import { countTokens, estimateRequestTokens } from './tokens.js';
+import { countTokens, estimateRequestTokens, fixedTokens } from './tokens.js';
+import { truncationSuspicion } from './truncation.js';
 import { type LineRange, splitAtTurns } from './transcript-parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from './types.js';
 
@@ -117,9 +118,6 @@ Put the line number after each point, like (L120). Terse bullets, no preamble, n
 const PART_OVERHEAD = 220;
 /** Servers count with their own tokenizer, up to about a fifth more than ours. */
 const TOKENIZER_MARGIN = 0.8;
-/** A prompt the server reports at under this share of our estimate was cut (tokenizers differ by less). */
-const TRUNCATION_RATIO = 0.6;
-const TRUNCATION_MIN_GAP = 256;
 /** No server runs a smaller window; below it the pre-pass gives up rather than loop. */
 const SMALLEST_WINDOW = 1024;
 const MAX_SHRINKS = 6;
@@ -302,9 +300,13 @@ function notesCaller(options: TranscriptNotesOptions): NotesCall {
       return { text: '', cut: shrink(room, Math.min(limit, room.window - 1), log, 'refused as too long') };
     }
     const reported = response.usage?.inputTokens;
-    // Counts under the smallest window are placeholders or cache hits, never evidence.
-    if (reported !== undefined && reported >= SMALLEST_WINDOW && reported < estimate * TRUNCATION_RATIO && estimate - reported >= TRUNCATION_MIN_GAP) {
-      return { text: '', cut: shrink(room, reported, log, `cut silently: the server processed ${reported} of about ${estimate} prompt tokens`) };
+    // Judged as the main conversation is (truncation.ts); each notes request stands alone.
+    const why =
+      reported === undefined
+        ? undefined
+        : truncationSuspicion({ request, reported, estimate, fixed: fixedTokens(request), previous: undefined, told: undefined }, log);
+    if (reported !== undefined && why !== undefined) {
+      return { text: '', cut: shrink(room, reported, log, `cut silently: the server processed ${reported} of about ${estimate} prompt tokens (${why})`) };
     }
     return { text: response.content.trim() };
   };
