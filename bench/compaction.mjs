@@ -6,11 +6,12 @@
 import { countTokens as exactCount } from 'gpt-tokenizer/encoding/cl100k_base';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { random } from './_lib.mjs';
+import { transcriptLines } from '../test/helpers/long-meeting-text.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (p) => pathToFileURL(path.join(here, '..', 'dist', p)).href;
 const { estimateRequestTokens, fixedTokens } = await import(dist('agent/tokens.js'));
+const { catLine } = await import(dist('vault/lines.js'));
 const compaction = await import(dist('agent/compaction.js'));
 const { ContextManager } = await import(dist('agent/context-window.js'));
 const { silentLogger } = await import(dist('log.js'));
@@ -18,38 +19,14 @@ const { silentLogger } = await import(dist('log.js'));
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
 const WORDS = Number(process.env.BENCH_WORDS ?? 30_000);
 
-// --- a 3-hour transcript -------------------------------------------------------------------
-const SPEAKERS = ['Alice Martin', 'Bob Chen', 'Carol Diaz', 'Dan Okafor', 'Speaker 5'];
-const PHRASES = [
-  'we should ship it behind a feature flag first',
-  'the load tests showed p99 latency around 480 milliseconds',
-  'I can own the rollback plan and send it by Friday',
-  'that depends on whether legal signs off on the contract',
-  'we agreed last week to freeze the schema until the migration is done',
-  'the staging cluster keeps running out of memory during the nightly batch',
-  'let us put a ticket in and revisit it at the next planning meeting',
-  'customers in the pilot asked mostly for CSV export and better filters',
-  'the vendor quoted eighteen thousand euros per year for the enterprise tier',
-  'we decided to drop the legacy v1 endpoint on the first of December',
-  'um, yeah, I mean, it is basically what Carol said, right?',
-  'does anyone know who is on call for the payments service this weekend?',
-];
+// --- a 3-hour transcript: the generator the tests and the long-meeting bench use --------------
 function transcript(words) {
-  const next = random(7);
-  const pick = (a) => a[Math.floor(next() * a.length)];
-  const lines = ['---', 'meeting: "[[2024-05-02 1400 Quarterly planning]]"', 'state: finished', '---', ''];
-  let count = 0;
-  let seconds = 0;
-  while (count < words) {
-    const text = Array.from({ length: 1 + Math.floor(next() * 2) }, () => `${pick(PHRASES)}.`).join(' ');
-    const n = text.split(/\s+/).length;
-    lines.push(`[${new Date(seconds * 1000).toISOString().slice(11, 19)}] ${pick(SPEAKERS)}: ${text}`);
-    count += n;
-    seconds += Math.round(n / 2.8);
-  }
-  return { lines, words: count, duration: seconds };
+  const speech = transcriptLines(words);
+  const lines = ['---', 'meeting: "[[2024-05-02 1400 Quarterly planning]]"', 'state: finished', '---', '', ...speech];
+  const last = /^\[(\d\d):(\d\d):(\d\d)\]/.exec(speech.at(-1) ?? '');
+  const duration = last ? Number(last[1]) * 3600 + Number(last[2]) * 60 + Number(last[3]) : 0;
+  return { lines, words, duration };
 }
-const catLine = (n, text) => `${String(n).padStart(6, ' ')}\t${text}`;
 
 // --- the recorded run ----------------------------------------------------------------------
 const TOOLS = ['read_meetingnote', 'read_transcript', 'read_usernotes', 'read_glossary', 'write_context', 'write_summary'].map((name) => ({
@@ -113,7 +90,7 @@ const pct = (x) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(2)} %`;
 
 // --- 1. the estimate against the exact count ------------------------------------------------
 const t = transcript(WORDS);
-console.log(`transcript: ${t.words} words, ${t.lines.length} lines, ${Math.round(t.duration / 60)} min of speech`);
+console.log(`transcript: about ${t.words} words, ${t.lines.length} lines, ${Math.round(t.duration / 60)} min of speech`);
 const full = conversation(t.lines);
 const exact = exactTemplateTokens(full);
 const estimate = estimateRequestTokens(full);
