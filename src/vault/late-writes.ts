@@ -149,13 +149,29 @@ const MAX_POLL_MS = 200;
 const SETTLE_MS = 5;
 const SETTLE_CHECKS = 40;
 
-/** The handle's content once two reads SETTLE_MS apart agree (bounded). */
-async function stillContent(handle: FileHandleLike, first: string): Promise<string> {
-  let previous = first;
-  for (let i = 0; i < SETTLE_CHECKS; i++) {
-    await delay(SETTLE_MS);
+export interface StillOptions {
+  /** A read already made (else the first read is made here). */
+  first?: string;
+  /** Pause between reads of a changing content (0: read again at once). */
+  pauseMs: number;
+  /** Pause while the content is empty: an editor's truncate, its write still to come. */
+  emptyPauseMs: number;
+  checks: number;
+  /** An empty content can be the real one (else it is waited out, within `checks`). */
+  emptyIsStill: boolean;
+}
+
+/**
+ * The handle's content once two reads agree: a read racing a write can see its first part
+ * only, or nothing (truncated, not yet written). Bounded by `checks`; then the last read.
+ */
+export async function readWhenStill(handle: FileHandleLike, options: StillOptions): Promise<string> {
+  let previous = options.first ?? (await readHandle(handle));
+  for (let i = 0; i < options.checks; i++) {
+    const pause = previous === '' ? options.emptyPauseMs : options.pauseMs;
+    if (pause > 0) await delay(pause);
     const now = await readHandle(handle);
-    if (now === previous) return now;
+    if (now === previous && (now !== '' || options.emptyIsStill)) return now;
     previous = now;
   }
   return previous;
@@ -197,7 +213,13 @@ export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowM
       if (handle) {
         const now = await readHandle(handle);
         if (lateMerge(seen, now)) {
-              const content = await stillContent(handle, now);
+          const content = await readWhenStill(handle, {
+            first: now,
+            pauseMs: SETTLE_MS,
+            emptyPauseMs: SETTLE_MS,
+            checks: SETTLE_CHECKS,
+            emptyIsStill: true,
+          });
           const merge = lateMerge(seen, content);
           if (merge) {
             await io.apply(merge, content);

@@ -1,7 +1,6 @@
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js';
-import { LateMergeError, lateMerge, readHandle, type ReplacedFile, type Transform, UNCHANGED } from './late-writes.js';
+import { LateMergeError, lateMerge, readWhenStill, type ReplacedFile, type Transform, UNCHANGED } from './late-writes.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
@@ -59,19 +58,8 @@ export interface UpdateOptions {
  * two reads agree and it is not empty; an empty file is read again for a moment (a file that
  * is really empty costs 0.2 s: rare for notes, and bounded).
  */
-async function settledContent(handle: FileHandleLike): Promise<string> {
-  let content = await readHandle(handle);
-  for (let i = 0; i < EMPTY_RECHECKS; i++) {
-    const again = await readHandle(handle);
-    if (again === content && content !== '') return content;
-    if (again === content) await delay(EMPTY_RECHECK_MS);
-    content = again;
-  }
-  return content;
-}
-
-const EMPTY_RECHECKS = 40;
-const EMPTY_RECHECK_MS = 5;
+const settledContent = (handle: FileHandleLike) =>
+  readWhenStill(handle, { pauseMs: 0, emptyPauseMs: 5, checks: 40, emptyIsStill: false });
 
 async function openIfExists(fs: Fs, file: string): Promise<FileHandleLike | undefined> {
   try {
@@ -125,26 +113,14 @@ async function absorbAppends(
   return CHANGED;
 }
 
-/** How long a replaced file is watched for a write already under way (an editor's truncate, then write). */
-const LATE_WRITE_MS = 5;
-/** A write under way may land in pieces on a loaded machine: watched until it holds still. */
-const LATE_CHECKS = 20;
-
 /**
  * The replaced file's content once writes under way at the rename have landed: read until two
- * reads LATE_WRITE_MS apart agree (an empty file, an editor's truncate, is waited out too).
- * Bounded: a writer slower than that is left to the watch that follows (keepWatching).
+ * reads 5 ms apart agree (an empty file, an editor's truncate, is waited out too, unless the
+ * file was empty). Bounded: a writer slower than that is left to the watch that follows
+ * (keepWatching).
  */
-async function lateContent(handle: FileHandleLike, expected: string): Promise<string> {
-  let previous = await readHandle(handle);
-  for (let i = 0; i < LATE_CHECKS; i++) {
-    await delay(LATE_WRITE_MS);
-    const now = await readHandle(handle);
-    if (now === previous && (now !== '' || expected === '')) return now;
-    previous = now;
-  }
-  return previous;
-}
+const lateContent = (handle: FileHandleLike, expected: string) =>
+  readWhenStill(handle, { pauseMs: 5, emptyPauseMs: 5, checks: 20, emptyIsStill: expected === '' });
 
 export interface UpdateHooks {
   /** Receives a replaced file's content that could not be merged (kept by the caller). */
