@@ -80,6 +80,17 @@ const MAX_SCALE = 1.4;
 /** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
 const MIN_SCALE = 0.5;
 
+/** What one request may ask for as output: MaxOutputTokens, or a quarter of a smaller window. */
+export function outputReserve(window: number, settings: Settings['ContextWindow']): number {
+  if (window >= settings.Tokens) return settings.MaxOutputTokens;
+  return Math.max(1, Math.min(settings.MaxOutputTokens, Math.floor(window / 4)));
+}
+
+/** The request size compaction brings a conversation down to: (1 − Threshold) × (window − output). */
+export function compactionTarget(window: number, settings: Settings['ContextWindow']): number {
+  return Math.floor((1 - settings.Compaction.Threshold) * (window - outputReserve(window, settings)));
+}
+
 export const SERVER_SETTINGS =
   'Ollama: OLLAMA_CONTEXT_LENGTH or "PARAMETER num_ctx" in the Modelfile; llama.cpp: -c (--ctx-size); ' +
   'LM Studio: the model\'s context length; vLLM: --max-model-len';
@@ -145,9 +156,7 @@ export class ContextManager {
    * server showed to be smaller than configured.
    */
   get maxOutputTokens(): number {
-    const configured = this.#settings.MaxOutputTokens;
-    if (this.#window >= this.#settings.Tokens) return configured;
-    return Math.max(1, Math.min(configured, Math.floor(this.#window / 4)));
+    return outputReserve(this.#window, this.#settings);
   }
 
   /** The server showed a smaller window outside the main conversation (a transcript notes request was cut). */
@@ -162,7 +171,7 @@ export class ContextManager {
 
   /** The request size compaction brings a conversation down to: (1 − Threshold) × budget. */
   get target(): number {
-    return Math.floor((1 - this.#settings.Compaction.Threshold) * this.budget);
+    return compactionTarget(this.#window, this.#settings);
   }
 
   /** Tokens the next request will use, as `beforeRequest` judges it. */

@@ -7,7 +7,7 @@ import { parseNote } from '../vault/frontmatter.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../vault/transcript-notes.js';
 import type { Vault } from '../vault/vault.js';
-import { ContextOverflowError, contextLimitFrom } from './context-window.js';
+import { compactionTarget, ContextOverflowError, contextLimitFrom, outputReserve } from './context-window.js';
 import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
 import { type Sleep, withRetry } from './retry.js';
 import { countTokens, estimateRequestTokens, fixedTokens } from './tokens.js';
@@ -47,16 +47,15 @@ export function contextRoom(context: Partial<ContextRoom> | undefined, settings:
     return context as ContextRoom;
   }
   let window = settings.Tokens;
-  const maxOutputTokens = () => (window >= settings.Tokens ? settings.MaxOutputTokens : Math.min(settings.MaxOutputTokens, Math.floor(window / 4)));
   return {
     get window() {
       return window;
     },
     get maxOutputTokens() {
-      return maxOutputTokens();
+      return outputReserve(window, settings);
     },
     get target() {
-      return Math.floor((1 - settings.Compaction.Threshold) * (window - maxOutputTokens()));
+      return compactionTarget(window, settings);
     },
     shrinkWindow(tokens) {
       window = Math.min(window, Math.floor(tokens));
