@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { AppConfig } from '../config.js';
 import { check, type DoctorCheck } from '../agent/endpoint-check.js';
+import { localBaseUrl } from '../vault/state.js';
 import type { DoctorDeps, PortState } from './types.js';
 import { errorText } from './error-text.js';
 
@@ -33,8 +34,7 @@ export async function checkHttpPort(config: AppConfig, deps: DoctorDeps): Promis
       `Set MeetingAssistant.Http.Host to an address of this machine (127.0.0.1) and Http.Port to a free port above 1023.`,
     );
   }
-  const host = http.Host === '0.0.0.0' || http.Host === '::' ? '127.0.0.1' : http.Host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${http.Port}/healthz`;
+  const url = `${localBaseUrl(http)}/healthz`;
   try {
     const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(Math.min(deps.timeoutMs ?? 5000, 2000)) });
     const body = (await response.text()).trim();
