@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { describe, it } from 'vitest';
 
 /**
  * The vaults the fixture tests run on: the project's own (test/fixtures/vault, always there)
@@ -54,6 +55,16 @@ export const SHARED_VAULT: FixtureVault = {
 };
 
 export const FIXTURE_VAULTS: readonly FixtureVault[] = [OWN_VAULT, SHARED_VAULT];
+
+/**
+ * The tests of one fixture vault: a describe block when the vault is here; else one visible
+ * skip whose title says why, so a clone without the shared folder counts one skip per block
+ * rather than one per test.
+ */
+export function describeVault(vault: FixtureVault, title: string, body: () => void): void {
+  if (vault.present) describe(title, body);
+  else it.skipIf(!vault.present)(title, () => undefined);
+}
 
 /** Every file of a vault present here (else none), by vault-relative path. */
 export function readVaultFiles(vault: FixtureVault, options: { markdownOnly?: boolean } = {}): Record<string, string> {

@@ -257,8 +257,14 @@ describe('daemon process: no endpoint, at a terminal and piped', () => {
 
   it.skipIf(!HAS_SCRIPT)('at a terminal (a pty from `script`, needs script): readable lines, and Ctrl-C exits 0 at once', async () => {
     setup = await noEndpointSetup();
-    const command = [process.execPath, BIN, 'run', '--config', setup.configPath].map((a) => `'${a}'`).join(' ');
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, TERM: 'xterm' } });
+    // `exec`: script runs the command through $SHELL -c, and dash (Debian's /bin/sh) stays as
+    // the parent unless told to exec; Ctrl-C then kills that shell and script reports 130,
+    // whatever the daemon did. SHELL is fixed so the test means the same on every machine.
+    const command = ['exec', ...[process.execPath, BIN, 'run', '--config', setup.configPath].map((a) => `'${a}'`)].join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, TERM: 'xterm', SHELL: '/bin/sh' },
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -1,6 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { closeSearchWorkers } from '../../src/tools/search-worker.js';
-import { FIXTURE_VAULTS, readVaultFiles } from '../helpers/fixture-vaults.js';
+import { describeVault, FIXTURE_VAULTS, readVaultFiles } from '../helpers/fixture-vaults.js';
 import { harness } from './helpers.js';
 
 afterAll(closeSearchWorkers);
@@ -13,7 +13,7 @@ afterAll(closeSearchWorkers);
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 for (const vault of FIXTURE_VAULTS) {
-  describe.skipIf(!vault.present)(`project tools on ${vault.title}`, () => {
+  describeVault(vault, `project tools on ${vault.title}`, () => {
     const fixture = readVaultFiles(vault);
     const asProject = Object.fromEntries(Object.entries(fixture).map(([rel, text]) => [`Projects/Fixture/${rel}`, text]));
     const project = () => harness({ files: asProject, meeting: { projects: ['Fixture'] } });

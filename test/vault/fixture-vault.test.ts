@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { FrontmatterError, parseNote, updateFrontmatter, updateNoteFrontmatter } from '../../src/vault/frontmatter.js';
 import { LinkError, linkTarget, resolveLink } from '../../src/vault/links.js';
-import { FIXTURE_VAULTS, OWN_VAULT, readVaultFiles, wikilinksOf } from '../helpers/fixture-vaults.js';
+import { describeVault, FIXTURE_VAULTS, OWN_VAULT, readVaultFiles, wikilinksOf } from '../helpers/fixture-vaults.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 /**
@@ -10,7 +10,7 @@ import { memoryVault } from '../helpers/memfs.js';
  */
 
 for (const fixture of FIXTURE_VAULTS) {
-  describe.skipIf(!fixture.present)(fixture.title, () => {
+  describeVault(fixture, fixture.title, () => {
     const files = readVaultFiles(fixture, { markdownOnly: true });
 
     test('every note parses and round-trips byte-identical, or is a template that is not YAML', () => {
