@@ -1,7 +1,7 @@
 import { type Node as YamlNode, type Pair, type ParsedNode, YAMLMap, isCollection, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import type { Vault } from './vault.js';
 import { parseSimpleFrontmatter } from './simple-yaml.js';
-import { PARSE_OPTIONS, renderKey, renderPairText, type Style } from './yaml-render.js';
+import { PARSE_OPTIONS, itemStyles, renderKey, renderPairText, type Style } from './yaml-render.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
@@ -243,6 +243,7 @@ function spliceForPair(yaml: string, pair: Pair<ParsedNode, ParsedNode | null>, 
     if (isSeq(valueNode) && !valueNode.flow) {
       style.compactSeq = valueNode.range[0] - lineStartOf(yaml, valueNode.range[0]) <= keyIndent;
     }
+    if (isSeq(valueNode)) Object.assign(style, itemStyles(valueNode.items));
   }
 
   const rendered = renderPairText(value, style).split('\n');

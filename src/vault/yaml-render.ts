@@ -23,6 +23,25 @@ export interface Style {
   flow?: boolean;
   /** Block sequence items sit at the key's column (`key:\n- a`) instead of indented. */
   compactSeq?: boolean;
+  /**
+   * How each string item of the list being replaced was written, by value: an item that stays
+   * keeps its quotes, so adding one attendee changes one line, not every line of the list.
+   */
+  itemTypes?: ReadonlyMap<string, Scalar.Type>;
+  /** The quotes a new wikilink item takes: the list's own, else double. */
+  linkQuote?: Scalar.Type;
+}
+
+/** How a list's string items are quoted: each by its value, and the quotes of its wikilinks. */
+export function itemStyles(items: readonly unknown[]): Pick<Style, 'itemTypes' | 'linkQuote'> {
+  const itemTypes = new Map<string, Scalar.Type>();
+  let linkQuote: Scalar.Type | undefined;
+  for (const item of items) {
+    if (!isScalar(item) || typeof item.value !== 'string' || !item.type) continue;
+    itemTypes.set(item.value, item.type);
+    if (WIKILINK.test(item.value) && (item.type === Scalar.QUOTE_SINGLE || item.type === Scalar.QUOTE_DOUBLE)) linkQuote = item.type;
+  }
+  return { itemTypes, linkQuote };
 }
 
 function buildNode(doc: Document, value: unknown, style: Style): YamlNode {
@@ -39,7 +58,10 @@ function buildNode(doc: Document, value: unknown, style: Style): YamlNode {
   }
   visit(node, {
     Scalar(_, scalar) {
-      if (typeof scalar.value === 'string' && WIKILINK.test(scalar.value)) scalar.type = Scalar.QUOTE_DOUBLE;
+      if (typeof scalar.value !== 'string') return;
+      const kept = style.itemTypes?.get(scalar.value);
+      if (kept) scalar.type = kept;
+      else if (WIKILINK.test(scalar.value)) scalar.type = style.linkQuote ?? Scalar.QUOTE_DOUBLE;
     },
   });
   return node;

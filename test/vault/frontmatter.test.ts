@@ -150,16 +150,24 @@ describe('updateFrontmatter', () => {
     expect(changedLines(TRICKY, after).added).toEqual(["title: 'Daily Sync'   # single quoted, trailing comment\r"]);
   });
 
-  test('a changed flow list stays flow, a block list stays block', () => {
+  test('a changed flow list stays flow, a block list stays block; items that stay keep their quotes', () => {
     const flow = updateFrontmatter(TRICKY, { attendees: ['Alice', 'Bob', 'Carol'] });
     expect(changedLines(TRICKY, flow)).toEqual({
       removed: ['attendees: [Alice, "Bob"]\r'],
-      added: ['attendees: [Alice, Bob, Carol]\r'],
+      added: ['attendees: [Alice, "Bob", Carol]\r'],
     });
     const block = updateFrontmatter(TRICKY, { people: ['[[Steph Ango]]', '[[Alice]]', '[[Bob]]'] });
-    expect(block).toContain('people:\r\n  - "[[Steph Ango]]"\r\n  - "[[Alice]]"\r\n  - "[[Bob]]"\r\n\r\nplain:');
+    // A new link takes the list's own quotes (the last quoted link's), so one line is added and none rewritten.
+    expect(block).toContain(`people:\r\n  - "[[Steph Ango]]"\r\n  - '[[Alice]]'\r\n  - '[[Bob]]'\r\n\r\nplain:`);
     expect(parseNote(block).data.people).toEqual(['[[Steph Ango]]', '[[Alice]]', '[[Bob]]']);
-    expect(changedLines(TRICKY, block).removed).toEqual(["  - '[[Alice]]'\r"]);
+    expect(changedLines(TRICKY, block)).toEqual({ removed: [], added: ["  - '[[Bob]]'\r"] });
+  });
+
+  test('a list with no quoted link gives new links double quotes; a plain item that stays stays plain', () => {
+    const text = '---\nattendees:\n  - Alice\n  - "Bob"\n---\n';
+    expect(updateFrontmatter(text, { attendees: ['Alice', 'Bob', '[[Carol]]'] })).toBe(
+      '---\nattendees:\n  - Alice\n  - "Bob"\n  - "[[Carol]]"\n---\n',
+    );
   });
 
   test('a block list written at the key’s column stays that way', () => {
