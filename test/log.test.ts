@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pino, { type DestinationStream } from 'pino';
+import type { DestinationStream } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   addLogSecret,

@@ -357,7 +357,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
   });
 
   it('reminds the model once when it stops without write_summary, and fails when it still does not', async () => {
-    const { deps, read, meeting } = setup();
+    const { deps, meeting } = setup();
     server.script(text('All done!'), tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     expect((await summarizeMeeting(deps, meeting)).status).toBe('done');
     expect(userTexts(server.modelRequests()[1]!).at(-1)).toBe(SUMMARY_REMINDER);

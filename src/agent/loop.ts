@@ -84,7 +84,7 @@ const MAX_TRUNCATION_RECOVERIES = 3;
  * failures that survive the retry policy propagate as ModelError.
  */
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
-  const { model, tools, log, signal, context } = options;
+  const { tools, log, signal, context } = options;
   const conversation: LoopConversation = {
     instructions: options.instructions,
     messages: [{ role: 'user', content: options.firstMessage }],

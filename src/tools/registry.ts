@@ -1,7 +1,7 @@
 import type { Settings } from '../config.js';
 import { Audit } from '../audit.js';
 import { type Logger, silentLogger } from '../log.js';
-import type { ToolCall, ToolExecutor, ToolResult, ToolSchema } from '../agent/types.js';
+import type { ToolCall, ToolExecutor, ToolResult } from '../agent/types.js';
 import { isExpectedError } from '../errors.js';
 import type { MeetingArtifacts } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';

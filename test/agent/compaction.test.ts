@@ -17,7 +17,6 @@ import {
 import { conversationProblems, groupMessages } from '../../src/agent/message-groups.js';
 import { countTokens, estimateRequestTokens, fixedTokens, messagesTokens } from '../../src/agent/tokens.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse } from '../../src/agent/types.js';
-import type { Logger } from '../../src/log.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 

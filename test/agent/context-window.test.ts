@@ -20,7 +20,6 @@ import {
   type ToolSchema,
 } from '../../src/agent/types.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
-import type { Logger } from '../../src/log.js';
 import { FIRST_MESSAGE, INSTRUCTIONS, readResult, recordedConversation, TOOL_SCHEMAS, transcriptNote } from '../helpers/long-meeting.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 
