@@ -3,17 +3,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { auditSections, FaultTally, vaultHealth, type VaultHealth } from '../helpers/faults.js';
-import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
-import {
-  type DaemonSetup,
-  daemonSetup,
-  dataOf,
-  meetingNote,
-  meetingOfRequest,
-  SUMMARY_BODY,
-  transcriptNote,
-} from '../integration/daemon-helpers.js';
+import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type RecordedRequest, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
 
 /**
  * Crash recovery: the real daemon SIGKILLed at many points of runs, restarted each time, until
@@ -90,8 +82,6 @@ interface Kill {
   /** Problems with the crashed meeting's notes right after the kill. */
   problems: string[];
 }
-
-let server: ScriptedServer;
 let setup: DaemonSetup;
 let daemon: DaemonProcess | undefined;
 const kills: Kill[] = [];
@@ -157,9 +147,10 @@ function notesProblems(name: string, finished: boolean): string[] {
 
 const allFinished = () => CRASHES.every((c) => dataOf(setup, `Meetings/Context/${c.name}.md`)?.state === 'finished');
 
+const file = daemonTestFile('all');
+
 beforeAll(async () => {
-  server = await startScriptedServer();
-  server.setFallback({
+  file.server.setFallback({
     handler: (req) => {
       const meeting = meetingOfRequest(req) ?? '';
       const name = meeting.replace(/^Meetings\//, '').replace(/\.md$/, '');
@@ -176,7 +167,7 @@ beforeAll(async () => {
       return answer(phase, name);
     },
   });
-  setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: 1, ShutdownGraceSeconds: 1 }, Logging: { Level: 'info' } });
+  setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 1, ShutdownGraceSeconds: 1 }, Logging: { Level: 'info' } });
   for (const c of CRASHES) {
     setup.write(`Meetings/${c.name}.md`, meetingNote(c.name));
     setup.write(`Meetings/Transcripts/${c.name}.md`, transcriptNote(c.name, 'finished'));
@@ -209,10 +200,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const w of watchers) w.close();
-  await daemon?.kill();
-  await killAll();
-  await server?.close();
-  setup?.cleanup();
 });
 
 describe('fault suite: crash recovery (SIGKILL at many points of runs, then restart)', () => {
@@ -245,7 +232,7 @@ describe('fault suite: crash recovery (SIGKILL at many points of runs, then rest
     expect(vaultHealth(setup.vault)).toEqual({ temps: [], unparsable: [] });
     // A meeting is run again only after its crash: at most twice from the start.
     for (const c of CRASHES) expect(firstRequests.get(c.name) ?? 0, c.name).toBeLessThanOrEqual(2);
-    expect(server.maxInFlight).toBe(1);
+    expect(file.server.maxInFlight).toBe(1);
     console.log(tally.summary());
     expect(tally.lost).toEqual([]);
     expect(tally.runCount).toBe(CRASHES.length);

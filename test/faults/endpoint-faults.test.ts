@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, perMeetingModel, vaultHealth } from '../helpers/faults.js';
-import { type DaemonProcess, freePort, killAll, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { contextLengthStep, errorBody, type ScriptedServer, type Step, startScriptedServer } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, dataOf, meetingNote, transcriptNote } from '../integration/daemon-helpers.js';
+import { type DaemonProcess, freePort, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { contextLengthStep, errorBody, type Step } from '../helpers/scripted-server.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, transcriptNote } from '../integration/daemon-helpers.js';
 
 /**
  * Endpoint faults against the real daemon process: one daemon, one meeting per fault, the
@@ -57,16 +57,15 @@ const FAULTS: Record<string, Fault> = {
 };
 
 const rel = (name: string) => `Meetings/${name}.md`;
-
-let server: ScriptedServer;
 let counts: Map<string, number>;
 let setup: DaemonSetup;
 let refusedSetup: DaemonSetup;
 let daemon: DaemonProcess;
 let refusedDaemon: DaemonProcess;
 
+const file = daemonTestFile('all');
+
 beforeAll(async () => {
-  server = await startScriptedServer();
   const model = perMeetingModel((meeting, n) => {
     const name = meeting.replace(/^Meetings\//, '').replace(/\.md$/, '');
     const fault = FAULTS[name];
@@ -77,19 +76,19 @@ beforeAll(async () => {
     return fault.steps[i];
   });
   counts = model.counts;
-  server.setFallback(model.step);
+  file.server.setFallback(model.step);
   const settings = {
     Endpoint: { TimeoutSeconds: TIMEOUT_SECONDS },
     Reconnect: { Attempts: ATTEMPTS, DelaySeconds: DELAY_SECONDS },
     Daemon: { MaxConcurrentSummaries: 4, ShutdownGraceSeconds: 1 },
   };
-  setup = await daemonSetup(server, settings);
+  setup = await daemonSetup(file.server, settings);
   for (const name of Object.keys(FAULTS)) {
     setup.write(rel(name), meetingNote(name));
     // Finished before the daemon starts: the start-up catch-up enqueues every meeting.
     setup.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
   }
-  refusedSetup = await daemonSetup(server, { ...settings, Endpoint: { BaseUrl: `http://127.0.0.1:${await freePort()}/v1` } });
+  refusedSetup = await daemonSetup(file.server, { ...settings, Endpoint: { BaseUrl: `http://127.0.0.1:${await freePort()}/v1` } });
   refusedSetup.write(rel('F07 refused'), meetingNote('F07 refused'));
   refusedSetup.write('Meetings/Transcripts/F07 refused.md', transcriptNote('F07 refused', 'finished'));
 
@@ -107,14 +106,6 @@ beforeAll(async () => {
     waitFor(() => settled(refusedSetup, ['F07 refused']), 'the refused meeting to settle', 45_000),
   ]);
 }, 90_000);
-
-afterAll(async () => {
-  await Promise.allSettled([daemon?.kill(), refusedDaemon?.kill()]);
-  await killAll();
-  await server?.close();
-  setup?.cleanup();
-  refusedSetup?.cleanup();
-});
 
 /** The failure report's fields, as a person reads them. */
 function report(s: DaemonSetup, name: string) {
@@ -258,7 +249,7 @@ describe('fault suite: endpoint faults (real daemon, scripted endpoint, Reconnec
       expect(vaultHealth(s.vault)).toEqual({ temps: [], unparsable: [] });
     }
     // Nothing left open at the endpoint: every hanging request was given up.
-    expect(server.inFlight).toBe(0);
+    expect(file.server.inFlight).toBe(0);
     console.log(tally.summary());
     expect(tally.lost).toEqual([]);
     expect(tally.runCount).toBe(14);

@@ -16,9 +16,9 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { nodeFs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 import { FaultTally, snapshotDiff, snapshotDir } from '../helpers/faults.js';
-import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { lastToolResults, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
 
 /**
  * Hostile tool calls from the model, on a real temporary vault (real symbolic links) with a
@@ -324,7 +324,7 @@ describe('fault suite: 1,000 tool calls in one turn (pipeline on the real vault)
 });
 
 describe('fault suite: hostile tool calls through the real daemon', () => {
-  let server: ScriptedServer;
+  const file = daemonTestFile('all');
   let setup: DaemonSetup;
   let daemon: DaemonProcess;
   let outsideDir: string;
@@ -353,8 +353,7 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
   };
 
   beforeAll(async () => {
-    server = await startScriptedServer();
-    server.setFallback({
+    file.server.setFallback({
       handler: (req): Step => {
         const meeting = meetingOfRequest(req)!;
         const calls = toolCallsSoFar(req);
@@ -366,7 +365,7 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
         return { reply: { content: 'Done.' } };
       },
     });
-    setup = await daemonSetup(server, { Agent: { SearchTimeoutSeconds: 1 }, Daemon: { MaxConcurrentSummaries: 3 } });
+    setup = await daemonSetup(file.server, { Agent: { SearchTimeoutSeconds: 1 }, Daemon: { MaxConcurrentSummaries: 3 } });
     outsideDir = path.join(setup.dir, 'outside');
     mkdirSync(outsideDir);
     writeFileSync(path.join(outsideDir, 'secret.md'), 'secret\n');
@@ -385,13 +384,6 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
       45_000,
     );
   }, 60_000);
-
-  afterAll(async () => {
-    await daemon?.kill();
-    await killAll();
-    await server?.close();
-    setup?.cleanup();
-  });
 
   it.each(Object.keys(HOSTILE))('%s: every hostile call answered with Error:, the meeting finished, nothing outside touched', async (meeting) => {
     await tally.check(`daemon: ${meeting}`, () => {

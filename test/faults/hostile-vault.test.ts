@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
-import { type DaemonProcess, killAll, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { lastToolResults, type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { type DaemonProcess, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { lastToolResults, type RecordedRequest, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
 
 /**
  * A hostile vault under the real daemon: notes a person, a sync tool or a crashed transcriber
@@ -36,8 +36,6 @@ const bigTranscript = () => {
   const line = '[00:00:00] Alice: the quarterly numbers look fine, nothing else to report here.\n';
   return transcriptNote('V5 50 MB transcript', 'finished', line.repeat(BIG_LINES));
 };
-
-let server: ScriptedServer;
 let setup: DaemonSetup;
 let daemon: DaemonProcess;
 const results = new Map<string, ReturnType<typeof lastToolResults>>();
@@ -99,10 +97,11 @@ const EXPECTED_DONE = [
   'V14 context renamed during the run',
 ];
 
+const file = daemonTestFile('all');
+
 beforeAll(async () => {
-  server = await startScriptedServer();
-  server.setFallback(model());
-  setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: 2 }, Logging: { Level: 'info' } });
+  file.server.setFallback(model());
+  setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 2 }, Logging: { Level: 'info' } });
 
   for (const [name, text] of Object.entries(BROKEN_YAML)) {
     put(`Meetings/${name}.md`, text);
@@ -158,13 +157,6 @@ beforeAll(async () => {
   await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan'), 5_000, 'the start-up scan line');
 }, 90_000);
 
-afterAll(async () => {
-  await daemon?.kill();
-  await killAll();
-  await server?.close();
-  setup?.cleanup();
-});
-
 function expectSummarized(name: string) {
   const summary = parseNote(setup.read(`Meetings/Summaries/${name}.md`));
   expect(summary.data.status).toBe('done');
@@ -180,7 +172,7 @@ describe('fault suite: hostile vault (real daemon)', () => {
       expect(parseNote(report).data).toMatchObject({ status: 'failed', retry: false });
       expect(report).toMatch(/frontmatter does not parse/);
       expect(setup.readIfExists(`Meetings/Context/${name}.md`)).toBeUndefined();
-      expect(server.modelRequests().some((r) => nameOf(r) === name)).toBe(false);
+      expect(file.server.modelRequests().some((r) => nameOf(r) === name)).toBe(false);
     }));
 
   it('a BOM: summarized, and the write-back keeps the BOM', () =>
@@ -266,7 +258,7 @@ describe('fault suite: hostile vault (real daemon)', () => {
         expect(setup.readIfExists(`Meetings/Context/${name}.md`), name).toBeUndefined();
         expect(setup.read(`Meetings/${name}.md`)).toBe(original.get(`Meetings/${name}.md`));
       }
-      expect(server.modelRequests().some((r) => nameOf(r).startsWith('V12'))).toBe(false);
+      expect(file.server.modelRequests().some((r) => nameOf(r).startsWith('V12'))).toBe(false);
       expect(warned(/V12 shared\.md.*V12 first claim\.md.*V12 second claim\.md/)).toBe(true);
     }));
 

@@ -1,11 +1,10 @@
 import http from 'node:http';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { FaultTally, snapshotDiff, snapshotDir } from '../helpers/faults.js';
-import { type DaemonProcess, killAll, startDaemonProcess } from '../helpers/daemon-process.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, meetingNote, summarizingModel, transcriptNote } from '../integration/daemon-helpers.js';
+import { type DaemonProcess, startDaemonProcess } from '../helpers/daemon-process.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, meetingNote, summarizingModel, transcriptNote } from '../integration/daemon-helpers.js';
 
 /**
  * The HTTP API of the real daemon under hostile requests: no or wrong token, path traversal
@@ -16,7 +15,6 @@ import { type DaemonSetup, daemonSetup, meetingNote, summarizingModel, transcrip
 
 const tally = new FaultTally('HTTP API');
 
-let server: ScriptedServer;
 let setup: DaemonSetup;
 let daemon: DaemonProcess;
 let token: string;
@@ -62,10 +60,11 @@ const bearer = (t: string) => ({ authorization: `Bearer ${t}` });
 const json = { 'content-type': 'application/json' };
 const SUMMARY = 'Meetings/Summaries/Failed.md';
 
+const file = daemonTestFile('all');
+
 beforeAll(async () => {
-  server = await startScriptedServer();
-  server.setFallback(summarizingModel());
-  setup = await daemonSetup(server);
+  file.server.setFallback(summarizingModel());
+  setup = await daemonSetup(file.server);
   setup.write('Meetings/Failed.md', meetingNote('Failed'));
   setup.write('Meetings/Transcripts/Failed.md', transcriptNote('Failed', 'transcribing'));
   setup.write(SUMMARY, '---\nmeeting: "[[Meetings/Failed]]"\nstatus: failed\nretry: false\n---\n# Summary failed: Failed\n');
@@ -76,13 +75,6 @@ beforeAll(async () => {
   daemon = await startDaemonProcess({ configPath: setup.configPath });
   token = readFileSync(path.join(setup.vault, '.meeting-assistant/token'), 'utf8').trim();
 }, 30_000);
-
-afterAll(async () => {
-  await daemon?.kill();
-  await killAll();
-  await server?.close();
-  setup?.cleanup();
-});
 
 interface HostileRequest {
   name: string;
@@ -176,7 +168,7 @@ describe('fault suite: HTTP API (real daemon): refused, nothing changed', () => 
   it(`survived every hostile request: ${CASES.length} cases, nothing queued, the API still serves the right token`, async () => {
     expect(daemon.logs.filter((l) => typeof l.msg === 'string' && /^(retry|summarize) (queued|merged|follow-up)/.test(l.msg))).toEqual([]);
     expect(daemon.logs.filter((l) => l.msg === 'HTTP request failed' || l.msg === 'HTTP handler crashed')).toEqual([]);
-    expect(server.modelRequests()).toHaveLength(0);
+    expect(file.server.modelRequests()).toHaveLength(0);
     // The refusals were about the requests, not a broken API: the right token still works.
     const status = await send({ method: 'GET', path: '/api/status', headers: bearer(token) });
     expect(status.status).toBe(200);

@@ -1,17 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
-import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type ScriptedServer, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { toolCallsSoFar } from '../helpers/scripted-server.js';
 import {
-  type DaemonSetup,
   daemonSetup,
+  type DaemonSetup,
+  daemonTestFile,
   dataOf,
   editProperty,
   meetingNote,
   meetingOfRequest,
-  SUMMARY_BODY,
   summarizingModel,
+  SUMMARY_BODY,
   transcriptNote,
 } from '../integration/daemon-helpers.js';
 
@@ -24,17 +25,16 @@ const tally = new FaultTally('load');
 const COUNT = 100;
 const BOUND = 3;
 const names = Array.from({ length: COUNT }, (_, i) => `Load ${String(i + 1).padStart(3, '0')}`);
-
-let server: ScriptedServer;
 let setup: DaemonSetup;
 let daemon: DaemonProcess;
 let flipMs = 0;
 
+const file = daemonTestFile('all');
+
 beforeAll(async () => {
-  server = await startScriptedServer();
   // A little latency per answer, so that three runs really overlap.
-  server.setFallback(summarizingModel(20));
-  setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: BOUND }, Logging: { Level: 'info' } });
+  file.server.setFallback(summarizingModel(20));
+  setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: BOUND }, Logging: { Level: 'info' } });
   for (const name of names) {
     setup.write(`Meetings/${name}.md`, meetingNote(name));
     setup.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
@@ -51,13 +51,6 @@ beforeAll(async () => {
     100,
   );
 }, 120_000);
-
-afterAll(async () => {
-  await daemon?.kill();
-  await killAll();
-  await server?.close();
-  setup?.cleanup();
-});
 
 describe('fault suite: load (100 transcripts finished within one second, MaxConcurrentSummaries 3)', () => {
   it('all 100 transcripts were flipped within one second, as the scenario says', () => {
@@ -77,14 +70,14 @@ describe('fault suite: load (100 transcripts finished within one second, MaxConc
   });
 
   it('the concurrency bound held: never more than 3 model requests open, and 3 were used', () => {
-    expect(server.maxInFlight).toBeLessThanOrEqual(BOUND);
-    expect(server.maxInFlight).toBe(BOUND);
+    expect(file.server.maxInFlight).toBeLessThanOrEqual(BOUND);
+    expect(file.server.maxInFlight).toBe(BOUND);
     const running = daemon.logs.filter((l) => l.msg === 'run started').length;
     expect(running).toBe(COUNT);
   });
 
   it('no meeting was run twice: one trigger, one run, one first request per meeting', () => {
-    const requests = server.modelRequests();
+    const requests = file.server.modelRequests();
     expect(requests).toHaveLength(2 * COUNT);
     const firsts = new Map<string, number>();
     for (const req of requests) {

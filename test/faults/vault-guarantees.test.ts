@@ -1,11 +1,11 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
-import { type DaemonProcess, killAll, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
-import { dataOf, daemonSetup, type DaemonSetup, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { type DaemonProcess, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
 
 /**
  * Where the daemon writes, and who runs a meeting (docs/design.md §1 and §2), with the real
@@ -50,17 +50,16 @@ function answer(meeting: string, calls: string[]): Step {
   if (!calls.includes('write_summary')) return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
   return { reply: { content: 'Done.' } };
 }
-
-let server: ScriptedServer;
 let setup: DaemonSetup;
 let daemon: DaemonProcess;
 const before = new Map<string, string>();
 const recognizerWords = () => path.join(setup.dir, 'recognizer', 'words.txt');
 
+const file = daemonTestFile('all');
+
 beforeAll(async () => {
-  server = await startScriptedServer();
-  server.setFallback({ handler: (req) => answer(meetingOfRequest(req) ?? '', toolCallsSoFar(req).map((c) => c.name)) });
-  setup = await daemonSetup(server, { Logging: { Level: 'info' } });
+  file.server.setFallback({ handler: (req) => answer(meetingOfRequest(req) ?? '', toolCallsSoFar(req).map((c) => c.name)) });
+  setup = await daemonSetup(file.server, { Logging: { Level: 'info' } });
   setup.write('Notes/Team handbook.md', '# Team handbook\nBe kind.\n');
   setup.write('Notes/Q4 plans.md', '---\ntags: [plans]\n---\n# Q4 plans\nShip it.\n');
   for (const c of LINK_CASES) {
@@ -93,13 +92,6 @@ beforeAll(async () => {
     throw err;
   });
 }, 90_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await killAll();
-  await server?.close();
-  setup?.cleanup();
-});
 
 describe('fault suite: vault guarantees (confined links, symbolic links, one daemon per vault)', () => {
   for (const c of LINK_CASES) {

@@ -191,6 +191,16 @@ export async function killAll(): Promise<void> {
   );
 }
 
+/** The temporary folders of makeTempSetup not yet removed. */
+const tempDirs = new Set<string>();
+
+/** Kill every daemon and remove every temporary vault these helpers made (after a test or a file). */
+export async function cleanUpAll(): Promise<void> {
+  await killAll();
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+
 /** Poll `check` until it returns a truthy value or the deadline passes. */
 export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15000, intervalMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
@@ -236,6 +246,7 @@ function merge(a: Record<string, unknown>, b: Record<string, unknown>): Record<s
 
 export function makeTempSetup(settings: Record<string, unknown>, prefix = 'ma-daemon-'): TempSetup {
   const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.add(dir);
   const vault = path.join(dir, 'vault');
   mkdirSync(vault, { recursive: true });
   const configPath = path.join(dir, 'config.json');
@@ -264,7 +275,10 @@ export function makeTempSetup(settings: Record<string, unknown>, prefix = 'ma-da
       current = merge(current, more);
       save();
     },
-    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+      tempDirs.delete(dir);
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { type RecordedRequest, type ScriptedServer, type Step, toolCallsSoFar, userTexts } from '../helpers/scripted-server.js';
-import { freePort, makeTempSetup, type TempSetup } from '../helpers/daemon-process.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, userTexts } from '../helpers/scripted-server.js';
+import { cleanUpAll, freePort, makeTempSetup, type TempSetup } from '../helpers/daemon-process.js';
 
 /** Shared pieces of the daemon integration tests: notes, the scripted "model", config. */
 
@@ -40,6 +41,34 @@ export function dataOf(setup: TempSetup, rel: string): Record<string, unknown> |
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The hooks of a file of daemon tests: one scripted server for the whole file; after each test
+ * (`each`) or after the file (`all`), every daemon killed and every temporary vault removed;
+ * after each test the server's fallback model is cleared. `server` is there once tests run.
+ */
+export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly server: ScriptedServer } {
+  let server: ScriptedServer | undefined;
+  beforeAll(async () => {
+    server = await startScriptedServer();
+  });
+  if (cleanUp === 'each') {
+    afterEach(async () => {
+      await cleanUpAll();
+      server?.setFallback(undefined);
+    });
+  }
+  afterAll(async () => {
+    await cleanUpAll();
+    await server?.close();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error('the scripted server starts in beforeAll; use it inside a hook or a test');
+      return server;
+    },
+  };
 }
 
 export interface DaemonSetup extends TempSetup {

@@ -1,19 +1,11 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { BIN, type DaemonProcess, freePort, killAll, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { BIN, type DaemonProcess, freePort, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { runs } from '../helpers/host-tools.js';
-import { errorBody, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import {
-  type DaemonSetup,
-  daemonSetup,
-  dataOf,
-  editProperty,
-  meetingNote,
-  summarizingModel,
-  transcriptNote,
-} from './daemon-helpers.js';
+import { errorBody } from '../helpers/scripted-server.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, transcriptNote } from './daemon-helpers.js';
 
 /**
  * Start, crash, restart, stop: the daemon's life as a service sees it, and as a person sees it
@@ -23,52 +15,38 @@ import {
 
 const HAS_SCRIPT = process.platform === 'linux' && runs('script', ['--version']);
 
-let server: ScriptedServer;
-let setup: DaemonSetup | undefined;
-let daemon: DaemonProcess | undefined;
-
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await daemon?.kill();
-  await killAll();
-  daemon = undefined;
-  setup?.cleanup();
-  setup = undefined;
-  server.setFallback(undefined);
-});
+const file = daemonTestFile();
+// Each test sets these before use; daemonTestFile ends the daemons and removes the vaults.
+let setup: DaemonSetup;
+let daemon: DaemonProcess;
 
 /** A meeting whose transcript is flipped to finished while the model is made to answer only when told. */
 async function runInFlight(name: string, grace: number) {
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
-  server.setFallback({ handler: async () => (await released, summarizingModel()) });
-  setup = await daemonSetup(server, { Daemon: { ShutdownGraceSeconds: grace } });
+  file.server.setFallback({ handler: async () => (await released, summarizingModel()) });
+  setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: grace } });
   const s = setup;
   s.write(`Meetings/${name}.md`, meetingNote(name));
   s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
   daemon = await startDaemonProcess({ configPath: s.configPath });
-  const seen = server.modelRequests().length;
+  const seen = file.server.modelRequests().length;
   editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
-  await waitFor(() => server.modelRequests().length > seen, 'the first model request');
+  await waitFor(() => file.server.modelRequests().length > seen, 'the first model request');
   return { s, d: daemon, release };
 }
 
 describe('daemon process: crash and restart', () => {
   it('killed with SIGKILL in the middle of a run, it finishes that meeting after a restart, and no note is half-written', async () => {
-    server.setFallback({ hang: true });
-    setup = await daemonSetup(server);
+    file.server.setFallback({ hang: true });
+    setup = await daemonSetup(file.server);
     const s = setup;
     s.write('Meetings/Crash.md', meetingNote('Crash'));
     s.write('Meetings/Transcripts/Crash.md', transcriptNote('Crash', 'transcribing'));
     daemon = await startDaemonProcess({ configPath: s.configPath });
-    const seen = server.modelRequests().length;
+    const seen = file.server.modelRequests().length;
     editProperty(s, 'Meetings/Transcripts/Crash.md', 'state', 'transcribing', 'finished');
-    await waitFor(() => server.modelRequests().length > seen, 'the run to reach the model');
+    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model');
     expect(dataOf(s, 'Meetings/Context/Crash.md')?.state).toBe('summarizing');
 
     const exit = await daemon.kill();
@@ -79,7 +57,7 @@ describe('daemon process: crash and restart', () => {
     expect(files.filter((f) => f.endsWith('.ma-tmp'))).toEqual([]);
     for (const f of files.filter((f) => f.endsWith('.md'))) expect(() => parseNote(s.read(f)), f).not.toThrow();
 
-    server.setFallback(summarizingModel());
+    file.server.setFallback(summarizingModel());
     daemon = await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Crash.md')?.status === 'done', 'the summary after restart');
     await waitFor(() => dataOf(s, 'Meetings/Context/Crash.md')?.state === 'finished', 'context state finished');
@@ -106,15 +84,15 @@ describe('daemon process: shutdown', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(d.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 0, aborted: 1 });
     release();
-    server.setFallback(summarizingModel());
+    file.server.setFallback(summarizingModel());
     daemon = await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary');
   }, 60_000);
 
   it('Ctrl-C while a run only waits for a Retry-After: exit 0 at once (not after the grace period); the next start runs the meeting', async () => {
     // The endpoint is busy and asks for a minute; the daemon would wait that long between tries.
-    server.setFallback({ status: 503, body: errorBody('Server starting, try later'), headers: { 'retry-after': '60' } });
-    setup = await daemonSetup(server, { Reconnect: { Attempts: 3, DelaySeconds: 1 }, Daemon: { ShutdownGraceSeconds: 30 } });
+    file.server.setFallback({ status: 503, body: errorBody('Server starting, try later'), headers: { 'retry-after': '60' } });
+    setup = await daemonSetup(file.server, { Reconnect: { Attempts: 3, DelaySeconds: 1 }, Daemon: { ShutdownGraceSeconds: 30 } });
     const s = setup;
     s.write('Meetings/Patient.md', meetingNote('Patient'));
     s.write('Meetings/Transcripts/Patient.md', transcriptNote('Patient', 'finished'));
@@ -134,7 +112,7 @@ describe('daemon process: shutdown', () => {
     expect(dataOf(s, 'Meetings/Summaries/Patient.md')).toBeUndefined();
     expect(dataOf(s, 'Meetings/Context/Patient.md')?.state).toBe('summarizing');
 
-    server.setFallback(summarizingModel());
+    file.server.setFallback(summarizingModel());
     daemon = await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Patient.md')?.status === 'done', 'the resumed summary');
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Patient.md' && String(l.trigger).endsWith('resumed'))).toBe(true);
@@ -151,8 +129,8 @@ describe('daemon process: shutdown', () => {
   });
 
   it('one Ctrl-C delivered twice at once (the terminal and npm forwarding it) is one stop: exit 0, not 130', async () => {
-    server.setFallback(summarizingModel());
-    setup = await daemonSetup(server);
+    file.server.setFallback(summarizingModel());
+    setup = await daemonSetup(file.server);
     daemon = await startDaemonProcess({ configPath: setup.configPath });
     daemon.child.kill('SIGINT');
     daemon.child.kill('SIGINT');
@@ -162,9 +140,9 @@ describe('daemon process: shutdown', () => {
   });
 
   it('a port in use is a clear startup error: exit 1 naming the port and Http.Port', async () => {
-    setup = await daemonSetup(server);
+    setup = await daemonSetup(file.server);
     const blocker = net.createServer();
-    await new Promise<void>((r) => blocker.listen(setup!.port, '127.0.0.1', () => r()));
+    await new Promise<void>((r) => blocker.listen(setup.port, '127.0.0.1', () => r()));
     try {
       daemon = await startDaemonProcess({ configPath: setup.configPath, waitReady: false });
       const exit = await daemon.exited;
@@ -178,7 +156,7 @@ describe('daemon process: shutdown', () => {
   });
 
   it('a bad config is exit 2', async () => {
-    setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: 0 } });
+    setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 0 } });
     const result = await runCli(['run', '--config', setup.configPath]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('MeetingAssistant.Daemon.MaxConcurrentSummaries');
@@ -187,8 +165,8 @@ describe('daemon process: shutdown', () => {
 
 describe('CLI: session and status', () => {
   it('session start/state/stop write the notes; status lists meetings and the running daemon queue', async () => {
-    server.setFallback(summarizingModel());
-    setup = await daemonSetup(server);
+    file.server.setFallback(summarizingModel());
+    setup = await daemonSetup(file.server);
     const s = setup;
     const cfg = ['--config', s.configPath];
     const started = await runCli(['session', 'start', '--title', 'Plan: Q1?', '--projects', 'Alpha,Beta', '--agenda', 'Roadmap', '--scheduled-end', '2026-11-30T11:00:00+01:00', ...cfg]);

@@ -1,53 +1,25 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import {
-  type DaemonSetup,
-  daemonSetup,
-  dataOf,
-  editProperty,
-  failingModel,
-  meetingNote,
-  summarizingModel,
-  transcriptNote,
-} from './daemon-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, summarizingModel, transcriptNote } from './daemon-helpers.js';
 
 /** Failure reports and the three ways to retry them: the checkbox, the link, the API. */
 
-let server: ScriptedServer;
-let setup: DaemonSetup | undefined;
-let daemon: DaemonProcess | undefined;
-
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await daemon?.kill();
-  await killAll();
-  daemon = undefined;
-  setup?.cleanup();
-  setup = undefined;
-  server.setFallback(undefined);
-});
+const file = daemonTestFile();
 
 /** Start a daemon whose endpoint fails, finish a meeting's transcript, wait for its failure report. */
 async function failedMeeting(name: string): Promise<{ s: DaemonSetup; d: DaemonProcess; report: string }> {
-  server.setFallback(failingModel);
-  setup ??= await daemonSetup(server);
-  const s = setup;
+  file.server.setFallback(failingModel);
+  const s = await daemonSetup(file.server);
   s.write(`Meetings/${name}.md`, meetingNote(name));
   s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
-  daemon ??= await startDaemonProcess({ configPath: s.configPath });
+  const d = await startDaemonProcess({ configPath: s.configPath });
   editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
   const rel = `Meetings/Summaries/${name}.md`;
   await waitFor(() => dataOf(s, rel)?.status === 'failed', 'the failure report');
   await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'error', 'context state error');
-  return { s, d: daemon, report: s.read(rel) };
+  return { s, d, report: s.read(rel) };
 }
 
 function retryLinkOf(report: string): string {
@@ -65,7 +37,7 @@ describe('daemon process: failure reports and retries', () => {
     expect(report).toContain('not loaded');
     expect(retryLinkOf(report)).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/retry\\?note=Meetings%2FSummaries%2FRetry%20Box\\.md&token=`));
 
-    server.setFallback(summarizingModel());
+    file.server.setFallback(summarizingModel());
     editProperty(s, rel, 'retry', 'false', 'true');
     await waitFor(() => dataOf(s, rel)?.status === 'done', 'the summary in the same file');
     expect(s.read(rel)).toContain('Ship on Friday');
@@ -96,7 +68,7 @@ describe('daemon process: failure reports and retries', () => {
     expect(dataOf(s, rel)?.status).toBe('failed');
     expect(d.logs.some((l) => l.msg?.startsWith('retry queued'))).toBe(false);
 
-    server.setFallback(summarizingModel());
+    file.server.setFallback(summarizingModel());
     const res = await fetch(link);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
@@ -109,7 +81,7 @@ describe('daemon process: failure reports and retries', () => {
     const { s, report } = await failedMeeting('Regenerate');
     const rel = 'Meetings/Summaries/Regenerate.md';
     const token = new URL(retryLinkOf(report)).searchParams.get('token')!;
-    server.setFallback(summarizingModel());
+    file.server.setFallback(summarizingModel());
     const api = `http://127.0.0.1:${s.port}/api/retry`;
     const body = JSON.stringify({ note: rel });
     expect((await fetch(api, { method: 'POST', body })).status).toBe(401);

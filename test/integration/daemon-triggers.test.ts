@@ -1,58 +1,31 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import {
-  type DaemonSetup,
-  daemonSetup,
-  dataOf,
-  editProperty,
-  meetingNote,
-  meetingOfRequest,
-  summarizingModel,
-  transcriptNote,
-} from './daemon-helpers.js';
+import { describe, expect, it } from 'vitest';
+import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, meetingOfRequest, summarizingModel, transcriptNote } from './daemon-helpers.js';
 
 /**
  * The daemon as a real process on a real temporary vault, driven by file edits as a
  * transcriber or a person would make them, against the scripted OpenAI-compatible server.
  */
 
-let server: ScriptedServer;
-let setup: DaemonSetup | undefined;
-let daemon: DaemonProcess | undefined;
-
-beforeAll(async () => {
-  server = await startScriptedServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(async () => {
-  await daemon?.kill();
-  await killAll();
-  daemon = undefined;
-  setup?.cleanup();
-  setup = undefined;
-  server.setFallback(undefined);
-});
+const file = daemonTestFile();
 
 const fileEventFor = (rel: string) => (l: { msg?: string; path?: unknown }) => l.msg === 'file event' && l.path === rel;
 
 describe('daemon process: transcript triggers', () => {
   it('a transcript flipped to finished produces a summary and state finished; saving it again does not summarize again', async () => {
-    server.setFallback(summarizingModel());
-    setup = await daemonSetup(server);
+    file.server.setFallback(summarizingModel());
+    const setup = await daemonSetup(file.server);
     setup.write('Meetings/Sync.md', meetingNote('Sync'));
     setup.write('Meetings/Transcripts/Sync.md', transcriptNote('Sync', 'transcribing'));
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
-    const before = server.modelRequests().length;
+    const daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const before = file.server.modelRequests().length;
 
     editProperty(setup, 'Meetings/Transcripts/Sync.md', 'state', 'transcribing', 'finished');
     const s = setup;
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Sync.md')?.status === 'done', 'the summary');
     await waitFor(() => dataOf(s, 'Meetings/Context/Sync.md')?.state === 'finished', 'context state finished');
     expect(setup.read('Meetings/Summaries/Sync.md')).toContain('Ship on Friday');
-    const afterRun = server.modelRequests().length;
+    const afterRun = file.server.modelRequests().length;
     expect(afterRun - before).toBe(2);
 
     // A person fixes a typo in the finished transcript: a save, not a state change.
@@ -63,15 +36,15 @@ describe('daemon process: transcript triggers', () => {
     const seen = daemon.logs.filter(fileEventFor('Meetings/Transcripts/Sync.md')).at(-1)!;
     expect(seen.trigger).toBeUndefined();
     expect(daemon.logs.filter((l) => l.msg?.startsWith('summarize queued'))).toHaveLength(1);
-    expect(server.modelRequests().length).toBe(afterRun);
+    expect(file.server.modelRequests().length).toBe(afterRun);
   });
 
   it('a transcript finished while the daemon was down is summarized at start', async () => {
-    server.setFallback(summarizingModel());
-    setup = await daemonSetup(server);
+    file.server.setFallback(summarizingModel());
+    const setup = await daemonSetup(file.server);
     setup.write('Meetings/Down.md', meetingNote('Down'));
     setup.write('Meetings/Transcripts/Down.md', transcriptNote('Down', 'finished'));
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const daemon = await startDaemonProcess({ configPath: setup.configPath });
     const s = setup;
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Down.md')?.status === 'done', 'the summary');
     await waitFor(() => dataOf(s, 'Meetings/Context/Down.md')?.state === 'finished', 'context state finished');
@@ -79,14 +52,14 @@ describe('daemon process: transcript triggers', () => {
   });
 
   it('a meeting with malformed frontmatter fails alone while another meeting is summarized', async () => {
-    server.setFallback(summarizingModel());
-    setup = await daemonSetup(server);
+    file.server.setFallback(summarizingModel());
+    const setup = await daemonSetup(file.server);
     const broken = '---\ntitle: [Broken\nstart_time: 2026-11-30T09:00:00+01:00\n---\nNotes.\n';
     setup.write('Meetings/Broken.md', broken);
     setup.write('Meetings/Transcripts/Broken.md', transcriptNote('Broken', 'transcribing'));
     setup.write('Meetings/Good.md', meetingNote('Good'));
     setup.write('Meetings/Transcripts/Good.md', transcriptNote('Good', 'transcribing'));
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const daemon = await startDaemonProcess({ configPath: setup.configPath });
 
     editProperty(setup, 'Meetings/Transcripts/Broken.md', 'state', 'transcribing', 'finished');
     editProperty(setup, 'Meetings/Transcripts/Good.md', 'state', 'transcribing', 'finished');
@@ -101,21 +74,21 @@ describe('daemon process: transcript triggers', () => {
     const line = daemon.logs.find((l) => l.level === 'warn' && l.msg?.startsWith('meeting failed: Meetings/Broken.md'));
     expect(line?.msg).toMatch(/frontmatter/);
     // No model request was spent on the broken meeting, and the daemon is still up.
-    expect(server.modelRequests().map(meetingOfRequest)).not.toContain('Meetings/Broken.md');
+    expect(file.server.modelRequests().map(meetingOfRequest)).not.toContain('Meetings/Broken.md');
     const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
     expect(await health.text()).toBe('ok');
   });
 
   it('twenty transcripts finished at once with MaxConcurrentSummaries 2: all summarized, never more than two runs at once', async () => {
-    server.setFallback(summarizingModel(60));
-    setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: 2 } });
+    file.server.setFallback(summarizingModel(60));
+    const setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 2 } });
     const names = Array.from({ length: 20 }, (_, i) => `Meeting ${String(i + 1).padStart(2, '0')}`);
     for (const name of names) {
       setup.write(`Meetings/${name}.md`, meetingNote(name));
       setup.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
     }
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
-    const first = server.requests.length;
+    await startDaemonProcess({ configPath: setup.configPath });
+    const first = file.server.requests.length;
     for (const name of names) editProperty(setup, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
     const s = setup;
     await waitFor(
@@ -125,9 +98,9 @@ describe('daemon process: transcript triggers', () => {
     );
     await waitFor(() => names.every((n) => dataOf(s, `Meetings/Context/${n}.md`)?.state === 'finished'), 'twenty finished states');
 
-    const requests = server.requests.slice(first).filter((r) => r.kind === 'chat');
+    const requests = file.server.requests.slice(first).filter((r) => r.kind === 'chat');
     expect(requests).toHaveLength(40);
-    expect(server.maxInFlight).toBeLessThanOrEqual(2);
+    expect(file.server.maxInFlight).toBeLessThanOrEqual(2);
     // Runs, not just requests: a run spans its first to its last request.
     const spans = new Map<string, { from: number; to: number }>();
     for (const req of requests) {

@@ -3,9 +3,9 @@ import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOnPath } from '../../src/daemon/external.js';
-import { type DaemonProcess, killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, dataOf, failingModel, meetingNote, summarizingModel, transcriptNote } from './daemon-helpers.js';
+import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type RecordedRequest, type Step } from '../helpers/scripted-server.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, failingModel, meetingNote, summarizingModel, transcriptNote } from './daemon-helpers.js';
 
 /**
  * The status page in a real browser (headless Chromium from Debian's `chromium` package,
@@ -19,8 +19,6 @@ declare const document: { querySelector(selector: string): { textContent: string
 declare const window: { notReloaded?: boolean };
 
 const CHROMIUM = process.env.CHROMIUM_PATH || findOnPath('chromium') || findOnPath('chromium-browser');
-
-let server: ScriptedServer;
 let setup: DaemonSetup;
 let daemon: DaemonProcess | undefined;
 let browser: Browser;
@@ -71,9 +69,9 @@ function standIn(bin: string, name: string, log: string): void {
 }
 
 describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium package)', () => {
+  const file = daemonTestFile('all');
   beforeAll(async () => {
-    server = await startScriptedServer();
-    setup = await daemonSetup(server, { Notify: { OnSuccess: true, OnFailure: true } });
+    setup = await daemonSetup(file.server, { Notify: { OnSuccess: true, OnFailure: true } });
     const bin = path.join(setup.dir, 'bin');
     mkdirSync(bin);
     notifyLog = path.join(setup.dir, 'notify-send.log');
@@ -89,10 +87,6 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
 
   afterAll(async () => {
     await browser?.close();
-    await daemon?.kill();
-    await killAll();
-    await server?.close();
-    setup?.cleanup();
   });
 
   it('answers 401 without the cookie or the token, and with a wrong token', async () => {
@@ -110,7 +104,7 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
     const cookies = await context.cookies(base);
     expect(cookies).toEqual([expect.objectContaining({ name: `ma_session_${setup.port}`, httpOnly: true, sameSite: 'Strict' })]);
     expect(cookies[0]!.value).not.toContain(token);
-    await waitText('#about', `${server.baseUrl}`);
+    await waitText('#about', `${file.server.baseUrl}`);
     await waitText('#about', 'test-model, context window 32,768 tokens');
     await waitText('#live', 'Live');
   });
@@ -118,7 +112,7 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
   it('shows a run moving (turn, tokens in use of the window) and finishing, without a reload', async () => {
     await page.evaluate(() => (window.notReloaded = true));
     const held = heldModel();
-    server.setFallback(held.step);
+    file.server.setFallback(held.step);
     finishTranscript('Alpha Sync');
     await waitText('#running', 'Alpha Sync');
     await waitText('#running', 'turn 1 of at most 60');
@@ -140,7 +134,7 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
   });
 
   it('shows a failure with its error and a Retry button; a POST without the CSRF token is refused', async () => {
-    server.setFallback(failingModel);
+    file.server.setFallback(failingModel);
     finishTranscript('Beta Review');
     await waitText('#failures', 'Beta Review');
     await waitText('#failures', 'model "test-model" is not loaded');
@@ -162,7 +156,7 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
   });
 
   it('the Retry button re-runs the meeting and the page shows the new outcome', async () => {
-    server.setFallback(summarizingModel());
+    file.server.setFallback(summarizingModel());
     await page.locator('#failures button', { hasText: 'Retry' }).click();
     await page.waitForURL(`${base}/`);
     await waitText('#failures', 'No meeting is failing.');
