@@ -1,6 +1,7 @@
 import { type CommandRunner, findOnPath, launch } from '../daemon/external.js';
 import { statusPageUrl } from '../daemon/address.js';
-import { localBaseUrl, readHttpToken } from '../vault/state.js';
+import { daemonBaseUrl } from '../daemon/instance.js';
+import { readHttpToken } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
@@ -44,15 +45,17 @@ export async function open(opts: OpenOptions, given: Partial<OpenDeps> = {}): Pr
   if (!http.Enabled) {
     throw new CliError('the status page is served by the daemon\'s HTTP server, and MeetingAssistant.Http.Enabled is false', EXIT_USAGE);
   }
-  const token = await readHttpToken(new Vault(deps.fs, config.layout), http);
+  const vault = new Vault(deps.fs, config.layout);
+  const token = await readHttpToken(vault, http);
   if (!token) throw new CliError('no HTTP token yet: the daemon has not run on this vault. Start it (meeting-assistant run, or the service) first.');
-  const url = statusPageUrl(http, token);
+  const base = await daemonBaseUrl(vault, http);
+  const url = statusPageUrl(base, token);
   if (opts.print) {
     deps.io.out(url);
     return EXIT_OK;
   }
-  if (!(await deps.daemonUp(localBaseUrl(http)))) {
-    deps.io.err(`warning: the daemon does not answer on ${localBaseUrl(http)}; the page loads once it runs`);
+  if (!(await deps.daemonUp(base))) {
+    deps.io.err(`warning: the daemon does not answer on ${base}; the page loads once it runs`);
   }
   const name = OPENERS[deps.platform];
   const opener = name ? deps.findCommand(name) : undefined;
@@ -68,6 +71,6 @@ export async function open(opts: OpenOptions, given: Partial<OpenDeps> = {}): Pr
     return EXIT_FAILED;
   }
   // The address carries the token: not printed unless asked for.
-  deps.io.out(`opened the status page (${localBaseUrl(http)}/) in the default browser`);
+  deps.io.out(`opened the status page (${base}/) in the default browser`);
   return EXIT_OK;
 }

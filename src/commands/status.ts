@@ -1,5 +1,6 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { listMeetingStates } from '../daemon/overview.js';
+import { liveDaemon } from '../daemon/instance.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';
@@ -51,12 +52,19 @@ type DaemonAnswer =
   | { kind: 'down'; reason: string }
   | { kind: 'error'; reason: string };
 
-/** Ask the running daemon; the token is the configured one or the one it generated (never created here). */
+/**
+ * Ask the vault's daemon, found by its daemon.json (pid, address) rather than by the configured
+ * port, which may have changed since it started; the token is the configured one or the one it
+ * generated (never created here).
+ */
 async function queryDaemon(config: AppConfig, vault: Vault): Promise<DaemonAnswer> {
   const http = config.settings.Http;
-  if (!http.Enabled) return { kind: 'down', reason: 'Http.Enabled is false, so its queue cannot be asked' };
+  const instance = await liveDaemon(vault);
+  if (!instance) return { kind: 'down', reason: 'no daemon runs on this vault' };
+  // No address recorded: its HTTP is off, or it is still starting (the address comes once it listens).
+  if (!instance.http && !http.Enabled) return { kind: 'error', reason: `running, pid ${instance.pid}, HTTP off, so its queue cannot be asked` };
   const token = await readHttpToken(vault, http);
-  const url = `${localBaseUrl(http)}/api/status`;
+  const url = `${instance.http ?? localBaseUrl(http)}/api/status`;
   if (!token) return { kind: 'down', reason: 'no HTTP token yet: the daemon has not run on this vault' };
   try {
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });

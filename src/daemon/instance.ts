@@ -4,7 +4,8 @@ import type { Fs } from '../vault/fs.js';
 import { isNotFound, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
 import { processIsAlive } from './temps.js';
-import { STATE_FOLDER } from '../vault/state.js';
+import { localBaseUrl, STATE_FOLDER } from '../vault/state.js';
+import type { Settings } from '../config.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
@@ -53,6 +54,14 @@ function parseInstance(text: string | undefined): DaemonInstance | undefined {
 export async function liveDaemon(vault: Vault): Promise<DaemonInstance | undefined> {
   const found = parseInstance(await readTextIfExists(vault.fs, instanceFile(vault)));
   return found && processIsAlive(found.pid) ? found : undefined;
+}
+
+/**
+ * The base URL of the vault's daemon: the address the live daemon recorded (it keeps the port
+ * it started with when the configuration has changed since), else the configured one.
+ */
+export async function daemonBaseUrl(vault: Vault, http: Settings['Http']): Promise<string> {
+  return (await liveDaemon(vault))?.http ?? localBaseUrl(http);
 }
 
 async function createExclusive(fs: Fs, file: string, content: string): Promise<boolean> {

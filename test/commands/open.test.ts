@@ -76,6 +76,19 @@ describe('open', () => {
     expect(failing.out).toEqual(['http://127.0.0.1:4997/?token=t']);
   });
 
+  it('a running daemon is reached at the address it recorded in daemon.json, whatever port the configuration names now', async () => {
+    const config = configWith({ Port: 4995, Token: 't' });
+    // This test process stands in for the daemon: its pid is alive.
+    const instance = { pid: process.pid, startedAt: 'then', http: 'http://127.0.0.1:4321' };
+    writeFileSync(path.join(dir!, 'vault', '.meeting-assistant', 'daemon.json'), JSON.stringify(instance));
+    const f = fakes({ opener: '/usr/bin/xdg-open' });
+    let asked: string | undefined;
+    f.deps.daemonUp = async (base) => ((asked = base), true);
+    expect(await open({ config }, f.deps)).toBe(0);
+    expect(asked).toBe('http://127.0.0.1:4321');
+    expect(f.runs).toEqual([['/usr/bin/xdg-open', ['http://127.0.0.1:4321/?token=t']]]);
+  });
+
   it('says what to do when the daemon never ran (no token) or Http.Enabled is false', async () => {
     const f = fakes();
     await expect(open({ config: configWith({ Port: 4996 }) }, f.deps)).rejects.toThrow(/has not run on this vault/);

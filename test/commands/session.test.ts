@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { sessionStart, sessionState, sessionStop } from '../../src/commands/session.js';
 import { status } from '../../src/commands/status.js';
@@ -48,7 +50,7 @@ describe('session commands on passed-in deps', () => {
     expect(await status({}, shown)).toBe(0);
     expect(shown.io.outLines[0]).toBe('vault: /vault');
     expect(shown.io.text()).toMatch(/Meetings\/2026-11-30 0907 Weekly Sync\.md/);
-    expect(shown.io.text()).toContain('daemon: not running (Http.Enabled is false');
+    expect(shown.io.text()).toContain('daemon: not running (no daemon runs on this vault)');
   });
 
   it('a usage mistake is exit 2 and writes nothing', async () => {
@@ -57,5 +59,49 @@ describe('session commands on passed-in deps', () => {
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(EXIT_USAGE);
     await expect(fs.readdir('/vault', { withFileTypes: true })).resolves.toEqual([]);
+  });
+});
+
+describe('status finds the daemon by its daemon.json, not by the configured port', () => {
+  /** A stand-in for the daemon's API on loopback: /api/status with the bearer token. */
+  async function fakeDaemonApi(token: string) {
+    const server = http.createServer((req, res) => {
+      if (req.url !== '/api/status' || req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
+      const queue = { running: [], pending: [], recent: [], concurrency: 2 };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: process.pid, startedAt: 'then', http: 'here', queue }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+
+  function vaultWith(http: Record<string, unknown>, instance?: Record<string, unknown>) {
+    const files: Record<string, string> = { '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: http } }) };
+    if (instance) files['/vault/.meeting-assistant/daemon.json'] = JSON.stringify(instance);
+    const io = memoryIo();
+    return { io, deps: { io, fs: memoryFs(files), env: {}, cwd: '/work', clock: () => START } };
+  }
+
+  it('asks the address the live daemon recorded, although the configuration names another port now', async () => {
+    const api = await fakeDaemonApi('secret');
+    try {
+      // This test process stands in for the daemon: its pid is alive.
+      const { io, deps } = vaultWith({ Port: 1, Token: 'secret' }, { pid: process.pid, startedAt: 'then', http: api.url });
+      expect(await status({}, deps)).toBe(0);
+      expect(io.text()).toMatch(new RegExp(`daemon: running, pid ${process.pid}, since then`));
+      expect(io.text()).toContain('queue: 0 running, 0 waiting (at most 2 at once)');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it('a daemon.json whose process is gone is not running; a live daemon with HTTP off is named, not asked', async () => {
+    const gone = vaultWith({ Port: 1, Token: 'secret' }, { pid: 2 ** 22 + 12_345, startedAt: 'then', http: 'http://127.0.0.1:1' });
+    expect(await status({}, gone.deps)).toBe(0);
+    expect(gone.io.text()).toContain('daemon: not running (no daemon runs on this vault)');
+
+    const off = vaultWith({ Enabled: false }, { pid: process.pid, startedAt: 'then' });
+    expect(await status({}, off.deps)).toBe(0);
+    expect(off.io.text()).toContain(`daemon: running, pid ${process.pid}, HTTP off, so its queue cannot be asked`);
   });
 });
