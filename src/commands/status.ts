@@ -61,17 +61,18 @@ async function queryDaemon(config: AppConfig, vault: Vault): Promise<DaemonAnswe
   const http = config.settings.Http;
   const instance = await liveDaemon(vault);
   if (!instance) return { kind: 'down', reason: 'no daemon runs on this vault' };
+  const running = `running, pid ${instance.pid}`;
   // No address recorded: its HTTP is off, or it is still starting (the address comes once it listens).
-  if (!instance.http && !http.Enabled) return { kind: 'error', reason: `running, pid ${instance.pid}, HTTP off, so its queue cannot be asked` };
+  if (!instance.http && !http.Enabled) return { kind: 'error', reason: `${running}, HTTP off, so its queue cannot be asked` };
   const token = await readHttpToken(vault, http);
   const url = `${instance.http ?? localBaseUrl(http)}/api/status`;
-  if (!token) return { kind: 'down', reason: 'no HTTP token yet: the daemon has not run on this vault' };
+  if (!token) return { kind: 'error', reason: `${running}, but there is no HTTP token to ask ${url} with` };
   try {
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
     if (res.status === 401) return { kind: 'error', reason: `${url} refused the token (is another vault's daemon on this port?)` };
     if (!res.ok) return { kind: 'error', reason: `${url} answered ${res.status}` };
     return { kind: 'up', status: (await res.json()) as DaemonStatus };
   } catch {
-    return { kind: 'down', reason: `no answer on ${url}` };
+    return { kind: 'error', reason: `${running}, but ${url} does not answer (HTTP off, or still starting)` };
   }
 }

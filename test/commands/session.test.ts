@@ -95,7 +95,7 @@ describe('status finds the daemon by its daemon.json, not by the configured port
     }
   });
 
-  it('a daemon.json whose process is gone is not running; a live daemon with HTTP off is named, not asked', async () => {
+  it('a daemon.json whose process is gone is not running; a live daemon with HTTP off, or not answering, is named as running', async () => {
     const gone = vaultWith({ Port: 1, Token: 'secret' }, { pid: 2 ** 22 + 12_345, startedAt: 'then', http: 'http://127.0.0.1:1' });
     expect(await status({}, gone.deps)).toBe(0);
     expect(gone.io.text()).toContain('daemon: not running (no daemon runs on this vault)');
@@ -103,5 +103,10 @@ describe('status finds the daemon by its daemon.json, not by the configured port
     const off = vaultWith({ Enabled: false }, { pid: process.pid, startedAt: 'then' });
     expect(await status({}, off.deps)).toBe(0);
     expect(off.io.text()).toContain(`daemon: running, pid ${process.pid}, HTTP off, so its queue cannot be asked`);
+
+    // Port 1 is never a daemon here: a live daemon that does not answer is still not called down.
+    const silent = vaultWith({ Port: 1, Token: 'secret' }, { pid: process.pid, startedAt: 'then', http: 'http://127.0.0.1:1' });
+    expect(await status({}, silent.deps)).toBe(0);
+    expect(silent.io.text()).toContain(`daemon: running, pid ${process.pid}, but http://127.0.0.1:1/api/status does not answer`);
   });
 });
