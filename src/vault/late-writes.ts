@@ -198,9 +198,10 @@ export interface WatchIo {
  * Watches a write for `windowMs` (polling, quickly at first, then every MAX_POLL_MS): late
  * writes into the replaced file, once they hold still, are merged into the file; a stale
  * rewrite of the file at its path that dropped this write's own lines gets them back
- * (restoreOwn). Closes the handle.
+ * (restoreOwn). `finish` ends the watch early after one last look (a stopping daemon merges
+ * what has landed instead of waiting the window out). Closes the handle.
  */
-export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowMs = LATE_WATCH_MS): Promise<void> {
+export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowMs = LATE_WATCH_MS, finish?: AbortSignal): Promise<void> {
   const { handle } = replaced;
   const restore = restoreOwn(replaced.base, replaced.next, io.removedSince);
   let seen = replaced.seen;
@@ -208,7 +209,8 @@ export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowM
   let interval = FIRST_POLL_MS;
   try {
     for (let waited = 0; waited < windowMs; waited += interval) {
-      await delay(interval);
+      if (finish?.aborted) waited = windowMs; // this pass is the last
+      else await delay(interval, undefined, { signal: finish }).catch(() => (waited = windowMs));
       interval = Math.min(interval * 2, MAX_POLL_MS);
       if (handle) {
         const now = await readHandle(handle);

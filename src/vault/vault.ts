@@ -65,6 +65,8 @@ export class Vault {
   private readonly lateListeners: ((event: LateWriteEvent) => void)[] = [];
   /** Replaced files still watched for late writes, with their merges. */
   private readonly watching = new Set<Promise<void>>();
+  /** Aborted by settled({ now: true }): every watch takes one last look and ends. */
+  private readonly finishWatching = new AbortController();
   private readonly lateWatchMs: number;
   /** Per real file under watch: the lines each own write removed, in order (see restoreOwn). */
   private readonly ownRemovals = new Map<string, { removed: Set<string>[]; watchers: number }>();
@@ -91,10 +93,13 @@ export class Vault {
   }
 
   /**
-   * Resolves when no replaced file is watched any more and every late write is merged (at
-   * most about LATE_WATCH_MS after the last write): the daemon's stop waits for it.
+   * Resolves when no replaced file is watched any more and every late write is merged: at
+   * most about LATE_WATCH_MS after the last write; with `now`, after one last look at each
+   * replaced file (what has landed is merged, later writes are not waited for). The daemon's
+   * stop takes `now`, so a Ctrl-C is not held up by a write its run made a moment before.
    */
-  async settled(): Promise<void> {
+  async settled(options: { now?: boolean } = {}): Promise<void> {
+    if (options.now) this.finishWatching.abort();
     while (this.watching.size > 0) await Promise.allSettled([...this.watching]);
   }
 
@@ -228,7 +233,7 @@ export class Vault {
     };
     const removedSince = () => new Set(removals.removed.slice(since).flatMap((lines) => [...lines]));
     const io = { readPath: () => this.readIfExists(target), apply, removedSince };
-    const task = watchReplaced(replaced, io, this.lateWatchMs).catch((error: unknown) => this.emitLate({ file: relName, outcome: 'failed', error }));
+    const task = watchReplaced(replaced, io, this.lateWatchMs, this.finishWatching.signal).catch((error: unknown) => this.emitLate({ file: relName, outcome: 'failed', error }));
     this.watching.add(task);
     void task.finally(() => {
       this.watching.delete(task);

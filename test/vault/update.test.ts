@@ -205,6 +205,21 @@ describe('Vault.update', () => {
     expect(events).toEqual([{ file: 'Projects/Alpha/Log.md', outcome: 'merged' }]);
   });
 
+  it('settled({ now: true }) (a stopping daemon) merges what has landed in the replaced file and ends the watch without waiting it out', async () => {
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const { fs, editor } = editorHoldingReplacedFile(base);
+    // A watch far longer than any test: only the early end lets settled() return.
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 600_000 });
+    await vault.update(FILE, append('agent'));
+    await (await editor).append('person\n');
+    await vault.settled({ now: true });
+    expect(await readNow(base)).toBe('a\nagent\nperson\n');
+    // Writes after the stop began take their one look at once, too.
+    await vault.update(FILE, append('after'));
+    await vault.settled({ now: true });
+    expect(await readNow(base)).toBe('a\nagent\nperson\nafter\n');
+  });
+
   it('an editor rewriting in place (truncate, write) into the replaced file late: its line is merged, the daemon\'s later write kept', async () => {
     const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
     const { fs, editor } = editorHoldingReplacedFile(base);
