@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isExpectedError, MeetingAssistantError } from '../src/errors.js';
 import { ConfigError } from '../src/config.js';
@@ -33,5 +35,18 @@ describe('the error family', () => {
       false,
       false,
     ]);
+  });
+
+  it('every error class of src/ derives from MeetingAssistantError, and no two share a name', () => {
+    const src = path.join(import.meta.dirname, '..', 'src');
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const classes: string[] = [];
+    for (const file of files) {
+      const text = readFileSync(path.join(src, file), 'utf8');
+      if (file !== 'errors.ts') expect(text, file).not.toMatch(/\bextends (Error|TypeError|RangeError)\b/);
+      for (const m of text.matchAll(/\bclass (\w+Error) extends/g)) classes.push(m[1]!);
+    }
+    expect(classes.length).toBeGreaterThan(20);
+    expect(classes.filter((name, i) => classes.indexOf(name) !== i)).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config.js';
 import { installInstructions, performInstall, performUninstall, planInstall, planUninstall } from '../service/install.js';
 import { cliPath, type HomeDirs, type ServicePlatform } from '../service/paths.js';
-import { TemplateError } from '../service/render.js';
+import { ServiceFileError } from '../service/render.js';
 import { CliError, type CommandDeps, EXIT_OK, EXIT_USAGE, type GlobalOptions, homeOf, loadCommandConfig, withDefaults } from './common.js';
 
 /** The options of `install-service` and `uninstall-service` (the command line is in src/cli.ts). */
@@ -64,7 +64,7 @@ export async function installService(opts: ServiceOptions, given: Partial<Servic
       fs,
     );
   } catch (err) {
-    if (err instanceof TemplateError) throw new CliError(err.message, EXIT_USAGE);
+    if (err instanceof ServiceFileError) throw new CliError(err.message, EXIT_USAGE);
     throw err;
   }
 

@@ -30,7 +30,8 @@ export interface LaunchdParams extends ServiceParams {
   logDir: string;
 }
 
-export class TemplateError extends MeetingAssistantError {
+/** A service file that cannot be written from this template or with these paths. */
+export class ServiceFileError extends MeetingAssistantError {
   constructor(message: string) {
     super(message, true);
   }
@@ -38,7 +39,7 @@ export class TemplateError extends MeetingAssistantError {
 
 /** systemd and launchd files are line-based: a path with a line break cannot be written safely. */
 function assertSingleLine(name: string, value: string): void {
-  if (/[\r\n\0]/.test(value)) throw new TemplateError(`${name} contains a line break or NUL byte: ${JSON.stringify(value)}`);
+  if (/[\r\n\0]/.test(value)) throw new ServiceFileError(`${name} contains a line break or NUL byte: ${JSON.stringify(value)}`);
 }
 
 /**
@@ -60,8 +61,8 @@ export function systemdPathListItem(value: string): string {
 
 /** A setting that takes the whole rest of the line as one path (`WorkingDirectory=`). */
 export function systemdPathValue(value: string): string {
-  if (!value.startsWith('/')) throw new TemplateError(`not an absolute path: ${value}`);
-  if (value !== value.trim()) throw new TemplateError(`a path with leading or trailing spaces cannot be a systemd setting: ${JSON.stringify(value)}`);
+  if (!value.startsWith('/')) throw new ServiceFileError(`not an absolute path: ${value}`);
+  if (value !== value.trim()) throw new ServiceFileError(`a path with leading or trailing spaces cannot be a systemd setting: ${JSON.stringify(value)}`);
   return value.replace(/%/g, '%%');
 }
 
@@ -77,12 +78,12 @@ export function xmlEscape(value: string): string {
 function fill(template: string, values: Record<string, string>): string {
   const out = template.replace(/@([A-Z_]+)@/g, (whole, name: string) => {
     const value = values[name];
-    if (value === undefined) throw new TemplateError(`unknown placeholder ${whole} in the service template`);
+    if (value === undefined) throw new ServiceFileError(`unknown placeholder ${whole} in the service template`);
     return value;
   });
   for (const name of Object.keys(values)) {
     // A template without one of our placeholders is not the template we ship.
-    if (!template.includes(`@${name}@`)) throw new TemplateError(`the service template lacks @${name}@`);
+    if (!template.includes(`@${name}@`)) throw new ServiceFileError(`the service template lacks @${name}@`);
   }
   return out;
 }
@@ -97,7 +98,7 @@ function checkParams(params: ServiceParams): void {
     ...params.extraWritable.map((p) => ['writable folder', p] as const),
   ] as const) {
     assertSingleLine(name, value);
-    if (!value.startsWith('/')) throw new TemplateError(`${name} is not an absolute path: ${value}`);
+    if (!value.startsWith('/')) throw new ServiceFileError(`${name} is not an absolute path: ${value}`);
   }
 }
 
@@ -125,7 +126,7 @@ export function renderLaunchdPlist(template: string, params: LaunchdParams): str
   checkParams(params);
   assertSingleLine('PATH', params.path);
   assertSingleLine('log folder', params.logDir);
-  if (!EXIT_TIMEOUT.test(template)) throw new TemplateError('the service template lacks <key>ExitTimeOut</key> with an <integer>');
+  if (!EXIT_TIMEOUT.test(template)) throw new ServiceFileError('the service template lacks <key>ExitTimeOut</key> with an <integer>');
   const filled = fill(template, {
     NODE: xmlEscape(params.node),
     CLI: xmlEscape(params.cli),

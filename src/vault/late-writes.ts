@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { applyPatch, structuredPatch } from 'diff';
 import type { FileHandleLike } from './fs.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * Writes that land in a file after it was replaced (docs/design.md §1, "Changing notes that
@@ -19,9 +20,10 @@ export const UNCHANGED = Symbol('unchanged');
 export type Transform = (current: string | undefined) => string | typeof UNCHANGED;
 
 /** A late write that cannot be merged into the current file: the caller keeps it elsewhere (.trash). */
-export class LateMergeError extends Error {
+export class LateMergeError extends MeetingAssistantError {
   constructor() {
-    super('a late write to a replaced file does not apply to the file as it is now');
+    // Not the person's mistake, yet handled: the late write is kept in .trash/ and logged.
+    super('a late write to a replaced file does not apply to the file as it is now', true);
   }
 }
 
