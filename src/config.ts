@@ -1,5 +1,6 @@
 import os from 'node:os';
 import path from 'node:path';
+import cron from 'node-cron';
 import { z } from 'zod';
 import { MeetingAssistantError } from './errors.js';
 
@@ -70,7 +71,11 @@ const SettingsSchema = z
     Daemon: section({
       TriggerState: z.string().min(1).default('finished'),
       MaxConcurrentSummaries: count().default(1),
-      ReconcileSchedule: z.string().min(1).default('*/5 * * * *'),
+      // Checked here so that `doctor` and every command refuse it as `run` would.
+      ReconcileSchedule: z
+        .string()
+        .refine((v) => cron.validate(v), 'not a valid cron expression (five fields, for example "*/5 * * * *")')
+        .default('*/5 * * * *'),
       ShutdownGraceSeconds: positive().default(30),
     }),
     Http: section({
@@ -81,7 +86,11 @@ const SettingsSchema = z
     }),
     Logging: section({
       Level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-      File: z.string().default(''),
+      // pino-roll refuses these in its worker thread, where the error would come late and unclear.
+      File: z
+        .string()
+        .refine((v) => !/[<>:"|?*]/.test(v), 'a log file path may not contain any of < > : " | ? *')
+        .default(''),
       // null (the default): readable lines when stdout is a terminal, JSON otherwise.
       Pretty: z.boolean().nullable().default(null),
       // Extensions of the design's keys: rotation of `File` (pino-roll).

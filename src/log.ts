@@ -169,10 +169,6 @@ function stdoutDestination(): DestinationStream {
  * not only for files this process created.
  */
 function rollingFileTransport(file: string, logging: Settings['Logging']): DestinationStream {
-  // pino-roll refuses these in its worker thread, where the error would surface late and unclear.
-  if (/[<>:"|?*]/.test(file)) {
-    throw new Error(`Logging.File ${file}: a log file path may not contain any of < > : " | ? *`);
-  }
   mkdirSync(path.dirname(file), { recursive: true });
   return pino.transport({
     target: 'pino-roll',

@@ -22,6 +22,16 @@ describe('config', () => {
     expect(err.message).toContain('MeetingAssistant.Reconnect.Retries: unknown key');
   });
 
+  it('refuses a cron expression that is not one and a log file path pino-roll cannot take, as every other mistake', () => {
+    expect(() => resolveConfig({ MeetingAssistant: { Daemon: { ReconcileSchedule: 'every five minutes' } } })).toThrow(
+      /MeetingAssistant\.Daemon\.ReconcileSchedule: not a valid cron expression/,
+    );
+    expect(() => resolveConfig({ MeetingAssistant: { Logging: { File: './logs/a?b.log' } } })).toThrow(
+      /MeetingAssistant\.Logging\.File: a log file path may not contain/,
+    );
+    expect(resolveConfig({ MeetingAssistant: { Daemon: { ReconcileSchedule: '0 */2 * * 1-5' }, Logging: { File: '~/logs/ma.log' } } }).logFile).toMatch(/ma\.log$/);
+  });
+
   it('coerces environment overrides to the key type, matching segments without regard to case', () => {
     const config = resolveConfig(
       {},

@@ -141,13 +141,8 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     await Promise.allSettled([intake.close(), http?.close(), closeSearchWorkers()]);
   };
   try {
-    if (options.schedule ?? true) {
-      try {
-        intake.schedule();
-      } catch (err) {
-        throw new DaemonStartError((err as Error).message, 2);
-      }
-    }
+    // The expression was checked with the rest of the configuration.
+    if (options.schedule ?? true) intake.schedule();
     const { Projects, Summaries } = config.layout.folders;
     await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects] })), { Projects, Summaries });
   } catch (err) {

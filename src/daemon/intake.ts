@@ -86,7 +86,7 @@ export class Intake {
     return result;
   }
 
-  /** Catch-up on `Daemon.ReconcileSchedule`; throws for an expression that is not valid. */
+  /** Catch-up on `Daemon.ReconcileSchedule` (a valid expression: the configuration checked it). */
   schedule(): void {
     this.#schedule = scheduleReconcile(this.#o.settings.Daemon.ReconcileSchedule, async () => void (await this.reconcile(false)), this.#o.log);
   }

@@ -202,9 +202,6 @@ export interface Schedule {
 
 /** Run `task` on `Daemon.ReconcileSchedule`; a tick while the previous one still runs is skipped. */
 export function scheduleReconcile(expression: string, task: () => Promise<void>, log: Logger): Schedule {
-  if (!cron.validate(expression)) {
-    throw new Error(`MeetingAssistant.Daemon.ReconcileSchedule: "${expression}" is not a valid cron expression`);
-  }
   let running = false;
   const job = cron.schedule(
     expression,

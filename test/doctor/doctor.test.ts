@@ -215,13 +215,16 @@ describe('doctor against the scripted endpoint', () => {
 describe('doctor: config and HTTP port', () => {
   it('reports every config problem at once, names what it cannot check, and exits 2', async () => {
     const file = path.join(tmp, 'config.json');
-    await writeFile(file, JSON.stringify({ MeetingAssistant: { Http: { Port: 70000 }, Agent: { MaxTurns: 0 }, Typo: true } }));
+    // The schedule and the log file too: `run` would refuse them, so doctor does not call them ok.
+    const settings = { Http: { Port: 70000 }, Agent: { MaxTurns: 0 }, Typo: true, Daemon: { ReconcileSchedule: 'every five minutes' }, Logging: { File: 'a?b.log' } };
+    await writeFile(file, JSON.stringify({ MeetingAssistant: settings }));
     const { code, io } = await runDoctorCommand(file);
     expect(code).toBe(2);
     const text = io.text();
     expect(text).toContain('[FAIL] config');
-    expect(text).toContain('3 problems');
-    for (const key of ['MeetingAssistant.Http.Port', 'MeetingAssistant.Agent.MaxTurns', 'MeetingAssistant.Typo']) expect(text).toContain(key);
+    expect(text).toContain('5 problems');
+    const keys = ['Http.Port', 'Agent.MaxTurns', 'Typo', 'Daemon.ReconcileSchedule', 'Logging.File'];
+    for (const key of keys) expect(text).toContain(`MeetingAssistant.${key}`);
     expect(text).toMatch(/\[skip\] endpoint\s+not checked: the config did not load/);
   });
 
