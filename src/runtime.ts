@@ -34,7 +34,7 @@ export interface RuntimeOptions {
 }
 
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
-  const vault = new Vault(options.fs ?? nodeFs, config.layout);
+  const vault = new Vault(options.fs ?? nodeFs, config.layout, options.clock ? { clock: options.clock } : {});
   const token = await ensureHttpToken(vault, config.settings.Http);
   const log = options.log ?? createLoggerFromConfig(config);
   addLogSecret(log, token);
@@ -44,7 +44,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     else log.warn(event, outcome === 'failed' ? 'could not merge a late write into a note' : 'a late write to a replaced note did not apply; kept in .trash');
   });
   const settings = config.settings;
-  const model = createModelClient(config);
+  const model = createModelClient(config, options.clock);
   // One remote compactor per process: an endpoint that answered 404 is not asked again.
   const remote = settings.ContextWindow.Compaction.Enabled
     ? createRemoteCompactor({ openai: createOpenAI(settings.Endpoint, config.apiKey), settings, log })

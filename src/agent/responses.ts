@@ -14,6 +14,7 @@ import {
   errorNormalizingFetch,
   type Endpoint,
   type ExchangeContext,
+  type ModelClientOptions,
   exchange,
   invalidResponse,
   isObject,
@@ -29,10 +30,11 @@ export class ResponsesClient implements ModelClient {
   readonly #context: ExchangeContext;
   readonly #ids = new CallIds();
 
-  constructor(endpoint: Endpoint, apiKey: string | undefined, sdk: OpenAI = createOpenAI(endpoint, apiKey)) {
+  constructor(endpoint: Endpoint, apiKey: string | undefined, options: ModelClientOptions = {}) {
+    const sdk = options.sdk ?? createOpenAI(endpoint, apiKey);
     // Our fetch replaces the instance's own: error bodies are normalized (see errorNormalizingFetch).
     this.#sdk = sdk.withOptions({ fetch: errorNormalizingFetch() });
-    this.#context = { endpoint, hasKey: !!apiKey, apiKey, path: '/responses' };
+    this.#context = { endpoint, hasKey: !!apiKey, apiKey, path: '/responses', ...(options.clock && { clock: options.clock }) };
   }
 
   async complete(request: ModelRequest): Promise<ModelResponse> {

@@ -1,3 +1,4 @@
+import type OpenAI from 'openai';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { type Clock, systemClock } from '../clock.js';
 import type { Settings } from '../config.js';
@@ -19,6 +20,15 @@ export interface ExchangeContext {
   apiKey: string | undefined;
   /** The operation's path below BaseUrl, e.g. `/chat/completions`. */
   path: string;
+  /** What a Retry-After date is measured against. */
+  clock?: Clock;
+}
+
+/** What a model client may be given besides the endpoint and key (tests pass their own). */
+export interface ModelClientOptions {
+  /** The SDK instance (default: createOpenAI for the endpoint). */
+  sdk?: OpenAI;
+  clock?: Clock;
 }
 
 export type JsonObject = Record<string, unknown>;
@@ -153,7 +163,7 @@ function httpError(err: APIError, status: number, context: ExchangeContext): Mod
   return new ModelError(message, {
     kind: 'http',
     status,
-    retryAfterMs: retryAfterMs(err.headers),
+    retryAfterMs: retryAfterMs(err.headers, context.clock),
     cause: err,
   });
 }

@@ -5,6 +5,7 @@ import { PathLocks } from './locks.js';
 import { addedLines, LATE_WATCH_MS, LateMergeError, type ReplacedFile, watchReplaced } from './late-writes.js';
 import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateHooks, type UpdateResult, updateFile, writeTargetOf } from './update.js';
 import { MeetingAssistantError } from '../errors.js';
+import { type Clock, systemClock } from '../clock.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
 export type WriteListener = (absPath: string, content: string) => void;
@@ -24,6 +25,8 @@ export interface LateWriteEvent {
 export interface VaultOptions {
   /** How long a replaced file is watched for late writes (default LATE_WATCH_MS). */
   lateWatchMs?: number;
+  /** Names the copies in .trash/ that need a time stamp. */
+  clock?: Clock;
 }
 
 /** The most specific configured folder wins, so nested defaults (Meetings/Transcripts) work. */
@@ -68,6 +71,7 @@ export class Vault {
   /** Aborted by settled({ now: true }): every watch takes one last look and ends. */
   private readonly finishWatching = new AbortController();
   private readonly lateWatchMs: number;
+  private readonly clock: Clock;
   /** Per real file under watch: the lines each own write removed, in order (see restoreOwn). */
   private readonly ownRemovals = new Map<string, { removed: Set<string>[]; watchers: number }>();
 
@@ -77,6 +81,7 @@ export class Vault {
     options: VaultOptions = {},
   ) {
     this.lateWatchMs = options.lateWatchMs ?? LATE_WATCH_MS;
+    this.clock = options.clock ?? systemClock;
   }
 
   get root(): string {
@@ -280,7 +285,7 @@ export class Vault {
     if (!(await this.exists(target))) return target;
     const ext = path.extname(target);
     const stem = target.slice(0, target.length - ext.length);
-    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const stamp = this.clock().toISOString().replace(/[:.]/g, '-');
     for (let i = 0; ; i++) {
       const candidate = `${stem} ${stamp}${i ? `-${i}` : ''}${ext}`;
       if (!(await this.exists(candidate))) return candidate;

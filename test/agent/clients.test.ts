@@ -282,6 +282,13 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
       expect(err.message).toContain('Rate limit reached');
     });
 
+    it('a Retry-After date is measured against the clock the client was given', async () => {
+      server.script({ status: 503, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' } });
+      const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'qwen3:8b', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } });
+      const at = () => new Date('2026-01-01T00:00:00Z');
+      expect((await failure(createModelClient(config, at).complete(request()))).retryAfterMs).toBe(30_000);
+    });
+
     it('retry-after-ms wins over retry-after', async () => {
       server.script({ status: 503, headers: { 'retry-after-ms': '1500', 'retry-after': '9' } });
       expect((await failure(client().complete(request()))).retryAfterMs).toBe(1500);

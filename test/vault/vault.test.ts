@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Vault } from '../../src/vault/vault.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { memoryFs, memoryVault, testConfig } from '../helpers/memfs.js';
 
 describe('Vault', () => {
   it('puts a note in the most specific configured folder, and the glossary and dictionary in none', () => {
@@ -41,13 +41,14 @@ describe('Vault', () => {
     ]);
   });
 
-  it('moves to and copies into .trash under the vault-relative path, never overwriting an earlier copy', async () => {
-    const vault = memoryVault({ 'Meetings/Speakers/Alice.md': 'v1' });
+  it('moves to and copies into .trash under the vault-relative path, never overwriting an earlier copy (stamped by the clock)', async () => {
+    const clock = () => new Date('2026-11-30T09:15:00.250Z');
+    const vault = new Vault(memoryFs({ 'Meetings/Speakers/Alice.md': 'v1' }), testConfig().layout, { clock });
     const file = vault.abs('Meetings/Speakers/Alice.md');
     const first = await vault.copyToTrash(file);
     expect(vault.rel(first)).toBe('.trash/Meetings/Speakers/Alice.md');
     const second = await vault.moveToTrash(file);
-    expect(second).not.toBe(first);
+    expect(vault.rel(second)).toBe('.trash/Meetings/Speakers/Alice 2026-11-30T09-15-00-250Z.md');
     expect(await vault.read(first)).toBe('v1');
     expect(await vault.read(second)).toBe('v1');
     expect(await vault.exists(file)).toBe(false);
