@@ -284,4 +284,45 @@ describe('speaker names', () => {
     expect(lastToolResults(r.requests[2]!)[0]!.output).toMatch(/^Error: .*still says "Speaker 2", whom you identified as "Bob"/);
     expect((await r.read(SUMMARY)).body).toBe('## Summary\nBob finished the export.\n');
   });
+
+  it('a name that contains its label, or differs from it only in case, is no stale label: the summary using the name is written', async () => {
+    const r = await run(
+      vaultFiles({
+        'Meetings/Transcripts/2026-12-01 Stand-up.md':
+          '---\nmeeting: "[[Meetings/2026-12-01 Stand-up]]"\nstate: finished\n---\n' +
+          '[00:00:03] alice: Morning.\n[00:00:06] Bob: Hi.\n[00:00:09] Guest: Hello from Acme.\n',
+      }),
+      {},
+      [
+        tools(
+          call('override_speaker', { speaker: 'Bob', name: 'Bob Smith' }),
+          call('override_speaker', { speaker: 'alice', name: 'Alice' }),
+          call('override_speaker', { speaker: 'Guest', name: 'Dana Guest' }),
+        ),
+        writeSummary('## Summary\nBob Smith said hi. Alice opened. Dana Guest spoke for Acme; bob smith agreed.\n'),
+        done,
+      ],
+    );
+    expect(lastToolResults(r.requests[2]!)[0]!.output).toMatch(/^Wrote the summary note/);
+    expect(r.outcome.status).toBe('done');
+    expect((await r.read(SUMMARY)).body).toBe('## Summary\nBob Smith said hi. Alice opened. Dana Guest spoke for Acme; bob smith agreed.\n');
+  });
+
+  it('an unnamed label is still refused next to its name', async () => {
+    const r = await run(
+      vaultFiles({
+        'Meetings/Transcripts/2026-12-01 Stand-up.md':
+          '---\nmeeting: "[[Meetings/2026-12-01 Stand-up]]"\nstate: finished\n---\n[00:00:03] Alice: Morning.\n[00:00:09] Guest: Hello from Acme.\n',
+      }),
+      {},
+      [
+        tools(call('override_speaker', { speaker: 'Guest', name: 'Dana Guest' })),
+        writeSummary('## Summary\nDana Guest (the guest) spoke for Acme.\n'),
+        writeSummary('## Summary\nDana Guest spoke for Acme.\n'),
+        done,
+      ],
+    );
+    expect(lastToolResults(r.requests[2]!)[0]!.output).toMatch(/^Error: .*still says "Guest", whom you identified as "Dana Guest"/);
+    expect(r.outcome.status).toBe('done');
+  });
 });
