@@ -308,6 +308,46 @@ describe('speaker names', () => {
     expect((await r.read(SUMMARY)).body).toBe('## Summary\nBob Smith said hi. Alice opened. Dana Guest spoke for Acme; bob smith agreed.\n');
   });
 
+  it('a summary written before the mapping: override_speaker says to rewrite it, and the run does not end until it is', async () => {
+    const r = await run(vaultFiles(), {}, [
+      writeSummary('## Summary\nSpeaker 2 said hi.\n'),
+      tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' })),
+      done,
+      writeSummary('## Summary\nCarol said hi.\n'),
+      done,
+    ]);
+    expect(lastToolResults(r.requests[2]!)[0]!.output).toBe(
+      'Relabelled 1 transcript line from "Speaker 2" to "Carol". The summary you wrote still says "Speaker 2": call write_summary again with the name "Carol".',
+    );
+    expect(userTexts(r.requests[3]!).at(-1)).toBe(
+      'The summary you wrote is not finished: the summary still says "Speaker 2", whom you identified as "Carol". Call write_summary again with the names instead of the labels.',
+    );
+    expect(r.requests).toHaveLength(5);
+    expect(r.outcome.status).toBe('done');
+    expect((await r.read(SUMMARY)).body).toBe('## Summary\nCarol said hi.\n');
+  });
+
+  it('a model that ends again without rewriting the summary fails the run, naming the label; a summary without the label ends at once', async () => {
+    const stale = await run(vaultFiles(), {}, [
+      writeSummary('## Summary\nSpeaker 2 said hi.\n'),
+      tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' })),
+      done,
+      done,
+    ]);
+    expect(stale.outcome.status).toBe('failed');
+    expect(stale.outcome.error).toContain('the summary still says "Speaker 2", whom you identified as "Carol"');
+    expect((await stale.read(SUMMARY)).body).toBe('## Summary\nSpeaker 2 said hi.\n');
+
+    const clean = await run(vaultFiles(), {}, [
+      writeSummary('## Summary\nSomeone said hi.\n'),
+      tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' })),
+      done,
+    ]);
+    expect(lastToolResults(clean.requests[2]!)[0]!.output).toBe('Relabelled 1 transcript line from "Speaker 2" to "Carol".');
+    expect(clean.requests).toHaveLength(3);
+    expect(clean.outcome.status).toBe('done');
+  });
+
   it('an unnamed label is still refused next to its name', async () => {
     const r = await run(
       vaultFiles({

@@ -197,6 +197,7 @@ export const writeSummary = defineTool({
     const firstWrite = !ctx.run.summaryWritten;
     await ctx.vault.replace(abs, note, (existing) => firstWrite && !isFailureReportText(existing));
     ctx.run.summaryWritten = true;
+    ctx.run.summaryBody = body;
     const items = actionItems === undefined ? '' : `, ${actionItems} action item${actionItems === 1 ? '' : 's'}`;
     return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines${items}).`;
   },

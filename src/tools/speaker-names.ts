@@ -1,8 +1,10 @@
 import { isUnnamedLabel } from '../vault/transcript.js';
+import type { RunState } from './types.js';
 
 /**
  * The summary must not say "Speaker 2" once `override_speaker` named that speaker in this run
- * (issue 16): `write_summary` refuses a summary that still says it.
+ * (issue 16). Shared by `write_summary` (which refuses such a summary), `override_speaker` (which
+ * says when the summary already written needs rewriting) and the end-of-run check.
  */
 
 /**
@@ -27,6 +29,20 @@ export function staleLabelsSentence(stale: readonly [string, string][]): string 
   if (stale.length === 0) return undefined;
   const each = stale.map(([label, name]) => `${JSON.stringify(label)}, whom you identified as ${JSON.stringify(name)}`);
   return `the summary still says ${each.join(', and ')}`;
+}
+
+/** What `override_speaker` adds to its result when the summary already written says `label`. */
+export function rewriteHint(run: RunState, label: string, name: string): string {
+  if (run.summaryBody === undefined || staleSpeakerLabels(run.summaryBody, new Map([[label, name]])).length === 0) return '';
+  return ` The summary you wrote still says ${JSON.stringify(label)}: call write_summary again with the name ${JSON.stringify(name)}.`;
+}
+
+/** What the model is told when it ends the run with a summary that still says a mapped label. */
+export function staleSummaryReminder(run: RunState): string | undefined {
+  if (run.summaryBody === undefined) return undefined;
+  const sentence = staleLabelsSentence(staleSpeakerLabels(run.summaryBody, run.speakerNames));
+  if (!sentence) return undefined;
+  return `The summary you wrote is not finished: ${sentence}. Call write_summary again with the names instead of the labels.`;
 }
 
 /** Whether `hay` (in lower case) has `word` as a whole word. */
