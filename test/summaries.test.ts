@@ -127,6 +127,18 @@ describe('templates', () => {
     expect(own.instructions).not.toContain('## Commitments');
   });
 
+  it('a custom Agent.InitialPrompt gets the shape too: the template, the language and the task format follow it', async () => {
+    const r = await run(vaultFiles({ [MEETING]: meetingNote('template: "[[Stand-up]]"\nlanguage: de\n') }), {
+      InitialPrompt: 'Summarize like a pirate.',
+      TaskFormat: 'dataview',
+    });
+    expect(r.instructions.startsWith('Summarize like a pirate.\n\n')).toBe(true);
+    expect(r.instructions).toContain(`<template>\n${STAND_UP_BODY}\n</template>`);
+    expect(r.instructions).toContain('Language: write the summary in German (the meeting note asks for it).');
+    expect(r.instructions).toContain('- [ ] send the draft [owner:: Alice] [due:: 2026-12-03]');
+    expect(r.message).toContain('Template: Stand-up (Templates/Stand-up.md)');
+  });
+
   it('without a template: the built-in Summary / Decisions / Next steps, named built-in', async () => {
     const r = await run(vaultFiles());
     expect(r.instructions).toMatch(/\n## Summary\n.*\n## Decisions\n.*\n## Next steps\n/);
