@@ -6,8 +6,10 @@ import { RunBoard } from '../../src/daemon/run-board.js';
 import { RUN_HISTORY_FILE, RunHistory, type RunRecord } from '../../src/daemon/run-history.js';
 import { renderPage } from '../../src/daemon/status-page.js';
 import { buildStatusView, type StatusView } from '../../src/daemon/status-view.js';
+import { serveHttp } from '../../src/daemon/serve.js';
+import { ServerWindowSource } from '../../src/agent/server-window.js';
 import { silentLogger } from '../../src/log.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { memoryVault, testConfig } from '../helpers/memfs.js';
 
 /** The status page's parts without a daemon: history, board, view, HTML, routes and their auth. */
 
@@ -190,5 +192,55 @@ describe('status page routes', () => {
     const bad = await form({ note: 'Meetings/Summaries/Nope.md', csrf: csrfValue(TOKEN) });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('no such note: Meetings/Summaries/Nope.md');
+  });
+});
+
+describe('the window the page shows, through the daemon\'s own wiring (serveHttp)', () => {
+  it('is ContextWindow.Tokens until the server tells a smaller window, then the server\'s', async () => {
+    const TOKEN = 'window-token-0123456789';
+    const base = testConfig({ Endpoint: { BaseUrl: 'http://127.0.0.1:9/v1', Model: 'qwen3:8b' }, ContextWindow: { Tokens: 32768 } });
+    const config = { ...base, settings: { ...base.settings, Http: { ...base.settings.Http, Port: 0 } } };
+    // llama.cpp's /props, answered through the source's injected fetch: the server runs 8,192.
+    const asked: string[] = [];
+    const serverWindow = new ServerWindowSource({
+      baseUrl: config.settings.Endpoint.BaseUrl,
+      model: config.settings.Endpoint.Model,
+      configured: config.settings.ContextWindow.Tokens,
+      log: silentLogger,
+      fetch: async (url) => {
+        asked.push(String(url));
+        return Response.json({ default_generation_settings: { n_ctx: 8192 }, total_slots: 1 });
+      },
+    });
+    const vault = memoryVault();
+    const http = (await serveHttp({
+      config,
+      vault,
+      token: TOKEN,
+      log: silentLogger,
+      board: new RunBoard(new RunHistory(vault, silentLogger)),
+      startedAt: new Date('2026-11-30T09:00:00Z'),
+      clock: () => new Date('2026-11-30T11:00:00Z'),
+      serverWindow,
+      enqueue: () => 'job',
+      status: () => ({ queue: { concurrency: 1, stopping: false, pending: [], running: [], recent: [] } }),
+      stopping: () => false,
+    }))!;
+    try {
+      const page = async () => {
+        const answer = await fetch(`http://127.0.0.1:${http.port}/`, { headers: { cookie: `${sessionCookieName(0)}=${sessionValue(TOKEN)}` } });
+        expect(answer.status).toBe(200);
+        return answer.text();
+      };
+      expect(await page()).toContain('context window 32,768 tokens');
+      expect(asked).toEqual([]);
+      await serverWindow.get();
+      expect(asked).toEqual(['http://127.0.0.1:9/props']);
+      const html = await page();
+      expect(html).toContain('context window 8,192 tokens');
+      expect(html).not.toContain('32,768');
+    } finally {
+      await http.close();
+    }
   });
 });
