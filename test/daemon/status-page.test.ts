@@ -58,24 +58,42 @@ describe('run history and board', () => {
     expect(again.list().map((r) => r.title)).toEqual(['M5', 'M4', 'M3']);
   });
 
-  it('follows a run by its meeting: turn, tokens of the window, transcript part; a skipped job leaves no record', async () => {
+  it('follows a run by its meeting: transcript part, then turn and tokens of the window; a skipped job leaves no record', async () => {
     const board = new RunBoard(new RunHistory(memoryVault(), silentLogger));
     board.start('/vault/Meetings/A.md', { meeting: 'Meetings/A.md', kind: 'summarize', trigger: 'transcript', startedAt: '2026-11-30T10:59:00Z' });
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'transcript-part', part: 2, parts: 5, from: 301, to: 600 });
+    expect(board.live()).toEqual([
+      {
+        meeting: 'Meetings/A.md',
+        kind: 'summarize',
+        trigger: 'transcript',
+        startedAt: '2026-11-30T10:59:00Z',
+        runId: 'abc',
+        transcriptPart: { part: 2, parts: 5, from: 301, to: 600 },
+      },
+    ]);
+    expect(renderPage(viewOf(board), 'csrf')).toContain('transcript part 2 of 5 (lines 301–600)');
+    board.progress('/vault/Meetings/A.md', 'abc', { kind: 'transcript-part', part: 5, parts: 5, from: 1201, to: 1500 });
+    expect(renderPage(viewOf(board), 'csrf')).toContain('transcript part 5 of 5 (lines 1201–1500)');
+    // The notes of the parts are done once the main conversation sends its first request.
+    board.progress('/vault/Meetings/A.md', 'abc', { kind: 'turn', turn: 1, maxTurns: 60 });
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'turn', turn: 3, maxTurns: 60 });
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'context', tokens: 12345, window: 32768 });
     board.progress('/vault/Meetings/Other.md', 'zzz', { kind: 'turn', turn: 1, maxTurns: 60 });
     expect(board.live()).toEqual([
-      expect.objectContaining({
+      {
+        meeting: 'Meetings/A.md',
+        kind: 'summarize',
+        trigger: 'transcript',
+        startedAt: '2026-11-30T10:59:00Z',
         runId: 'abc',
         turn: { turn: 3, maxTurns: 60 },
         context: { tokens: 12345, window: 32768 },
-        transcriptPart: { part: 2, parts: 5, from: 301, to: 600 },
-      }),
+      },
     ]);
     const html = renderPage(viewOf(board), 'csrf');
     expect(html).toContain('turn 3 of at most 60');
-    expect(html).toContain('transcript part 2 of 5 (lines 301–600)');
+    expect(html).not.toContain('transcript part');
     expect(html).toContain('12,345 of 32,768 tokens');
     await board.finish('/vault/Meetings/A.md', undefined);
     expect(board.live()).toEqual([]);
