@@ -197,6 +197,14 @@ describe('status page routes', () => {
     expect((await fetch(`${base()}/?token=nope`)).status).toBe(401);
   });
 
+  it('serves /status.js without the cookie, on purpose: the same script for everyone, with no token, CSRF value or data in it', async () => {
+    const script = await fetch(`${base()}/status.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const text = await script.text();
+    for (const secret of [TOKEN, sessionValue(TOKEN), csrfValue(TOKEN), 'Meetings/']) expect(text).not.toContain(secret);
+  });
+
   it('Retry: needs the cookie (401), the CSRF token and this origin (403); then redirects back; a bad note says why', async () => {
     const note = 'Meetings/Summaries/A.md';
     expect((await form({ note, csrf: csrfValue(TOKEN) }, { cookie: '' })).status).toBe(401);
