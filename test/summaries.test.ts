@@ -320,10 +320,12 @@ describe('speaker names', () => {
     expect((await r.read(SUMMARY)).body).toBe('## Summary\nBob Smith said hi. Alice opened. Dana Guest spoke for Acme; bob smith agreed.\n');
   });
 
+  // The summary first, the mapping after it.
+  const summaryThenMapping = [writeSummary('## Summary\nSpeaker 2 said hi.\n'), tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' }))];
+
   it('a summary written before the mapping: override_speaker says to rewrite it, and the run does not end until it is', async () => {
     const r = await run(vaultFiles(), {}, [
-      writeSummary('## Summary\nSpeaker 2 said hi.\n'),
-      tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' })),
+      ...summaryThenMapping,
       done,
       writeSummary('## Summary\nCarol said hi.\n'),
       done,
@@ -340,12 +342,7 @@ describe('speaker names', () => {
   });
 
   it('a model that ends again without rewriting the summary fails the run, naming the label; a summary without the label ends at once', async () => {
-    const stale = await run(vaultFiles(), {}, [
-      writeSummary('## Summary\nSpeaker 2 said hi.\n'),
-      tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' })),
-      done,
-      done,
-    ]);
+    const stale = await run(vaultFiles(), {}, [...summaryThenMapping, done, done]);
     expect(stale.outcome.status).toBe('failed');
     expect(stale.outcome.error).toContain('the summary still says "Speaker 2", whom you identified as "Carol"');
     expect((await stale.read(SUMMARY)).body).toBe('## Summary\nSpeaker 2 said hi.\n');

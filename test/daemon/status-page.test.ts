@@ -60,18 +60,10 @@ describe('run history and board', () => {
 
   it('follows a run by its meeting: transcript part, then turn and tokens of the window; a skipped job leaves no record', async () => {
     const board = new RunBoard(new RunHistory(memoryVault(), silentLogger));
-    board.start('/vault/Meetings/A.md', { meeting: 'Meetings/A.md', kind: 'summarize', trigger: 'transcript', startedAt: '2026-11-30T10:59:00Z' });
+    const started = { meeting: 'Meetings/A.md', kind: 'summarize', trigger: 'transcript', startedAt: '2026-11-30T10:59:00Z' } as const;
+    board.start('/vault/Meetings/A.md', started);
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'transcript-part', part: 2, parts: 5, from: 301, to: 600 });
-    expect(board.live()).toEqual([
-      {
-        meeting: 'Meetings/A.md',
-        kind: 'summarize',
-        trigger: 'transcript',
-        startedAt: '2026-11-30T10:59:00Z',
-        runId: 'abc',
-        transcriptPart: { part: 2, parts: 5, from: 301, to: 600 },
-      },
-    ]);
+    expect(board.live()).toEqual([{ ...started, runId: 'abc', transcriptPart: { part: 2, parts: 5, from: 301, to: 600 } }]);
     expect(renderPage(viewOf(board), 'csrf')).toContain('transcript part 2 of 5 (lines 301–600)');
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'transcript-part', part: 5, parts: 5, from: 1201, to: 1500 });
     expect(renderPage(viewOf(board), 'csrf')).toContain('transcript part 5 of 5 (lines 1201–1500)');
@@ -80,17 +72,7 @@ describe('run history and board', () => {
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'turn', turn: 3, maxTurns: 60 });
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'context', tokens: 12345, window: 32768 });
     board.progress('/vault/Meetings/Other.md', 'zzz', { kind: 'turn', turn: 1, maxTurns: 60 });
-    expect(board.live()).toEqual([
-      {
-        meeting: 'Meetings/A.md',
-        kind: 'summarize',
-        trigger: 'transcript',
-        startedAt: '2026-11-30T10:59:00Z',
-        runId: 'abc',
-        turn: { turn: 3, maxTurns: 60 },
-        context: { tokens: 12345, window: 32768 },
-      },
-    ]);
+    expect(board.live()).toEqual([{ ...started, runId: 'abc', turn: { turn: 3, maxTurns: 60 }, context: { tokens: 12345, window: 32768 } }]);
     const html = renderPage(viewOf(board), 'csrf');
     expect(html).toContain('turn 3 of at most 60');
     expect(html).not.toContain('transcript part');
