@@ -12,6 +12,7 @@ import { ModelError, type ModelClient } from './agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/format.js';
 import { offeredTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
+import { staleSummaryReminder } from './tools/speaker-names.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
 import { readNote } from './vault/frontmatter.js';
@@ -238,6 +239,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     retry,
     context,
     summaryWritten: () => r.state.summaryWritten,
+    summaryIssue: () => staleSummaryReminder(r.state),
     log,
     signal: options.signal,
     onProgress: deps.onProgress && ((event) => deps.onProgress!(runId, event)),

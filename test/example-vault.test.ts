@@ -15,6 +15,7 @@ import {
 import { type Fs, nodeFs, readText } from '../src/vault/fs.js';
 import { resolveLink } from '../src/vault/links.js';
 import { findMeetingOfSummary, resolveMeeting } from '../src/vault/meeting.js';
+import { countActionItems } from '../src/vault/summary-sections.js';
 import { wikilinksOf } from './helpers/fixture-vaults.js';
 import { memoryFs, memoryVault } from './helpers/memfs.js';
 
@@ -278,10 +279,14 @@ describe('the shipped example vault', () => {
   it('has three summary templates in Templates/, one of them used by a meeting with unnamed speakers', () => {
     expect(under('Templates').sort()).toEqual(['Templates/Customer call.md', 'Templates/One-on-one.md', 'Templates/Stand-up.md']);
     for (const template of under('Templates')) {
-      // Headings, each with a hint under it, and a section for action items as task lines.
+      // Headings, each with a hint under it, and exactly one section for action items, found
+      // under every Agent.TaskFormat: a plain summary in the template's shape gets its count.
       const headings = files.get(template)!.match(/^## .+\n[^#\n].+$/gm) ?? [];
       expect(headings.length, template).toBeGreaterThanOrEqual(4);
-      expect(files.get(template), template).toContain('task lines');
+      const summary = headings.map((h) => `${h.split('\n')[0]}\n- Alice: something\n`).join('');
+      expect(countActionItems(summary, 'plain'), template).toBe(1);
+      // The instructions say the task format; a template saying one would contradict `plain`.
+      expect(files.get(template), template).not.toMatch(/task line|\[ \]/i);
     }
     const standUp = 'Meetings/2026-12-01 0930 Daily Stand-up.md';
     expect(frontmatter(standUp)).toMatchObject({ template: '[[Stand-up]]' });

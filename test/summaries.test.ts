@@ -127,6 +127,18 @@ describe('templates', () => {
     expect(own.instructions).not.toContain('## Commitments');
   });
 
+  it('a custom Agent.InitialPrompt gets the shape too: the template, the language and the task format follow it', async () => {
+    const r = await run(vaultFiles({ [MEETING]: meetingNote('template: "[[Stand-up]]"\nlanguage: de\n') }), {
+      InitialPrompt: 'Summarize like a pirate.',
+      TaskFormat: 'dataview',
+    });
+    expect(r.instructions.startsWith('Summarize like a pirate.\n\n')).toBe(true);
+    expect(r.instructions).toContain(`<template>\n${STAND_UP_BODY}\n</template>`);
+    expect(r.instructions).toContain('Language: write the summary in German (the meeting note asks for it).');
+    expect(r.instructions).toContain('- [ ] send the draft [owner:: Alice] [due:: 2026-12-03]');
+    expect(r.message).toContain('Template: Stand-up (Templates/Stand-up.md)');
+  });
+
   it('without a template: the built-in Summary / Decisions / Next steps, named built-in', async () => {
     const r = await run(vaultFiles());
     expect(r.instructions).toMatch(/\n## Summary\n.*\n## Decisions\n.*\n## Next steps\n/);
@@ -283,5 +295,83 @@ describe('speaker names', () => {
     expect(r.outcome.status).toBe('done');
     expect(lastToolResults(r.requests[2]!)[0]!.output).toMatch(/^Error: .*still says "Speaker 2", whom you identified as "Bob"/);
     expect((await r.read(SUMMARY)).body).toBe('## Summary\nBob finished the export.\n');
+  });
+
+  it('a name that contains its label, or differs from it only in case, is no stale label: the summary using the name is written', async () => {
+    const r = await run(
+      vaultFiles({
+        'Meetings/Transcripts/2026-12-01 Stand-up.md':
+          '---\nmeeting: "[[Meetings/2026-12-01 Stand-up]]"\nstate: finished\n---\n' +
+          '[00:00:03] alice: Morning.\n[00:00:06] Bob: Hi.\n[00:00:09] Guest: Hello from Acme.\n',
+      }),
+      {},
+      [
+        tools(
+          call('override_speaker', { speaker: 'Bob', name: 'Bob Smith' }),
+          call('override_speaker', { speaker: 'alice', name: 'Alice' }),
+          call('override_speaker', { speaker: 'Guest', name: 'Dana Guest' }),
+        ),
+        writeSummary('## Summary\nBob Smith said hi. Alice opened. Dana Guest spoke for Acme; bob smith agreed.\n'),
+        done,
+      ],
+    );
+    expect(lastToolResults(r.requests[2]!)[0]!.output).toMatch(/^Wrote the summary note/);
+    expect(r.outcome.status).toBe('done');
+    expect((await r.read(SUMMARY)).body).toBe('## Summary\nBob Smith said hi. Alice opened. Dana Guest spoke for Acme; bob smith agreed.\n');
+  });
+
+  // The summary first, the mapping after it.
+  const summaryThenMapping = [writeSummary('## Summary\nSpeaker 2 said hi.\n'), tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' }))];
+
+  it('a summary written before the mapping: override_speaker says to rewrite it, and the run does not end until it is', async () => {
+    const r = await run(vaultFiles(), {}, [
+      ...summaryThenMapping,
+      done,
+      writeSummary('## Summary\nCarol said hi.\n'),
+      done,
+    ]);
+    expect(lastToolResults(r.requests[2]!)[0]!.output).toBe(
+      'Relabelled 1 transcript line from "Speaker 2" to "Carol". The summary you wrote still says "Speaker 2": call write_summary again with the name "Carol".',
+    );
+    expect(userTexts(r.requests[3]!).at(-1)).toBe(
+      'The summary you wrote is not finished: the summary still says "Speaker 2", whom you identified as "Carol". Call write_summary again with the names instead of the labels.',
+    );
+    expect(r.requests).toHaveLength(5);
+    expect(r.outcome.status).toBe('done');
+    expect((await r.read(SUMMARY)).body).toBe('## Summary\nCarol said hi.\n');
+  });
+
+  it('a model that ends again without rewriting the summary fails the run, naming the label; a summary without the label ends at once', async () => {
+    const stale = await run(vaultFiles(), {}, [...summaryThenMapping, done, done]);
+    expect(stale.outcome.status).toBe('failed');
+    expect(stale.outcome.error).toContain('the summary still says "Speaker 2", whom you identified as "Carol"');
+    expect((await stale.read(SUMMARY)).body).toBe('## Summary\nSpeaker 2 said hi.\n');
+
+    const clean = await run(vaultFiles(), {}, [
+      writeSummary('## Summary\nSomeone said hi.\n'),
+      tools(call('override_speaker', { speaker: 'Speaker 2', name: 'Carol' })),
+      done,
+    ]);
+    expect(lastToolResults(clean.requests[2]!)[0]!.output).toBe('Relabelled 1 transcript line from "Speaker 2" to "Carol".');
+    expect(clean.requests).toHaveLength(3);
+    expect(clean.outcome.status).toBe('done');
+  });
+
+  it('an unnamed label is still refused next to its name', async () => {
+    const r = await run(
+      vaultFiles({
+        'Meetings/Transcripts/2026-12-01 Stand-up.md':
+          '---\nmeeting: "[[Meetings/2026-12-01 Stand-up]]"\nstate: finished\n---\n[00:00:03] Alice: Morning.\n[00:00:09] Guest: Hello from Acme.\n',
+      }),
+      {},
+      [
+        tools(call('override_speaker', { speaker: 'Guest', name: 'Dana Guest' })),
+        writeSummary('## Summary\nDana Guest (the guest) spoke for Acme.\n'),
+        writeSummary('## Summary\nDana Guest spoke for Acme.\n'),
+        done,
+      ],
+    );
+    expect(lastToolResults(r.requests[2]!)[0]!.output).toMatch(/^Error: .*still says "Guest", whom you identified as "Dana Guest"/);
+    expect(r.outcome.status).toBe('done');
   });
 });

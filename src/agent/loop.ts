@@ -37,7 +37,7 @@ export interface ContextController {
   limitToolResult?(content: string, tool: string, calls: number): string;
 }
 
-export type AgentErrorKind = 'max-turns' | 'no-summary' | 'truncated';
+export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated';
 
 /** The agent ended without doing its job (not an endpoint failure: those are ModelErrors). */
 export class AgentError extends MeetingAssistantError {
@@ -60,6 +60,11 @@ export interface AgentLoopOptions {
   context?: ContextController;
   /** True once the summary note has been written in this run. */
   summaryWritten: () => boolean;
+  /**
+   * What the written summary still lacks, as the model is told it (undefined: nothing). A run
+   * does not end on it: the model is reminded once, and fails when it ends again unchanged.
+   */
+  summaryIssue?: () => string | undefined;
   log: Logger;
   signal?: AbortSignal;
   /** Told of every turn and, after each response, of the tokens in use. */
@@ -90,7 +95,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     messages: [{ role: 'user', content: options.firstMessage }],
   };
   let turns = 0;
-  let reminded = false;
+  const reminded = new Set<string>();
   let overflowRetried = false;
   let truncations = 0;
 
@@ -151,16 +156,28 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       continue;
     }
 
-    if (options.summaryWritten()) {
-      return { turns, finalText: response.content, conversation };
-    }
-    if (reminded) {
-      throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
-    }
-    reminded = true;
-    log.info({ turn: turns }, 'model stopped without write_summary: reminding it once');
-    conversation.messages.push({ role: 'user', content: SUMMARY_REMINDER });
+    const reminder = reminderOnStop(options, reminded, turns);
+    if (reminder === undefined) return { turns, finalText: response.content, conversation };
+    reminded.add(reminder);
+    conversation.messages.push({ role: 'user', content: reminder });
   }
+}
+
+/**
+ * The model answered without tool calls: undefined when the run may end, else what it is told
+ * first (once each: the same reminder needed twice fails the run).
+ */
+function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>, turn: number): string | undefined {
+  if (!options.summaryWritten()) {
+    if (reminded.has(SUMMARY_REMINDER)) throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
+    options.log.info({ turn }, 'model stopped without write_summary: reminding it once');
+    return SUMMARY_REMINDER;
+  }
+  const issue = options.summaryIssue?.();
+  if (issue === undefined) return undefined;
+  if (reminded.has(issue)) throw new AgentError('unfinished-summary', `the model stopped with a summary still to fix, even after a reminder: ${issue}`);
+  options.log.info({ turn }, 'model stopped with a summary still to fix: reminding it');
+  return issue;
 }
 
 /** One request with the retry policy; its outcome logged as `model response`. */

@@ -38,8 +38,12 @@ export class RunBoard {
     const run = this.#live.get(key);
     if (!run) return;
     run.runId = runId;
-    if (event.kind === 'turn') run.turn = { turn: event.turn, maxTurns: event.maxTurns };
-    else if (event.kind === 'context') run.context = { tokens: event.tokens, window: event.window };
+    if (event.kind === 'turn') {
+      run.turn = { turn: event.turn, maxTurns: event.maxTurns };
+      // The transcript's parts are read before the main conversation's first request: once it
+      // runs, "part n of n" would say the run still reads them.
+      delete run.transcriptPart;
+    } else if (event.kind === 'context') run.context = { tokens: event.tokens, window: event.window };
     else run.transcriptPart = { part: event.part, parts: event.parts, from: event.from, to: event.to };
   }
 

@@ -49,9 +49,8 @@ export interface StatusSources {
   stopping(): boolean;
   endpoint: Omit<EndpointView, 'window'>;
   /**
-   * The window that counts for the endpoint. Today `ContextWindow.Tokens`; when the daemon
-   * learns the server's own window (issue #12's probe), this is the one place to plug the
-   * smaller of both in.
+   * The window a run has: the smaller of `ContextWindow.Tokens` and the window the server last
+   * told (ServerWindowSource.known(); the configured one until a server tells).
    */
   endpointWindow(): number;
   clock?: Clock;

@@ -10,6 +10,7 @@ import { nameArgument } from './args.js';
 import { formatRead, resultBudget } from './format.js';
 import { readTextFile } from './read.js';
 import { rememberSeen, requireUnchangedSinceSeen } from './seen.js';
+import { staleLabelsSentence, staleSpeakerLabels } from './speaker-names.js';
 import type { ToolContext } from './types.js';
 
 /**
@@ -166,24 +167,11 @@ function stripFrontmatter(content: string): string {
 
 /**
  * A label `override_speaker` mapped to a name in this run must not stay in the summary: people
- * read "Bob", not "Speaker 2". Matched as a whole word, in any case.
+ * read "Bob", not "Speaker 2".
  */
 function refuseSpeakerLabels(body: string, names: Map<string, string> | undefined): void {
-  for (const [label, name] of names ?? []) {
-    if (mentionsWord(body, label)) {
-      throw new ToolError(`the summary still says ${JSON.stringify(label)}, whom you identified as ${JSON.stringify(name)}; write the name instead and call write_summary again.`);
-    }
-  }
-}
-
-function mentionsWord(text: string, word: string): boolean {
-  const hay = text.toLowerCase();
-  const needle = word.toLowerCase();
-  const wordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_]/u.test(c);
-  for (let i = hay.indexOf(needle); i >= 0; i = hay.indexOf(needle, i + 1)) {
-    if (!wordChar(hay[i - 1]) && !wordChar(hay[i + needle.length])) return true;
-  }
-  return false;
+  const stale = staleLabelsSentence(staleSpeakerLabels(body, names));
+  if (stale) throw new ToolError(`${stale}; write the name instead and call write_summary again.`);
 }
 
 export const writeSummary = defineTool({
@@ -209,6 +197,7 @@ export const writeSummary = defineTool({
     const firstWrite = !ctx.run.summaryWritten;
     await ctx.vault.replace(abs, note, (existing) => firstWrite && !isFailureReportText(existing));
     ctx.run.summaryWritten = true;
+    ctx.run.summaryBody = body;
     const items = actionItems === undefined ? '' : `, ${actionItems} action item${actionItems === 1 ? '' : 's'}`;
     return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines${items}).`;
   },

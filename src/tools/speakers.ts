@@ -7,6 +7,7 @@ import { Vault } from '../vault/vault.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
+import { rewriteHint } from './speaker-names.js';
 
 import { checkFolderName, realLocation } from '../vault/confine.js';
 import { readTextFile } from './read.js';
@@ -61,10 +62,12 @@ export const overrideSpeaker = defineTool({
       changed = relabelled.changed;
       return relabelled.changed === 0 ? UNCHANGED : relabelled.text;
     });
-    // The summary must use the name from now on (write_summary refuses the label).
+    // The summary must use the name from now on (write_summary refuses the label), and one
+    // already written that says the label must be written again (the run's end checks it).
     (ctx.run.speakerNames ??= new Map()).set(speaker, name);
-    if (changed === 0) return `The lines of ${JSON.stringify(speaker)} are already labelled ${JSON.stringify(name)}.`;
-    return `Relabelled ${changed} transcript line${changed === 1 ? '' : 's'} from ${JSON.stringify(speaker)} to ${JSON.stringify(name)}.`;
+    const hint = rewriteHint(ctx.run, speaker, name);
+    if (changed === 0) return `The lines of ${JSON.stringify(speaker)} are already labelled ${JSON.stringify(name)}.${hint}`;
+    return `Relabelled ${changed} transcript line${changed === 1 ? '' : 's'} from ${JSON.stringify(speaker)} to ${JSON.stringify(name)}.${hint}`;
   },
 });
 

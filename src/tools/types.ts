@@ -30,6 +30,8 @@ export interface ToolContext {
 export interface RunState {
   /** Set by `write_summary`: a summary written in this run is never replaced by a failure report. */
   summaryWritten: boolean;
+  /** The body of the summary `write_summary` last wrote in this run (the speaker-label checks read it). */
+  summaryBody?: string;
   /** Title the agent supplied through `write_summary` when the meeting note has none. */
   agentTitle?: string;
   /** Labels `override_speaker` replaced with names in this run (label -> name): the summary must use the names. */

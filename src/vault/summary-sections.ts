@@ -94,7 +94,7 @@ const NOTHING = /^(?:none|nothing|n\/a|-+|keine?|nichts|aucune?|rien|ninguno|nin
 const ACTION_HEADING = new RegExp(
   `^(?:${Object.values(LANGUAGES)
     .map((l) => l.headings.nextSteps.toLowerCase())
-    .join('|')}|action items?|actions?|to-?dos?|tasks|follow-?ups?|aufgaben|todo)\\b`,
+    .join('|')}|action items?|actions?|commitments?|to-?dos?|tasks|follow-?ups?|aufgaben|todo)\\b`,
   'iu',
 );
 

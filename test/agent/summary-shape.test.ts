@@ -27,6 +27,7 @@ describe('countActionItems', () => {
     expect(countActionItems('## Prochaines étapes\n- Alice : a\n', 'plain')).toBe(1);
     expect(countActionItems('## Action items\n1. Alice: a\n2. Bob: b\n   - detail\n', 'plain')).toBe(2);
     expect(countActionItems('## Nächste Schritte\n- Keine.\n', 'plain')).toBe(0);
+    expect(countActionItems('## Commitments\n- Alice: a\n- Acme: b\n## Risks\n- c\n', 'plain')).toBe(2);
     expect(countActionItems('## Summary\n- Alice: a\n', 'plain')).toBeUndefined();
   });
 });

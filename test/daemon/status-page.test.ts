@@ -6,8 +6,10 @@ import { RunBoard } from '../../src/daemon/run-board.js';
 import { RUN_HISTORY_FILE, RunHistory, type RunRecord } from '../../src/daemon/run-history.js';
 import { renderPage } from '../../src/daemon/status-page.js';
 import { buildStatusView, type StatusView } from '../../src/daemon/status-view.js';
+import { serveHttp } from '../../src/daemon/serve.js';
+import { ServerWindowSource } from '../../src/agent/server-window.js';
 import { silentLogger } from '../../src/log.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { memoryVault, testConfig } from '../helpers/memfs.js';
 
 /** The status page's parts without a daemon: history, board, view, HTML, routes and their auth. */
 
@@ -56,24 +58,24 @@ describe('run history and board', () => {
     expect(again.list().map((r) => r.title)).toEqual(['M5', 'M4', 'M3']);
   });
 
-  it('follows a run by its meeting: turn, tokens of the window, transcript part; a skipped job leaves no record', async () => {
+  it('follows a run by its meeting: transcript part, then turn and tokens of the window; a skipped job leaves no record', async () => {
     const board = new RunBoard(new RunHistory(memoryVault(), silentLogger));
-    board.start('/vault/Meetings/A.md', { meeting: 'Meetings/A.md', kind: 'summarize', trigger: 'transcript', startedAt: '2026-11-30T10:59:00Z' });
+    const started = { meeting: 'Meetings/A.md', kind: 'summarize', trigger: 'transcript', startedAt: '2026-11-30T10:59:00Z' } as const;
+    board.start('/vault/Meetings/A.md', started);
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'transcript-part', part: 2, parts: 5, from: 301, to: 600 });
+    expect(board.live()).toEqual([{ ...started, runId: 'abc', transcriptPart: { part: 2, parts: 5, from: 301, to: 600 } }]);
+    expect(renderPage(viewOf(board), 'csrf')).toContain('transcript part 2 of 5 (lines 301–600)');
+    board.progress('/vault/Meetings/A.md', 'abc', { kind: 'transcript-part', part: 5, parts: 5, from: 1201, to: 1500 });
+    expect(renderPage(viewOf(board), 'csrf')).toContain('transcript part 5 of 5 (lines 1201–1500)');
+    // The notes of the parts are done once the main conversation sends its first request.
+    board.progress('/vault/Meetings/A.md', 'abc', { kind: 'turn', turn: 1, maxTurns: 60 });
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'turn', turn: 3, maxTurns: 60 });
     board.progress('/vault/Meetings/A.md', 'abc', { kind: 'context', tokens: 12345, window: 32768 });
     board.progress('/vault/Meetings/Other.md', 'zzz', { kind: 'turn', turn: 1, maxTurns: 60 });
-    expect(board.live()).toEqual([
-      expect.objectContaining({
-        runId: 'abc',
-        turn: { turn: 3, maxTurns: 60 },
-        context: { tokens: 12345, window: 32768 },
-        transcriptPart: { part: 2, parts: 5, from: 301, to: 600 },
-      }),
-    ]);
+    expect(board.live()).toEqual([{ ...started, runId: 'abc', turn: { turn: 3, maxTurns: 60 }, context: { tokens: 12345, window: 32768 } }]);
     const html = renderPage(viewOf(board), 'csrf');
     expect(html).toContain('turn 3 of at most 60');
-    expect(html).toContain('transcript part 2 of 5 (lines 301–600)');
+    expect(html).not.toContain('transcript part');
     expect(html).toContain('12,345 of 32,768 tokens');
     await board.finish('/vault/Meetings/A.md', undefined);
     expect(board.live()).toEqual([]);
@@ -177,6 +179,14 @@ describe('status page routes', () => {
     expect((await fetch(`${base()}/?token=nope`)).status).toBe(401);
   });
 
+  it('serves /status.js without the cookie, on purpose: the same script for everyone, with no token, CSRF value or data in it', async () => {
+    const script = await fetch(`${base()}/status.js`);
+    expect(script.status).toBe(200);
+    expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    const text = await script.text();
+    for (const secret of [TOKEN, sessionValue(TOKEN), csrfValue(TOKEN), 'Meetings/']) expect(text).not.toContain(secret);
+  });
+
   it('Retry: needs the cookie (401), the CSRF token and this origin (403); then redirects back; a bad note says why', async () => {
     const note = 'Meetings/Summaries/A.md';
     expect((await form({ note, csrf: csrfValue(TOKEN) }, { cookie: '' })).status).toBe(401);
@@ -190,5 +200,55 @@ describe('status page routes', () => {
     const bad = await form({ note: 'Meetings/Summaries/Nope.md', csrf: csrfValue(TOKEN) });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toContain('no such note: Meetings/Summaries/Nope.md');
+  });
+});
+
+describe('the window the page shows, through the daemon\'s own wiring (serveHttp)', () => {
+  it('is ContextWindow.Tokens until the server tells a smaller window, then the server\'s', async () => {
+    const TOKEN = 'window-token-0123456789';
+    const base = testConfig({ Endpoint: { BaseUrl: 'http://127.0.0.1:9/v1', Model: 'qwen3:8b' }, ContextWindow: { Tokens: 32768 } });
+    const config = { ...base, settings: { ...base.settings, Http: { ...base.settings.Http, Port: 0 } } };
+    // llama.cpp's /props, answered through the source's injected fetch: the server runs 8,192.
+    const asked: string[] = [];
+    const serverWindow = new ServerWindowSource({
+      baseUrl: config.settings.Endpoint.BaseUrl,
+      model: config.settings.Endpoint.Model,
+      configured: config.settings.ContextWindow.Tokens,
+      log: silentLogger,
+      fetch: async (url) => {
+        asked.push(String(url));
+        return Response.json({ default_generation_settings: { n_ctx: 8192 }, total_slots: 1 });
+      },
+    });
+    const vault = memoryVault();
+    const http = (await serveHttp({
+      config,
+      vault,
+      token: TOKEN,
+      log: silentLogger,
+      board: new RunBoard(new RunHistory(vault, silentLogger)),
+      startedAt: new Date('2026-11-30T09:00:00Z'),
+      clock: () => new Date('2026-11-30T11:00:00Z'),
+      serverWindow,
+      enqueue: () => 'job',
+      status: () => ({ queue: { concurrency: 1, stopping: false, pending: [], running: [], recent: [] } }),
+      stopping: () => false,
+    }))!;
+    try {
+      const page = async () => {
+        const answer = await fetch(`http://127.0.0.1:${http.port}/`, { headers: { cookie: `${sessionCookieName(0)}=${sessionValue(TOKEN)}` } });
+        expect(answer.status).toBe(200);
+        return answer.text();
+      };
+      expect(await page()).toContain('context window 32,768 tokens');
+      expect(asked).toEqual([]);
+      await serverWindow.get();
+      expect(asked).toEqual(['http://127.0.0.1:9/props']);
+      const html = await page();
+      expect(html).toContain('context window 8,192 tokens');
+      expect(html).not.toContain('32,768');
+    } finally {
+      await http.close();
+    }
   });
 });
