@@ -169,6 +169,31 @@ describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,0
     for (const req of server.modelRequests()) expect(req.admission?.kind, 'every request fits the 4,096 window').toBe('fits');
   });
 
+  it('without /api/ps context_length (an older Ollama): a 3-hour meeting (1,500 lines) is done in at most 60 requests, every line reaching the model before the summary', async () => {
+    const server = await startScriptedServer({
+      models: [MODEL],
+      emulate: { kind: 'ollama', window: 4096, tellsWindow: false },
+      compactFallback: { status: 404, body: { error: { message: 'Not found' } } },
+    });
+    servers.push(server);
+    const speech = transcriptLines(32_300);
+    const { reader, step } = readerOnServer({ first: 5, last: 4 + speech.length });
+    server.setFallback(step);
+    const files = vault(`---\nmeeting: "[[Meetings/2026-11-30 Release Review]]"\nstate: finished\n---\n${speech.join('\n')}\n`);
+    const { log, lines } = capturedLogger();
+    const runtime = await createRuntime(bundledConfig(server.baseUrl), { fs: memoryFs(files), log });
+    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+    expect(outcome.status, outcome.error).toBe('done');
+    // The first part, sized for 32,768, is cut to the 2,050 tokens Ollama keeps of 4,096; the
+    // window learned is 4,096, not 2,050, so no later request is cut.
+    expect(server.emulated!.overflows.map((o) => o.kind)).toEqual(['cut']);
+    expect(server.emulated!.overflows[0]).toMatchObject({ promptTokens: 2050 });
+    expect(lines.some((l) => l.level === 'warn' && /Ollama's cut of a 4096-token window/.test(String(l.msg)))).toBe(true);
+    expect(reader.linesReached()).toBe(speech.length);
+    expect(reader.stats.everyLineBeforeSummary).toBe(true);
+    expect(reader.stats.requests).toBeLessThanOrEqual(60);
+  });
+
   it('without /api/ps context_length (an older Ollama): one cut request, its answer never used', async () => {
     const result = await run({ kind: 'ollama', window: 4096, tellsWindow: false }, 120);
     await expectSummarized(result);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextManager } from '../../src/agent/context-window.js';
+import { ContextManager, ContextOverflowError } from '../../src/agent/context-window.js';
 import { condenseNotes, type NotesCall } from '../../src/agent/notes-condense.js';
 import { fitReadResult } from '../../src/agent/read-sizing.js';
 import { countTokens, estimateRequestTokens } from '../../src/agent/tokens.js';
@@ -198,6 +198,51 @@ describe('reading a transcript in parts', () => {
       const section = parseNotesSection(parseNote(await vault.read(vault.abs(CONTEXT))).body)!;
       expect(section.parts.at(-1)!.to).toBe(lines.length);
     }
+  });
+
+  it("takes Ollama's cut (2,050 of 4,096 kept) as a window of 4,096, not 2,050", async () => {
+    const vault = contextVault();
+    const r = room(32_768, 4096);
+    const model: ModelClient = {
+      api: 'chat-completions',
+      async complete(request) {
+        const size = estimateRequestTokens(request);
+        return { content: '- notes', toolCalls: [], usage: { inputTokens: size > 4096 ? 4 + (4096 - 4) / 2 : size, outputTokens: 5 } };
+      },
+    };
+    const options = { model, retry: { attempts: 0, delayMs: 0 }, log: silentLogger, vault, contextPath: vault.abs(CONTEXT), notesRoom: () => 100_000 };
+    const result = await readTranscriptInParts(transcript(), { ...options, room: r });
+    expect(r.shrunk).toEqual([4096]);
+    expect(result.requests).toBe(result.parts + 1);
+  });
+
+  it('fails at once, not after reading every part, when a server that keeps only what it cut to leaves the agent no room', async () => {
+    const vault = contextVault();
+    const r = room(32_768, 4096);
+    const { model, requests } = notesModel();
+    // A server whose window is 2,050 and that keeps all of it: its cut looks like Ollama's of 4,096.
+    const keepsAll: ModelClient = {
+      api: 'chat-completions',
+      async complete(request) {
+        const answer = await model.complete(request);
+        return { ...answer, usage: { inputTokens: Math.min(2050, estimateRequestTokens(request)), outputTokens: 5 } };
+      },
+    };
+    // Too long for the room 32,768 leaves: read in parts.
+    await vault.write(vault.abs('Meetings/Transcripts/Long.md'), `${transcriptNote(30_000).join('\n')}\n`);
+    const reading = notesForLongTranscript({
+      vault,
+      model: keepsAll,
+      retry: { attempts: 0, delayMs: 0 },
+      log: silentLogger,
+      room: r,
+      carried: 1500,
+      meeting: { transcriptPath: vault.abs('Meetings/Transcripts/Long.md'), contextPath: vault.abs(CONTEXT), title: 'M', projects: [] } as unknown as MeetingArtifacts,
+    });
+    await expect(reading).rejects.toThrow(ContextOverflowError);
+    // The first cut is taken for Ollama's (4,096); the next, at the same count, teaches 2,050.
+    expect(r.shrunk).toEqual([4096, 2050]);
+    expect(requests).toHaveLength(2);
   });
 });
 
