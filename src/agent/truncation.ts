@@ -19,10 +19,14 @@ const FAR_BELOW_RATIO = 0.45;
 const TRUNCATION_MIN_GAP = 256;
 /**
  * Some servers (several Ollama versions) report only the prompt tokens they did not find in
- * their cache. Such a count matches the part of the request that is new since a cached prefix;
- * when it is also smaller than the usual default windows, it is not taken for truncation.
+ * their cache. Such a count matches the part of the request that is new since a cached prefix:
+ * what was appended since the previous request (at any size), or, when it is also smaller
+ * than the usual default windows, all but the instructions and tool schemas.
  */
 const SMALL_DEFAULT_WINDOW = 2048;
+/** Tokenizers disagree by 20-40 %: a count within this share of a part of the request may be that part's count. */
+const UNCACHED_RATIO = 0.3;
+const UNCACHED_SLACK = 64;
 /**
  * No server runs a window this small, so a count below it is no evidence of truncation (tiny
  * counts come from prompt caches or placeholder usage).
@@ -79,15 +83,20 @@ export function truncationSuspicion(counts: ReportedCounts, log: Logger): string
   }
   if (!why && cap !== undefined) why = cutAgain(reported, estimate, cap);
   if (!why) return undefined;
-  if (reported < SMALL_DEFAULT_WINDOW) {
-    const uncached = [estimate - fixed];
-    if (appended !== undefined) uncached.push(appended);
-    if (uncached.some((n) => reported >= n * 0.7 - 64 && reported <= n * 1.3 + 64)) {
-      log.debug({ reported, estimated: estimate }, 'reported prompt tokens look like they leave out a cached prefix');
-      return undefined;
-    }
+  const uncached = appended !== undefined ? [appended] : [];
+  if (reported < SMALL_DEFAULT_WINDOW) uncached.push(estimate - fixed);
+  // Ollama's own cut of a round window is never taken for an uncached count (its count matches
+  // what was appended now and then): that would let the answer to a cut prompt through.
+  if (!isOllamaCut(reported) && uncached.some((n) => Math.abs(reported - n) <= n * UNCACHED_RATIO + UNCACHED_SLACK)) {
+    log.debug({ reported, estimated: estimate, appended }, 'reported prompt tokens look like they leave out a cached prefix');
+    return undefined;
   }
   return why;
+}
+
+/** Whether `kept` is what Ollama keeps when it cuts a prompt for a round window (see OLLAMA_WINDOW_STEP). */
+function isOllamaCut(kept: number): boolean {
+  return kept >= SMALLEST_WINDOW / 2 && (2 * Math.floor(kept) - OLLAMA_KEEP) % OLLAMA_WINDOW_STEP === 0;
 }
 
 /**
@@ -122,7 +131,7 @@ export interface WindowShown {
 export function windowShownByCut(kept: number, window: number, fitted = 0): WindowShown {
   const k = Math.floor(kept);
   const ollama = 2 * k - OLLAMA_KEEP;
-  if (k >= SMALLEST_WINDOW / 2 && ollama % OLLAMA_WINDOW_STEP === 0 && ollama < window) return { window: Math.max(ollama, fitted), guess: true };
+  if (isOllamaCut(k) && ollama < window) return { window: Math.max(ollama, fitted), guess: true };
   return { window: Math.min(window, Math.max(k, fitted)), guess: false };
 }
 

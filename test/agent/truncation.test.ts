@@ -89,8 +89,10 @@ describe('silent truncation judged by the server’s own counts', () => {
     expect(cm.afterResponse(first, answer(estimateRequestTokens(first)))).toBe('ok');
     run.readNext();
     const second = run.request();
-    // Ollama keeps the first 4 tokens and the tail, half its window: the count falls.
-    const kept = estimateRequestTokens(first) - 100;
+    // Ollama keeps the first 4 tokens and the tail, half its window: the count falls (to half
+    // of the first request's; a count about the size of what was appended may be one that
+    // leaves out a cached prefix, see the test below).
+    const kept = Math.floor(estimateRequestTokens(first) / 2);
     expect(cm.afterResponse(second, answer(kept))).toBe('truncated');
     const warning = log.find((l) => l.level === 'warn')!;
     expect(warning.msg).toMatch(/silently cut/);
@@ -114,6 +116,36 @@ describe('silent truncation judged by the server’s own counts', () => {
     const sent = estimateRequestTokens(request);
     expect(sent).toBeLessThan(16384);
     expect(cm.afterResponse(request, answer(Math.floor(sent * 0.3)))).toBe('truncated');
+  });
+
+  it('does not take the counts of a server that reports only the prompt tokens not in its cache for truncation, at any size', () => {
+    // Some Ollama versions: after the first request, each count is what was added since the
+    // previous one (about 8,000 tokens for 200 lines), the cached prefix left out.
+    for (const ratio of [0.78, 1.0, 1.2]) {
+      const { cm } = setup(32768, 4096);
+      const run = reader(transcriptNote(20_000), 200);
+      let previous: ModelRequest | undefined;
+      for (let i = 0; i < 5; i++) {
+        run.readNext();
+        const request = run.request();
+        const uncached = previous ? estimateRequestTokens(request) - estimateRequestTokens(previous) : estimateRequestTokens(request);
+        expect(uncached).toBeGreaterThan(2048);
+        expect(cm.afterResponse(request, answer(Math.round(uncached * ratio))), `ratio ${ratio}, request ${i + 1}`).toBe('ok');
+        previous = request;
+      }
+      expect(cm.window).toBe(32768);
+    }
+    // Ollama's own cut of 4,096 (2,050 kept) stays a cut even when about that much was appended.
+    const { cm } = setup(32768, 4096);
+    const run = reader(transcriptNote(20_000), 50);
+    run.readNext();
+    const first = run.request();
+    expect(cm.afterResponse(first, answer(estimateRequestTokens(first)))).toBe('ok');
+    run.readNext();
+    const second = run.request();
+    const appended = estimateRequestTokens(second) - estimateRequestTokens(first);
+    expect(Math.abs(2050 - appended)).toBeLessThan(appended * 0.3);
+    expect(cm.afterResponse(second, answer(2050))).toBe('truncated');
   });
 
   it('does not take a count that grows as much as the conversation, at any tokenizer ratio from 0.6 to 1.3, for truncation', () => {
