@@ -1,3 +1,4 @@
+import { joinContextBody, splitContextBody } from './context.js';
 import { parseNote, replaceBody } from './frontmatter.js';
 import type { Vault } from './vault.js';
 
@@ -95,26 +96,34 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
 }
 
 /**
- * Writes the section into the body of `text`: in place of the one there, else at the end.
+ * Writes the section into the body of `text`: in place of the one in the agent's notebook,
+ * else at the end of the notebook, before the daemon's record (`## External changes`
+ * sections), which read_context does not show: the agent's first message says the notes are
+ * in its notebook. A section an earlier version left in the record moves to the notebook.
  * Everything outside it (the notebook, audit sections, the frontmatter bytes) is kept.
  */
 export function withNotesSection(text: string, section: TranscriptNotesSection, file?: string): string {
   const note = parseNote(text, file);
   const eol = note.eol;
-  const lines = note.body.split(/\r?\n/);
   const rendered = renderNotesSection(section).split('\n');
-  const bounds = sectionBounds(lines);
-  let next: string[];
-  if (bounds) {
-    const after = lines.slice(bounds.end);
-    next = [...lines.slice(0, bounds.start), ...rendered, ...(after.length > 0 ? ['', ...after] : [''])];
+  const { notebook, record } = splitContextBody(note.body);
+  const inNotebook = sectionBounds(notebook.split(/\r?\n/));
+  let next: string;
+  if (inNotebook) {
+    const lines = notebook.split(/\r?\n/);
+    const after = lines.slice(inNotebook.end);
+    const body = [...lines.slice(0, inNotebook.start), ...rendered, ...(after.length > 0 ? ['', ...after] : [''])].join(eol);
+    next = joinContextBody(body, record, eol);
   } else {
-    const kept = note.body.replace(/\s+$/, '');
-    next = kept === '' ? [...rendered, ''] : [...kept.split(/\r?\n/), '', ...rendered, ''];
+    const recordLines = record.split(/\r?\n/);
+    const inRecord = sectionBounds(recordLines);
+    const rest = inRecord ? [...recordLines.slice(0, inRecord.start), ...recordLines.slice(inRecord.end)].join(eol) : record;
+    const kept = notebook.replace(/\s+$/, '');
+    const body = [...(kept === '' ? [] : [kept, '']), ...rendered, ''].join(eol);
+    next = joinContextBody(body, rest, eol);
   }
   // Collapse the blank lines our own insertion may double.
-  const body = next.join(eol).replace(new RegExp(`(?:${eol}){3,}`, 'g'), eol + eol);
-  return replaceBody(text, body);
+  return replaceBody(text, next.replace(new RegExp(`(?:${eol}){3,}`, 'g'), eol + eol));
 }
 
 /** The section of the context note on disk now; undefined when the note or the section is missing or broken. */

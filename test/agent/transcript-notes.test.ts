@@ -10,7 +10,8 @@ import { ModelError, type ModelClient, type ModelRequest } from '../../src/agent
 import { DEFAULT_SETTINGS } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { parseNotesSection, withNotesSection } from '../../src/vault/transcript-notes.js';
+import { splitContextBody } from '../../src/vault/context.js';
+import { parseNotesSection, renderNotesSection, withNotesSection } from '../../src/vault/transcript-notes.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
 import { memoryVault } from '../helpers/memfs.js';
 
@@ -140,6 +141,30 @@ describe('the notes section of the context note', () => {
     // A heading inside the notes is demoted, so it cannot end the section.
     expect(parsed.parts).toEqual([{ from: 1, to: 9, text: '#### Decisions\n- ship it (L3)' }, { from: 10, to: 20, text: '- more' }]);
     expect(parsed.condensed).toEqual([{ from: 1, to: 20, text: '- all of it' }]);
+  });
+});
+
+describe('where the notes section goes', () => {
+  const section = { fingerprint: 'sha256:abc', progress: 'Read in 1 parts.', parts: [{ from: 1, to: 9, text: '- ship it (L3)' }], condensed: [] };
+
+  it("at the end of the agent's notebook, before the daemon's record that read_context does not show", () => {
+    for (const eol of ['\n', '\r\n']) {
+      const text = `---${eol}title: M${eol}---${eol}My notebook.${eol}${eol}${AUDIT.split('\n').join(eol)}${eol}`;
+      const body = parseNote(withNotesSection(text, section)).body;
+      const { notebook, record } = splitContextBody(body);
+      expect(notebook).toBe(['My notebook.', '', '## Transcript notes', '', '<!-- meeting-assistant transcript notes: sha256:abc -->', 'Read in 1 parts.', '', '### Lines 1–9', '', '- ship it (L3)', ''].join(eol));
+      expect(record).toBe(`${AUDIT.split('\n').join(eol)}${eol}`);
+      expect(parseNotesSection(notebook)).toEqual(section);
+    }
+  });
+
+  it('moves a section an earlier version left inside the record into the notebook', () => {
+    const text = `---\ntitle: M\n---\nMy notebook.\n\n${AUDIT}\n\n${renderNotesSection(section)}\n`;
+    const body = parseNote(withNotesSection(text, { ...section, progress: 'Again.' })).body;
+    expect(body.match(/## Transcript notes/g)).toHaveLength(1);
+    const { notebook, record } = splitContextBody(body);
+    expect(parseNotesSection(notebook)?.progress).toBe('Again.');
+    expect(record).toBe(`${AUDIT}\n`);
   });
 });
 
