@@ -11,7 +11,7 @@ import { DEFAULT_SETTINGS } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { splitContextBody } from '../../src/vault/context.js';
-import { parseNotesSection, renderNotesSection, withNotesSection } from '../../src/vault/transcript-notes.js';
+import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection } from '../../src/vault/transcript-notes.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
 import { memoryVault } from '../helpers/memfs.js';
 
@@ -152,14 +152,30 @@ describe('where the notes section goes', () => {
       const text = `---${eol}title: M${eol}---${eol}My notebook.${eol}${eol}${AUDIT.split('\n').join(eol)}${eol}`;
       const body = parseNote(withNotesSection(text, section)).body;
       const { notebook, record } = splitContextBody(body);
-      expect(notebook).toBe(['My notebook.', '', '## Transcript notes', '', '<!-- meeting-assistant transcript notes: sha256:abc -->', 'Read in 1 parts.', '', '### Lines 1–9', '', '- ship it (L3)', ''].join(eol));
+      expect(notebook).toBe(
+        ['My notebook.', '', '## Transcript notes', '', '<!-- meeting-assistant transcript notes: sha256:abc -->', 'Read in 1 parts.', '', '### Lines 1–9', '', '- ship it (L3)', '<!-- end of transcript notes -->', ''].join(eol),
+      );
       expect(record).toBe(`${AUDIT.split('\n').join(eol)}${eol}`);
       expect(parseNotesSection(notebook)).toEqual(section);
     }
   });
 
+  it('ends at its end marker: what a person or write_context puts after it is neither read as notes nor lost when it is rewritten', () => {
+    const once = withNotesSection(`---\ntitle: M\n---\nMy notebook.\n\n${AUDIT}\n`, section);
+    expect(parseNote(once).body).toContain('- ship it (L3)\n<!-- end of transcript notes -->\n');
+    const edited = once.replace('<!-- end of transcript notes -->\n', '<!-- end of transcript notes -->\n\nMy conclusion: ship it.\n- Ask Bob about the budget.\n');
+    expect(parseNotesSection(parseNote(edited).body)).toEqual(section);
+    const twice = withNotesSection(edited, { ...section, parts: [...section.parts, { from: 10, to: 20, text: '- more' }] });
+    const body = parseNote(twice).body;
+    expect(body).toContain('<!-- end of transcript notes -->\n\nMy conclusion: ship it.\n- Ask Bob about the budget.\n');
+    expect(parseNotesSection(body)!.parts).toEqual([...section.parts, { from: 10, to: 20, text: '- more' }]);
+    expect(splitContextBody(body).notebook).toContain('My conclusion: ship it.');
+  });
+
   it('moves a section an earlier version left inside the record into the notebook', () => {
-    const text = `---\ntitle: M\n---\nMy notebook.\n\n${AUDIT}\n\n${renderNotesSection(section)}\n`;
+    // That version wrote no end marker: its section ran to the end of the body.
+    const legacy = renderNotesSection(section).replace(`\n${END_MARKER}`, '');
+    const text = `---\ntitle: M\n---\nMy notebook.\n\n${AUDIT}\n\n${legacy}\n`;
     const body = parseNote(withNotesSection(text, { ...section, progress: 'Again.' })).body;
     expect(body.match(/## Transcript notes/g)).toHaveLength(1);
     const { notebook, record } = splitContextBody(body);
