@@ -190,6 +190,9 @@ export async function readTranscriptInParts(transcript: TranscriptToRead, option
   }
   const parts = done.length;
   section.progress = `Read in ${parts} parts (lines ${transcript.firstLine}–${lines.length} of ${lines.length}); the notes are complete.`;
+  // The last part's notes now, before condensing: a failing condense request must not cost a
+  // retry the last part.
+  if (parts > reused) await save();
   const notesRoom = options.notesRoom();
   // Condensed notes of an earlier run over these same parts are reused while they still fit.
   const kept = reused === parts && earlier && covers(earlier.condensed, transcript) ? earlier.condensed : [];

@@ -241,6 +241,26 @@ describe('reading a transcript in parts', () => {
     }
   });
 
+  it('keeps the last part when the condensing request after it fails: a retry reads no part again', async () => {
+    const vault = contextVault();
+    let failing = true;
+    const { model, requests } = notesModel((request) => {
+      if (failing && /Condense them/.test(JSON.stringify(request.messages))) throw new ModelError('HTTP 503: overloaded', { kind: 'http', status: 503 });
+    });
+    const options = { model, retry: { attempts: 0, delayMs: 0 }, log: silentLogger, vault, contextPath: vault.abs(CONTEXT), notesRoom: () => 20 };
+    await expect(readTranscriptInParts(transcript(), { ...options, room: room(4096) })).rejects.toThrow(/overloaded/);
+    const saved = parseNotesSection(parseNote(await vault.read(vault.abs(CONTEXT))).body)!;
+    expect(saved.parts.at(-1)!.to).toBe(lines.length);
+    const parts = saved.parts.length;
+    expect(requests.filter((r) => /Write the notes of lines/.test(JSON.stringify(r.messages)))).toHaveLength(parts);
+
+    failing = false;
+    const before = requests.length;
+    const again = await readTranscriptInParts(transcript(), { ...options, room: room(4096) });
+    expect(again.reused).toBe(parts);
+    expect(requests.slice(before).some((r) => /Write the notes of lines/.test(JSON.stringify(r.messages)))).toBe(false);
+  });
+
   it("takes Ollama's cut (2,050 of 4,096 kept) as a window of 4,096, not 2,050", async () => {
     const vault = contextVault();
     const r = room(32_768, 4096);
