@@ -1,4 +1,4 @@
-import type { Settings } from '../config.js';
+import { defaultMaxOutputTokens, type Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { compactLocally, type LocalCompactionReport, summaryPromptTokens } from './compaction.js';
 import { contextLimitFrom, promptTokensFrom } from './context-refusal.js';
@@ -81,7 +81,10 @@ const MAX_SCALE = 1.4;
 /** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
 const MIN_SCALE = 0.5;
 
-/** What one request may ask for as output: MaxOutputTokens, or a quarter of a smaller window. */
+/**
+ * What one request may ask for as output: MaxOutputTokens (left out, a quarter of a small
+ * Tokens: config.ts defaultMaxOutputTokens), or a quarter of a smaller window the server showed.
+ */
 export function outputReserve(window: number, settings: Settings['ContextWindow']): number {
   if (window >= settings.Tokens) return settings.MaxOutputTokens;
   return Math.max(1, Math.min(settings.MaxOutputTokens, Math.floor(window / 4)));
@@ -90,6 +93,16 @@ export function outputReserve(window: number, settings: Settings['ContextWindow'
 /** The request size compaction brings a conversation down to: (1 − Threshold) × (window − output). */
 export function compactionTarget(window: number, settings: Settings['ContextWindow']): number {
   return Math.floor((1 - settings.Compaction.Threshold) * (window - outputReserve(window, settings)));
+}
+
+/**
+ * Advice to size ContextWindow for a server window of `window` tokens that the configuration
+ * accepts: Tokens, and MaxOutputTokens too when its value would not be below that Tokens.
+ */
+export function lowerTokensAdvice(window: number, settings: Settings['ContextWindow']): string {
+  const tokens = `lower MeetingAssistant.ContextWindow.Tokens to ${window} or less`;
+  if (settings.MaxOutputTokens < window) return tokens;
+  return `${tokens} and ContextWindow.MaxOutputTokens below it (${defaultMaxOutputTokens(window)}, a quarter; or leave MaxOutputTokens out, it then follows Tokens)`;
 }
 
 export const SERVER_SETTINGS =
@@ -242,7 +255,7 @@ export class ContextManager {
           (shown.guess ? ` (Ollama's cut of a ${shown.window}-token window keeps ${reported.inputTokens})` : '') +
           '; for the rest of this run the server\'s counts are trusted' +
           (shown.guess ? ` (only the same count of ${reported.inputTokens} again, for a larger request, would show another cut)` : '') +
-          `. Raise the server's context length (${SERVER_SETTINGS}) or set ContextWindow.Tokens to what the server has.`,
+          `. Raise the server's context length (${SERVER_SETTINGS}), or ${lowerTokensAdvice(shown.window, this.#settings)}.`,
       );
       return 'truncated';
     }
