@@ -237,16 +237,24 @@ describe('LM Studio and vLLM', () => {
 });
 
 describe('a long transcript in a large window, counted by the server at 0.78× our estimate', () => {
-  it('raises no truncation alarm and reads all 1,500 lines', async () => {
+  it('raises no truncation alarm and reads all 1,500 lines whole, in one read_transcript call', async () => {
     const result = await run({ kind: 'ollama', window: 131072, loaded: true, tokenRatio: 0.78 }, 1496, {
-      per: 200,
       config: { ContextWindow: { Tokens: 131072, MaxOutputTokens: 4096 } },
     });
     await expectSummarized(result);
     expect(result.lines).toBe(1500);
     expect(result.logLines.some((l) => /silently/.test(String(l.msg)))).toBe(false);
     expect(result.overflows).toHaveLength(0);
-    // 8 ranges, the summary and the closing answer: nothing discarded, nothing repeated.
-    expect(result.main.length).toBeLessThanOrEqual(12);
+    // One read of the whole transcript (no range), the summary and the closing answer:
+    // nothing discarded, nothing repeated.
+    const calls = result.main.flatMap((r) =>
+      requestAsConversation('chat', r.body).messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])),
+    );
+    const reads = [...new Map(calls.filter((c) => c.name === 'read_transcript').map((c) => [c.id, c.arguments])).values()];
+    expect(reads).toEqual(['{}']);
+    const result1 = requestAsConversation('chat', result.main[1]!.body).messages.at(-1) as { role: string; content: string };
+    expect(result1.role).toBe('tool');
+    expect(result1.content).toMatch(/^Meetings\/Transcripts\/2026-11-30 Release Review\.md \(lines 1-1500 of 1500\)\n/);
+    expect(result.main).toHaveLength(3);
   });
 });
