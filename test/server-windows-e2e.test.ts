@@ -129,6 +129,20 @@ async function expectSummarized(result: Awaited<ReturnType<typeof run>>) {
   for (let n = 1; n <= result.lines; n++) expect(result.model.seen().has(n), `line ${n}`).toBe(true);
 }
 
+/** A 3-hour meeting (1,500 lines) summarized with the bundled config by the scripted reader behind an emulated server. */
+async function threeHourMeeting(emulate: ServerEmulation) {
+  const server = await startScriptedServer({ models: [MODEL], emulate, compactFallback: { status: 404, body: { error: { message: 'Not found' } } } });
+  servers.push(server);
+  const speech = transcriptLines(32_300);
+  const { reader, step } = readerOnServer({ first: 5, last: 4 + speech.length });
+  server.setFallback(step);
+  const files = vault(`---\nmeeting: "[[Meetings/2026-11-30 Release Review]]"\nstate: finished\n---\n${speech.join('\n')}\n`);
+  const { log, lines: logLines } = capturedLogger();
+  const runtime = await createRuntime(bundledConfig(server.baseUrl), { fs: memoryFs(files), log });
+  const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+  return { server, outcome, reader, speech, logLines };
+}
+
 describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,096 and saying so only through /api/ps', () => {
   it('loads the model to learn its window, sizes every request for it, and summarizes a short meeting with no cut request', async () => {
     const result = await run({ kind: 'ollama', window: 4096, loaded: false }, 60);
@@ -149,18 +163,7 @@ describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,0
   });
 
   it('summarizes a 3-hour meeting (1,500 lines) with no cut request, every line reaching the model before the summary (issue 12 with issue 13)', async () => {
-    const server = await startScriptedServer({
-      models: [MODEL],
-      emulate: { kind: 'ollama', window: 4096, loaded: false },
-      compactFallback: { status: 404, body: { error: { message: 'Not found' } } },
-    });
-    servers.push(server);
-    const speech = transcriptLines(32_300);
-    const { reader, step } = readerOnServer({ first: 5, last: 4 + speech.length });
-    server.setFallback(step);
-    const files = vault(`---\nmeeting: "[[Meetings/2026-11-30 Release Review]]"\nstate: finished\n---\n${speech.join('\n')}\n`);
-    const runtime = await createRuntime(bundledConfig(server.baseUrl), { fs: memoryFs(files), log: capturedLogger().log });
-    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+    const { server, outcome, reader, speech } = await threeHourMeeting({ kind: 'ollama', window: 4096, loaded: false });
     expect(outcome.status, outcome.error).toBe('done');
     expect(server.emulated!.overflows).toHaveLength(0);
     expect(reader.linesReached()).toBe(speech.length);
@@ -170,25 +173,13 @@ describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,0
   });
 
   it('without /api/ps context_length (an older Ollama): a 3-hour meeting (1,500 lines) is done in at most 60 requests, every line reaching the model before the summary', async () => {
-    const server = await startScriptedServer({
-      models: [MODEL],
-      emulate: { kind: 'ollama', window: 4096, tellsWindow: false },
-      compactFallback: { status: 404, body: { error: { message: 'Not found' } } },
-    });
-    servers.push(server);
-    const speech = transcriptLines(32_300);
-    const { reader, step } = readerOnServer({ first: 5, last: 4 + speech.length });
-    server.setFallback(step);
-    const files = vault(`---\nmeeting: "[[Meetings/2026-11-30 Release Review]]"\nstate: finished\n---\n${speech.join('\n')}\n`);
-    const { log, lines } = capturedLogger();
-    const runtime = await createRuntime(bundledConfig(server.baseUrl), { fs: memoryFs(files), log });
-    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+    const { server, outcome, reader, speech, logLines } = await threeHourMeeting({ kind: 'ollama', window: 4096, tellsWindow: false });
     expect(outcome.status, outcome.error).toBe('done');
     // The first part, sized for 32,768, is cut to the 2,050 tokens Ollama keeps of 4,096; the
     // window learned is 4,096, not 2,050, so no later request is cut.
     expect(server.emulated!.overflows.map((o) => o.kind)).toEqual(['cut']);
     expect(server.emulated!.overflows[0]).toMatchObject({ promptTokens: 2050 });
-    expect(lines.some((l) => l.level === 'warn' && /Ollama's cut of a 4096-token window/.test(String(l.msg)))).toBe(true);
+    expect(logLines.some((l) => l.level === 'warn' && /Ollama's cut of a 4096-token window/.test(String(l.msg)))).toBe(true);
     expect(reader.linesReached()).toBe(speech.length);
     expect(reader.stats.everyLineBeforeSummary).toBe(true);
     expect(reader.stats.requests).toBeLessThanOrEqual(60);
