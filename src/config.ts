@@ -140,6 +140,14 @@ export class ConfigError extends MeetingAssistantError {
 
 export const DEFAULT_SETTINGS: Settings = SettingsSchema.parse({});
 
+/**
+ * `ContextWindow.MaxOutputTokens` when it is left out: 4,096, or a quarter of a smaller
+ * `ContextWindow.Tokens` (4,096 would leave nothing of a 4,096 window and half of 8,192).
+ */
+export function defaultMaxOutputTokens(tokens: number): number {
+  return Math.max(1, Math.min(DEFAULT_SETTINGS.ContextWindow.MaxOutputTokens, Math.floor(tokens / 4)));
+}
+
 const ENV_PREFIX = 'MeetingAssistant__';
 
 /**
@@ -217,6 +225,9 @@ export function resolveConfig(
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems, context.file);
 
   const settings = parsed.data.MeetingAssistant;
+  if (contextWindowOf(merged)?.MaxOutputTokens === undefined) {
+    settings.ContextWindow.MaxOutputTokens = defaultMaxOutputTokens(settings.ContextWindow.Tokens);
+  }
   const baseDir = context.file ? path.dirname(context.file) : (context.cwd ?? process.cwd());
   const root = path.resolve(baseDir, expandHome(settings.VaultPath, homedir));
   const inVault = (p: string) => path.resolve(root, expandHome(p, homedir));
@@ -238,14 +249,23 @@ export function resolveConfig(
   };
 }
 
-/** Checked on the raw values so that it is reported together with every other problem. */
+function contextWindowOf(merged: unknown): Record<string, unknown> | undefined {
+  return (merged as { MeetingAssistant?: { ContextWindow?: Record<string, unknown> } } | undefined)?.MeetingAssistant?.ContextWindow;
+}
+
+/**
+ * Checked on the raw values so that it is reported together with every other problem. Only a
+ * MaxOutputTokens that is set can be too large: left out, it follows Tokens.
+ */
 function crossFieldProblems(merged: unknown): string[] {
-  const section = (merged as { MeetingAssistant?: { ContextWindow?: Record<string, unknown> } } | undefined)
-    ?.MeetingAssistant?.ContextWindow;
+  const section = contextWindowOf(merged);
   const tokens = section?.Tokens ?? DEFAULT_SETTINGS.ContextWindow.Tokens;
-  const output = section?.MaxOutputTokens ?? DEFAULT_SETTINGS.ContextWindow.MaxOutputTokens;
+  const output = section?.MaxOutputTokens;
   if (typeof tokens === 'number' && typeof output === 'number' && tokens <= output) {
-    return [`MeetingAssistant.ContextWindow.Tokens: must be greater than ContextWindow.MaxOutputTokens (${output})`];
+    return [
+      `MeetingAssistant.ContextWindow.Tokens: must be greater than ContextWindow.MaxOutputTokens (${output}); ` +
+        `lower MaxOutputTokens, or leave MaxOutputTokens out: it is then a quarter of Tokens, at most ${DEFAULT_SETTINGS.ContextWindow.MaxOutputTokens}`,
+    ];
   }
   return [];
 }

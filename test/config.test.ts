@@ -97,6 +97,21 @@ describe('config', () => {
     }
   });
 
+  it('sizes the answer reserve to a quarter of a small ContextWindow.Tokens when MaxOutputTokens is left out; an explicit one must leave room', () => {
+    const output = (contextWindow: Record<string, unknown>) => resolveConfig({ MeetingAssistant: { ContextWindow: contextWindow } }).settings.ContextWindow.MaxOutputTokens;
+    // The advice for a server with 4,096 tokens is accepted as it is.
+    expect(output({ Tokens: 4096 })).toBe(1024);
+    expect(output({ Tokens: 8192 })).toBe(2048);
+    expect(output({ Tokens: 32768 })).toBe(4096);
+    expect(output({ Tokens: 131072 })).toBe(4096);
+    expect(output({ Tokens: 8192, MaxOutputTokens: 4096 })).toBe(4096);
+    expect(resolveConfig({}, { env: { MeetingAssistant__ContextWindow__Tokens: '4096' } }).settings.ContextWindow.MaxOutputTokens).toBe(1024);
+    expect(resolveConfig({}, { env: { MeetingAssistant__ContextWindow__MaxOutputTokens: '512' } }).settings.ContextWindow.MaxOutputTokens).toBe(512);
+    expect(() => output({ Tokens: 4096, MaxOutputTokens: 4096 })).toThrow(
+      /ContextWindow\.Tokens: must be greater than ContextWindow\.MaxOutputTokens \(4096\).*leave MaxOutputTokens out/,
+    );
+  });
+
   it('resolves the vault relative to the config file, ~ to the home folder, folders inside the vault', async () => {
     const fs = memoryFs({
       '/etc/ma/config.json': JSON.stringify({

@@ -129,6 +129,20 @@ async function expectSummarized(result: Awaited<ReturnType<typeof run>>) {
   for (let n = 1; n <= result.lines; n++) expect(result.model.seen().has(n), `line ${n}`).toBe(true);
 }
 
+/** A 3-hour meeting (1,500 lines) summarized with the bundled config by the scripted reader behind an emulated server. */
+async function threeHourMeeting(emulate: ServerEmulation) {
+  const server = await startScriptedServer({ models: [MODEL], emulate, compactFallback: { status: 404, body: { error: { message: 'Not found' } } } });
+  servers.push(server);
+  const speech = transcriptLines(32_300);
+  const { reader, step } = readerOnServer({ first: 5, last: 4 + speech.length });
+  server.setFallback(step);
+  const files = vault(`---\nmeeting: "[[Meetings/2026-11-30 Release Review]]"\nstate: finished\n---\n${speech.join('\n')}\n`);
+  const { log, lines: logLines } = capturedLogger();
+  const runtime = await createRuntime(bundledConfig(server.baseUrl), { fs: memoryFs(files), log });
+  const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+  return { server, outcome, reader, speech, logLines };
+}
+
 describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,096 and saying so only through /api/ps', () => {
   it('loads the model to learn its window, sizes every request for it, and summarizes a short meeting with no cut request', async () => {
     const result = await run({ kind: 'ollama', window: 4096, loaded: false }, 60);
@@ -149,24 +163,26 @@ describe('the bundled default config (qwen3:8b, 32768) behind Ollama keeping 4,0
   });
 
   it('summarizes a 3-hour meeting (1,500 lines) with no cut request, every line reaching the model before the summary (issue 12 with issue 13)', async () => {
-    const server = await startScriptedServer({
-      models: [MODEL],
-      emulate: { kind: 'ollama', window: 4096, loaded: false },
-      compactFallback: { status: 404, body: { error: { message: 'Not found' } } },
-    });
-    servers.push(server);
-    const speech = transcriptLines(32_300);
-    const { reader, step } = readerOnServer({ first: 5, last: 4 + speech.length });
-    server.setFallback(step);
-    const files = vault(`---\nmeeting: "[[Meetings/2026-11-30 Release Review]]"\nstate: finished\n---\n${speech.join('\n')}\n`);
-    const runtime = await createRuntime(bundledConfig(server.baseUrl), { fs: memoryFs(files), log: capturedLogger().log });
-    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+    const { server, outcome, reader, speech } = await threeHourMeeting({ kind: 'ollama', window: 4096, loaded: false });
     expect(outcome.status, outcome.error).toBe('done');
     expect(server.emulated!.overflows).toHaveLength(0);
     expect(reader.linesReached()).toBe(speech.length);
     expect(reader.stats.everyLineBeforeSummary).toBe(true);
     expect(reader.stats.requests).toBeLessThanOrEqual(60);
     for (const req of server.modelRequests()) expect(req.admission?.kind, 'every request fits the 4,096 window').toBe('fits');
+  });
+
+  it('without /api/ps context_length (an older Ollama): a 3-hour meeting (1,500 lines) is done in at most 60 requests, every line reaching the model before the summary', async () => {
+    const { server, outcome, reader, speech, logLines } = await threeHourMeeting({ kind: 'ollama', window: 4096, tellsWindow: false });
+    expect(outcome.status, outcome.error).toBe('done');
+    // The first part, sized for 32,768, is cut to the 2,050 tokens Ollama keeps of 4,096; the
+    // window learned is 4,096, not 2,050, so no later request is cut.
+    expect(server.emulated!.overflows.map((o) => o.kind)).toEqual(['cut']);
+    expect(server.emulated!.overflows[0]).toMatchObject({ promptTokens: 2050 });
+    expect(logLines.some((l) => l.level === 'warn' && /Ollama's cut of a 4096-token window/.test(String(l.msg)))).toBe(true);
+    expect(reader.linesReached()).toBe(speech.length);
+    expect(reader.stats.everyLineBeforeSummary).toBe(true);
+    expect(reader.stats.requests).toBeLessThanOrEqual(60);
   });
 
   it('without /api/ps context_length (an older Ollama): one cut request, its answer never used', async () => {
@@ -212,16 +228,24 @@ describe('LM Studio and vLLM', () => {
 });
 
 describe('a long transcript in a large window, counted by the server at 0.78× our estimate', () => {
-  it('raises no truncation alarm and reads all 1,500 lines', async () => {
+  it('raises no truncation alarm and reads all 1,500 lines whole, in one read_transcript call', async () => {
     const result = await run({ kind: 'ollama', window: 131072, loaded: true, tokenRatio: 0.78 }, 1496, {
-      per: 200,
       config: { ContextWindow: { Tokens: 131072, MaxOutputTokens: 4096 } },
     });
     await expectSummarized(result);
     expect(result.lines).toBe(1500);
     expect(result.logLines.some((l) => /silently/.test(String(l.msg)))).toBe(false);
     expect(result.overflows).toHaveLength(0);
-    // 8 ranges, the summary and the closing answer: nothing discarded, nothing repeated.
-    expect(result.main.length).toBeLessThanOrEqual(12);
+    // One read of the whole transcript (no range), the summary and the closing answer:
+    // nothing discarded, nothing repeated.
+    const calls = result.main.flatMap((r) =>
+      requestAsConversation('chat', r.body).messages.flatMap((m) => (m.role === 'assistant' ? (m.toolCalls ?? []) : [])),
+    );
+    const reads = [...new Map(calls.filter((c) => c.name === 'read_transcript').map((c) => [c.id, c.arguments])).values()];
+    expect(reads).toEqual(['{}']);
+    const result1 = requestAsConversation('chat', result.main[1]!.body).messages.at(-1) as { role: string; content: string };
+    expect(result1.role).toBe('tool');
+    expect(result1.content).toMatch(/^Meetings\/Transcripts\/2026-11-30 Release Review\.md \(lines 1-1500 of 1500\)\n/);
+    expect(result.main).toHaveLength(3);
   });
 });

@@ -3,7 +3,9 @@ import type { RunProgress } from '../src/agent/progress.js';
 import { retrySummary, summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
+import { resolveMeeting } from '../src/vault/meeting.js';
 import { parseNotesSection } from '../src/vault/transcript-notes.js';
+import { createToolContext, createToolRegistry } from '../src/tools/registry.js';
 import { transcriptLines } from './helpers/long-meeting.js';
 import { capturedLogger } from './helpers/captured-log.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';
@@ -55,6 +57,15 @@ async function contextBody(runtime: Runtime): Promise<string> {
   return parseNote(await runtime.vault.read(runtime.vault.abs(CONTEXT))).body;
 }
 
+/** What the agent's read_context returns: its notebook, the daemon's record left out. */
+async function readContext(runtime: Runtime): Promise<string> {
+  const meeting = await resolveMeeting(runtime.vault, runtime.vault.abs(MEETING));
+  const ctx = createToolContext({ vault: runtime.vault, settings: runtime.config.settings, meeting, maxResultChars: 1_000_000 });
+  const result = await createToolRegistry(ctx).call({ id: 'call_1', name: 'read_context', arguments: '{}' });
+  expect(result.isError).toBe(false);
+  return result.content;
+}
+
 const isNotesRequest = (body: unknown) => JSON.stringify(body).includes('Write the notes of lines');
 
 describe.each(['chat-completions', 'responses'] as const)('a 3-hour meeting read into notes over %s', (api) => {
@@ -94,6 +105,14 @@ describe.each(['chat-completions', 'responses'] as const)('a 3-hour meeting read
     expect(section.progress).toMatch(new RegExp(`^Read in ${section.parts.length} parts`));
     expect(body).toContain('My notebook.');
     expect(body).toContain(AUDIT);
+    // The first message says the notes are in the notebook: read_context shows every part,
+    // after the notebook and before the daemon's record (which it does not show).
+    const notebook = await readContext(runtime);
+    expect(notebook).toMatch(/^Meetings\/Context\/.*\(lines 1-\d+ of \d+\)\n\s+1\tMy notebook\.\n/);
+    expect(notebook).toContain(`\t${section.progress}`);
+    for (const part of section.parts) expect(notebook).toContain(`\t### Lines ${part.from}–${part.to}\n`);
+    expect(notebook).not.toContain('External changes');
+    expect(body.indexOf('## Transcript notes')).toBeLessThan(body.indexOf(AUDIT));
 
     // Progress: the log and the hook, part k of n with its lines.
     const parts = progress.filter((p) => p.kind === 'transcript-part');

@@ -1,11 +1,11 @@
-import type { Settings } from '../config.js';
+import { defaultMaxOutputTokens, type Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { compactLocally, type LocalCompactionReport, summaryPromptTokens } from './compaction.js';
 import { contextLimitFrom, promptTokensFrom } from './context-refusal.js';
 import { fitReadResult, keptAfterCollapse } from './read-sizing.js';
 import type { RemoteCompactor } from './remote-compaction.js';
 import { estimateRequestTokens, fixedTokens, messagesTokens } from './tokens.js';
-import { startsWith, truncationSuspicion } from './truncation.js';
+import { cutAgain, startsWith, truncationSuspicion, windowShownByCut } from './truncation.js';
 import type { Conversation, Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from './types.js';
 import { MeetingAssistantError } from '../errors.js';
 
@@ -30,7 +30,8 @@ import { MeetingAssistantError } from '../errors.js';
  * our tokenizer (a server's tokenizer may count 20-40 % less on other languages, code or
  * numbers, and a false alarm costs an answer): a count that hardly grows, or falls, while the
  * conversation grew, or one far below what the server would keep. One suspicion per run at
- * most: after it, the server's counts are trusted for the rest of the run.
+ * most: after it, the server's counts are trusted for the rest of the run, except the very
+ * count of that cut again when the window it showed was inferred (truncation.ts windowShownByCut).
  */
 
 export { contextLimitFrom } from './context-refusal.js';
@@ -80,7 +81,10 @@ const MAX_SCALE = 1.4;
 /** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
 const MIN_SCALE = 0.5;
 
-/** What one request may ask for as output: MaxOutputTokens, or a quarter of a smaller window. */
+/**
+ * What one request may ask for as output: MaxOutputTokens (left out, a quarter of a small
+ * Tokens: config.ts defaultMaxOutputTokens), or a quarter of a smaller window the server showed.
+ */
 export function outputReserve(window: number, settings: Settings['ContextWindow']): number {
   if (window >= settings.Tokens) return settings.MaxOutputTokens;
   return Math.max(1, Math.min(settings.MaxOutputTokens, Math.floor(window / 4)));
@@ -89,6 +93,16 @@ export function outputReserve(window: number, settings: Settings['ContextWindow'
 /** The request size compaction brings a conversation down to: (1 − Threshold) × (window − output). */
 export function compactionTarget(window: number, settings: Settings['ContextWindow']): number {
   return Math.floor((1 - settings.Compaction.Threshold) * (window - outputReserve(window, settings)));
+}
+
+/**
+ * Advice to size ContextWindow for a server window of `window` tokens that the configuration
+ * accepts: Tokens, and MaxOutputTokens too when its value would not be below that Tokens.
+ */
+export function lowerTokensAdvice(window: number, settings: Settings['ContextWindow']): string {
+  const tokens = `lower MeetingAssistant.ContextWindow.Tokens to ${window} or less`;
+  if (settings.MaxOutputTokens < window) return tokens;
+  return `${tokens} and ContextWindow.MaxOutputTokens below it (${defaultMaxOutputTokens(window)}, a quarter; or leave MaxOutputTokens out, it then follows Tokens)`;
 }
 
 export const SERVER_SETTINGS =
@@ -110,6 +124,13 @@ export class ContextManager {
   #last: { messages: readonly Message[]; fixed: number; input?: number; output?: number } | undefined;
   /** After one suspicion of truncation, the server's counts are taken as they are. */
   #trusted = false;
+  /**
+   * When that suspicion only inferred the window (twice what Ollama kept, truncation.ts
+   * windowShownByCut): the count it reported. The same count again, for a larger request, is a
+   * server that keeps no more than that, and teaches the window once more.
+   */
+  #watch: number | undefined;
+  /** The window the last cut showed, until forceCompact takes it. */
   #truncatedAt: number | undefined;
   #fixed = 0;
   #firstTokens = 0;
@@ -214,20 +235,27 @@ export class ContextManager {
     const previous = this.#last;
     this.#last = { messages: request.messages, fixed };
     const reported = response.usage && response.usage.inputTokens > 0 ? response.usage : undefined;
-    const suspicion =
-      reported && !this.#trusted
-        ? truncationSuspicion({ request, reported: reported.inputTokens, estimate, fixed, previous, told: this.#told }, this.#log)
-        : undefined;
+    let suspicion: string | undefined;
+    if (reported && !this.#trusted) {
+      suspicion = truncationSuspicion({ request, reported: reported.inputTokens, estimate, fixed, previous, told: this.#told }, this.#log);
+    } else if (reported && this.#watch !== undefined) {
+      suspicion = cutAgain(reported.inputTokens, estimate, this.#watch);
+    }
     if (reported && suspicion) {
       this.#last = undefined;
-      this.#truncatedAt = reported.inputTokens;
+      const shown = windowShownByCut(reported.inputTokens, this.#window, previous?.input);
+      this.#truncatedAt = shown.window;
       this.#trusted = true;
+      this.#watch = shown.guess ? reported.inputTokens : undefined;
       this.#log.warn(
-        { reported: reported.inputTokens, estimated: estimate, window: this.#window, why: suspicion },
+        { reported: reported.inputTokens, estimated: estimate, window: this.#window, learned: shown.window, why: suspicion },
         `The server reported ${reported.inputTokens} prompt tokens for about ${estimate} sent (${suspicion}): it seems to have silently ` +
           `cut the conversation to fit a smaller context window than ContextWindow.Tokens (${this.#settings.Tokens}). ` +
-          `The answer is discarded and the conversation compacted to fit ${reported.inputTokens} tokens; for the rest of this run ` +
-          `the server's counts are trusted. Raise the server's context length (${SERVER_SETTINGS}) or set ContextWindow.Tokens to what the server has.`,
+          `The answer is discarded and the conversation compacted to fit ${shown.window} tokens` +
+          (shown.guess ? ` (Ollama's cut of a ${shown.window}-token window keeps ${reported.inputTokens})` : '') +
+          '; for the rest of this run the server\'s counts are trusted' +
+          (shown.guess ? ` (only the same count of ${reported.inputTokens} again, for a larger request, would show another cut)` : '') +
+          `. Raise the server's context length (${SERVER_SETTINGS}), or ${lowerTokensAdvice(shown.window, this.#settings)}.`,
       );
       return 'truncated';
     }

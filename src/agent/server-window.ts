@@ -185,7 +185,8 @@ export interface ServerWindowSourceOptions extends ProbeOptions {
 export class ServerWindowSource {
   readonly #options: ServerWindowSourceOptions;
   #cached: { at: number; value: ServerWindow | undefined; loaded: boolean } | undefined;
-  #pending: Promise<ServerWindow | undefined> | undefined;
+  /** The probe in flight, per `load`: a look without loading cannot answer a run that needs the loaded window. */
+  readonly #pending = new Map<boolean, Promise<ServerWindow | undefined>>();
   #warned: number | undefined;
 
   constructor(options: ServerWindowSourceOptions) {
@@ -200,14 +201,23 @@ export class ServerWindowSource {
     const now = (this.#options.clock ?? systemClock)().getTime();
     const cached = this.#cached;
     if (cached && now - cached.at < (this.#options.ttlMs ?? 180_000) && (cached.loaded || !load || cached.value?.loaded)) return cached.value;
-    this.#pending ??= probeServerWindow({ ...this.#options, load })
+    // A load in flight answers a look too; a look in flight does not answer a load (the start-up
+    // look would give a run "not loaded, no window" and the run would use ContextWindow.Tokens).
+    const inFlight = this.#pending.get(load) ?? (load ? undefined : this.#pending.get(true));
+    if (inFlight) return inFlight;
+    const probe = probeServerWindow({ ...this.#options, load })
       .then((value) => {
-        this.#cached = { at: now, value, loaded: load };
-        this.#report(value, log);
+        const kept = this.#cached;
+        // A look that ends after a load began must not replace the loaded answer.
+        if (load || !kept?.loaded || kept.at < now) {
+          this.#cached = { at: now, value, loaded: load };
+          this.#report(value, log);
+        }
         return value;
       })
-      .finally(() => (this.#pending = undefined));
-    return this.#pending;
+      .finally(() => this.#pending.delete(load));
+    this.#pending.set(load, probe);
+    return probe;
   }
 
   /** The window a run uses: the smaller of the server's and `ContextWindow.Tokens`. */

@@ -11,7 +11,7 @@ import { compactionTarget, ContextOverflowError, contextLimitFrom, outputReserve
 import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
 import { type Sleep, withRetry } from './retry.js';
 import { countTokens, estimateRequestTokens, fixedTokens } from './tokens.js';
-import { truncationSuspicion } from './truncation.js';
+import { truncationSuspicion, windowShownByCut } from './truncation.js';
 import { type LineRange, splitAtTurns } from './transcript-parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from './types.js';
 
@@ -93,6 +93,8 @@ export interface TranscriptNotesOptions {
   vault: Vault;
   contextPath: string;
   onPart?: (progress: PartProgress) => void;
+  /** After the window shrank: throws when the run can no longer fit (it fails now, not after reading every part). */
+  afterShrink?: () => void;
 }
 
 export interface TranscriptNotes {
@@ -188,6 +190,9 @@ export async function readTranscriptInParts(transcript: TranscriptToRead, option
   }
   const parts = done.length;
   section.progress = `Read in ${parts} parts (lines ${transcript.firstLine}–${lines.length} of ${lines.length}); the notes are complete.`;
+  // The last part's notes now, before condensing: a failing condense request must not cost a
+  // retry the last part.
+  if (parts > reused) await save();
   const notesRoom = options.notesRoom();
   // Condensed notes of an earlier run over these same parts are reused while they still fit.
   const kept = reused === parts && earlier && covers(earlier.condensed, transcript) ? earlier.condensed : [];
@@ -276,12 +281,21 @@ function notesWords(room: ContextRoom, part: LineRange, lines: readonly string[]
 
 /**
  * One notes request under the retry policy. A prompt the server cut silently (its own count
- * far below the request) or refused as too long is not used: the window shrinks to what the
- * server showed and the caller splits again (`cut` is that window).
+ * far below the request, or the count an earlier cut kept) or refused as too long is not
+ * used: the window shrinks to what the server showed (truncation.ts windowShownByCut: twice
+ * Ollama's kept count) and the caller splits again (`cut` is that window).
  */
 function notesCaller(options: TranscriptNotesOptions): NotesCall {
   const { log, room } = options;
   let requests = 0;
+  let cap: number | undefined;
+  const shrink = (tokens: number, why: string) => {
+    const window = Math.max(1, Math.floor(tokens));
+    log.warn({ window, was: room.window }, `a transcript notes request was ${why}; reading in smaller parts for a window of about ${window} tokens`);
+    room.shrinkWindow(window);
+    options.afterShrink?.();
+    return window;
+  };
   const call = async (request: ModelRequest) => {
     requests++;
     const estimate = estimateRequestTokens(request);
@@ -296,27 +310,23 @@ function notesCaller(options: TranscriptNotesOptions): NotesCall {
     } catch (err) {
       if (!(err instanceof ModelError) || !err.contextTooLong) throw err;
       const limit = contextLimitFrom(err) ?? Math.floor(estimate * 0.75);
-      return { text: '', cut: shrink(room, Math.min(limit, room.window - 1), log, 'refused as too long') };
+      return { text: '', cut: shrink(Math.min(limit, room.window - 1), 'refused as too long') };
     }
     const reported = response.usage?.inputTokens;
     // Judged as the main conversation is (truncation.ts); each notes request stands alone.
     const why =
       reported === undefined
         ? undefined
-        : truncationSuspicion({ request, reported, estimate, fixed: fixedTokens(request), previous: undefined, told: undefined }, log);
+        : truncationSuspicion({ request, reported, estimate, fixed: fixedTokens(request), previous: undefined, told: undefined, ...(cap ? { cap } : {}) }, log);
     if (reported !== undefined && why !== undefined) {
-      return { text: '', cut: shrink(room, reported, log, `cut silently: the server processed ${reported} of about ${estimate} prompt tokens (${why})`) };
+      cap = reported;
+      const shown = windowShownByCut(reported, room.window);
+      const how = shown.guess ? `, which is Ollama's cut of a ${shown.window}-token window` : '';
+      return { text: '', cut: shrink(shown.window, `cut silently: the server processed ${reported} of about ${estimate} prompt tokens (${why})${how}`) };
     }
     return { text: response.content.trim() };
   };
   return Object.defineProperty(call, 'requests', { get: () => requests }) as NotesCall;
-}
-
-function shrink(room: ContextRoom, tokens: number, log: Logger, why: string): number {
-  const window = Math.max(1, Math.floor(tokens));
-  log.warn({ window, was: room.window }, `a transcript notes request was ${why}; reading in smaller parts for a window of about ${window} tokens`);
-  room.shrinkWindow(window);
-  return window;
 }
 
 function windowTooSmall(window: number): ModelError {
@@ -368,7 +378,12 @@ export async function notesForLongTranscript(input: LongTranscriptInput): Promis
   checkRoom(room(), input);
   const result = await readTranscriptInParts(
     { label, lines, firstLine: bodyStart(text, lines, label), title: meeting.title, projects: meeting.projects },
-    { ...input, contextPath: meeting.contextPath, notesRoom: () => Math.max(MIN_AGENT_ROOM / 2, Math.floor(room() / 2)) },
+    {
+      ...input,
+      contextPath: meeting.contextPath,
+      notesRoom: () => Math.max(MIN_AGENT_ROOM / 2, Math.floor(room() / 2)),
+      afterShrink: () => checkRoom(room(), input),
+    },
   );
   log.info({ parts: result.parts, reused: result.reused, requests: result.requests }, 'the transcript is read into notes');
   // The window may have shrunk while the parts were read (a server that cuts silently).

@@ -1,4 +1,5 @@
 import type { AppConfig } from '../config.js';
+import { lowerTokensAdvice, outputReserve } from '../agent/context-window.js';
 import { check, type DoctorCheck } from '../agent/endpoint-check.js';
 import { probeServerWindow, raiseWindowHint, type ServerWindow } from '../agent/server-window.js';
 import type { DoctorDeps } from './types.js';
@@ -9,7 +10,7 @@ export async function checkContextLength(config: AppConfig, deps: DoctorDeps, mo
   const name = 'context length';
   if (!model) return check(name, 'skip', 'not checked: the model is not available');
   const wanted = config.settings.ContextWindow.Tokens;
-  const lower = (n: number) => `or lower MeetingAssistant.ContextWindow.Tokens to ${n} or less`;
+  const lower = (n: number) => lowerTokensAdvice(n, config.settings.ContextWindow);
   // Ollama loads the model to tell its window, as the daemon does when a run begins.
   const told = await probeServerWindow({
     baseUrl: config.settings.Endpoint.BaseUrl,
@@ -29,13 +30,13 @@ export async function checkContextLength(config: AppConfig, deps: DoctorDeps, mo
   }
   const raise = capitalize(raiseWindowHint(told, model, wanted));
   // The figure a run uses: the smaller of the server's window and ContextWindow.Tokens.
-  const used = (n: number) => (n < wanted ? `; runs use ${n} tokens, with answers of at most ${Math.min(config.settings.ContextWindow.MaxOutputTokens, Math.floor(n / 4))}` : '');
+  const used = (n: number) => (n < wanted ? `; runs use ${n} tokens, with answers of at most ${outputReserve(n, config.settings.ContextWindow)}` : '');
   if (told.modelMax !== undefined && told.modelMax < wanted) {
     return check(
       name,
       'fail',
       `${told.server === 'lm-studio' ? 'LM Studio: ' : ''}${model} supports at most ${told.modelMax} tokens; ContextWindow.Tokens is ${wanted}`,
-      `Lower MeetingAssistant.ContextWindow.Tokens to ${told.modelMax} or less, or use a model with a longer context.`,
+      `${capitalize(lowerTokensAdvice(told.modelMax, config.settings.ContextWindow))}, or use a model with a longer context.`,
     );
   }
   const where = describeWindow(told, model);
@@ -47,7 +48,7 @@ export async function checkContextLength(config: AppConfig, deps: DoctorDeps, mo
     return check(name, 'warn', unknown, `${raise}.`);
   }
   if (told.tokens < wanted) {
-    return check(name, 'fail', `${where} ${told.tokens} tokens, below ContextWindow.Tokens (${wanted})${used(told.tokens)}`, `${raise}, ${lower(told.tokens)}.`);
+    return check(name, 'fail', `${where} ${told.tokens} tokens, below ContextWindow.Tokens (${wanted})${used(told.tokens)}`, `${raise}, or ${lower(told.tokens)}.`);
   }
   return check(name, 'pass', `${where} ${told.tokens} tokens (ContextWindow.Tokens is ${wanted})`);
 }

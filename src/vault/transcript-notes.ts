@@ -1,3 +1,4 @@
+import { joinContextBody, splitContextBody } from './context.js';
 import { parseNote, replaceBody } from './frontmatter.js';
 import type { Vault } from './vault.js';
 
@@ -30,6 +31,12 @@ export interface TranscriptNotesSection {
 }
 
 const MARKER = /^<!-- meeting-assistant transcript notes: ([^\s]+) -->$/;
+/**
+ * The section's last line: what a person or write_context puts after it is theirs (kept by a
+ * rewrite, never read as notes). A section written before this marker existed runs to the next
+ * `## ` heading.
+ */
+export const END_MARKER = '<!-- end of transcript notes -->';
 const PART_HEADING = /^### Lines (\d+)[–-](\d+)( \(condensed\))?\s*$/;
 
 /** The section as Markdown (no trailing newline). */
@@ -42,20 +49,23 @@ export function renderNotesSection(section: TranscriptNotesSection): string {
   ];
   for (const part of section.parts) out.push('', `### Lines ${part.from}–${part.to}`, '', demoteHeadings(part.text.trim()));
   for (const part of section.condensed) out.push('', `### Lines ${part.from}–${part.to} (condensed)`, '', demoteHeadings(part.text.trim()));
+  out.push(END_MARKER);
   return out.join('\n');
 }
 
-/** A model's `## Decisions` inside its notes must not end the section. */
+/** A model's `## Decisions` (or a quoted end marker) inside its notes must not end the section. */
 function demoteHeadings(text: string): string {
-  return text.replace(/^#{1,3}(?=\s)/gm, '####');
+  return text.replace(/^#{1,3}(?=\s)/gm, '####').replace(/^\s*<!-- end of transcript notes -->\s*$/gm, '(end of transcript notes)');
 }
 
-/** Where the section is in `lines` (body lines): [start, end), or undefined. */
+/** Where the section is in `lines` (body lines): [start, end), up to its end marker or the next `## ` heading; undefined when there is none. */
 function sectionBounds(lines: readonly string[]): { start: number; end: number } | undefined {
   const start = lines.findIndex((l) => l.trimEnd() === NOTES_HEADING);
   if (start < 0) return undefined;
   let end = start + 1;
-  while (end < lines.length && !/^## /.test(lines[end]!)) end++;
+  while (end < lines.length && !/^## /.test(lines[end]!)) {
+    if (lines[end++]!.trim() === END_MARKER) break;
+  }
   return { start, end };
 }
 
@@ -73,6 +83,7 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
     current = undefined;
   };
   for (const line of lines.slice(bounds.start + 1, bounds.end)) {
+    if (line.trim() === END_MARKER) break;
     const marker = MARKER.exec(line.trim());
     const heading = PART_HEADING.exec(line);
     if (marker && !current) fingerprint = marker[1];
@@ -95,26 +106,34 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
 }
 
 /**
- * Writes the section into the body of `text`: in place of the one there, else at the end.
+ * Writes the section into the body of `text`: in place of the one in the agent's notebook,
+ * else at the end of the notebook, before the daemon's record (`## External changes`
+ * sections), which read_context does not show: the agent's first message says the notes are
+ * in its notebook. A section an earlier version left in the record moves to the notebook.
  * Everything outside it (the notebook, audit sections, the frontmatter bytes) is kept.
  */
 export function withNotesSection(text: string, section: TranscriptNotesSection, file?: string): string {
   const note = parseNote(text, file);
   const eol = note.eol;
-  const lines = note.body.split(/\r?\n/);
   const rendered = renderNotesSection(section).split('\n');
-  const bounds = sectionBounds(lines);
-  let next: string[];
-  if (bounds) {
-    const after = lines.slice(bounds.end);
-    next = [...lines.slice(0, bounds.start), ...rendered, ...(after.length > 0 ? ['', ...after] : [''])];
+  const { notebook, record } = splitContextBody(note.body);
+  const inNotebook = sectionBounds(notebook.split(/\r?\n/));
+  let next: string;
+  if (inNotebook) {
+    const lines = notebook.split(/\r?\n/);
+    const after = lines.slice(inNotebook.end);
+    const body = [...lines.slice(0, inNotebook.start), ...rendered, ...(after.length > 0 ? ['', ...after] : [''])].join(eol);
+    next = joinContextBody(body, record, eol);
   } else {
-    const kept = note.body.replace(/\s+$/, '');
-    next = kept === '' ? [...rendered, ''] : [...kept.split(/\r?\n/), '', ...rendered, ''];
+    const recordLines = record.split(/\r?\n/);
+    const inRecord = sectionBounds(recordLines);
+    const rest = inRecord ? `${[...recordLines.slice(0, inRecord.start), ...recordLines.slice(inRecord.end)].join(eol).replace(/\s+$/, '')}${eol}` : record;
+    const kept = notebook.replace(/\s+$/, '');
+    const body = [...(kept === '' ? [] : [kept, '']), ...rendered, ''].join(eol);
+    next = joinContextBody(body, rest, eol);
   }
   // Collapse the blank lines our own insertion may double.
-  const body = next.join(eol).replace(new RegExp(`(?:${eol}){3,}`, 'g'), eol + eol);
-  return replaceBody(text, body);
+  return replaceBody(text, next.replace(new RegExp(`(?:${eol}){3,}`, 'g'), eol + eol));
 }
 
 /** The section of the context note on disk now; undefined when the note or the section is missing or broken. */

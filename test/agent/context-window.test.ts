@@ -19,7 +19,7 @@ import {
   type ModelResponse,
   type ToolSchema,
 } from '../../src/agent/types.js';
-import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
+import { DEFAULT_SETTINGS, resolveConfig, type Settings } from '../../src/config.js';
 import { FIRST_MESSAGE, INSTRUCTIONS, readResult, recordedConversation, TOOL_SCHEMAS, transcriptNote } from '../helpers/long-meeting.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 
@@ -70,6 +70,13 @@ describe('context tracking', () => {
     const { cm } = manager(windowSettings(8192, 1024));
     expect(cm.budget).toBe(7168);
     expect(cm.maxOutputTokens).toBe(1024);
+  });
+
+  it('keeps a quarter of a small configured window for the answer when MaxOutputTokens is left out, not half of it', () => {
+    const settings = resolveConfig({ MeetingAssistant: { ContextWindow: { Tokens: 8192 } } }).settings.ContextWindow;
+    const { cm } = manager(settings);
+    expect(cm.maxOutputTokens).toBe(2048);
+    expect(cm.budget).toBe(6144);
   });
 
   it('logs tokens, budget and the remaining ratio after each response, from the reported usage', () => {

@@ -105,6 +105,38 @@ describe('ServerWindowSource: asked at start and when a run begins, cached, warn
     expect(server.emulated!.loaded).toBe(true);
   });
 
+  it('a run that asks while the start-up look is still under way gets the loaded window, not that look\'s answer', async () => {
+    const server = await emulated({ kind: 'ollama', window: 4096 });
+    // The start-up look's /api/ps is held until the run has asked.
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let first = true;
+    const slowFetch: typeof fetch = async (input, init) => {
+      if (first && String(input).endsWith('/api/ps')) {
+        first = false;
+        holding();
+        await gate;
+      }
+      return fetch(input, init);
+    };
+    const { log } = capturedLogger();
+    const windows = new ServerWindowSource({ baseUrl: server.baseUrl, model: MODEL, configured: 32768, log, clock: () => new Date(0), fetch: slowFetch });
+    const look = windows.get(false);
+    await held;
+    const run = windows.window(true);
+    release();
+    expect(await run).toBe(4096);
+    await look;
+    expect(server.emulated!.loaded).toBe(true);
+    // The look that ended last did not replace the loaded answer.
+    expect(windows.known()).toBe(4096);
+    const asked = infoRequests(server).length;
+    expect(await windows.window(true)).toBe(4096);
+    expect(infoRequests(server)).toHaveLength(asked);
+  });
+
   it('a larger server window leaves ContextWindow.Tokens, without a warning', async () => {
     const server = await emulated({ kind: 'vllm', window: 131072 });
     const { windows, lines } = source(server, () => 0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextManager } from '../../src/agent/context-window.js';
+import { ContextManager, ContextOverflowError } from '../../src/agent/context-window.js';
 import { condenseNotes, type NotesCall } from '../../src/agent/notes-condense.js';
 import { fitReadResult } from '../../src/agent/read-sizing.js';
 import { countTokens, estimateRequestTokens } from '../../src/agent/tokens.js';
@@ -10,7 +10,8 @@ import { ModelError, type ModelClient, type ModelRequest } from '../../src/agent
 import { DEFAULT_SETTINGS } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { parseNotesSection, withNotesSection } from '../../src/vault/transcript-notes.js';
+import { splitContextBody } from '../../src/vault/context.js';
+import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection } from '../../src/vault/transcript-notes.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
 import { memoryVault } from '../helpers/memfs.js';
 
@@ -143,6 +144,46 @@ describe('the notes section of the context note', () => {
   });
 });
 
+describe('where the notes section goes', () => {
+  const section = { fingerprint: 'sha256:abc', progress: 'Read in 1 parts.', parts: [{ from: 1, to: 9, text: '- ship it (L3)' }], condensed: [] };
+
+  it("at the end of the agent's notebook, before the daemon's record that read_context does not show", () => {
+    for (const eol of ['\n', '\r\n']) {
+      const text = `---${eol}title: M${eol}---${eol}My notebook.${eol}${eol}${AUDIT.split('\n').join(eol)}${eol}`;
+      const body = parseNote(withNotesSection(text, section)).body;
+      const { notebook, record } = splitContextBody(body);
+      expect(notebook).toBe(
+        ['My notebook.', '', '## Transcript notes', '', '<!-- meeting-assistant transcript notes: sha256:abc -->', 'Read in 1 parts.', '', '### Lines 1–9', '', '- ship it (L3)', '<!-- end of transcript notes -->', ''].join(eol),
+      );
+      expect(record).toBe(`${AUDIT.split('\n').join(eol)}${eol}`);
+      expect(parseNotesSection(notebook)).toEqual(section);
+    }
+  });
+
+  it('ends at its end marker: what a person or write_context puts after it is neither read as notes nor lost when it is rewritten', () => {
+    const once = withNotesSection(`---\ntitle: M\n---\nMy notebook.\n\n${AUDIT}\n`, section);
+    expect(parseNote(once).body).toContain('- ship it (L3)\n<!-- end of transcript notes -->\n');
+    const edited = once.replace('<!-- end of transcript notes -->\n', '<!-- end of transcript notes -->\n\nMy conclusion: ship it.\n- Ask Bob about the budget.\n');
+    expect(parseNotesSection(parseNote(edited).body)).toEqual(section);
+    const twice = withNotesSection(edited, { ...section, parts: [...section.parts, { from: 10, to: 20, text: '- more' }] });
+    const body = parseNote(twice).body;
+    expect(body).toContain('<!-- end of transcript notes -->\n\nMy conclusion: ship it.\n- Ask Bob about the budget.\n');
+    expect(parseNotesSection(body)!.parts).toEqual([...section.parts, { from: 10, to: 20, text: '- more' }]);
+    expect(splitContextBody(body).notebook).toContain('My conclusion: ship it.');
+  });
+
+  it('moves a section an earlier version left inside the record into the notebook', () => {
+    // That version wrote no end marker: its section ran to the end of the body.
+    const legacy = renderNotesSection(section).replace(`\n${END_MARKER}`, '');
+    const text = `---\ntitle: M\n---\nMy notebook.\n\n${AUDIT}\n\n${legacy}\n`;
+    const body = parseNote(withNotesSection(text, { ...section, progress: 'Again.' })).body;
+    expect(body.match(/## Transcript notes/g)).toHaveLength(1);
+    const { notebook, record } = splitContextBody(body);
+    expect(parseNotesSection(notebook)?.progress).toBe('Again.');
+    expect(record).toBe(`${AUDIT}\n`);
+  });
+});
+
 describe('reading a transcript in parts', () => {
   it('saves each part as it is read and reuses them only for the same transcript', async () => {
     const vault = contextVault();
@@ -198,6 +239,71 @@ describe('reading a transcript in parts', () => {
       const section = parseNotesSection(parseNote(await vault.read(vault.abs(CONTEXT))).body)!;
       expect(section.parts.at(-1)!.to).toBe(lines.length);
     }
+  });
+
+  it('keeps the last part when the condensing request after it fails: a retry reads no part again', async () => {
+    const vault = contextVault();
+    let failing = true;
+    const { model, requests } = notesModel((request) => {
+      if (failing && /Condense them/.test(JSON.stringify(request.messages))) throw new ModelError('HTTP 503: overloaded', { kind: 'http', status: 503 });
+    });
+    const options = { model, retry: { attempts: 0, delayMs: 0 }, log: silentLogger, vault, contextPath: vault.abs(CONTEXT), notesRoom: () => 20 };
+    await expect(readTranscriptInParts(transcript(), { ...options, room: room(4096) })).rejects.toThrow(/overloaded/);
+    const saved = parseNotesSection(parseNote(await vault.read(vault.abs(CONTEXT))).body)!;
+    expect(saved.parts.at(-1)!.to).toBe(lines.length);
+    const parts = saved.parts.length;
+    expect(requests.filter((r) => /Write the notes of lines/.test(JSON.stringify(r.messages)))).toHaveLength(parts);
+
+    failing = false;
+    const before = requests.length;
+    const again = await readTranscriptInParts(transcript(), { ...options, room: room(4096) });
+    expect(again.reused).toBe(parts);
+    expect(requests.slice(before).some((r) => /Write the notes of lines/.test(JSON.stringify(r.messages)))).toBe(false);
+  });
+
+  it("takes Ollama's cut (2,050 of 4,096 kept) as a window of 4,096, not 2,050", async () => {
+    const vault = contextVault();
+    const r = room(32_768, 4096);
+    const model: ModelClient = {
+      api: 'chat-completions',
+      async complete(request) {
+        const size = estimateRequestTokens(request);
+        return { content: '- notes', toolCalls: [], usage: { inputTokens: size > 4096 ? 4 + (4096 - 4) / 2 : size, outputTokens: 5 } };
+      },
+    };
+    const options = { model, retry: { attempts: 0, delayMs: 0 }, log: silentLogger, vault, contextPath: vault.abs(CONTEXT), notesRoom: () => 100_000 };
+    const result = await readTranscriptInParts(transcript(), { ...options, room: r });
+    expect(r.shrunk).toEqual([4096]);
+    expect(result.requests).toBe(result.parts + 1);
+  });
+
+  it('fails at once, not after reading every part, when a server that keeps only what it cut to leaves the agent no room', async () => {
+    const vault = contextVault();
+    const r = room(32_768, 4096);
+    const { model, requests } = notesModel();
+    // A server whose window is 2,050 and that keeps all of it: its cut looks like Ollama's of 4,096.
+    const keepsAll: ModelClient = {
+      api: 'chat-completions',
+      async complete(request) {
+        const answer = await model.complete(request);
+        return { ...answer, usage: { inputTokens: Math.min(2050, estimateRequestTokens(request)), outputTokens: 5 } };
+      },
+    };
+    // Too long for the room 32,768 leaves: read in parts.
+    await vault.write(vault.abs('Meetings/Transcripts/Long.md'), `${transcriptNote(30_000).join('\n')}\n`);
+    const reading = notesForLongTranscript({
+      vault,
+      model: keepsAll,
+      retry: { attempts: 0, delayMs: 0 },
+      log: silentLogger,
+      room: r,
+      carried: 1500,
+      meeting: { transcriptPath: vault.abs('Meetings/Transcripts/Long.md'), contextPath: vault.abs(CONTEXT), title: 'M', projects: [] } as unknown as MeetingArtifacts,
+    });
+    await expect(reading).rejects.toThrow(ContextOverflowError);
+    // The first cut is taken for Ollama's (4,096); the next, at the same count, teaches 2,050.
+    expect(r.shrunk).toEqual([4096, 2050]);
+    expect(requests).toHaveLength(2);
   });
 });
 

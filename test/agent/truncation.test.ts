@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ContextManager, type Conversation } from '../../src/agent/context-window.js';
 import { estimateRequestTokens } from '../../src/agent/tokens.js';
+import { windowShownByCut } from '../../src/agent/truncation.js';
 import { ModelError, type ModelClient, type ModelRequest, type ModelResponse } from '../../src/agent/types.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
 import { capturedLogger } from '../helpers/captured-log.js';
@@ -88,8 +89,10 @@ describe('silent truncation judged by the server’s own counts', () => {
     expect(cm.afterResponse(first, answer(estimateRequestTokens(first)))).toBe('ok');
     run.readNext();
     const second = run.request();
-    // Ollama keeps the first 4 tokens and the tail, half its window: the count falls.
-    const kept = estimateRequestTokens(first) - 100;
+    // Ollama keeps the first 4 tokens and the tail, half its window: the count falls (to half
+    // of the first request's; a count about the size of what was appended may be one that
+    // leaves out a cached prefix, see the test below).
+    const kept = Math.floor(estimateRequestTokens(first) / 2);
     expect(cm.afterResponse(second, answer(kept))).toBe('truncated');
     const warning = log.find((l) => l.level === 'warn')!;
     expect(warning.msg).toMatch(/silently cut/);
@@ -115,6 +118,36 @@ describe('silent truncation judged by the server’s own counts', () => {
     expect(cm.afterResponse(request, answer(Math.floor(sent * 0.3)))).toBe('truncated');
   });
 
+  it('does not take the counts of a server that reports only the prompt tokens not in its cache for truncation, at any size', () => {
+    // Some Ollama versions: after the first request, each count is what was added since the
+    // previous one (about 8,000 tokens for 200 lines), the cached prefix left out.
+    for (const ratio of [0.78, 1.0, 1.2]) {
+      const { cm } = setup(32768, 4096);
+      const run = reader(transcriptNote(20_000), 200);
+      let previous: ModelRequest | undefined;
+      for (let i = 0; i < 5; i++) {
+        run.readNext();
+        const request = run.request();
+        const uncached = previous ? estimateRequestTokens(request) - estimateRequestTokens(previous) : estimateRequestTokens(request);
+        expect(uncached).toBeGreaterThan(2048);
+        expect(cm.afterResponse(request, answer(Math.round(uncached * ratio))), `ratio ${ratio}, request ${i + 1}`).toBe('ok');
+        previous = request;
+      }
+      expect(cm.window).toBe(32768);
+    }
+    // Ollama's own cut of 4,096 (2,050 kept) stays a cut even when about that much was appended.
+    const { cm } = setup(32768, 4096);
+    const run = reader(transcriptNote(20_000), 50);
+    run.readNext();
+    const first = run.request();
+    expect(cm.afterResponse(first, answer(estimateRequestTokens(first)))).toBe('ok');
+    run.readNext();
+    const second = run.request();
+    const appended = estimateRequestTokens(second) - estimateRequestTokens(first);
+    expect(Math.abs(2050 - appended)).toBeLessThan(appended * 0.3);
+    expect(cm.afterResponse(second, answer(2050))).toBe('truncated');
+  });
+
   it('does not take a count that grows as much as the conversation, at any tokenizer ratio from 0.6 to 1.3, for truncation', () => {
     for (const ratio of [0.6, 0.78, 1.0, 1.3]) {
       const { cm } = setup(65536, 4096);
@@ -125,6 +158,47 @@ describe('silent truncation judged by the server’s own counts', () => {
         expect(cm.afterResponse(request, answer(Math.round(estimateRequestTokens(request) * ratio))), `ratio ${ratio}, request ${i + 1}`).toBe('ok');
       }
     }
+  });
+});
+
+describe('the window a silent cut shows', () => {
+  it("is twice what Ollama kept of a round window (its first 4 tokens plus half), else the count itself, never below a request taken whole", () => {
+    // Ollama keeps 4 + (W - 4) / 2 of a window W.
+    expect(windowShownByCut(2050, 32768)).toEqual({ window: 4096, guess: true });
+    expect(windowShownByCut(4098, 32768)).toEqual({ window: 8192, guess: true });
+    // A second cut at the same count, the inferred window in use: the server keeps no more than that.
+    expect(windowShownByCut(2050, 4096)).toEqual({ window: 2050, guess: false });
+    // A server that keeps its whole window reports a round count: that is its window.
+    expect(windowShownByCut(4096, 32768)).toEqual({ window: 4096, guess: false });
+    expect(windowShownByCut(3000, 32768, 3500)).toEqual({ window: 3500, guess: false });
+  });
+
+  it("learns 4,096 from Ollama's 2,050-token cut; a server that really keeps only 2,050 shows it with its next cut, then is trusted", async () => {
+    const lines = transcriptNote(20_000);
+    const { cm, lines: log } = setup(32768, 4096);
+    const run = reader(lines, 60);
+    run.readNext();
+    const first = run.request();
+    expect(estimateRequestTokens(first)).toBeLessThan(4096);
+    expect(cm.afterResponse(first, answer(estimateRequestTokens(first)))).toBe('ok');
+    run.readNext();
+    const second = run.request();
+    expect(estimateRequestTokens(second)).toBeGreaterThan(4096);
+    expect(cm.afterResponse(second, answer(2050))).toBe('truncated');
+    await cm.forceCompact(run.conv, TOOL_SCHEMAS);
+    expect(cm.window).toBe(4096);
+    expect(log.find((l) => l.level === 'warn')!.msg).toMatch(/Ollama's cut of a 4096-token window keeps 2050.*trusted/);
+
+    // The same 2,050 again for a larger request: the server keeps no more than that.
+    run.readNext();
+    const third = run.request();
+    expect(estimateRequestTokens(third)).toBeGreaterThan(2050 + 256);
+    expect(cm.afterResponse(third, answer(2050))).toBe('truncated');
+    await cm.forceCompact(run.conv, TOOL_SCHEMAS).catch(() => undefined);
+    expect(cm.window).toBe(2050);
+    // No third lesson: the window is the server's own count now.
+    run.readNext();
+    expect(cm.afterResponse(run.request(), answer(2050))).toBe('ok');
   });
 });
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { doctor, type DoctorCommandDeps } from '../../src/commands/doctor.js';
 import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../../src/doctor/index.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, resolveConfig } from '../../src/config.js';
 import { type Fs, nodeFs } from '../../src/vault/fs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
@@ -377,6 +377,24 @@ describe('doctor: effective context length where the server exposes it', () => {
     expect(check.status).toBe('fail');
     expect(check.detail).toContain('16384');
     expect(check.fix).toContain('--max-model-len 32768');
+  });
+
+  it('advises a configuration that is accepted: lowering Tokens to the window names MaxOutputTokens too when its value would be refused', async () => {
+    const props = (n: number): Route => (req) => (req.url === '/props' ? { status: 200, body: { default_generation_settings: { n_ctx: n } } } : undefined);
+    const server = await fakeServer(withModels('model.gguf', props(4096)));
+    for (const output of [undefined, 4096]) {
+      const config = await writeConfig({
+        Endpoint: { BaseUrl: `${server.url}/v1`, Model: 'model.gguf' },
+        ContextWindow: { Tokens: 32768, ...(output ? { MaxOutputTokens: output } : {}) },
+      });
+      const check = (await checksFor(config)).get('context length')!;
+      expect(check.fix).toContain('MeetingAssistant.ContextWindow.Tokens to 4096 or less and ContextWindow.MaxOutputTokens below it (1024');
+      // What the advice says is accepted.
+      expect(resolveConfig({ MeetingAssistant: { ContextWindow: { Tokens: 4096 } } }).settings.ContextWindow.MaxOutputTokens).toBe(1024);
+      expect(resolveConfig({ MeetingAssistant: { ContextWindow: { Tokens: 4096, MaxOutputTokens: 1024 } } }).settings.ContextWindow.MaxOutputTokens).toBe(1024);
+    }
+    const small = await writeConfig({ Endpoint: { BaseUrl: `${server.url}/v1`, Model: 'model.gguf' }, ContextWindow: { Tokens: 32768, MaxOutputTokens: 1024 } });
+    expect((await checksFor(small)).get('context length')!.fix).not.toContain('MaxOutputTokens');
   });
 
   it('the command exits 1 when the context is too small', async () => {

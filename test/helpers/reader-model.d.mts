@@ -5,6 +5,8 @@ export interface ReaderRequest {
   hasTools: boolean;
   /** The client's estimate of the request (the server counts `scale` times as many). */
   tokens: number;
+  /** An emulated server (server-kinds.ts) cut this request: its count of it, and the tokens it kept. */
+  cut?: { sent: number; kept: number };
 }
 
 export interface ReaderReply {
@@ -37,6 +39,7 @@ export function createReaderModel(options: {
   last: number;
   chunk?: number;
   countTokens: (text: string) => number;
+  /** The server's window: a request it counts over it is cut as Ollama cuts it (the usage reports the kept tokens). */
   serverWindow?: number;
   scale?: number;
 }): ReaderModel;

@@ -7,12 +7,17 @@
 // always within the number of words asked for.
 //
 // It can stand behind a server that cuts silently: a request the server counts over
-// `serverWindow` is cut to its tail (only the lines in that tail reach the model) and the usage
-// reports `serverWindow` prompt tokens, as Ollama does. The server counts with its own
-// tokenizer: `scale` times the client's estimate.
+// `serverWindow` is cut as Ollama cuts it, to its first 4 tokens plus the newest half of the
+// window (only the lines in that tail reach the model), and the usage reports those kept
+// tokens, 4 + (serverWindow - 4) / 2, as Ollama does (src/agent/truncation.ts). The server
+// counts with its own tokenizer: `scale` times the client's estimate. Behind the scripted
+// server's emulation (server-kinds.ts) the server decides instead: a request's `cut` says what
+// it kept.
 //
 // Plain JavaScript, shared by the tests (through reader-model.ts) and bench/long-meeting.mjs.
 
+/** Ollama keeps this many tokens of the start of a prompt it cuts, and the tail up to half its window. */
+const OLLAMA_KEEP = 4;
 const CAT_LINE = /^\s*(\d+)\t(.*)$/gm;
 const NOTES_HEADING = /^### Lines (\d+)[–-](\d+)/gm;
 const SUMMARY =
@@ -46,16 +51,16 @@ export function createReaderModel(options) {
   /** @param {{ instructions: string, texts: string[], hasTools: boolean, tokens: number }} request */
   function respond(request) {
     stats.requests++;
-    const count = Math.ceil(request.tokens * scale);
+    const count = request.cut?.sent ?? Math.ceil(request.tokens * scale);
     stats.promptTokens += count;
     stats.largest = Math.max(stats.largest, count);
     let visible = [request.instructions, ...request.texts].join('\n\n');
     let input = count;
-    const cut = count > serverWindow;
+    const cut = request.cut !== undefined || count > serverWindow;
     if (cut) {
       stats.cut++;
-      visible = visible.slice(Math.floor(visible.length * (1 - serverWindow / count)));
-      input = serverWindow;
+      input = request.cut?.kept ?? OLLAMA_KEEP + Math.floor((serverWindow - OLLAMA_KEEP) / 2);
+      visible = visible.slice(Math.floor(visible.length * (1 - input / count)));
     }
     const shown = catLines(visible).filter((l) => l.n >= first && l.n <= last);
     for (const line of shown) reached.add(line.n);

@@ -49,6 +49,7 @@ export function readerOnServer(options: {
         texts: textsOf(conv),
         hasTools: conv.tools.length > 0,
         tokens: estimateRequestTokens(conv),
+        ...(req.admission?.kind === 'cut' ? { cut: { sent: req.admission.sent, kept: req.admission.promptTokens } } : {}),
       });
       return { reply: { ...(reply.content !== undefined ? { content: reply.content } : {}), ...(reply.toolCalls ? { toolCalls: reply.toolCalls } : {}), usage: reply.usage } };
     },
