@@ -1,5 +1,6 @@
 import { joinContextBody, splitContextBody } from './context.js';
-import { parseNote, replaceBody } from './frontmatter.js';
+import { parseNote, replaceBody, requireText } from './frontmatter.js';
+import { UNCHANGED } from './update.js';
 import type { Vault } from './vault.js';
 
 /**
@@ -148,9 +149,14 @@ export async function readNotesSection(vault: Vault, contextPath: string): Promi
   }
 }
 
-/** Rewrites the section in the context note as it is on disk now (atomic write). */
+/**
+ * Rewrites the section in the context note as it is when the write happens (under the note's
+ * lock, compared before replacing): a state change or a person's edit made meanwhile stays.
+ */
 export async function writeNotesSection(vault: Vault, contextPath: string, section: TranscriptNotesSection): Promise<void> {
-  const text = await vault.read(contextPath);
-  const next = withNotesSection(text, section, vault.rel(contextPath));
-  if (next !== text) await vault.write(contextPath, next);
+  await vault.update(contextPath, (current) => {
+    const text = requireText(current, contextPath);
+    const next = withNotesSection(text, section, vault.rel(contextPath));
+    return next === text ? UNCHANGED : next;
+  });
 }

@@ -10,8 +10,8 @@ import { ModelError, type ModelClient, type ModelRequest } from '../../src/agent
 import { DEFAULT_SETTINGS } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { splitContextBody } from '../../src/vault/context.js';
-import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection } from '../../src/vault/transcript-notes.js';
+import { setContextState, splitContextBody } from '../../src/vault/context.js';
+import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection, writeNotesSection } from '../../src/vault/transcript-notes.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
 import { memoryVault } from '../helpers/memfs.js';
 
@@ -141,6 +141,18 @@ describe('the notes section of the context note', () => {
     // A heading inside the notes is demoted, so it cannot end the section.
     expect(parsed.parts).toEqual([{ from: 1, to: 9, text: '#### Decisions\n- ship it (L3)' }, { from: 10, to: 20, text: '- more' }]);
     expect(parsed.condensed).toEqual([{ from: 1, to: 20, text: '- all of it' }]);
+  });
+});
+
+describe('writing the notes section', () => {
+  it('a state change queued on the note before it is kept (the section is written to the note as it is then)', async () => {
+    const vault = memoryVault({ 'Meetings/Context/M.md': '---\nstate: summarizing\n---\nMy notebook.\n' });
+    const file = vault.abs('Meetings/Context/M.md');
+    const section = { fingerprint: 'sha256:abc', progress: 'Reading the transcript: part 1 of 2.', parts: [{ from: 1, to: 9, text: '- ship it (L3)' }], condensed: [] };
+    await Promise.all([setContextState(vault, file, 'error', { person_key: 'kept' }), writeNotesSection(vault, file, section)]);
+    const note = parseNote(await vault.read(file));
+    expect(note.data).toMatchObject({ state: 'error', person_key: 'kept' });
+    expect(parseNotesSection(splitContextBody(note.body).notebook)).toEqual(section);
   });
 });
 
