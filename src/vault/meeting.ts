@@ -169,8 +169,11 @@ const CONFINED = {
   context: { folder: 'Context', what: 'a context note (with state and meeting properties)' },
 } as const;
 
-/** Whether an existing note outside the folder is one the daemon may write there anyway. */
-function isOwnNote(kind: 'summary' | 'context', data: Record<string, unknown>): boolean {
+/**
+ * Whether an existing note outside the folder is one the daemon may write there anyway: a
+ * summary or failure report (`status: done|failed`), a context note (`state` and `meeting`).
+ */
+export function isOwnNote(kind: 'summary' | 'context', data: Record<string, unknown>): boolean {
   if (kind === 'summary') return typeof data.status === 'string' && ['done', 'failed'].includes(data.status.trim());
   return data.state !== undefined && data.state !== null && typeof data.meeting === 'string' && data.meeting.trim() !== '';
 }

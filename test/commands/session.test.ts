@@ -53,6 +53,22 @@ describe('session commands on passed-in deps', () => {
     expect(shown.io.text()).toContain('daemon: not running (no daemon runs on this vault)');
   });
 
+  it('state and stop leave a person\'s note named by `context` alone (a `meeting` link but no `state`)', async () => {
+    const { fs, deps, setNow } = setup();
+    const minutes = '---\nmeeting: "[[Meetings/Rec]]"\n---\nWhat Alice wrote.\n';
+    await fs.mkdir('/vault/Meetings/Transcripts', { recursive: true });
+    await fs.mkdir('/vault/Notes', { recursive: true });
+    await fs.writeFile('/vault/Meetings/Rec.md', '---\ntitle: Rec\ntranscript: "[[Meetings/Transcripts/Rec]]"\ncontext: "[[Notes/Minutes]]"\n---\n');
+    await fs.writeFile('/vault/Meetings/Transcripts/Rec.md', '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n');
+    await fs.writeFile('/vault/Notes/Minutes.md', minutes);
+    setNow(STOP);
+    expect(await sessionStop('Meetings/Rec.md', {}, deps)).toBe(0);
+    const err = await sessionState('Meetings/Rec.md', 'summarizing', {}, deps).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).message).toMatch(/the context link points to Notes\/Minutes\.md/);
+    expect(Buffer.from(await fs.readFile('/vault/Notes/Minutes.md')).toString('utf8')).toBe(minutes);
+  });
+
   it('a usage mistake is exit 2 and writes nothing', async () => {
     const { fs, deps } = setup();
     const err = await sessionStart({ title: '  ' }, deps).catch((e: unknown) => e);

@@ -249,6 +249,17 @@ describe('HTTP API', () => {
     expect(readFileSync(path.join(dir, 'outside.md'), 'utf8')).not.toMatch(/finished/);
   });
 
+  it('PUT /api/sessions/state never writes a person\'s note named by `context` (a `meeting` link but no `state`): 422', async () => {
+    const minutes = '---\nmeeting: "[[Meetings/Rec]]"\n---\nWhat Alice wrote.\n';
+    write('Meetings/Rec.md', '---\ntitle: Rec\ntranscript: "[[Meetings/Transcripts/Rec]]"\ncontext: "[[Notes/Minutes]]"\n---\n');
+    write('Meetings/Transcripts/Rec.md', '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n');
+    write('Notes/Minutes.md', minutes);
+    const res = await request('PUT', '/api/sessions/state', { body: JSON.stringify({ meeting: 'Meetings/Rec.md', state: 'summarizing' }), headers: auth });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatch(/Notes\/Minutes\.md/);
+    expect(readFileSync(path.join(dir, 'vault/Notes/Minutes.md'), 'utf8')).toBe(minutes);
+  });
+
   it('a port in use is a clear start error naming the port and Http.Port', async () => {
     const config = resolveConfig({ MeetingAssistant: {} });
     const err = await startHttpServer({

@@ -130,6 +130,32 @@ describe('session state and stop', () => {
   });
 });
 
+describe('a context link to a note that is no context note (docs/design.md §1, "Links")', () => {
+  // Notes/Minutes.md has a `meeting` link but no `state`: a person's note, not a context note.
+  const minutes = '---\nmeeting: "[[Meetings/Rec]]"\n---\nWhat Alice wrote.\n';
+  const files = () => ({
+    'Meetings/Rec.md': '---\ntitle: Rec\ntranscript: "[[Meetings/Transcripts/Rec]]"\ncontext: "[[Notes/Minutes]]"\n---\n',
+    'Meetings/Transcripts/Rec.md': '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n',
+    'Notes/Minutes.md': minutes,
+  });
+
+  it('session state and stop never write it (so a later run cannot take it for the context note)', async () => {
+    const vault = memoryVault(files());
+    await expect(setSessionState(vault, 'Meetings/Rec.md', 'summarizing')).rejects.toMatchObject({ kind: 'broken' });
+    const stopped = await stopSession(vault, 'Meetings/Rec.md', atClock);
+    expect(stopped.context).toBeUndefined();
+    await expect(setSessionState(vault, 'Meetings/Rec.md', 'summarizing')).rejects.toMatchObject({ kind: 'broken' });
+    expect(await vault.read('/vault/Notes/Minutes.md')).toBe(minutes);
+  });
+
+  it('a note outside the folder with both state and meeting is a context note, and is written', async () => {
+    const vault = memoryVault({ ...files(), 'Notes/Minutes.md': '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n' });
+    const change = await setSessionState(vault, 'Meetings/Rec.md', 'summarizing');
+    expect(change.context).toBe('Notes/Minutes.md');
+    expect(parseNote(await vault.read('/vault/Notes/Minutes.md')).data.state).toBe('summarizing');
+  });
+});
+
 describe('status listing', () => {
   it('lists meetings with their context state, newest first by start_time, else mtime', async () => {
     const vault = memoryVault({
