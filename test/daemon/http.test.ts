@@ -165,7 +165,7 @@ describe('HTTP API', () => {
     expect(enqueued).toEqual([]);
     const res = await request('POST', '/api/retry', { body, headers: auth });
     expect(res.status).toBe(202);
-    expect(JSON.parse(res.body)).toEqual({ note: 'Meetings/Summaries/A.md', result: 'queued' });
+    expect(JSON.parse(res.body)).toEqual({ note: 'Meetings/Summaries/A.md', result: 'queued', meeting: 'Meetings/A.md' });
     expect(enqueued[0]).toMatchObject({ kind: 'retry', trigger: 'api' });
   });
 
