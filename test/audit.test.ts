@@ -58,6 +58,7 @@ describe('Audit', () => {
     await h.call('write_summary', { content: 'Summary body' });
     await h.call('write_context', { content: 'notebook', mode: 'overwrite' });
     expect(h.ctx.audit.isEmpty).toBe(true);
+    await h.call('read_projectfile', { project: 'Alpha', path: 'notes.md' });
     await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'Alpha line 2 (updated)', from: 2, to: 2 });
     await h.call('add_dictation_word', { word: 'Obsidian' });
     const section = h.ctx.audit.render(NOW);

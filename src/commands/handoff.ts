@@ -17,11 +17,24 @@ export interface HandOff {
   note: string;
   /** How often to ask for the outcome. */
   pollMs?: number;
+  /** Give up when the daemon has neither listed the run nor reported its outcome for this long. */
+  lostMs?: number;
+  /** Give up waiting after this long in all (the run goes on in the daemon). */
+  waitMs?: number;
 }
 
-interface RecentRun {
+/** The daemon neither lists the run nor has its outcome: it was lost (30 s, ~120 polls). */
+const LOST_MS = 30_000;
+/** Longer than any run with its retries; beyond it, the command stops waiting, not the run. */
+const WAIT_MS = 3 * 60 * 60 * 1000;
+
+interface QueuedRun {
+  key?: string;
   kind?: string;
   target?: string;
+}
+
+interface RecentRun extends QueuedRun {
   status?: string;
   message?: string;
   summaryPath?: string;
@@ -67,7 +80,12 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
     throw new CliError(`the daemon (pid ${daemon.pid}) refused the ${work.kind}: ${message}`, accepted.status === 400 ? EXIT_USAGE : EXIT_FAILED);
   }
   io.err(`a daemon (pid ${daemon.pid}, ${daemon.http}) runs on this vault: ${work.note} handed to it (${String(accepted.body.result)}); waiting for the outcome`);
-  const kind = work.kind === 'summarize' ? 'summarize' : 'retry';
+  const meeting = typeof accepted.body.meeting === 'string' ? accepted.body.meeting : undefined;
+  // A request merged into a job already waiting for the meeting (a retry wins over a
+  // summarize) is carried by the next run of that meeting, whatever its kind and target.
+  const ours = (r: QueuedRun) => (meeting !== undefined ? r.key === meeting : r.kind === work.kind && r.target === work.note);
+  const started = Date.now();
+  let lastListed = started;
   for (;;) {
     let status;
     try {
@@ -75,10 +93,26 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
     } catch (err) {
       throw new CliError(`the daemon (pid ${daemon.pid}) stopped answering before the run finished (${(err as Error).message}); its catch-up resumes the meeting at next start`, EXIT_FAILED);
     }
-    const recent = ((status.body.queue as { recent?: RecentRun[] } | undefined)?.recent ?? []) as RecentRun[];
+    const queue = (status.body.queue ?? {}) as { recent?: RecentRun[]; pending?: QueuedRun[]; running?: QueuedRun[] };
     // The run this command asked for started after it asked (a run already under way is followed by it).
-    const run = recent.find((r) => r.kind === kind && r.target === work.note && (r.startedAt ?? '') >= asked);
+    const run = (queue.recent ?? []).find((r) => ours(r) && (r.startedAt ?? '') >= asked);
     if (run) return report(run, io);
+    const now = Date.now();
+    if ([...(queue.pending ?? []), ...(queue.running ?? [])].some(ours)) lastListed = now;
+    else if (now - lastListed > (work.lostMs ?? LOST_MS)) {
+      throw new CliError(
+        `the daemon (pid ${daemon.pid}) no longer lists the run of ${meeting ?? work.note} and reports no outcome for it; ` +
+          'see `meeting-assistant status` and the daemon\'s log',
+        EXIT_FAILED,
+      );
+    }
+    if (now - started > (work.waitMs ?? WAIT_MS)) {
+      throw new CliError(
+        `no outcome from the daemon (pid ${daemon.pid}) after ${Math.round((now - started) / 60_000)} minutes; the run goes on there: ` +
+          'see `meeting-assistant status` or the summary note',
+        EXIT_FAILED,
+      );
+    }
     await delay(work.pollMs ?? 250);
   }
 }

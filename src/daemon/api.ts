@@ -64,7 +64,7 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
       const meeting = await findMeetingOfSummary(vault, summary).catch(() => undefined);
       const result = deps.enqueue({ key: meeting ?? summary, kind: 'retry', target: summary, trigger });
       if (result === 'stopped') throw new ApiError(503, 'the daemon is shutting down; the retry was not queued');
-      return { note: vault.rel(summary), result };
+      return { note: vault.rel(summary), result, ...(meeting !== undefined && { meeting: vault.rel(meeting) }) };
     },
     async summarize(note): Promise<RetryAccepted> {
       let meeting: string;
@@ -77,7 +77,7 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
       if (vault.kindOf(meeting) !== 'meeting') throw new ApiError(400, `${vault.rel(meeting)} is not a meeting note`);
       const result = deps.enqueue({ key: meeting, kind: 'summarize', target: meeting, trigger: 'cli' });
       if (result === 'stopped') throw new ApiError(503, 'the daemon is shutting down; the meeting was not queued');
-      return { note: vault.rel(meeting), result };
+      return { note: vault.rel(meeting), result, meeting: vault.rel(meeting) };
     },
     async startSession(input) {
       return startSession(vault, input, deps.clock).then((notes) => ({ ...notes }), sessionToApi);

@@ -34,6 +34,12 @@ export interface RetryAccepted {
   note: string;
   /** `queued`, `merged` (already waiting) or `follow-up` (its meeting is running now). */
   result: string;
+  /**
+   * Vault-relative meeting note the job is keyed by, when known. A request merged into a job
+   * already waiting for this meeting (a retry wins over a summarize) is carried by the next
+   * run of this meeting, whatever its kind: that is the run to wait for.
+   */
+  meeting?: string;
 }
 
 export interface SessionInput {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { linkTarget, resolveLink, resolveOrPlanLink } from '../vault/links.js';
+import { isOwnNote } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import type { HeadCache } from './heads.js';
 import { MeetingAssistantError } from '../errors.js';
@@ -122,10 +123,11 @@ export async function contextOfMeeting(vault: Vault, meeting: string, heads: Hea
   const describe = async (file: string): Promise<ContextInfo> => {
     const context = await heads.get(file);
     if (!context) return { path: file, exists: false };
-    // A link to a note that is no context note (the transcript, a person's note) is the
-    // pipeline's to report as broken: its `state` says nothing about this meeting.
+    // A link to a note that is no context note (the transcript, a person's note: outside the
+    // folder without both `state` and `meeting`, the rule resolveMeeting confines by) is the
+    // pipeline's to report as broken: nothing may write it, and its `state` says nothing here.
     const kind = vault.kindOf(file);
-    const confined = kind === 'context' || (kind !== 'meeting' && kind !== 'transcript' && context.ok && typeof context.data.meeting === 'string');
+    const confined = kind === 'context' || (kind !== 'meeting' && kind !== 'transcript' && context.ok && isOwnNote('context', context.data));
     if (!confined) return { path: file, exists: false };
     const state = context.ok && typeof context.data.state === 'string' ? context.data.state.trim() : undefined;
     return { path: file, exists: true, ...(state !== undefined && { state }) };

@@ -5,7 +5,7 @@ import { formatRead, resultBudget } from './format.js';
 import { resolveInside } from '../vault/confine.js';
 import { filesOfProject, findProject, listProjectFolders, resolveProject } from './project-files.js';
 import { readTextFile } from './read.js';
-import { lastSeen, rememberSeen, requireUnchangedSinceSeen } from './seen.js';
+import { lastSeen, rememberSeen, requireReadAndUnchanged } from './seen.js';
 import { UNCHANGED } from '../vault/update.js';
 
 /** Project tools: the meeting's projects, and the files of any existing project folder. */
@@ -110,7 +110,7 @@ export const writeProjectFile = defineTool({
     let done = '';
     // Applied to the file as it is at the moment of writing, again if someone writes it meanwhile.
     const edit = (old: string | undefined): string | typeof UNCHANGED => {
-      if (byLines) requireUnchangedSinceSeen(ctx, abs, old, 'read_projectfile');
+      if (byLines) requireReadAndUnchanged(ctx, abs, old, 'read_projectfile');
       const result = projectEdit(args, old, rel);
       done = result.done;
       return result.next === old ? UNCHANGED : result.next;

@@ -23,11 +23,30 @@ export function lastSeen(ctx: ToolContext, abs: string): string | undefined {
   return seenOf(ctx).get(path.resolve(abs));
 }
 
-/** Refuses when `current` is not what the agent last saw of `abs` (a file it never saw passes). */
+/**
+ * Refuses when `current` is not what the agent last saw of `abs`. A file the agent never saw
+ * passes; for one it must have read first, see requireReadAndUnchanged.
+ */
 export function requireUnchangedSinceSeen(ctx: ToolContext, abs: string, current: string | undefined, readTool: string, what = ctx.vault.rel(abs)): void {
   const seen = lastSeen(ctx, abs);
   if (seen === undefined || seen === current) return;
   throw new ToolError(
     `${what} changed since you last read it (someone else edited it); read it again with ${readTool} and redo this edit with the current line numbers. Nothing was changed.`,
   );
+}
+
+/**
+ * For an edit by line numbers or a whole-file replacement of an existing file: refuses when the
+ * agent has not read (or written) it in this run, since its line numbers then come from
+ * somewhere else (a search result, an earlier meeting) and may no longer match, and when it
+ * changed since. `current` undefined (no file yet: a creation) passes.
+ */
+export function requireReadAndUnchanged(ctx: ToolContext, abs: string, current: string | undefined, readTool: string, what = ctx.vault.rel(abs)): void {
+  if (current === undefined) return;
+  if (lastSeen(ctx, abs) === undefined) {
+    throw new ToolError(
+      `you have not read ${what} in this run; read it first with ${readTool}, then redo this edit with its current line numbers. Nothing was changed.`,
+    );
+  }
+  requireUnchangedSinceSeen(ctx, abs, current, readTool, what);
 }

@@ -1,5 +1,6 @@
 import { parseNote, renderFrontmatter, replaceBody, requireText, updateFrontmatter, updateNoteFrontmatter } from './frontmatter.js';
 import { formatLink } from './links.js';
+import { UNCHANGED } from './update.js';
 import type { MeetingArtifacts } from './meeting.js';
 import type { Vault } from './vault.js';
 import { MeetingAssistantError } from '../errors.js';
@@ -42,7 +43,6 @@ export async function createContextNote(
 ): Promise<boolean> {
   const state = options.state ?? 'collecting metadata';
   if (!isContextState(state)) throw new InvalidStateError(state);
-  if (await vault.exists(artifacts.contextPath)) return false;
   const data: Record<string, unknown> = {
     title: artifacts.title ?? '',
     start_time: artifacts.startTime ?? '',
@@ -54,8 +54,10 @@ export async function createContextNote(
     agenda: options.agenda ?? '',
   };
   if (options.scheduledEnd !== undefined) data.scheduled_end = options.scheduledEnd;
-  await vault.write(artifacts.contextPath, renderFrontmatter(data) + (options.body ?? ''));
-  return true;
+  const content = renderFrontmatter(data) + (options.body ?? '');
+  // Decided on the file as it is right before the write: a note that appeared meanwhile is left alone.
+  const result = await vault.update(artifacts.contextPath, (current) => (current === undefined ? content : UNCHANGED));
+  return result.changed;
 }
 
 /** Sets `state` (one of the six, else InvalidStateError and nothing is written) and any `extra` keys. */
@@ -117,10 +119,11 @@ export async function appendToContextBody(
 
 /**
  * The context note's body is the agent's notebook, then the record the daemon appends (the
- * `## External changes` audit sections, errors after the summary). read_context and
- * write_context see the notebook only, so an overwrite never erases the record.
+ * `## External changes` audit sections, `## Error` sections after the summary), from the
+ * first of them on. read_context and write_context see the notebook only, so an overwrite
+ * never erases the record.
  */
-const RECORD_START = /(?:^|\n)(?=## External changes \()/;
+const RECORD_START = /(?:^|\n)(?=## (?:External changes|Error) \(\d{4}-)/;
 
 export function splitContextBody(body: string): { notebook: string; record: string } {
   const m = RECORD_START.exec(body);

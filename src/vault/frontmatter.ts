@@ -223,10 +223,31 @@ interface Splice {
   text: string;
 }
 
+/**
+ * A block list that only gains items at its end (an attendee, a word): the new item lines go
+ * after the last item and every line already there stays byte for byte, its comments and
+ * spacing included. Undefined when the change is anything else, or a new item spans lines.
+ */
+function spliceForAddedItems(yaml: string, valueNode: ParsedNode | null, before: unknown, value: unknown, eol: string): Splice | undefined {
+  if (!isSeq(valueNode) || valueNode.flow || valueNode.items.length === 0) return undefined;
+  if (!Array.isArray(before) || !Array.isArray(value) || value.length <= before.length) return undefined;
+  if (!deepEqual(before, value.slice(0, before.length))) return undefined;
+  const added = value.slice(before.length);
+  const rendered = renderPairText(added, { flow: false, compactSeq: true, ...itemStyles(valueNode.items) }).split('\n').slice(1);
+  if (rendered.length !== added.length || !rendered.every((l) => l.startsWith('- '))) return undefined;
+  const dash = valueNode.range[0] - lineStartOf(yaml, valueNode.range[0]);
+  const lastItem = valueNode.items[valueNode.items.length - 1] as ParsedNode;
+  const at = lineEndOf(yaml, lastItem.range[1] - 1);
+  const lead = at > 0 && yaml[at - 1] !== '\n' ? eol : '';
+  return { start: at, end: at, text: lead + rendered.map((l) => indent(l, dash)).join(eol) + (lead ? '' : eol) };
+}
+
 /** The replacement of one existing pair, in offsets of the YAML text. */
-function spliceForPair(yaml: string, pair: Pair<ParsedNode, ParsedNode | null>, value: unknown, eol: string): Splice {
+function spliceForPair(yaml: string, pair: Pair<ParsedNode, ParsedNode | null>, value: unknown, eol: string, before?: unknown): Splice {
   const keyNode = pair.key;
   const valueNode = pair.value;
+  const addedItems = spliceForAddedItems(yaml, valueNode, before, value, eol);
+  if (addedItems) return addedItems;
   const start = lineStartOf(yaml, keyNode.range[0]);
   const keyIndent = keyNode.range[0] - start;
   // The last character of the value (or of the key when the value is empty), trailing blanks excluded.
@@ -325,7 +346,7 @@ export function updateFrontmatter(text: string, changes: Record<string, unknown>
     }
     if (pair) {
       if (deepEqual(current[key], value)) continue;
-      splices.push(spliceForPair(yaml, pair, value, eol));
+      splices.push(spliceForPair(yaml, pair, value, eol, current[key]));
     } else {
       const rendered = renderPairText(value, {}).split('\n');
       const head = renderKey(key) + (rendered[0] ?? 'k:').slice(1);

@@ -149,12 +149,18 @@ function summaryLineOf(content: string): string | undefined {
   return raw.replace(/^"(.*)"$/, '$1').replace(/^'(.*)'$/, '$1');
 }
 
+/**
+ * Where a meeting whose note does not parse gets its failure report: the `summary` link once it
+ * has passed the same confinement as a working meeting's, else the default summary path (never
+ * the meeting note itself, a transcript or a person's note).
+ */
 async function failureReportPath(vault: Vault, meetingPath: string, summaryLink: string | undefined): Promise<string> {
-  const folder = vault.layout.folders.Summaries;
+  const fallback = path.join(vault.layout.folders.Summaries, `${noteBasename(meetingPath)}.md`);
   try {
-    return (await resolveOrPlanLink(vault, summaryLink, folder, noteBasename(meetingPath))).path;
+    const target = await resolveOrPlanLink(vault, summaryLink, vault.layout.folders.Summaries, noteBasename(meetingPath));
+    return (await outsideItsFolder(vault, 'summary', target, [meetingPath])) === undefined ? target.path : fallback;
   } catch {
-    return path.join(folder, `${noteBasename(meetingPath)}.md`);
+    return fallback;
   }
 }
 
@@ -163,8 +169,11 @@ const CONFINED = {
   context: { folder: 'Context', what: 'a context note (with state and meeting properties)' },
 } as const;
 
-/** Whether an existing note outside the folder is one the daemon may write there anyway. */
-function isOwnNote(kind: 'summary' | 'context', data: Record<string, unknown>): boolean {
+/**
+ * Whether an existing note outside the folder is one the daemon may write there anyway: a
+ * summary or failure report (`status: done|failed`), a context note (`state` and `meeting`).
+ */
+export function isOwnNote(kind: 'summary' | 'context', data: Record<string, unknown>): boolean {
   if (kind === 'summary') return typeof data.status === 'string' && ['done', 'failed'].includes(data.status.trim());
   return data.state !== undefined && data.state !== null && typeof data.meeting === 'string' && data.meeting.trim() !== '';
 }
@@ -303,6 +312,10 @@ export async function resolveMeeting(
       cause: err,
     });
   }
+  // A broken meeting's report goes to the summary link only once that link is confined;
+  // until then (and when it is not) to the default summary path.
+  const summaryWhy = await outsideItsFolder(vault, 'summary', summary, [meetingAbs]);
+  if (summaryWhy) throw new BrokenMeetingError(`${rel}: ${summaryWhy}`, meetingAbs, defaultSummary);
   const broken: Broken = (message, cause) =>
     new BrokenMeetingError(`${rel}: ${message}`, meetingAbs, summary.path, cause === undefined ? undefined : { cause });
 
@@ -313,7 +326,7 @@ export async function resolveMeeting(
     throw broken(`the context link cannot be used: ${describe(err)}`, err);
   }
 
-  // Before anything else can use the summary path (a broken meeting's report goes there):
+  // Again with every note of this meeting known (the context link, then the transcript):
   // the person's note is never written, the report goes to the default summary path.
   const confine = async (others: string[]): Promise<void> => {
     const why = (await outsideItsFolder(vault, 'summary', summary, others)) ?? (await outsideItsFolder(vault, 'context', context, [...others, summary.path]));

@@ -1,11 +1,12 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { CliError } from '../../src/commands/common.js';
 import { open, type OpenDeps } from '../../src/commands/open.js';
 import type { CommandResult } from '../../src/daemon/external.js';
 import { memoryIo } from '../helpers/memory-io.js';
+import { standInDaemon } from '../helpers/stand-in-daemon.js';
 
 /** `meeting-assistant open [--print]`: the status page's signed-in address, opened or printed. */
 
@@ -78,8 +79,10 @@ describe('open', () => {
 
   it('a running daemon is reached at the address it recorded in daemon.json, whatever port the configuration names now', async () => {
     const config = configWith({ Port: 4995, Token: 't' });
-    // This test process stands in for the daemon: its pid is alive.
-    const instance = { pid: process.pid, startedAt: 'then', http: 'http://127.0.0.1:4321' };
+    // A live process stands in for the daemon.
+    const daemon = await standInDaemon();
+    onTestFinished(daemon.stop);
+    const instance = { pid: daemon.pid, startedAt: 'then', http: 'http://127.0.0.1:4321' };
     writeFileSync(path.join(dir!, 'vault', '.meeting-assistant', 'daemon.json'), JSON.stringify(instance));
     const f = fakes({ opener: '/usr/bin/xdg-open' });
     let asked: string | undefined;

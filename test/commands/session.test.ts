@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { sessionStart, sessionState, sessionStop } from '../../src/commands/session.js';
 import { status } from '../../src/commands/status.js';
 import { CliError, EXIT_USAGE } from '../../src/commands/common.js';
@@ -8,6 +8,7 @@ import { localIsoTime } from '../../src/daemon/sessions.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
+import { standInDaemon } from '../helpers/stand-in-daemon.js';
 
 /**
  * `session start|state|stop` and `status` with every dependency passed in: the config and the
@@ -53,6 +54,22 @@ describe('session commands on passed-in deps', () => {
     expect(shown.io.text()).toContain('daemon: not running (no daemon runs on this vault)');
   });
 
+  it('state and stop leave a person\'s note named by `context` alone (a `meeting` link but no `state`)', async () => {
+    const { fs, deps, setNow } = setup();
+    const minutes = '---\nmeeting: "[[Meetings/Rec]]"\n---\nWhat Alice wrote.\n';
+    await fs.mkdir('/vault/Meetings/Transcripts', { recursive: true });
+    await fs.mkdir('/vault/Notes', { recursive: true });
+    await fs.writeFile('/vault/Meetings/Rec.md', '---\ntitle: Rec\ntranscript: "[[Meetings/Transcripts/Rec]]"\ncontext: "[[Notes/Minutes]]"\n---\n');
+    await fs.writeFile('/vault/Meetings/Transcripts/Rec.md', '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n');
+    await fs.writeFile('/vault/Notes/Minutes.md', minutes);
+    setNow(STOP);
+    expect(await sessionStop('Meetings/Rec.md', {}, deps)).toBe(0);
+    const err = await sessionState('Meetings/Rec.md', 'summarizing', {}, deps).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).message).toMatch(/the context link points to Notes\/Minutes\.md/);
+    expect(Buffer.from(await fs.readFile('/vault/Notes/Minutes.md')).toString('utf8')).toBe(minutes);
+  });
+
   it('a usage mistake is exit 2 and writes nothing', async () => {
     const { fs, deps } = setup();
     const err = await sessionStart({ title: '  ' }, deps).catch((e: unknown) => e);
@@ -64,11 +81,11 @@ describe('session commands on passed-in deps', () => {
 
 describe('status finds the daemon by its daemon.json, not by the configured port', () => {
   /** A stand-in for the daemon's API on loopback: /api/status with the bearer token. */
-  async function fakeDaemonApi(token: string) {
+  async function fakeDaemonApi(token: string, pid: number) {
     const server = http.createServer((req, res) => {
       if (req.url !== '/api/status' || req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
       const queue = { running: [], pending: [], recent: [], concurrency: 2 };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid: process.pid, startedAt: 'then', http: 'here', queue }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid, startedAt: 'then', http: 'here', queue }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
@@ -83,30 +100,34 @@ describe('status finds the daemon by its daemon.json, not by the configured port
   }
 
   it('asks the address the live daemon recorded, although the configuration names another port now', async () => {
-    const api = await fakeDaemonApi('secret');
+    const daemon = await standInDaemon();
+    const api = await fakeDaemonApi('secret', daemon.pid);
     try {
-      // This test process stands in for the daemon: its pid is alive.
-      const { io, deps } = vaultWith({ Port: 1, Token: 'secret' }, { pid: process.pid, startedAt: 'then', http: api.url });
+      // A live process stands in for the daemon.
+      const { io, deps } = vaultWith({ Port: 1, Token: 'secret' }, { pid: daemon.pid, startedAt: 'then', http: api.url });
       expect(await status({}, deps)).toBe(0);
-      expect(io.text()).toMatch(new RegExp(`daemon: running, pid ${process.pid}, since then`));
+      expect(io.text()).toMatch(new RegExp(`daemon: running, pid ${daemon.pid}, since then`));
       expect(io.text()).toContain('queue: 0 running, 0 waiting (at most 2 at once)');
     } finally {
+      daemon.stop();
       await api.close();
     }
   });
 
   it('a daemon.json whose process is gone is not running; a live daemon with HTTP off, or not answering, is named as running', async () => {
+    const daemon = await standInDaemon();
+    onTestFinished(daemon.stop);
     const gone = vaultWith({ Port: 1, Token: 'secret' }, { pid: 2 ** 22 + 12_345, startedAt: 'then', http: 'http://127.0.0.1:1' });
     expect(await status({}, gone.deps)).toBe(0);
     expect(gone.io.text()).toContain('daemon: not running (no daemon runs on this vault)');
 
-    const off = vaultWith({ Enabled: false }, { pid: process.pid, startedAt: 'then' });
+    const off = vaultWith({ Enabled: false }, { pid: daemon.pid, startedAt: 'then' });
     expect(await status({}, off.deps)).toBe(0);
-    expect(off.io.text()).toContain(`daemon: running, pid ${process.pid}, HTTP off, so its queue cannot be asked`);
+    expect(off.io.text()).toContain(`daemon: running, pid ${daemon.pid}, HTTP off, so its queue cannot be asked`);
 
     // Port 1 is never a daemon here: a live daemon that does not answer is still not called down.
-    const silent = vaultWith({ Port: 1, Token: 'secret' }, { pid: process.pid, startedAt: 'then', http: 'http://127.0.0.1:1' });
+    const silent = vaultWith({ Port: 1, Token: 'secret' }, { pid: daemon.pid, startedAt: 'then', http: 'http://127.0.0.1:1' });
     expect(await status({}, silent.deps)).toBe(0);
-    expect(silent.io.text()).toContain(`daemon: running, pid ${process.pid}, but http://127.0.0.1:1/api/status does not answer`);
+    expect(silent.io.text()).toContain(`daemon: running, pid ${daemon.pid}, but http://127.0.0.1:1/api/status does not answer`);
   });
 });

@@ -165,7 +165,7 @@ describe('HTTP API', () => {
     expect(enqueued).toEqual([]);
     const res = await request('POST', '/api/retry', { body, headers: auth });
     expect(res.status).toBe(202);
-    expect(JSON.parse(res.body)).toEqual({ note: 'Meetings/Summaries/A.md', result: 'queued' });
+    expect(JSON.parse(res.body)).toEqual({ note: 'Meetings/Summaries/A.md', result: 'queued', meeting: 'Meetings/A.md' });
     expect(enqueued[0]).toMatchObject({ kind: 'retry', trigger: 'api' });
   });
 
@@ -247,6 +247,17 @@ describe('HTTP API', () => {
     });
     expect(outside.status).toBe(400);
     expect(readFileSync(path.join(dir, 'outside.md'), 'utf8')).not.toMatch(/finished/);
+  });
+
+  it('PUT /api/sessions/state never writes a person\'s note named by `context` (a `meeting` link but no `state`): 422', async () => {
+    const minutes = '---\nmeeting: "[[Meetings/Rec]]"\n---\nWhat Alice wrote.\n';
+    write('Meetings/Rec.md', '---\ntitle: Rec\ntranscript: "[[Meetings/Transcripts/Rec]]"\ncontext: "[[Notes/Minutes]]"\n---\n');
+    write('Meetings/Transcripts/Rec.md', '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n');
+    write('Notes/Minutes.md', minutes);
+    const res = await request('PUT', '/api/sessions/state', { body: JSON.stringify({ meeting: 'Meetings/Rec.md', state: 'summarizing' }), headers: auth });
+    expect(res.status).toBe(422);
+    expect(res.body).toMatch(/Notes\/Minutes\.md/);
+    expect(readFileSync(path.join(dir, 'vault/Notes/Minutes.md'), 'utf8')).toBe(minutes);
   });
 
   it('a port in use is a clear start error naming the port and Http.Port', async () => {

@@ -9,7 +9,10 @@ import {
 } from '../../src/daemon/sessions.js';
 import { listMeetingStates } from '../../src/daemon/overview.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { createApiHandlers } from '../../src/daemon/api.js';
+import { Vault } from '../../src/vault/vault.js';
+import { eventWithin, renameGate } from '../helpers/gates.js';
+import { memoryVault, testConfig } from '../helpers/memfs.js';
 
 const at = new Date(2026, 10, 30, 9, 7, 30);
 const atClock = () => at;
@@ -127,6 +130,55 @@ describe('session state and stop', () => {
     expect(context.end_time).toBe(localIsoTime(end));
     expect(context.agenda).toBe('A');
     expect(meeting.title).toBe('Sync');
+  });
+});
+
+describe('a context link to a note that is no context note (docs/design.md §1, "Links")', () => {
+  // Notes/Minutes.md has a `meeting` link but no `state`: a person's note, not a context note.
+  const minutes = '---\nmeeting: "[[Meetings/Rec]]"\n---\nWhat Alice wrote.\n';
+  const files = () => ({
+    'Meetings/Rec.md': '---\ntitle: Rec\ntranscript: "[[Meetings/Transcripts/Rec]]"\ncontext: "[[Notes/Minutes]]"\n---\n',
+    'Meetings/Transcripts/Rec.md': '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n',
+    'Notes/Minutes.md': minutes,
+  });
+
+  it('session state and stop never write it (so a later run cannot take it for the context note)', async () => {
+    const vault = memoryVault(files());
+    await expect(setSessionState(vault, 'Meetings/Rec.md', 'summarizing')).rejects.toMatchObject({ kind: 'broken' });
+    const stopped = await stopSession(vault, 'Meetings/Rec.md', atClock);
+    expect(stopped.context).toBeUndefined();
+    await expect(setSessionState(vault, 'Meetings/Rec.md', 'summarizing')).rejects.toMatchObject({ kind: 'broken' });
+    expect(await vault.read('/vault/Notes/Minutes.md')).toBe(minutes);
+  });
+
+  it('a note outside the folder with both state and meeting is a context note, and is written', async () => {
+    const vault = memoryVault({ ...files(), 'Notes/Minutes.md': '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n' });
+    const change = await setSessionState(vault, 'Meetings/Rec.md', 'summarizing');
+    expect(change.context).toBe('Notes/Minutes.md');
+    expect(parseNote(await vault.read('/vault/Notes/Minutes.md')).data.state).toBe('summarizing');
+  });
+});
+
+describe('one writer per file, the session commands and the HTTP API included', () => {
+  it('PUT /api/sessions/state waits while a run\'s write of the context note is between its read and its rename', async () => {
+    const seed = memoryVault();
+    const notes = await startSession(seed, { title: 'Sync' }, atClock);
+    const contextAbs = seed.abs(notes.context);
+    const { fs, held, release } = renameGate(seed.fs, contextAbs);
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 0 });
+    const api = createApiHandlers({ vault, enqueue: () => 'queued', status: () => ({}) });
+    const log: string[] = [];
+    const run = vault.update(contextAbs, (text) => (log.push('run: transform'), `${text ?? ''}The run's line.\n`));
+    await held;
+    const put = api.setSessionState(notes.meeting, 'speaker recognition').then(() => log.push('PUT: answered'));
+    expect(await eventWithin(() => log.includes('PUT: answered'), 200)).toBe(false);
+    log.push('run: rename');
+    release();
+    await Promise.all([run, put]);
+    expect(log).toEqual(['run: transform', 'run: rename', 'PUT: answered']);
+    const text = await vault.read(contextAbs);
+    expect(parseNote(text).data.state).toBe('speaker recognition');
+    expect(text).toContain("The run's line.");
   });
 });
 

@@ -183,12 +183,15 @@ describe('fault suite: concurrent edits (a person\'s editor writes every millise
     await tally.check('rewriting editor', async () => {
       const o = await scenario('rewrite');
       const writes = o.edits.filter((e) => e.tool !== 'read_projectfile');
+      const succeeded = writes.filter((e) => e.ok);
+      const missing = succeeded.filter((e) => editMissing(o.setup, e));
       console.log(
         `concurrent edits (rewrite): editor ${o.editorLines} lines x 4 files in ${o.editorMs} ms; ` +
-          `agent edits ${writes.filter((e) => e.ok).length} succeeded, ${writes.filter((e) => !e.ok).length} refused`,
+          `agent edits ${succeeded.length} succeeded, ${writes.length - succeeded.length} refused, ${missing.length} missing`,
       );
       expect(o.editorLines).toBeGreaterThan(50);
       expect(o.lost).toEqual(Object.fromEntries(Object.keys(o.lost).map((f) => [f, []])));
+      expect(missing.map((e) => `${e.tool} ${JSON.stringify(e.args)}`)).toEqual([]);
       expect(vaultHealth(o.setup.vault)).toEqual({ temps: [], unparsable: [] });
     });
   }, 150_000);

@@ -70,12 +70,14 @@ describe('write_projectfile', () => {
 
   it('replaces the whole file with replace_file', async () => {
     const h = harness();
+    await h.call('read_projectfile', { project: 'Alpha', path: 'notes.md' });
     await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'Only line', replace_file: true });
     expect(await h.read('Projects/Alpha/notes.md')).toBe('Only line\n');
   });
 
   it('replaces an inclusive range', async () => {
     const h = harness();
+    await h.call('read_projectfile', { project: 'Alpha', path: 'notes.md' });
     const r = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'New 2\nNew 2b', from: '2', to: 3 });
     expect(r.content).toBe('Replaced lines 2-3 of Projects/Alpha/notes.md with 2 lines; it now has 3 lines.');
     expect(await h.read('Projects/Alpha/notes.md')).toBe('Alpha line 1\nNew 2\nNew 2b\n');
@@ -83,12 +85,14 @@ describe('write_projectfile', () => {
 
   it('an empty content with a range deletes the lines', async () => {
     const h = harness();
+    await h.call('read_projectfile', { project: 'Alpha', path: 'notes.md' });
     await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: '', from: 1, to: 2 });
     expect(await h.read('Projects/Alpha/notes.md')).toBe('Alpha line 3\n');
   });
 
   it('inserts before a line, and at line count + 1 appends', async () => {
     const h = harness();
+    await h.call('read_projectfile', { project: 'Alpha', path: 'notes.md' });
     await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'Inserted', insert: 2 });
     await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'End', insert: 5 });
     expect(await h.read('Projects/Alpha/notes.md')).toBe('Alpha line 1\nInserted\nAlpha line 2\nAlpha line 3\nEnd\n');
@@ -96,6 +100,7 @@ describe('write_projectfile', () => {
 
   it('keeps CRLF line endings of an existing file', async () => {
     const h = harness({ files: { 'Projects/Alpha/win.md': 'a\r\nb\r\n' } });
+    await h.call('read_projectfile', { project: 'Alpha', path: 'win.md' });
     await h.call('write_projectfile', { project: 'Alpha', path: 'win.md', content: 'x', insert: 2 });
     expect(await h.read('Projects/Alpha/win.md')).toBe('a\r\nx\r\nb\r\n');
   });
@@ -198,6 +203,7 @@ describe('write_projectfile', () => {
     ['a negative insert', { insert: -1 }, /cannot insert before line -1/],
   ])('refuses %s, changing nothing', async (_what, extra, message) => {
     const h = harness();
+    await h.call('read_projectfile', { project: 'Alpha', path: 'notes.md' });
     const before = await h.snapshot();
     const r = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'x', ...extra });
     expect(r.isError).toBe(true);

@@ -77,6 +77,7 @@ describe('search keeps the files it searched in memory', () => {
       const h = harness();
       if (trust) watched(h);
       await lines(h, 'Alpha');
+      await h.call('read_projectfile', { project: 'Alpha', path: 'notes.md' });
       const write = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'Alpha line 1\nAlpha LINE 2\nAlpha line 3\n', replace_file: true });
       expect(write.isError).toBe(false);
       expect(await lines(h, 'LINE'), `watcher ${trust}`).toContain('Projects/Alpha/notes.md:2:Alpha LINE 2');

@@ -30,6 +30,28 @@ describe('stale agent edits', () => {
     expect(again.isError).toBe(false);
   });
 
+  it('write_projectfile by range, insert or replace_file on an existing file never read in this run is refused (line numbers from a search are not a read); an append or a new file goes through', async () => {
+    const h = harness();
+    const found = await h.call('search', { keywords: 'Alpha line 2' });
+    expect(found.content).toContain('Projects/Alpha/notes.md:2:Alpha line 2');
+    await person(h, NOTES, 'Person line 0\nAlpha line 1\nAlpha line 2\nAlpha line 3\n');
+    for (const edit of [{ from: 2, to: 2 }, { insert: 2 }, { replace_file: true }]) {
+      const r = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'agent', ...edit });
+      expect(r.content).toBe(
+        'Error: you have not read Projects/Alpha/notes.md in this run; read it first with read_projectfile, then redo this edit with its current line numbers. Nothing was changed.',
+      );
+    }
+    expect(await h.read(NOTES)).toBe('Person line 0\nAlpha line 1\nAlpha line 2\nAlpha line 3\n');
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'agent appended' })).isError).toBe(false);
+    // An append to a file never read is not a read either.
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'x', from: 1, to: 1 })).isError).toBe(true);
+    // A file the agent creates is one it has seen: a range edit of it needs no read.
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'new.md', content: 'one\ntwo', replace_file: true })).isError).toBe(false);
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'new.md', content: 'TWO', from: 2, to: 2 })).isError).toBe(false);
+    expect(await h.read('Projects/Alpha/new.md')).toBe('one\nTWO\n');
+    expect(await h.read(NOTES)).toBe('Person line 0\nAlpha line 1\nAlpha line 2\nAlpha line 3\nagent appended\n');
+  });
+
   it('write_context replace/insert on a notebook changed since read_context is refused; overwrite goes through', async () => {
     const h = harness();
     await h.call('read_context');

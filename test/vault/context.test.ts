@@ -7,10 +7,12 @@ import {
   isContextState,
   readContextState,
   setContextState,
+  splitContextBody,
 } from '../../src/vault/context.js';
 import { FrontmatterError, parseNote } from '../../src/vault/frontmatter.js';
 import type { MeetingArtifacts } from '../../src/vault/meeting.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { Vault } from '../../src/vault/vault.js';
+import { memoryFs, memoryVault, testConfig } from '../helpers/memfs.js';
 
 const CTX = '/vault/Meetings/Context/2026-11-30 Weekly Sync.md';
 
@@ -80,6 +82,25 @@ describe('createContextNote', () => {
     const vault = memoryVault({ 'Meetings/Context/2026-11-30 Weekly Sync.md': 'mine' });
     expect(await createContextNote(vault, artifacts, { state: 'summarizing' })).toBe(false);
     expect(await vault.read(CTX)).toBe('mine');
+  });
+
+  test('a note a person creates between the check and the write is left alone', async () => {
+    const fs = memoryFs();
+    const mkdir = fs.mkdir.bind(fs);
+    let created = false;
+    // The person's note appears as the daemon gets ready to write (its folder being made).
+    fs.mkdir = async (dir, options) => {
+      const out = await mkdir(dir, options);
+      if (!created && dir === '/vault/Meetings/Context') {
+        created = true;
+        await fs.writeFile(CTX, 'mine, just typed');
+      }
+      return out;
+    };
+    const vault = new Vault(fs, testConfig().layout);
+    expect(await createContextNote(vault, artifacts, { state: 'summarizing' })).toBe(false);
+    expect(created).toBe(true);
+    expect(await vault.read(CTX)).toBe('mine, just typed');
   });
 
   test('an invalid initial state is refused', async () => {
@@ -187,5 +208,15 @@ describe('appendToContextBody', () => {
     const vault = memoryVault({ 'a.md': '---\nstate: [\n---\nbody\n' });
     await expect(appendToContextBody(vault, '/vault/a.md', 'x')).rejects.toBeInstanceOf(FrontmatterError);
     expect(await vault.read('/vault/a.md')).toBe('---\nstate: [\n---\nbody\n');
+  });
+});
+
+describe('splitContextBody: the notebook, then the daemon\'s record', () => {
+  test('the record starts at the first of the daemon\'s own sections: an error section with no audit before it is record, not notebook', () => {
+    const error = '## Error (2026-11-30T10:00:00.000Z)\n\nThe summary was written, but the run then failed: x\n';
+    const audit = '## External changes (2026-11-30T11:00:00.000Z)\n\n### Projects/Alpha/notes.md\n';
+    expect(splitContextBody(`My notes\n\n${error}`)).toEqual({ notebook: 'My notes\n', record: error });
+    expect(splitContextBody(`My notes\n\n${error}\n${audit}`)).toEqual({ notebook: 'My notes\n', record: `${error}\n${audit}` });
+    expect(splitContextBody(`My notes\n## Errors I saw\n`)).toEqual({ notebook: 'My notes\n## Errors I saw\n', record: '' });
   });
 });

@@ -170,6 +170,20 @@ describe('updateFrontmatter', () => {
     );
   });
 
+  test('a block list that only gains items keeps every item line byte for byte (comments, odd spacing) and adds the new ones after the last', () => {
+    const text = '---\nattendees:\n  - Alice # lead\n  -   Bob   # from sales\n  # a comment line\n  - "Carol"\nnext: 1 # kept\n---\nbody\n';
+    const after = updateFrontmatter(text, { attendees: ['Alice', 'Bob', 'Carol', 'Dan', '[[Eve]]'] });
+    expect(after).toBe(
+      '---\nattendees:\n  - Alice # lead\n  -   Bob   # from sales\n  # a comment line\n  - "Carol"\n  - Dan\n  - "[[Eve]]"\nnext: 1 # kept\n---\nbody\n',
+    );
+    expect(parseNote(after).data.attendees).toEqual(['Alice', 'Bob', 'Carol', 'Dan', '[[Eve]]']);
+    // At the key's column, with CRLF line endings, too.
+    const crlf = '---\r\ntags:\r\n- a # first\r\n- b\r\n---\r\n';
+    expect(updateFrontmatter(crlf, { tags: ['a', 'b', 'c'] })).toBe('---\r\ntags:\r\n- a # first\r\n- b\r\n- c\r\n---\r\n');
+    // A change that is not an addition at the end re-renders the list.
+    expect(parseNote(updateFrontmatter(text, { attendees: ['Bob', 'Alice'] })).data.attendees).toEqual(['Bob', 'Alice']);
+  });
+
   test('a block list written at the key’s column stays that way', () => {
     const text = 'before\n'.slice(0, 0) + '---\ntags:\n- a\n- b\nnext: 1\n---\n';
     expect(updateFrontmatter(text, { tags: ['a', 'c'] })).toBe('---\ntags:\n- a\n- c\nnext: 1\n---\n');

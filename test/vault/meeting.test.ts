@@ -254,4 +254,35 @@ describe('confined summary and context links (docs/design.md §1, "Links")', () 
     expect((err as BrokenMeetingError).summaryPath).toBe('/vault/Meetings/Summaries/2026-11-30 Weekly Sync.md');
     expect(writes).toEqual([]);
   });
+
+  // A broken meeting's failure report goes to the summary link only once that link has passed
+  // the same confinement: the meeting note and a person's note are never the report's path.
+  test.each([
+    ['a meeting note that does not parse, its summary link naming itself', '---\ntitle: [oops\nsummary: "[[Meetings/2026-11-30 Weekly Sync]]"\n---\nnotes\n'],
+    ['a meeting note that does not parse, its summary link naming a person\'s note', '---\ntitle: [oops\nsummary: "[[Q4 plans]]"\n---\nnotes\n'],
+    ['a meeting note that does not parse, its summary link naming the transcript', '---\ntitle: [oops\nsummary: "[[Meetings/Transcripts/2026-11-30 Weekly Sync]]"\n---\n'],
+    ['a summary link to a person\'s note with an unusable (ambiguous) context link', meeting('summary: "[[Q4 plans]]"\ncontext: "[[Dup]]"\n')],
+    ['a summary link to the meeting note with an unusable (ambiguous) context link', meeting('summary: "[[Meetings/2026-11-30 Weekly Sync]]"\ncontext: "[[Dup]]"\n')],
+  ])('%s: the report path is the default summary path', async (_name, text) => {
+    const vault = memoryVault({
+      [M]: text,
+      'Meetings/Transcripts/2026-11-30 Weekly Sync.md': transcript,
+      'Notes/Q4 plans.md': '# Q4 plans\n',
+      'Notes/Dup.md': '# one\n',
+      'Other/Dup.md': '# two\n',
+    });
+    const writes: string[] = [];
+    vault.onWrite((p) => writes.push(p));
+    const err = await brokenError(resolveMeeting(vault, MEETING_ABS));
+    expect(err.summaryPath).toBe('/vault/Meetings/Summaries/2026-11-30 Weekly Sync.md');
+    expect(writes).toEqual([]);
+    expect(await vault.read(MEETING_ABS)).toBe(text);
+  });
+
+  test('a summary link to an existing failure report outside the folder still takes a broken meeting\'s report', async () => {
+    const text = '---\ntitle: [oops\nsummary: "[[Archive/Old report]]"\n---\n';
+    const vault = memoryVault({ [M]: text, 'Archive/Old report.md': '---\nstatus: failed\n---\n# Summary failed\n' });
+    const err = await brokenError(resolveMeeting(vault, MEETING_ABS));
+    expect(err.summaryPath).toBe('/vault/Archive/Old report.md');
+  });
 });

@@ -3,6 +3,7 @@ import type { Fs } from '../../src/vault/fs.js';
 import { LateMergeError, lateMerge } from '../../src/vault/late-writes.js';
 import { ConcurrentEditError, UNCHANGED, updateFile } from '../../src/vault/update.js';
 import { type LateWriteEvent, LinkOutsideVaultError, Vault } from '../../src/vault/vault.js';
+import { eventWithin, renameGate } from '../helpers/gates.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { symlink } from '../tools/helpers.js';
 
@@ -168,6 +169,22 @@ describe('Vault.update', () => {
     const lines = (await vault.read(FILE)).trim().split('\n');
     expect(lines.sort()).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i}`).sort());
     expect(vault.locks.size).toBe(0);
+  });
+
+  it('one writer per file: a second update of the path waits while the first is between its read and its rename', async () => {
+    const { fs, held, release } = renameGate(memoryFs({ 'Projects/Alpha/Log.md': 'a\n' }), FILE);
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 0 });
+    const log: string[] = [];
+    const first = vault.update(FILE, (current) => (log.push('first: transform'), `${current ?? ''}first\n`));
+    await held;
+    const second = vault.update(FILE, (current) => (log.push('second: transform'), `${current ?? ''}second\n`));
+    // The second transform must not run before the first has renamed (bounded wait for an event that must not come).
+    expect(await eventWithin(() => log.includes('second: transform'), 200)).toBe(false);
+    log.push('first: rename');
+    release();
+    await Promise.all([first, second]);
+    expect(log).toEqual(['first: transform', 'first: rename', 'second: transform']);
+    expect(await vault.read(FILE)).toBe('a\nfirst\nsecond\n');
   });
 
   it('a symbolic link inside the vault is written through and stays a link', async () => {

@@ -1,0 +1,77 @@
+import { readFile, readlink } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { processIsAlive } from './temps.js';
+
+/**
+ * Whether the process a daemon.json names is a running daemon (docs/design.md §2, one daemon
+ * per vault). A pid alone says little: after a crash or a container restart the pid is reused,
+ * by this very process (pid 1 in a container) or by anything else. So a live pid counts only
+ * when the HTTP address it recorded answers, or when its command line is a meeting-assistant;
+ * when neither can be asked (no HTTP, no /proc on macOS and Windows) a live pid counts, the
+ * cautious answer.
+ */
+
+export interface HolderProbe {
+  isAlive(pid: number): boolean;
+  /** The process's arguments and working folder; undefined when they cannot be read. */
+  commandLine(pid: number): Promise<{ argv: string[]; cwd?: string } | undefined>;
+  /** Whether a daemon's HTTP API answers at this base URL (GET /healthz, short timeout). */
+  answers(baseUrl: string): Promise<boolean>;
+}
+
+const HEALTH_TIMEOUT_MS = 1000;
+
+export const systemProbe: HolderProbe = {
+  isAlive: processIsAlive,
+  async commandLine(pid) {
+    try {
+      const raw = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+      const argv = raw.split('\0').filter((a) => a !== '');
+      if (argv.length === 0) return undefined;
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => undefined);
+      return { argv, ...(cwd !== undefined && { cwd }) };
+    } catch {
+      return undefined;
+    }
+  },
+  async answers(baseUrl) {
+    try {
+      const res = await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS) });
+      return res.ok && (await res.text()).trim() === 'ok';
+    } catch {
+      return false;
+    }
+  },
+};
+
+/** This package's folder: src/daemon or dist/daemon, two levels up. */
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OWN_FOLDERS = ['bin', 'dist', 'src'].map((f) => path.join(PACKAGE_ROOT, f));
+
+/** A command line that runs meeting-assistant: its bin by name, an installed package, or this copy's entry points. */
+export function isMeetingAssistantCommand(argv: string[], cwd?: string): boolean {
+  return argv.some((arg) => {
+    if (/^meeting-assistant(\.[cm]?js)?$/.test(path.basename(arg))) return true;
+    if (arg.split(/[\\/]/).includes('meeting-assistant')) return true;
+    const abs = path.isAbsolute(arg) ? arg : cwd !== undefined ? path.resolve(cwd, arg) : undefined;
+    return abs !== undefined && OWN_FOLDERS.some((folder) => abs.startsWith(folder + path.sep));
+  });
+}
+
+/**
+ * Whether the daemon.json entry (`pid`, its HTTP address, its claim id) names a daemon that
+ * runs now. `ownClaims` are the claims this process holds: an entry with this process's pid is
+ * running only when it is one of them (else it was left by an earlier process with the same pid).
+ */
+export async function holderRuns(
+  holder: { pid: number; http?: string; claim?: string },
+  ownClaims: ReadonlySet<string>,
+  probe: HolderProbe = systemProbe,
+): Promise<boolean> {
+  if (holder.pid === process.pid) return holder.claim !== undefined && ownClaims.has(holder.claim);
+  if (!probe.isAlive(holder.pid)) return false;
+  if (holder.http !== undefined && (await probe.answers(holder.http))) return true;
+  const command = await probe.commandLine(holder.pid);
+  return command === undefined || isMeetingAssistantCommand(command.argv, command.cwd);
+}

@@ -1,0 +1,71 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliError } from '../../src/commands/common.js';
+import { handOff } from '../../src/commands/handoff.js';
+import { memoryIo } from '../helpers/memory-io.js';
+
+/**
+ * `summarize`/`retry` handed to a running daemon (docs/design.md §2), against a stand-in of its
+ * HTTP API: POST /api/retry answers as the daemon does, GET /api/status from a script of answers.
+ */
+
+const MEETING = 'Meetings/M.md';
+const SUMMARY = 'Meetings/Summaries/M.md';
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await close?.();
+  close = undefined;
+});
+
+async function fakeDaemon(accepted: Record<string, unknown>, queueAt: (poll: number) => Record<string, unknown>) {
+  let polls = 0;
+  const server = http.createServer((req, res) => {
+    const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    if (req.method === 'POST' && req.url === '/api/retry') return void req.resume().on('end', () => json(202, accepted));
+    if (req.method === 'GET' && req.url === '/api/status') return void json(200, { queue: { pending: [], running: [], recent: [], ...queueAt(polls++) } });
+    json(404, {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  close = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const deps = (io = memoryIo()) => ({ io, clock: () => new Date() });
+const retryJob = { key: MEETING, kind: 'retry', target: SUMMARY };
+
+describe('handOff', () => {
+  it('a summarize merged into a retry already waiting for the meeting follows that retry run to its outcome', { timeout: 10_000 }, async () => {
+    const url = await fakeDaemon({ note: MEETING, result: 'merged', meeting: MEETING }, (poll) =>
+      poll < 2
+        ? { pending: [retryJob] }
+        : { recent: [{ ...retryJob, status: 'done', summaryPath: SUMMARY, startedAt: new Date(Date.now() + 1).toISOString() }] },
+    );
+    const io = memoryIo();
+    const code = await handOff({ daemon: { pid: 4242, startedAt: 'then', http: url }, token: 't', kind: 'summarize', note: MEETING, pollMs: 5 }, deps(io));
+    expect(code).toBe(0);
+    expect(io.outLines).toEqual([`summary: ${SUMMARY}`]);
+  });
+
+  it('a run the daemon neither lists nor reports is given up with a clear message, not waited for forever', async () => {
+    const url = await fakeDaemon({ note: MEETING, result: 'queued', meeting: MEETING }, () => ({}));
+    const err = await handOff(
+      { daemon: { pid: 4242, startedAt: 'then', http: url }, token: 't', kind: 'summarize', note: MEETING, pollMs: 5, lostMs: 50 },
+      deps(),
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as Error).message).toBe(
+      'the daemon (pid 4242) no longer lists the run of Meetings/M.md and reports no outcome for it; see `meeting-assistant status` and the daemon\'s log',
+    );
+  });
+
+  it('the wait is bounded: a run still going after waitMs leaves the command, not the daemon', async () => {
+    const url = await fakeDaemon({ note: SUMMARY, result: 'follow-up', meeting: MEETING }, () => ({ running: [{ ...retryJob, startedAt: 'x', followUp: true }] }));
+    const err = await handOff(
+      { daemon: { pid: 4242, startedAt: 'then', http: url }, token: 't', kind: 'retry', note: SUMMARY, pollMs: 5, waitMs: 60 },
+      deps(),
+    ).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as Error).message).toMatch(/^no outcome from the daemon \(pid 4242\) after \d+ minutes; the run goes on there/);
+  });
+});
