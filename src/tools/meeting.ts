@@ -9,7 +9,7 @@ import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
 import { formatRead, resultBudget } from './format.js';
 import { readTextFile } from './read.js';
-import { rememberSeen, requireUnchangedSinceSeen } from './seen.js';
+import { rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './seen.js';
 import { staleLabelsSentence, staleSpeakerLabels } from './speaker-names.js';
 import type { ToolContext } from './types.js';
 
@@ -233,7 +233,10 @@ export const writeContext = defineTool({
       if (text === undefined) throw new ToolError(`the context note ${ctx.vault.rel(abs)} does not exist.`);
       const note = parse(ctx, text, abs, 'context note');
       const { notebook, record } = splitContextBody(note.body);
-      if (mode !== 'overwrite') requireUnchangedSinceSeen(ctx, abs, notebook, 'read_context', 'the context note body');
+      // A range replaced in a notebook never read here would delete lines the agent never saw
+      // (a person's); an insert deletes nothing, so it needs only the lines to be current.
+      if (mode === 'replace' && notebook !== '') requireReadAndUnchanged(ctx, abs, notebook, 'read_context', 'the context note body');
+      else if (mode !== 'overwrite') requireUnchangedSinceSeen(ctx, abs, notebook, 'read_context', 'the context note body');
       const edited = editLines(splitLines(notebook), splitLines(args.content), args);
       done = edited.done;
       const body = joinContextBody(joinLines(edited.lines, eolOf(text)), record, eolOf(text));

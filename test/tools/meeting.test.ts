@@ -183,6 +183,7 @@ describe('write_context', () => {
 
   it('replace changes an inclusive body range counted from the first body line', async () => {
     const h = harness();
+    await h.call('read_context');
     await h.call('write_context', { content: 'Two\nTwo and a half', mode: 'replace', from: 2, to: 2 });
     expect(await h.read(CONTEXT)).toBe(`${FRONT}Notebook line 1\nTwo\nTwo and a half\nNotebook line 3\n`);
   });

@@ -67,6 +67,16 @@ describe('stale agent edits', () => {
     expect((await h.call('write_context', { mode: 'insert', line: 1, content: 'first' })).isError).toBe(false);
   });
 
+  it('write_context replace in a notebook never read in this run is refused (it would delete lines never seen); an insert goes through', async () => {
+    const h = harness();
+    const r = await h.call('write_context', { mode: 'replace', from: 1, to: 1, content: 'x' });
+    expect(r.content).toMatch(/^Error: you have not read the context note body in this run; read it first with read_context/);
+    expect(await h.read(CONTEXT)).toContain('Notebook line 1');
+    expect((await h.call('write_context', { mode: 'insert', line: 1, content: 'first' })).isError).toBe(false);
+    // Its own write counts as seen: a replace right after needs no read.
+    expect((await h.call('write_context', { mode: 'replace', from: 1, to: 1, content: 'First' })).isError).toBe(false);
+  });
+
   it('write_context overwrite keeps the audit record below the notebook; read_context shows the notebook only', async () => {
     const audit = '## External changes (2026-11-29T10:00:00.000Z)\n\n### Projects/Alpha/notes.md\n```diff\n@@ -1,0 +1,1 @@\n+x\n```\n';
     const h = harness({ files: { [CONTEXT]: `---\nstate: summarizing\n---\nOld notebook\n\n${audit}` } });
