@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Audit, diffHunks } from '../src/audit.js';
 import { memoryVault } from './helpers/memfs.js';
-import { harness } from './tools/helpers.js';
+import { harness } from './helpers/tool-harness.js';
 
 const NOW = new Date('2026-11-30T10:04:05.000Z');
 const SUMMARY = '/vault/Meetings/Summaries/S.md';

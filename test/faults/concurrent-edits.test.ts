@@ -6,7 +6,7 @@ import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { missingLines, startEditor } from '../helpers/editor-process.js';
 import { conversationItems, type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from '../helpers/scripted-server.js';
-import { dataOf, daemonSetup, type DaemonSetup, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { dataOf, daemonSetup, type DaemonSetup, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Nothing a person writes is lost (docs/design.md §1, "Changing notes that people own"): an editor

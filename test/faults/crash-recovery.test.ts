@@ -5,7 +5,7 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { auditSections, FaultTally, vaultHealth, type VaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type RecordedRequest, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
-import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Crash recovery: the real daemon SIGKILLed at many points of runs, restarted each time, until

@@ -3,7 +3,7 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, perMeetingModel, vaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, freePort, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { contextLengthStep, errorBody, type Step } from '../helpers/scripted-server.js';
-import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, transcriptNote } from '../integration/daemon-helpers.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Endpoint faults against the real daemon process: one daemon, one meeting per fault, the

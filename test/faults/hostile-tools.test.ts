@@ -18,7 +18,7 @@ import { Vault } from '../../src/vault/vault.js';
 import { FaultTally, snapshotDiff, snapshotDir } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { lastToolResults, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Hostile tool calls from the model, on a real temporary vault (real symbolic links) with a

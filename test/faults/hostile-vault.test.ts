@@ -6,7 +6,7 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { lastToolResults, type RecordedRequest, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
-import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * A hostile vault under the real daemon: notes a person, a sync tool or a crashed transcriber

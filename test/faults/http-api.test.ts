@@ -4,7 +4,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FaultTally, snapshotDiff, snapshotDir } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess } from '../helpers/daemon-process.js';
-import { daemonSetup, type DaemonSetup, daemonTestFile, meetingNote, summarizingModel, transcriptNote } from '../integration/daemon-helpers.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * The HTTP API of the real daemon under hostile requests: no or wrong token, path traversal

@@ -14,7 +14,7 @@ import {
   summarizingModel,
   SUMMARY_BODY,
   transcriptNote,
-} from '../integration/daemon-helpers.js';
+} from '../helpers/daemon-helpers.js';
 
 /**
  * Load: 100 transcripts flipped to finished within one second while the real daemon runs

@@ -10,7 +10,7 @@ import { Vault } from '../../src/vault/vault.js';
 import { auditSections } from '../helpers/faults.js';
 import { memoryFs, memoryVault, testConfig } from '../helpers/memfs.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
-import { meetingNote, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { meetingNote, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * The pieces behind the crash-recovery guarantees, on memfs: leftover temporary files of

@@ -5,7 +5,7 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
-import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../integration/daemon-helpers.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Where the daemon writes, and who runs a meeting (docs/design.md §1 and §2), with the real

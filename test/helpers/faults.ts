@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { meetingOfRequest, summarizingModel } from '../integration/daemon-helpers.js';
+import { meetingOfRequest, summarizingModel } from './daemon-helpers.js';
 import type { RecordedRequest, Step } from './scripted-server.js';
 
 /**

@@ -5,7 +5,7 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { BIN, type DaemonProcess, freePort, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { runs } from '../helpers/host-tools.js';
 import { errorBody } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, transcriptNote } from './daemon-helpers.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Start, crash, restart, stop: the daemon's life as a service sees it, and as a person sees it

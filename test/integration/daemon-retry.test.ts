@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, summarizingModel, transcriptNote } from './daemon-helpers.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /** Failure reports and the three ways to retry them: the checkbox, the link, the API. */
 

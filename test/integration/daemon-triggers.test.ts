@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, meetingOfRequest, summarizingModel, transcriptNote } from './daemon-helpers.js';
+import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, meetingOfRequest, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * The daemon as a real process on a real temporary vault, driven by file edits as a

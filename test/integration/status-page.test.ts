@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findOnPath } from '../../src/daemon/external.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type RecordedRequest, type Step } from '../helpers/scripted-server.js';
-import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, failingModel, meetingNote, summarizingModel, transcriptNote } from './daemon-helpers.js';
+import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, failingModel, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * The status page in a real browser (headless Chromium from Debian's `chromium` package,

@@ -5,7 +5,7 @@ import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import type { Fs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
-import { BASE_FILES, SUMMARY, artifacts, summaryNote } from './helpers.js';
+import { BASE_FILES, SUMMARY, artifacts, summaryNote } from '../helpers/tool-harness.js';
 
 /**
  * A case-insensitive, case-preserving filesystem (as on macOS and Windows) over memfs: every

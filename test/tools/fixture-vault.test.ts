@@ -1,7 +1,7 @@
 import { afterAll, expect, it } from 'vitest';
 import { closeSearchWorkers } from '../../src/tools/search-worker.js';
 import { describeVault, FIXTURE_VAULTS, readVaultFiles } from '../helpers/fixture-vaults.js';
-import { harness } from './helpers.js';
+import { harness } from '../helpers/tool-harness.js';
 
 afterAll(closeSearchWorkers);
 

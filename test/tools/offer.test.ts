@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { offeredTools, PAST_TOOLS, PROJECT_TOOLS, toolOffer } from '../../src/tools/offer.js';
-import { harness, summaryNote } from './helpers.js';
+import { harness, summaryNote } from '../helpers/tool-harness.js';
 
 const names = async (h: ReturnType<typeof harness>) => offeredTools(await toolOffer(h.ctx)).map((t) => t.name);
 const PROJECT_AND_PAST = [...PROJECT_TOOLS, ...PAST_TOOLS, 'search'];

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { invalidate, trustWatcher } from '../../src/tools/file-cache.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import { countFsCalls } from '../helpers/memfs.js';
-import { harness, summaryNote } from './helpers.js';
+import { harness, summaryNote } from '../helpers/tool-harness.js';
 
 const SUMMARIES = '/vault/Meetings/Summaries';
 

@@ -3,7 +3,7 @@ import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import { createToolRegistry, summarizeArgs, TOOLS } from '../../src/tools/registry.js';
 import type { ToolContext } from '../../src/tools/types.js';
-import { harness } from './helpers.js';
+import { harness } from '../helpers/tool-harness.js';
 
 const DESIGN_TOOLS = [
   'read_meetingnote',

@@ -3,7 +3,7 @@ import { ConfigError, resolveConfig } from '../../src/config.js';
 import { invalidate, trustWatcher } from '../../src/tools/file-cache.js';
 import { closeSearchWorkers, searchTextCache } from '../../src/tools/search-worker.js';
 import { countFsCalls } from '../helpers/memfs.js';
-import { type Harness, harness } from './helpers.js';
+import { type Harness, harness } from '../helpers/tool-harness.js';
 
 afterAll(closeSearchWorkers);
 

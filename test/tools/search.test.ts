@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { closeSearchWorkers } from '../../src/tools/search-worker.js';
-import { SUMMARY, harness, summaryNote } from './helpers.js';
+import { SUMMARY, harness, summaryNote } from '../helpers/tool-harness.js';
 
 afterAll(closeSearchWorkers);
 

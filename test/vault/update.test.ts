@@ -5,7 +5,7 @@ import { ConcurrentEditError, UNCHANGED, updateFile } from '../../src/vault/upda
 import { type LateWriteEvent, LinkOutsideVaultError, Vault } from '../../src/vault/vault.js';
 import { eventWithin, renameGate } from '../helpers/gates.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
-import { symlink } from '../tools/helpers.js';
+import { symlink } from '../helpers/tool-harness.js';
 
 /** Compare before replacing (vault/update.ts) on memfs, with another writer simulated at exact moments. */
 

@@ -6,7 +6,7 @@ import type { ToolResult } from '../../src/agent/types.js';
 import type { MeetingArtifacts } from '../../src/vault/meeting.js';
 import type { Fs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
-import { memoryFs, testConfig, VAULT_ROOT } from '../helpers/memfs.js';
+import { memoryFs, testConfig, VAULT_ROOT } from './memfs.js';
 
 export const MEETING = 'Meetings/2026-11-30 Weekly Sync.md';
 export const TRANSCRIPT = 'Meetings/Transcripts/2026-11-30 Weekly Sync.md';

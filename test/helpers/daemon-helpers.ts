@@ -1,11 +1,11 @@
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, userTexts } from '../helpers/scripted-server.js';
-import { cleanUpAll, freePort, makeTempSetup, type TempSetup } from '../helpers/daemon-process.js';
+import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, userTexts } from './scripted-server.js';
+import { cleanUpAll, freePort, makeTempSetup, type TempSetup } from './daemon-process.js';
 
 /** Shared pieces of the daemon integration tests: notes, the scripted "model", config. */
 
-export { meetingNote, transcriptNote } from '../helpers/notes.js';
+export { meetingNote, transcriptNote } from './notes.js';
 
 export const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- Alice: tag it.\n';
 
