@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { retrySummary, summarizeMeeting, type RunOutcome } from '../pipeline.js';
+import { markCliRun } from '../daemon/cli-runs.js';
+import { HeadCache } from '../daemon/heads.js';
 import { liveDaemon } from '../daemon/instance.js';
+import { meetingOfNote } from '../daemon/locate.js';
 import { createRuntime } from '../runtime.js';
 import { handOff } from './handoff.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
@@ -28,6 +31,9 @@ async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kin
   }
   const daemon = await liveDaemon(vault);
   if (daemon) return handOff({ daemon, token: runtime.token, kind: kind === 'meeting' ? 'summarize' : 'retry', note: vault.rel(file) }, deps);
+  // A daemon started while this runs leaves the meeting to it (the queue's key: the meeting).
+  const key = kind === 'meeting' ? file : await meetingOfNote(vault, file, new HeadCache(vault)).catch(() => file);
+  const marker = await markCliRun(vault, key, deps.clock);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);
@@ -41,6 +47,7 @@ async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kin
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    await marker.release();
   }
   const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
   if (outcome.status === 'done') {

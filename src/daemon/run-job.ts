@@ -3,6 +3,7 @@ import type { Logger } from '../log.js';
 import type { PipelineDeps, RunOutcome, RunOptions } from '../pipeline.js';
 import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
+import { cliRunOf } from './cli-runs.js';
 import { contextOfMeeting } from './locate.js';
 import { readNoteHead } from './notes.js';
 import type { Notifier } from './notify.js';
@@ -29,8 +30,10 @@ export interface JobRunnerDeps {
   board: RunBoard;
   notifier: Notifier;
   clock: Clock;
-  /** A meeting summarized: catch-up may forget what it knew of it. */
+  /** A meeting summarized (or left to a command-line run): catch-up may forget what it knew of it. */
   onDone(key: string): void;
+  /** Whether a command-line run has the meeting (default: its marker in .meeting-assistant/cli-runs/). */
+  cliRunOf?(key: string): Promise<number | undefined>;
 }
 
 /** The meeting note's title, for the status page and notifications; undefined when it has none. */
@@ -44,7 +47,17 @@ async function titleOf(vault: Vault, meetingPath: string): Promise<string | unde
 export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const { vault, log, board } = deps;
 
+  const cliRun = deps.cliRunOf ?? ((key: string) => cliRunOf(vault, key));
+
   const runPipeline = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
+    const pid = await cliRun(job.key);
+    if (pid !== undefined) {
+      // Not twice at once; catch-up looks again once the command has ended.
+      const message = `not run now: \`meeting-assistant ${job.kind}\` (pid ${pid}) is running this meeting`;
+      log.info({ meeting, trigger: job.trigger }, message);
+      deps.onDone(job.key);
+      return { result: { status: 'skipped', message } };
+    }
     if (job.kind === 'summarize' && job.trigger !== 'cli') {
       // A person's `summarize` runs regardless; a trigger may be stale by now: a follow-up after
       // the run that finished it, a catch-up of a meeting a person has since retried.

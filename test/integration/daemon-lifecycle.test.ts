@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
+import path from 'node:path';
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { BIN, type DaemonProcess, freePort, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
@@ -63,6 +65,35 @@ describe('daemon process: crash and restart', () => {
     await waitFor(() => dataOf(s, 'Meetings/Context/Crash.md')?.state === 'finished', 'context state finished');
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Crash.md' && l.trigger === 'catch-up')).toBe(true);
     expect(daemon.logs.filter((l) => l.msg?.startsWith('summarize queued'))).toHaveLength(1);
+  }, 60_000);
+});
+
+describe('daemon process: a meeting run from the command line', () => {
+  it('a daemon started while `summarize` runs a meeting leaves that meeting to it (not run twice at once); the marker goes with the command', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    file.server.setFallback({ handler: async () => (await released, summarizingModel()) });
+    setup = await daemonSetup(file.server);
+    const s = setup;
+    s.write('Meetings/Shared.md', meetingNote('Shared'));
+    s.write('Meetings/Transcripts/Shared.md', transcriptNote('Shared', 'finished'));
+    const cli = runCli(['summarize', 'Meetings/Shared.md', '--config', s.configPath], { timeoutMs: 40_000 });
+    await waitFor(() => file.server.modelRequests().length > 0, 'the command line run to reach the model');
+    const markers = path.join(s.vault, '.meeting-assistant', 'cli-runs');
+    expect(readdirSync(markers)).toHaveLength(1);
+
+    daemon = await startDaemonProcess({ configPath: s.configPath });
+    const skipped = /^not run now: `meeting-assistant summarize` \(pid \d+\) is running this meeting$/;
+    await daemon.waitForLog((l) => skipped.test(String(l.msg)), 15_000, 'the job left to the command line');
+    release();
+    const result = await cli;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('summary: Meetings/Summaries/Shared.md');
+    expect(dataOf(s, 'Meetings/Summaries/Shared.md')?.status).toBe('done');
+    // One run asked the model: its write_summary, then its last answer.
+    expect(file.server.modelRequests()).toHaveLength(2);
+    expect(daemon.logs.some((l) => String(l.msg).startsWith('summary written'))).toBe(false);
+    expect(readdirSync(markers)).toEqual([]);
   }, 60_000);
 });
 

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { cliRunOf, markCliRun } from '../../src/daemon/cli-runs.js';
+import type { HolderProbe } from '../../src/daemon/holder.js';
+import { memoryVault } from '../helpers/memfs.js';
+
+/** The markers of command-line runs (docs/design.md §2), on memfs with the process checks stood in. */
+
+const MEETING = 'Meetings/Sync.md';
+const FOLDER = '.meeting-assistant/cli-runs';
+const markers = async (vault: ReturnType<typeof memoryVault>) => (await vault.fs.readdir(vault.abs(FOLDER), { withFileTypes: true })).map((e) => e.name);
+/** The marker as another process (pid 424242) would have left it. */
+const leftBy424242 = async (vault: ReturnType<typeof memoryVault>) => {
+  const [name] = await markers(vault);
+  await vault.fs.writeFile(vault.abs(`${FOLDER}/${name}`), JSON.stringify({ pid: 424242, meeting: MEETING, startedAt: 'then' }));
+};
+const clock = () => new Date('2026-11-30T09:00:00Z');
+const probe = (alive: boolean, argv = ['node', '/usr/lib/node_modules/meeting-assistant/bin/meeting-assistant.js', 'summarize']): HolderProbe => ({
+  isAlive: () => alive,
+  commandLine: async () => ({ argv }),
+  answers: async () => false,
+});
+
+describe('command-line run markers', () => {
+  it('a marker of a live meeting-assistant names its pid; its own process releases it', async () => {
+    const vault = memoryVault({ [MEETING]: '# Sync\n' });
+    const key = vault.abs(MEETING);
+    const marker = await markCliRun(vault, key, clock);
+    // Its own marker is no other run (a daemon never shares a pid with the command).
+    expect(await cliRunOf(vault, key, probe(true))).toBeUndefined();
+    await markCliRun(vault, key, clock);
+    await leftBy424242(vault);
+    expect(await cliRunOf(vault, key, probe(true))).toBe(424242);
+    // Released by its owner only: the file now names another pid and stays.
+    await marker.release();
+    expect(await cliRunOf(vault, key, probe(true))).toBe(424242);
+  });
+
+  it('a marker whose process is gone, or is no meeting-assistant (a reused pid), is stale and removed', async () => {
+    const vault = memoryVault({ [MEETING]: '# Sync\n' });
+    const key = vault.abs(MEETING);
+    for (const stale of [probe(false), probe(true, ['/usr/sbin/nginx'])]) {
+      await markCliRun(vault, key, clock);
+      await leftBy424242(vault);
+      expect(await cliRunOf(vault, key, stale)).toBeUndefined();
+      expect(await markers(vault)).toEqual([]);
+    }
+  });
+});
