@@ -12,6 +12,31 @@ import { processIsAlive } from './temps.js';
  * cautious answer.
  */
 
+/** What daemon.json and a command-line run's marker say of the process that holds them. */
+export interface HolderRecord {
+  pid: number;
+  startedAt: string;
+  /** daemon.json: the HTTP API's base URL, once it listens. */
+  http?: string;
+  /** daemon.json: the claim's id (tells two claims of one process, or of one reused pid, apart). */
+  claim?: string;
+  /** A marker: the command that runs the meeting (`summarize`, `retry`). */
+  command?: string;
+}
+
+/** The record in a holder file's text; undefined when it does not parse or names no valid pid. */
+export function parseHolder(text: string | undefined): HolderRecord | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value = JSON.parse(text) as Record<string, unknown>;
+    if (typeof value.pid !== 'number' || !Number.isInteger(value.pid) || value.pid <= 0) return undefined;
+    const optional = (key: 'http' | 'claim' | 'command') => (typeof value[key] === 'string' ? { [key]: value[key] } : {});
+    return { pid: value.pid, startedAt: String(value.startedAt ?? ''), ...optional('http'), ...optional('claim'), ...optional('command') };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface HolderProbe {
   isAlive(pid: number): boolean;
   /** The process's arguments and working folder; undefined when they cannot be read. */

@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Fs } from '../vault/fs.js';
 import { isNotFound, readTextIfExists, statIfExists, writeFileAtomic } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
-import { type HolderProbe, holderRuns, systemProbe } from './holder.js';
+import { type HolderProbe, holderRuns, parseHolder, systemProbe } from './holder.js';
 import { localBaseUrl, STATE_FOLDER } from '../vault/state.js';
 import type { Settings } from '../config.js';
 import { MeetingAssistantError } from '../errors.js';
@@ -44,20 +44,14 @@ export function instanceFile(vault: Vault): string {
 
 interface Entry {
   instance: DaemonInstance;
-  /** The claim's id: tells two claims of one process (or of one reused pid) apart. */
   claim?: string;
 }
 
 function parseEntry(text: string | undefined): Entry | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const value = JSON.parse(text) as Partial<DaemonInstance> & { claim?: unknown };
-    if (typeof value.pid !== 'number' || !Number.isInteger(value.pid) || value.pid <= 0) return undefined;
-    const instance = { pid: value.pid, startedAt: String(value.startedAt ?? ''), ...(typeof value.http === 'string' && { http: value.http }) };
-    return { instance, ...(typeof value.claim === 'string' && { claim: value.claim }) };
-  } catch {
-    return undefined;
-  }
+  const record = parseHolder(text);
+  if (!record) return undefined;
+  const { claim, pid, startedAt, http } = record;
+  return { instance: { pid, startedAt, ...(http !== undefined && { http }) }, ...(claim !== undefined && { claim }) };
 }
 
 /** The claims this process holds (a daemon's, or several in one test process). */

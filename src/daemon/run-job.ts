@@ -3,7 +3,7 @@ import type { Logger } from '../log.js';
 import type { PipelineDeps, RunOutcome, RunOptions } from '../pipeline.js';
 import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
-import { cliRunOf } from './cli-runs.js';
+import { type CliRun, cliRunOf } from './cli-runs.js';
 import { contextOfMeeting } from './locate.js';
 import { readNoteHead } from './notes.js';
 import type { Notifier } from './notify.js';
@@ -33,7 +33,7 @@ export interface JobRunnerDeps {
   /** A meeting summarized (or left to a command-line run): catch-up may forget what it knew of it. */
   onDone(key: string): void;
   /** Whether a command-line run has the meeting (default: its marker in .meeting-assistant/cli-runs/). */
-  cliRunOf?(key: string): Promise<number | undefined>;
+  cliRunOf?(key: string): Promise<CliRun | undefined>;
 }
 
 /** The meeting note's title, for the status page and notifications; undefined when it has none. */
@@ -50,10 +50,10 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const cliRun = deps.cliRunOf ?? ((key: string) => cliRunOf(vault, key));
 
   const runPipeline = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
-    const pid = await cliRun(job.key);
-    if (pid !== undefined) {
+    const cli = await cliRun(job.key);
+    if (cli !== undefined) {
       // Not twice at once; catch-up looks again once the command has ended.
-      const message = `not run now: \`meeting-assistant ${job.kind}\` (pid ${pid}) is running this meeting`;
+      const message = `not run now: \`meeting-assistant ${cli.command}\` (pid ${cli.pid}) is running this meeting`;
       log.info({ meeting, trigger: job.trigger }, message);
       deps.onDone(job.key);
       return { result: { status: 'skipped', message } };

@@ -11,7 +11,7 @@ const markers = async (vault: ReturnType<typeof memoryVault>) => (await vault.fs
 /** The marker as another process (pid 424242) would have left it. */
 const leftBy424242 = async (vault: ReturnType<typeof memoryVault>) => {
   const [name] = await markers(vault);
-  await vault.fs.writeFile(vault.abs(`${FOLDER}/${name}`), JSON.stringify({ pid: 424242, meeting: MEETING, startedAt: 'then' }));
+  await vault.fs.writeFile(vault.abs(`${FOLDER}/${name}`), JSON.stringify({ pid: 424242, command: 'retry', meeting: MEETING, startedAt: 'then' }));
 };
 const clock = () => new Date('2026-11-30T09:00:00Z');
 const probe = (alive: boolean, argv = ['node', '/usr/lib/node_modules/meeting-assistant/bin/meeting-assistant.js', 'summarize']): HolderProbe => ({
@@ -24,22 +24,22 @@ describe('command-line run markers', () => {
   it('a marker of a live meeting-assistant names its pid; its own process releases it', async () => {
     const vault = memoryVault({ [MEETING]: '# Sync\n' });
     const key = vault.abs(MEETING);
-    const marker = await markCliRun(vault, key, clock);
+    const marker = await markCliRun(vault, key, 'retry', clock);
     // Its own marker is no other run (a daemon never shares a pid with the command).
     expect(await cliRunOf(vault, key, probe(true))).toBeUndefined();
-    await markCliRun(vault, key, clock);
+    await markCliRun(vault, key, 'retry', clock);
     await leftBy424242(vault);
-    expect(await cliRunOf(vault, key, probe(true))).toBe(424242);
+    expect(await cliRunOf(vault, key, probe(true))).toEqual({ pid: 424242, command: 'retry' });
     // Released by its owner only: the file now names another pid and stays.
     await marker.release();
-    expect(await cliRunOf(vault, key, probe(true))).toBe(424242);
+    expect(await cliRunOf(vault, key, probe(true))).toEqual({ pid: 424242, command: 'retry' });
   });
 
   it('a marker whose process is gone, or is no meeting-assistant (a reused pid), is stale and removed', async () => {
     const vault = memoryVault({ [MEETING]: '# Sync\n' });
     const key = vault.abs(MEETING);
     for (const stale of [probe(false), probe(true, ['/usr/sbin/nginx'])]) {
-      await markCliRun(vault, key, clock);
+      await markCliRun(vault, key, 'retry', clock);
       await leftBy424242(vault);
       expect(await cliRunOf(vault, key, stale)).toBeUndefined();
       expect(await markers(vault)).toEqual([]);
