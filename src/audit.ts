@@ -4,6 +4,7 @@ import { structuredPatch } from 'diff';
 import { STATE_FOLDER } from './vault/state.js';
 import { looksBinary } from './vault/confine.js';
 import { isNotFound, writeFileAtomic } from './vault/fs.js';
+import { readRegularFile } from './vault/regular-file.js';
 import type { Transform, UpdateResult } from './vault/update.js';
 import type { Vault } from './vault/vault.js';
 
@@ -198,7 +199,8 @@ export class Audit {
   private async beforeOf(file: string): Promise<string | undefined> {
     const entry = this.entries.get(file);
     if (entry) return entry.before;
-    const bytes = await this.vault.fs.readFile(file);
+    const bytes = await readRegularFile(this.vault.fs, file, this.vault.maxFileBytes, this.vault.rel(file));
+    if (bytes === undefined) return undefined;
     return looksBinary(bytes) ? `(binary file, ${bytes.length} bytes)\n` : Buffer.from(bytes).toString('utf8');
   }
 

@@ -67,6 +67,9 @@ const SettingsSchema = z
       // A language name or code (`de`, `German`, `pt-BR`); empty = the transcript's own language.
       Language: z.string().default(''),
       TaskFormat: z.enum(['tasks', 'dataview', 'plain']).default('tasks'),
+      // docs/design.md §4: which projects write_projectfile may write.
+      WritableProjects: z.enum(['meeting', 'all']).default('meeting'),
+      MaxFileBytes: count().default(20971520),
     }),
     Daemon: section({
       TriggerState: z.string().min(1).default('finished'),
@@ -113,6 +116,8 @@ export interface VaultLayout {
   root: string;
   folders: Record<FolderKey, string>;
   files: { glossary: string; dictionary: string };
+  /** `Agent.MaxFileBytes`: no file larger is read (docs/design.md §4); absent = the default. */
+  maxFileBytes?: number;
 }
 
 export interface AppConfig {
@@ -243,6 +248,7 @@ export function resolveConfig(
       root,
       folders,
       files: { glossary: inVault(settings.Files.Glossary), dictionary: inVault(settings.Files.Dictionary) },
+      maxFileBytes: settings.Agent.MaxFileBytes,
     },
     apiKey,
     logFile: settings.Logging.File ? path.resolve(baseDir, expandHome(settings.Logging.File, homedir)) : undefined,

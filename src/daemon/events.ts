@@ -3,6 +3,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { isTempFile } from '../vault/fs.js';
+import { isSyncToolFile } from '../vault/sync-files.js';
 import { Vault } from '../vault/vault.js';
 
 /**
@@ -50,7 +51,9 @@ export function isEditorTempName(name: string): boolean {
     name === '4913' ||
     (name.startsWith('#') && name.endsWith('#')) ||
     /\.(tmp|temp|crdownload|part)$/i.test(name) ||
-    isTempFile(name)
+    isTempFile(name) ||
+    // Sync tools' conflict copies and temporaries are not notes (docs/design.md §4).
+    isSyncToolFile(name)
   );
 }
 

@@ -1,5 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Fs } from '../vault/fs.js';
+import { DEFAULT_MAX_FILE_BYTES, openRegular, readAllBounded } from '../vault/regular-file.js';
 import { parseNote } from '../vault/frontmatter.js';
 import { factsFromData, type NoteFacts } from './triggers.js';
 
@@ -39,7 +40,9 @@ function frontmatterEnd(text: string): number {
 
 /** The text of the note up to the end of its frontmatter (the whole note when that is shorter). */
 export async function readFrontmatterText(fs: Fs, file: string): Promise<string> {
-  const handle = await fs.open(file, 'r');
+  // A FIFO or a device in a watched folder is refused, never waited on (docs/design.md §4).
+  const handle = await openRegular(fs, file);
+  if (!handle) throw Object.assign(new Error(`ENOENT: no such file, open '${file}'`), { code: 'ENOENT' });
   try {
     if (!canRead(handle)) return Buffer.from(await fs.readFile(file)).toString('utf8');
     const decoder = new StringDecoder('utf8');
@@ -54,7 +57,7 @@ export async function readFrontmatterText(fs: Fs, file: string): Promise<string>
       const end = frontmatterEnd(text);
       if (end === 0) return '';
       if (end > 0) return text.slice(0, end);
-      if (position >= MAX_HEAD) return Buffer.from(await fs.readFile(file)).toString('utf8');
+      if (position >= MAX_HEAD) return (await readAllBounded(handle, DEFAULT_MAX_FILE_BYTES, file)).toString('utf8');
     }
   } finally {
     await handle.close();

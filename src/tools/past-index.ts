@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseNote } from '../vault/frontmatter.js';
 import type { StatsLike } from '../vault/fs.js';
 import { isNotFound } from '../vault/fs.js';
+import { isSyncToolFile } from '../vault/sync-files.js';
 import { Vault } from '../vault/vault.js';
 import { type Trust, invalidate, onInvalidate, trustOf } from './file-cache.js';
 
@@ -162,7 +163,7 @@ export class PastSummaryIndex {
     for (let i = 0; i < changed.length; i += PARALLEL) {
       await Promise.all(
         changed.slice(i, i + PARALLEL).map(async (file) => {
-          const isSummary = this.vault.kindOf(file) === 'summary' && !hasDotSegment(this.vault.layout.folders.Summaries, file);
+          const isSummary = this.vault.kindOf(file) === 'summary' && !hasDotSegment(this.vault.layout.folders.Summaries, file) && !isSyncToolFile(file);
           const stats = isSummary ? await this.vault.fs.lstat(file).catch(() => undefined) : undefined;
           if (stats?.isFile()) {
             await this.entry(file);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isNotFound, isTempFile, walkFiles } from '../vault/fs.js';
+import { isSyncToolFile } from '../vault/sync-files.js';
 import { Vault } from '../vault/vault.js';
 import { ToolError } from './errors.js';
 import { checkFolderName, realLocation } from '../vault/confine.js';
@@ -73,7 +74,7 @@ export async function filesOfProject(vault: Vault, project: ProjectFolder): Prom
 }
 
 function hiddenOrTemp(name: string): boolean {
-  return name.startsWith('.') || isTempFile(name);
+  return name.startsWith('.') || isTempFile(name) || isSyncToolFile(name);
 }
 
 async function isFileInside(vault: Vault, abs: string, realRoot: string): Promise<boolean> {

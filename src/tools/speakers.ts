@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { eolOf, splitLines } from '../vault/lines.js';
 import { isTempFile, walkFiles } from '../vault/fs.js';
+import { isSyncToolFile } from '../vault/sync-files.js';
 import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
 import { normLabel, speakerLabel } from '../vault/transcript.js';
 import { Vault } from '../vault/vault.js';
@@ -107,7 +108,7 @@ function relabel(ctx: ToolContext, text: string, abs: string, speaker: string, n
 /** Identity files below the identities folder (absolute paths), dot-entries and temp files skipped. */
 async function identityFiles(ctx: ToolContext): Promise<string[]> {
   const out: string[] = [];
-  const skip = (name: string) => name.startsWith('.') || isTempFile(name);
+  const skip = (name: string) => name.startsWith('.') || isTempFile(name) || isSyncToolFile(name);
   await walkFiles(ctx.vault.fs, ctx.vault.layout.folders.Identities, { skip }, ({ abs, entry }) => {
     if (entry.isFile() || entry.isSymbolicLink()) out.push(abs);
   });

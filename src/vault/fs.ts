@@ -22,6 +22,9 @@ export interface StatsLike {
   size: number;
   mtimeMs: number;
   mode: number;
+  /** Owner and group (absent on filesystems without them): whose write bit applies. */
+  uid?: number;
+  gid?: number;
 }
 
 export interface DirentLike {
@@ -32,9 +35,9 @@ export interface DirentLike {
 }
 
 export interface Fs {
-  readFile(file: string): Promise<Uint8Array>;
+  readFile(file: string, options?: { flag?: string | number }): Promise<Uint8Array>;
   writeFile(file: string, data: string | Uint8Array, options?: { mode?: number; flag?: string }): Promise<void>;
-  open(file: string, flags: string, mode?: number): Promise<FileHandleLike>;
+  open(file: string, flags: string | number, mode?: number): Promise<FileHandleLike>;
   rename(from: string, to: string): Promise<void>;
   unlink(file: string): Promise<void>;
   rm(file: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;

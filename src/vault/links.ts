@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isNotFound, isTempFile, walkFiles } from './fs.js';
+import { isSyncToolFile } from './sync-files.js';
 import type { Vault } from './vault.js';
 import { MeetingAssistantError } from '../errors.js';
 
@@ -76,7 +77,7 @@ export function linkTarget(value: unknown): string | undefined {
 async function listVaultFiles(vault: Vault): Promise<string[]> {
   const out: string[] = [];
   // Obsidian ignores every dot-folder (the contract names .trash, .obsidian and .git).
-  const options = { skip: isTempFile, enter: (name: string) => !name.startsWith('.') };
+  const options = { skip: (name: string) => isTempFile(name) || isSyncToolFile(name), enter: (name: string) => !name.startsWith('.') };
   await walkFiles(vault.fs, vault.root, options, ({ rel, entry }) => {
     if (entry.isFile()) out.push(rel);
   });
@@ -114,6 +115,8 @@ function relativeTarget(vault: Vault, value: string): string {
  */
 export async function resolveLink(vault: Vault, value: string): Promise<string> {
   const rel = relativeTarget(vault, value);
+  // A sync tool's conflict copy is never what a link means (docs/design.md §4).
+  if (isSyncToolFile(rel)) throw new LinkError('invalid', value, `the link "${value}" names a sync tool's conflict copy or temporary file, not a note`);
   if (!isHidden(rel) && (await isFile(vault, vault.abs(rel)))) return vault.abs(rel);
 
   const wanted = rel.toLowerCase();

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type FileHandleLike, type Fs, isNotFound, writeTempFile } from './fs.js';
 import { LateMergeError, lateMerge, readWhenStill, type ReplacedFile, type Transform, UNCHANGED } from './late-writes.js';
 import { MeetingAssistantError } from '../errors.js';
+import { assertRewritable, DEFAULT_MAX_FILE_BYTES, FileTooLargeError, openRegular, readRegularFile } from './regular-file.js';
 
 /**
  * Compare before replacing (docs/design.md §1, "Changing notes that people own"). People and other
@@ -49,6 +50,10 @@ export interface UpdateOptions {
   maxAttempts?: number;
   /** Mode of a file created by this write (an existing file keeps its own). */
   mode?: number;
+  /** A larger file is not read, so not rewritten (`Agent.MaxFileBytes`). */
+  maxBytes?: number;
+  /** The file as messages name it (vault-relative); default its path. */
+  name?: string;
 }
 
 /**
@@ -61,22 +66,18 @@ export interface UpdateOptions {
 const settledContent = (handle: FileHandleLike) =>
   readWhenStill(handle, { pauseMs: 0, emptyPauseMs: 5, checks: 40, emptyIsStill: false });
 
-async function openIfExists(fs: Fs, file: string): Promise<FileHandleLike | undefined> {
-  try {
-    return await fs.open(file, 'r');
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
+/** The file open for reading, undefined when missing; a FIFO, a device or one over `maxBytes` is refused (regular-file.ts). */
+async function openIfExists(fs: Fs, file: string, name: string, maxBytes: number): Promise<FileHandleLike | undefined> {
+  const handle = await openRegular(fs, file, name);
+  if (handle && (await handle.stat()).size > maxBytes) {
+    await handle.close().catch(() => undefined);
+    throw new FileTooLargeError(name, maxBytes);
   }
+  return handle;
 }
 
-async function readIfExists(fs: Fs, file: string): Promise<string | undefined> {
-  try {
-    return Buffer.from(await fs.readFile(file)).toString('utf8');
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
+async function readIfExists(fs: Fs, file: string, maxBytes: number): Promise<string | undefined> {
+  return (await readRegularFile(fs, file, maxBytes))?.toString('utf8');
 }
 
 const CHANGED = Symbol('changed');
@@ -93,11 +94,12 @@ async function absorbAppends(
   current: string | undefined,
   next: string,
   bound: number,
+  maxBytes: number,
 ): Promise<{ content: string | undefined; written: string } | typeof CHANGED> {
   let base = current;
   let written = next;
   for (let i = 0; i < bound; i++) {
-    const now = await readIfExists(fs, file);
+    const now = await readIfExists(fs, file, maxBytes);
     if (now === base) return { content: base, written };
     if (now === undefined || base === undefined || base === '' || !now.startsWith(base)) return CHANGED;
     const added = now.slice(base.length);
@@ -140,26 +142,30 @@ export interface UpdateHooks {
  */
 export async function updateFile(fs: Fs, file: string, transform: Transform, options: UpdateOptions & UpdateHooks = {}): Promise<UpdateResult> {
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const name = options.name ?? file;
   await fs.mkdir(path.dirname(file), { recursive: true });
   let step = transform;
   /** The replaced content whose late change `step` merges (kept when the merge does not apply). */
   let orphan: string | undefined;
   let first: UpdateResult | undefined;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-    let handle = await openIfExists(fs, file);
+    let handle = await openIfExists(fs, file, name, maxBytes);
     try {
       const current = handle ? await settledContent(handle) : undefined;
       const next = await applyStep(step, current, orphan, options);
       if (next === UNCHANGED || next === current) {
         return first ? { ...first, attempts: attempt } : { before: current, after: current, changed: false, attempts: attempt };
       }
+      // Bytes that are not UTF-8, or a person's read-only mode, are never replaced (docs/design.md §4).
+      if (handle && current !== undefined) await assertRewritable(handle, current, name);
       const existing = handle ? await handle.stat() : undefined;
       const mode = existing ? existing.mode & 0o7777 : (options.mode ?? 0o644);
       const tmp = await writeTempFile(fs, file, next, mode);
       // The compare, the last moment before the rename. Lines another program appended
       // meanwhile are appended to the temp file too (not synced: no less durable than that
       // program's own write), so a file appended to every millisecond is still written.
-      const base = await absorbAppends(fs, file, tmp, current, next, maxAttempts);
+      const base = await absorbAppends(fs, file, tmp, current, next, maxAttempts, maxBytes);
       if (base === CHANGED) {
         await fs.unlink(tmp).catch(() => undefined);
         continue;

@@ -1,10 +1,12 @@
 import path from 'node:path';
 import type { FolderKey, VaultLayout } from '../config.js';
-import { type Fs, readText, readTextIfExists, statIfExists, walkFiles } from './fs.js';
+import { type Fs, readText, statIfExists, walkFiles } from './fs.js';
 import { PathLocks } from './locks.js';
 import { addedLines, LATE_WATCH_MS, LateMergeError, type ReplacedFile, watchReplaced } from './late-writes.js';
-import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateHooks, type UpdateResult, updateFile, writeTargetOf } from './update.js';
+import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateHooks, type UpdateOptions, type UpdateResult, updateFile, writeTargetOf } from './update.js';
 import { MeetingAssistantError } from '../errors.js';
+import { isSyncToolFile } from './sync-files.js';
+import { DEFAULT_MAX_FILE_BYTES, readRegularFile, UnwritableFileError } from './regular-file.js';
 import { type Clock, systemClock } from '../clock.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
@@ -153,12 +155,21 @@ export class Vault {
     return best?.kind;
   }
 
+  /** `Agent.MaxFileBytes`: every read of a note stops there (docs/design.md §4). */
+  get maxFileBytes(): number {
+    return this.layout.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
+  /** A note's text; a FIFO, a device or a file over maxFileBytes is an error, a missing file ENOENT. */
   async read(absPath: string): Promise<string> {
-    return readText(this.fs, absPath);
+    const text = await this.readIfExists(absPath);
+    if (text === undefined) return readText(this.fs, absPath); // throws the ENOENT callers expect
+    return text;
   }
 
   async readIfExists(absPath: string): Promise<string | undefined> {
-    return readTextIfExists(this.fs, absPath);
+    const file = path.resolve(this.root, absPath);
+    return (await readRegularFile(this.fs, file, this.maxFileBytes, this.relName(file)))?.toString('utf8');
   }
 
   async exists(absPath: string): Promise<boolean> {
@@ -184,6 +195,8 @@ export class Vault {
   /** `own`: a change of the daemon's (not a merge of someone else's late write) — see restoreOwn. */
   private async updateAs(absPath: string, transform: Transform, own: boolean): Promise<UpdateResult> {
     const file = path.resolve(this.root, absPath);
+    // A sync tool's conflict copy or temporary is never written (docs/design.md §4).
+    if (isSyncToolFile(file)) throw new UnwritableFileError(this.relName(file), 'sync-file');
     const target = await writeTargetOf(this.fs, file);
     if (target !== file && !this.isConfiguredFile(file)) {
       this.realRoot ??= this.fs.realpath(this.root).catch(() => this.root);
@@ -204,8 +217,10 @@ export class Vault {
     return result;
   }
 
-  private hooksFor(file: string, target: string, own: boolean): UpdateHooks {
+  private hooksFor(file: string, target: string, own: boolean): UpdateHooks & UpdateOptions {
     return {
+      maxBytes: this.maxFileBytes,
+      name: this.relName(file),
       onOrphan: async (content) => {
         const trash = await this.keepInTrash(file, content);
         this.emitLate({ file: this.relName(file), outcome: 'kept-in-trash', trash: this.relName(trash) });
@@ -308,10 +323,10 @@ export class Vault {
     return target;
   }
 
-  /** All Markdown files below `folder` (absolute paths, sorted), skipping dot-folders. */
+  /** All Markdown files below `folder` (absolute paths, sorted), skipping dot-folders and sync tools' files (§4). */
   async listMarkdown(folder: string): Promise<string[]> {
     const out: string[] = [];
-    await walkFiles(this.fs, folder, { skip: (name) => name.startsWith('.') }, ({ abs, entry }) => {
+    await walkFiles(this.fs, folder, { skip: (name) => name.startsWith('.') || isSyncToolFile(name) }, ({ abs, entry }) => {
       if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(abs);
     });
     return out.sort();
