@@ -5,6 +5,7 @@ import { guessLanguage } from '../vault/summary-sections.js';
 import { resolveTemplate } from '../vault/template.js';
 import { transcriptSpeech, unnamedSpeakers } from '../vault/transcript.js';
 import type { Vault } from '../vault/vault.js';
+import { readAgentsFile } from '../vault/project-folder.js';
 import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './prompt.js';
 import { type LanguageChoice, type SummaryShape, summaryShapeSection, templateFact, unnamedSpeakersFact } from './summary-shape.js';
 
@@ -78,7 +79,8 @@ async function readAgentsFiles(deps: ConversationDeps, artifacts: MeetingArtifac
   for (const project of artifacts.projects) {
     // Only direct subfolders: a project name is never a path.
     if (!project || project.includes('/') || project.includes('\\') || project === '.' || project === '..') continue;
-    const content = await deps.vault.readIfExists(path.join(projectsRoot, project, 'AGENTS.md'));
+    // A project folder linked outside the vault is no project (docs/design.md §4).
+    const content = await readAgentsFile(deps.vault, path.join(projectsRoot, project));
     if (content !== undefined) files.push({ project, content });
   }
   return files;

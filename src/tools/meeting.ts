@@ -5,6 +5,7 @@ import { isFailureReportText, renderSummaryNote } from '../vault/summary.js';
 import { countActionItems } from '../vault/summary-sections.js';
 import { UNCHANGED } from '../vault/update.js';
 import { defineTool } from './define.js';
+import { inertMarkdown, inertNotice } from '../vault/inert.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
 import { formatRead, resultBudget } from './format.js';
@@ -183,9 +184,11 @@ export const writeSummary = defineTool({
   },
   async handler(args, ctx) {
     const abs = ctx.meeting.summaryPath;
-    const title = args.title?.trim().replace(/[\r\n]+/g, ' ');
+    // What the agent writes is made inert: no code an Obsidian plugin would run (docs/design.md §4).
+    const title = args.title === undefined ? undefined : inertMarkdown(args.title.trim().replace(/[\r\n]+/g, ' '));
     if (!ctx.meeting.title && title) ctx.run.agentTitle = title;
-    const body = stripFrontmatter(args.content);
+    const given = stripFrontmatter(args.content);
+    const body = inertMarkdown(given);
     if (body.trim() === '') throw new ToolError('the summary is empty; write the summary body in content.');
     refuseSpeakerLabels(body, ctx.run.speakerNames);
     const actionItems = countActionItems(body, ctx.settings.Agent.TaskFormat);
@@ -199,7 +202,7 @@ export const writeSummary = defineTool({
     ctx.run.summaryWritten = true;
     ctx.run.summaryBody = body;
     const items = actionItems === undefined ? '' : `, ${actionItems} action item${actionItems === 1 ? '' : 's'}`;
-    return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines${items}).`;
+    return `Wrote the summary note ${ctx.vault.rel(abs)} (${splitLines(body).length} lines${items}).${inertNotice(given, body)}`;
   },
 });
 
@@ -237,7 +240,7 @@ export const writeContext = defineTool({
       // (a person's); an insert deletes nothing, so it needs only the lines to be current.
       if (mode === 'replace' && notebook !== '') requireReadAndUnchanged(ctx, abs, notebook, 'read_context', 'the context note body');
       else if (mode !== 'overwrite') requireUnchangedSinceSeen(ctx, abs, notebook, 'read_context', 'the context note body');
-      const edited = editLines(splitLines(notebook), splitLines(args.content), args);
+      const edited = editLines(splitLines(notebook), splitLines(inertMarkdown(args.content)), args);
       done = edited.done;
       const body = joinContextBody(joinLines(edited.lines, eolOf(text)), record, eolOf(text));
       notebookAfter = splitContextBody(body).notebook;

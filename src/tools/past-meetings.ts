@@ -19,6 +19,8 @@ import type { ToolContext } from './types.js';
 /**
  * The projects a request may cover: the requested ones, each of which must be assigned to the
  * meeting (matched without regard to case, the meeting's spelling kept), else all of them.
+ * With `Agent.WritableProjects: "all"` a requested project need not be the meeting's
+ * (docs/design.md §4); without any request the scope is still the meeting's own.
  */
 export function scopeProjects(ctx: ToolContext, requested: string[] | undefined): string[] {
   const own = ctx.meeting.projects;
@@ -26,6 +28,10 @@ export function scopeProjects(ctx: ToolContext, requested: string[] | undefined)
   const out: string[] = [];
   for (const name of requested) {
     const match = own.find((p) => p === name.trim()) ?? own.find((p) => sameProject(p, name.trim()));
+    if (match === undefined && ctx.settings.Agent.WritableProjects === 'all') {
+      if (name.trim() !== '' && !out.includes(name.trim())) out.push(name.trim());
+      continue;
+    }
     if (match === undefined) {
       throw new ToolError(
         `project ${JSON.stringify(name)} is not assigned to this meeting, so its history is not available here. ` +
@@ -136,7 +142,7 @@ export const readPastProjectMeetingSummary = defineTool({
     }
     const entry = await ctx.pastSummaries.get(abs);
     if (entry === undefined) throw new ToolError(`${ctx.vault.rel(abs)} is not a readable summary note (its frontmatter does not parse).`);
-    if (!intersects(entry.projects, ctx.meeting.projects)) {
+    if (ctx.settings.Agent.WritableProjects !== 'all' && !intersects(entry.projects, ctx.meeting.projects)) {
       throw new ToolError(
         `${entry.rel} belongs to projects ${entry.projects.join(', ') || '(none)'}, none of which is assigned to this meeting (${ctx.meeting.projects.join(', ') || 'no projects'}); refused.`,
       );

@@ -4,6 +4,7 @@ import { isSyncToolFile } from '../vault/sync-files.js';
 import { Vault } from '../vault/vault.js';
 import { ToolError } from './errors.js';
 import { checkFolderName, realLocation } from '../vault/confine.js';
+import { isProjectFolder } from '../vault/project-folder.js';
 import { sameProject } from './past-index.js';
 
 /**
@@ -17,7 +18,10 @@ export interface ProjectFolder {
   abs: string;
 }
 
-/** Existing project folders (directories, or links to directories), sorted by name; dot-folders skipped. */
+/**
+ * Existing project folders (directories, or links to directories inside the vault: see
+ * vault/project-folder.ts), sorted by name; dot-folders and sync tools' files skipped.
+ */
 export async function listProjectFolders(vault: Vault): Promise<ProjectFolder[]> {
   const root = vault.layout.folders.Projects;
   let entries;
@@ -29,10 +33,9 @@ export async function listProjectFolders(vault: Vault): Promise<ProjectFolder[]>
   }
   const out: ProjectFolder[] = [];
   for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
+    if (entry.name.startsWith('.') || isSyncToolFile(entry.name)) continue;
     const abs = path.join(root, entry.name);
-    let isDir = entry.isDirectory();
-    if (!isDir && entry.isSymbolicLink()) isDir = await vault.fs.stat(abs).then((s) => s.isDirectory(), () => false);
+    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await isProjectFolder(vault, abs)));
     if (isDir) out.push({ name: entry.name, abs });
   }
   return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -5,7 +5,9 @@ import { formatRead, resultBudget } from './format.js';
 import { resolveInside } from '../vault/confine.js';
 import { filesOfProject, findProject, listProjectFolders, resolveProject } from './project-files.js';
 import { readTextFile } from './read.js';
-import { lastSeen, rememberSeen, requireReadAndUnchanged } from './seen.js';
+import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './seen.js';
+import { inertMarkdown, inertNotice } from '../vault/inert.js';
+import { writableProject, refuseInstructionsFile } from './project-limits.js';
 import { UNCHANGED } from '../vault/update.js';
 
 /** Project tools: the meeting's projects, and the files of any existing project folder. */
@@ -97,29 +99,42 @@ export const writeProjectFile = defineTool({
     if (hasRange && (args.from === undefined || args.to === undefined)) {
       throw new ToolError('give both from and to (an inclusive line range) to replace lines; to replace one line, set both to its number.');
     }
-    const project = await resolveProject(ctx.vault, args.project);
+    // Only the meeting's own projects, unless Agent.WritableProjects is "all" (docs/design.md §4).
+    const project = await writableProject(ctx, await resolveProject(ctx.vault, args.project));
     const within = `the project folder "${project.name}"`;
     const { abs, segments } = await resolveInside(ctx.vault.fs, project.abs, args.path, within);
     if (segments.some((s) => s.startsWith('.'))) {
       throw new ToolError(`hidden files and folders (names starting with ".") are not written; choose another path in ${within}.`);
     }
+    await refuseInstructionsFile(ctx, project, abs);
     // A folder or a binary file is refused before anything is written.
-    await readTextFile(ctx.vault, abs);
+    const found = await readTextFile(ctx.vault, abs);
     const rel = ctx.vault.rel(abs);
-    const byLines = replaceFile || hasRange || args.insert !== undefined;
+    const content = inertMarkdown(args.content);
+    const edits = { ...args, content };
+    const byLines = hasRange || args.insert !== undefined;
+    // The seed: replace_file rewrites the whole file, read or not; the previous version goes to .trash/ first.
+    if (replaceFile && found !== undefined) {
+      requireUnchangedSinceSeen(ctx, abs, found, 'read_projectfile');
+      if (projectEdit(edits, found, rel).next !== found) await ctx.vault.keepInTrash(abs, found);
+    }
     let done = '';
     // Applied to the file as it is at the moment of writing, again if someone writes it meanwhile.
     const edit = (old: string | undefined): string | typeof UNCHANGED => {
       if (byLines) requireReadAndUnchanged(ctx, abs, old, 'read_projectfile');
-      const result = projectEdit(args, old, rel);
+      // Changed between the copy to .trash/ and now: refused unless the agent saw this version.
+      if (replaceFile && old !== found) requireUnchangedSinceSeen(ctx, abs, old, 'read_projectfile');
+      const result = projectEdit(edits, old, rel);
       done = result.done;
       return result.next === old ? UNCHANGED : result.next;
     };
     const result = await ctx.audit.update(abs, edit);
+    if (replaceFile && result.changed && result.before !== undefined && result.before !== found) await ctx.vault.keepInTrash(abs, result.before);
     const next = result.after ?? '';
-    if (byLines || result.before === undefined || lastSeen(ctx, abs) === result.before) rememberSeen(ctx, abs, next);
+    if (byLines || replaceFile || result.before === undefined || lastSeen(ctx, abs) === result.before) rememberSeen(ctx, abs, next);
     if (!result.changed) return `${rel} already has this content; nothing changed.`;
-    return `${done}; it now has ${splitLines(next).length} lines.`;
+    const kept = replaceFile && result.before !== undefined ? ' (the previous version is in .trash/)' : '';
+    return `${done}${kept}; it now has ${splitLines(next).length} lines.${inertNotice(args.content, content)}`;
   },
 });
 

@@ -287,7 +287,7 @@ export class Vault {
   }
 
   /** A copy of `content` in `.trash/` under the file's name: what a replaced file held. */
-  private async keepInTrash(absPath: string, content: string): Promise<string> {
+  async keepInTrash(absPath: string, content: string): Promise<string> {
     const target = await this.trashPathFor(absPath);
     await updateFile(this.fs, target, (current) => (current === undefined ? content : UNCHANGED));
     return target;

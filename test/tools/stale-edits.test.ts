@@ -30,12 +30,12 @@ describe('stale agent edits', () => {
     expect(again.isError).toBe(false);
   });
 
-  it('write_projectfile by range, insert or replace_file on an existing file never read in this run is refused (line numbers from a search are not a read); an append or a new file goes through', async () => {
+  it('write_projectfile by range or insert on an existing file never read in this run is refused (line numbers from a search are not a read); an append or a new file goes through', async () => {
     const h = harness();
     const found = await h.call('search', { keywords: 'Alpha line 2' });
     expect(found.content).toContain('Projects/Alpha/notes.md:2:Alpha line 2');
     await person(h, NOTES, 'Person line 0\nAlpha line 1\nAlpha line 2\nAlpha line 3\n');
-    for (const edit of [{ from: 2, to: 2 }, { insert: 2 }, { replace_file: true }]) {
+    for (const edit of [{ from: 2, to: 2 }, { insert: 2 }]) {
       const r = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'agent', ...edit });
       expect(r.content).toBe(
         'Error: you have not read Projects/Alpha/notes.md in this run; read it first with read_projectfile, then redo this edit with its current line numbers. Nothing was changed.',
@@ -50,6 +50,24 @@ describe('stale agent edits', () => {
     expect((await h.call('write_projectfile', { project: 'Alpha', path: 'new.md', content: 'TWO', from: 2, to: 2 })).isError).toBe(false);
     expect(await h.read('Projects/Alpha/new.md')).toBe('one\nTWO\n');
     expect(await h.read(NOTES)).toBe('Person line 0\nAlpha line 1\nAlpha line 2\nAlpha line 3\nagent appended\n');
+  });
+
+  it('write_projectfile replace_file replaces a file never read in this run (docs/design.md §4, as the seed says), the previous version first copied to .trash/', async () => {
+    const h = harness();
+    await person(h, NOTES, 'Person line 0\nAlpha line 1\n');
+    const r = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'all new', replace_file: true });
+    expect(r).toEqual({ isError: false, content: 'Replaced Projects/Alpha/notes.md (1 lines) (the previous version is in .trash/); it now has 1 lines.' });
+    expect(await h.read(NOTES)).toBe('all new\n');
+    expect(await h.read('.trash/Projects/Alpha/notes.md')).toBe('Person line 0\nAlpha line 1\n');
+    // Its own write is now what it saw: a second replacement goes through, the first version stays in the trash.
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'newer', replace_file: true })).isError).toBe(false);
+    expect(await h.read('.trash/Projects/Alpha/notes.md')).toBe('Person line 0\nAlpha line 1\n');
+    expect(await h.read(NOTES)).toBe('newer\n');
+    // Changed by a person since the agent's last look: still refused, nothing copied.
+    await person(h, NOTES, 'a person wrote this\n');
+    const stale = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'x', replace_file: true });
+    expect(stale.content).toMatch(/^Error: Projects\/Alpha\/notes.md changed since you last read it/);
+    expect(await h.read(NOTES)).toBe('a person wrote this\n');
   });
 
   it('write_context replace/insert on a notebook changed since read_context is refused; overwrite goes through', async () => {

@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { realLocation } from '../vault/confine.js';
+import { ToolError } from './errors.js';
+import { sameProject } from './past-index.js';
+import type { ProjectFolder } from './project-files.js';
+import type { ToolContext } from './types.js';
+
+/**
+ * What a model may write in the projects (docs/design.md §4). A transcript is words other
+ * people said: one injected line can talk the model into writing anywhere. So
+ * write_projectfile writes only the meeting's own projects (`Agent.WritableProjects`:
+ * `meeting`, the default; `all` lets it write any existing project, as the original did),
+ * and never a project's AGENTS.md, the instructions every later run of that project gets.
+ */
+
+/** `project` when the agent may write it in this run; a ToolError naming the meeting's projects otherwise. */
+export async function writableProject(ctx: ToolContext, project: ProjectFolder): Promise<ProjectFolder> {
+  if (ctx.settings.Agent.WritableProjects === 'all') return project;
+  const own = ctx.meeting.projects;
+  if (own.some((name) => sameProject(name, project.name))) return project;
+  throw new ToolError(
+    `project ${project.name} is not one of this meeting's projects (${own.length > 0 ? own.join(', ') : 'it lists none'}); ` +
+      'write_projectfile writes only the projects the meeting is about. You may still read it with read_projectfile.',
+  );
+}
+
+/** Refuses `abs` when it is (or, through a link, resolves to) the project's AGENTS.md, in any case. */
+export async function refuseInstructionsFile(ctx: ToolContext, project: ProjectFolder, abs: string): Promise<void> {
+  const [realProject, real] = await Promise.all([realLocation(ctx.vault.fs, project.abs), realLocation(ctx.vault.fs, abs)]);
+  const names = [path.relative(project.abs, abs), path.relative(realProject, real)];
+  if (names.some((rel) => rel.toLowerCase() === 'agents.md')) {
+    throw new ToolError(`AGENTS.md holds the project's instructions for the agent and is written only by people; put this in another file of project ${project.name}.`);
+  }
+}
