@@ -43,6 +43,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     else if (outcome === 'restored') log.debug(event, 'a stale rewrite of a note dropped the lines just written; put back');
     else log.warn(event, outcome === 'failed' ? 'could not merge a late write into a note' : 'a late write to a replaced note did not apply; kept in .trash');
   });
+  vault.onSkippedWrite((err) => log.warn({ file: err.file, reason: err.reason }, `frontmatter edit skipped: ${err.message}`));
   const settings = config.settings;
   const model = createModelClient(config, options.clock);
   // One remote compactor per process: an endpoint that answered 404 is not asked again.

@@ -14,6 +14,13 @@ const IMMEDIATE_EXIT: Record<'SIGINT' | 'SIGTERM', number> = { SIGINT: 130, SIGT
 const SAME_CTRL_C_MS = 1000;
 
 /**
+ * A stop that always stops (docs/design.md §2, §4): past the grace period and this margin
+ * (the stop's own bookkeeping after the runs are aborted), the process exits whatever is
+ * still pending, such as a read stuck in the kernel that no abort reaches.
+ */
+const STOP_MARGIN_MS = 5000;
+
+/**
  * `run`: the daemon in the foreground. The first SIGTERM/SIGINT stops it gracefully (exit 0
  * once running runs finished or the grace period ended); a second one exits at once.
  */
@@ -51,6 +58,10 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
       return;
     }
     signalled = { signal, at: clock().getTime() };
+    setTimeout(() => {
+      log.error({ signal, graceSeconds: config.settings.Daemon.ShutdownGraceSeconds }, 'the stop did not finish within the grace period; exiting now');
+      process.exit(EXIT_FAILED);
+    }, config.settings.Daemon.ShutdownGraceSeconds * 1000 + STOP_MARGIN_MS).unref();
     // While starting, the stop happens as soon as the daemon is up.
     stop?.(signal);
   };

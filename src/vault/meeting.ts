@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { FrontmatterError, parseNote, updateNoteFrontmatter } from './frontmatter.js';
+import { UnwritableFileError } from './regular-file.js';
 import { isNotFound } from './fs.js';
 import { LinkError, formatLink, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
 import { type NoteKind, Vault } from './vault.js';
@@ -271,6 +272,8 @@ async function writeBackLinks(vault: Vault, meetingAbs: string, changes: Record<
   try {
     await updateNoteFrontmatter(vault, meetingAbs, changes);
   } catch (err) {
+    // Not UTF-8, or read-only: the links are not written back, the run goes on (docs/design.md §4).
+    if (err instanceof UnwritableFileError) return vault.skippedWrite(err);
     if (!(err instanceof FrontmatterError)) throw err;
     // Edited into something unparseable since we read it: it is not ours to rewrite.
     throw broken(`the meeting note's frontmatter does not parse (${err.message}); fix it and retry`, err);

@@ -68,6 +68,7 @@ export class Vault {
   readonly locks = new PathLocks();
   private realRoot: Promise<string> | undefined;
   private readonly lateListeners: ((event: LateWriteEvent) => void)[] = [];
+  private readonly skipListeners: ((error: UnwritableFileError) => void)[] = [];
   /** Replaced files still watched for late writes, with their merges. */
   private readonly watching = new Set<Promise<void>>();
   /** Aborted by settled({ now: true }): every watch takes one last look and ends. */
@@ -92,6 +93,16 @@ export class Vault {
 
   onWrite(listener: WriteListener): void {
     this.writeListeners.push(listener);
+  }
+
+  /** Learns of every edit skipped because the file must not be rewritten (logging; docs/design.md §4). */
+  onSkippedWrite(listener: (error: UnwritableFileError) => void): void {
+    this.skipListeners.push(listener);
+  }
+
+  /** An edit left out because its file must not be rewritten (not UTF-8, read-only): listeners log it. */
+  skippedWrite(error: UnwritableFileError): void {
+    for (const listener of this.skipListeners) listener(error);
   }
 
   /** Learns of every late write merged or kept (logging). */
