@@ -48,6 +48,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   const log = createLoggerFromConfig(config);
   let stop: ((reason: string) => void) | undefined;
   let signalled: { signal: 'SIGINT' | 'SIGTERM'; at: number } | undefined;
+  let stopDeadline: NodeJS.Timeout | undefined;
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
       if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && clock().getTime() - signalled.at < SAME_CTRL_C_MS) return;
@@ -58,7 +59,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
       return;
     }
     signalled = { signal, at: clock().getTime() };
-    setTimeout(() => {
+    stopDeadline = setTimeout(() => {
       log.error({ signal, graceSeconds: config.settings.Daemon.ShutdownGraceSeconds }, 'the stop did not finish within the grace period; exiting now');
       process.exit(EXIT_FAILED);
     }, config.settings.Daemon.ShutdownGraceSeconds * 1000 + STOP_MARGIN_MS).unref();
@@ -98,6 +99,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
     setTimeout(() => process.exit(process.exitCode ?? EXIT_OK), 3000).unref();
     return EXIT_OK;
   } finally {
+    clearTimeout(stopDeadline);
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
   }
