@@ -3,6 +3,7 @@ import { splitLines } from '../vault/lines.js';
 import { linkTarget } from '../vault/links.js';
 import { Vault } from '../vault/vault.js';
 import { defineTool } from './define.js';
+import { isSyncToolFile } from '../vault/sync-files.js';
 import { ToolError } from './errors.js';
 import { formatRead, resultBudget } from './format.js';
 import { type PastSummary, intersects, sameProject } from './past-index.js';
@@ -134,7 +135,7 @@ export const readPastProjectMeetingSummary = defineTool({
     }
     // The file under its real name (case included), so every check below sees one spelling.
     const abs = path.join(folder, path.relative(realFolder, real));
-    if (ctx.vault.kindOf(abs) !== 'summary') {
+    if (ctx.vault.kindOf(abs) !== 'summary' || isSyncToolFile(abs)) {
       throw new ToolError(`${JSON.stringify(args.path)} is not a summary note in ${folderRel}; only past meeting summaries can be read with this tool.`);
     }
     if ((await sameFile(ctx.vault.fs, abs, ctx.meeting.summaryPath)) || (await sameFile(ctx.vault.fs, located, ctx.meeting.summaryPath))) {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { MeetingAssistantError } from '../errors.js';
 import { type Fs, isNotFound } from './fs.js';
 import { Vault } from './vault.js';
+import { isSyncToolFile } from './sync-files.js';
 
 /**
  * Keeping paths inside the vault, for every caller: the model's tool arguments (relative
@@ -148,6 +149,7 @@ export async function resolveNotePath(vault: Vault, raw: unknown, options: Resol
   if (name.includes('\\')) throw new PathError(`the note path must use forward slashes: ${name}`);
   if (name.split('/').includes('..')) throw new PathError(`the note path must not contain "..": ${name}`);
   const withExt = path.extname(name) ? name : `${name}.md`;
+  if (isSyncToolFile(withExt)) throw new PathError(`${name} is a sync tool's conflict copy or temporary file, not a note (docs/design.md §4)`);
   const folder = options.folder ?? vault.root;
   const where = options.folderName ?? (options.folder ? vault.rel(folder) : 'the vault');
   const abs = path.resolve(vault.root, withExt);
