@@ -15,10 +15,13 @@ const SAME_CTRL_C_MS = 1000;
 
 /**
  * A stop that always stops (docs/design.md §2, §4): past the grace period and this margin
- * (the stop's own bookkeeping after the runs are aborted), the process exits whatever is
- * still pending, such as a read stuck in the kernel that no abort reaches.
+ * (5 s for aborted runs to end, as the queue allows, and 2 s for the stop's bookkeeping), the
+ * process exits whatever is still pending, such as reads stuck in the kernel that hold every
+ * thread of libuv's pool, so that no file operation of the stop itself can finish. Then even
+ * process.exit() would wait for ever (libuv joins its threads at exit), so the process ends
+ * itself with SIGKILL, after a line on stderr (synchronous for pipes and files).
  */
-const STOP_MARGIN_MS = 5000;
+const STOP_MARGIN_MS = 7000;
 
 /**
  * `run`: the daemon in the foreground. The first SIGTERM/SIGINT stops it gracefully (exit 0
@@ -60,8 +63,10 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
     }
     signalled = { signal, at: clock().getTime() };
     stopDeadline = setTimeout(() => {
-      log.error({ signal, graceSeconds: config.settings.Daemon.ShutdownGraceSeconds }, 'the stop did not finish within the grace period; exiting now');
-      process.exit(EXIT_FAILED);
+      const message = `the stop did not finish within Daemon.ShutdownGraceSeconds (${config.settings.Daemon.ShutdownGraceSeconds} s) and ${STOP_MARGIN_MS / 1000} s more; ending the process`;
+      log.error({ signal }, message);
+      process.stderr.write(`meeting-assistant: ${message}\n`);
+      process.kill(process.pid, 'SIGKILL');
     }, config.settings.Daemon.ShutdownGraceSeconds * 1000 + STOP_MARGIN_MS).unref();
     // While starting, the stop happens as soon as the daemon is up.
     stop?.(signal);

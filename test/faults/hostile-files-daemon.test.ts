@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, symlinkSync, unlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
@@ -160,5 +161,29 @@ describe('files that are not files', () => {
     const rss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     expect(rss).toBeLessThan(1024 * 1024 * 1024);
     expect((await d.stop('SIGTERM', 15_000)).code).toBe(0);
+  });
+});
+
+describe('a stop that always stops', () => {
+  it.skipIf(!hasMkfifo)('SIGTERM ends the process once the grace period and the margin are over, even with every libuv thread stuck in a read (needs mkfifo)', async () => {
+    const s = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 1 } });
+    // At the signal, four reads of FIFOs nobody writes take libuv's four threads: every file
+    // operation of the stop itself then waits for ever (what a FIFO in a project used to do).
+    const fifos = [0, 1, 2, 3].map((i) => path.join(s.dir, `stuck-${i}`));
+    for (const fifo of fifos) execFileSync('mkfifo', [fifo]);
+    const preload = path.join(s.dir, 'stuck-reads.mjs');
+    writeFileSync(
+      preload,
+      `import { open } from 'node:fs';\nprocess.prependListener('SIGTERM', () => { for (const f of ${JSON.stringify(fifos)}) open(f, 'r', () => {}); });\n`,
+    );
+    const d = await startDaemonProcess({ configPath: s.configPath, env: { NODE_OPTIONS: `--import=${pathToFileURL(preload).href}`, UV_THREADPOOL_SIZE: '4' } });
+    const sent = Date.now();
+    d.child.kill('SIGTERM');
+    const exit = await Promise.race([d.exited, new Promise<'alive'>((resolve) => setTimeout(() => resolve('alive'), 20_000).unref())]);
+    expect(exit).not.toBe('alive');
+    expect(exit).toMatchObject({ signal: 'SIGKILL' });
+    expect(d.stderr()).toContain('the stop did not finish within Daemon.ShutdownGraceSeconds (1 s) and 7 s more; ending the process');
+    // Grace 1 s + margin 7 s, and the start of node itself.
+    expect(Date.now() - sent).toBeLessThan(15_000);
   });
 });
