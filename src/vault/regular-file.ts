@@ -63,6 +63,20 @@ export function irregularKind(stats: StatsLike): string | undefined {
   return 'not a regular file';
 }
 
+/** The stats of a regular file (links followed); undefined when missing; a NotRegularFileError for anything else. */
+async function statRegular(fs: Fs, file: string, name: string): Promise<StatsLike | undefined> {
+  let stats: StatsLike;
+  try {
+    stats = await fs.stat(file);
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    throw err;
+  }
+  const kind = irregularKind(stats);
+  if (kind) throw new NotRegularFileError(name, kind);
+  return stats;
+}
+
 /** Read-only, non-blocking: opening a FIFO for reading does not wait for a writer. */
 const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
@@ -71,15 +85,7 @@ const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
  * NotRegularFileError for anything else (checked before the open, and on the open handle).
  */
 export async function openRegular(fs: Fs, file: string, name = file): Promise<FileHandleLike | undefined> {
-  let stats: StatsLike;
-  try {
-    stats = await fs.stat(file);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-  const before = irregularKind(stats);
-  if (before) throw new NotRegularFileError(name, before);
+  if (!(await statRegular(fs, file, name))) return undefined;
   let handle: FileHandleLike;
   try {
     handle = await fs.open(file, READ_FLAGS);
@@ -118,15 +124,8 @@ export async function readAllBounded(handle: FileHandleLike, maxBytes: number, n
  * in after the check fails at once (EAGAIN) instead of waiting for a writer.
  */
 export async function readRegularFile(fs: Fs, file: string, maxBytes: number, name = file): Promise<Buffer | undefined> {
-  let stats: StatsLike;
-  try {
-    stats = await fs.stat(file);
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-  const kind = irregularKind(stats);
-  if (kind) throw new NotRegularFileError(name, kind);
+  const stats = await statRegular(fs, file, name);
+  if (!stats) return undefined;
   if (stats.size > maxBytes) throw new FileTooLargeError(name, maxBytes);
   let bytes: Uint8Array;
   try {
