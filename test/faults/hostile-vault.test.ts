@@ -101,7 +101,8 @@ const file = daemonTestFile('all');
 
 beforeAll(async () => {
   file.server.setFallback(model());
-  setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 2 }, Logging: { Level: 'info' } });
+  // The 50 MB transcript is over Agent.MaxFileBytes's default (20 MB: docs/design.md §4), so the bound is raised for it.
+  setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 2 }, Logging: { Level: 'info' }, Agent: { MaxFileBytes: 64 * 1024 * 1024 } });
 
   for (const [name, text] of Object.entries(BROKEN_YAML)) {
     put(`Meetings/${name}.md`, text);
