@@ -122,7 +122,8 @@ export const writeProjectFile = defineTool({
     // Applied to the file as it is at the moment of writing, again if someone writes it meanwhile.
     const edit = (old: string | undefined): string | typeof UNCHANGED => {
       if (byLines) requireReadAndUnchanged(ctx, abs, old, 'read_projectfile');
-      // Changed between the copy to .trash/ and now: refused unless the agent saw this version.
+      // Changed since the copy to .trash/: refused when the agent read an older version; else
+      // that version goes to .trash/ as well once the write is done.
       if (replaceFile && old !== found) requireUnchangedSinceSeen(ctx, abs, old, 'read_projectfile');
       const result = projectEdit(edits, old, rel);
       done = result.done;
