@@ -6,8 +6,12 @@
  * run; Templater's command tag `<%` becomes `<\%` (Templater's own escape, shown as written).
  */
 
-/** Code fences of plugins that run JavaScript: Dataview's `dataviewjs`, JS Engine's `js-engine`. */
-const EXECUTABLE_FENCE = /^([ \t]{0,3}(?:>[ \t]?)*[ \t]{0,3})(`{3,}|~{3,})[ \t]*(?:dataviewjs|js-engine)(?=[\s{]|$)[^\r\n]*/gim;
+/**
+ * Code fences of plugins that run JavaScript: Dataview's `dataviewjs`, JS Engine's `js-engine`.
+ * A fence may start after any container markers (quotes `>`, list items `-`, `*`, `+`, `1.`,
+ * `1)`, at any indentation): the plugins run a fence nested in a list item as well.
+ */
+const EXECUTABLE_FENCE = /^((?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*)(`{3,}|~{3,})[ \t]*(?:dataviewjs|js-engine)(?=[\s{]|$)[^\r\n]*/gim;
 
 export function inertMarkdown(text: string): string {
   return text.replace(EXECUTABLE_FENCE, '$1$2text').replace(/<%/g, '<\\%');
