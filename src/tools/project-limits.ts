@@ -24,11 +24,14 @@ export async function writableProject(ctx: ToolContext, project: ProjectFolder):
   );
 }
 
-/** Refuses `abs` when it is (or, through a link, resolves to) the project's AGENTS.md, in any case. */
+/**
+ * Refuses `abs` when it is (or, through a link, resolves to) an AGENTS.md, in any case and at
+ * any depth: a project folder a person linked to the projects folder (or a subfolder that is
+ * another project's real folder) holds other projects' instructions below its top.
+ */
 export async function refuseInstructionsFile(ctx: ToolContext, project: ProjectFolder, abs: string): Promise<void> {
-  const [realProject, real] = await Promise.all([realLocation(ctx.vault.fs, project.abs), realLocation(ctx.vault.fs, abs)]);
-  const names = [path.relative(project.abs, abs), path.relative(realProject, real)];
-  if (names.some((rel) => rel.toLowerCase() === 'agents.md')) {
+  const real = await realLocation(ctx.vault.fs, abs);
+  if ([abs, real].some((file) => path.basename(file).toLowerCase() === 'agents.md')) {
     throw new ToolError(`AGENTS.md holds the project's instructions for the agent and is written only by people; put this in another file of project ${project.name}.`);
   }
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { eolOf, joinLines, splitLines } from '../vault/lines.js';
 import { ToolError } from './errors.js';
 import { defineTool } from './define.js';
@@ -103,7 +104,8 @@ export const writeProjectFile = defineTool({
     const project = await writableProject(ctx, await resolveProject(ctx.vault, args.project));
     const within = `the project folder "${project.name}"`;
     const { abs, segments } = await resolveInside(ctx.vault.fs, project.abs, args.path, within);
-    if (segments.some((s) => s.startsWith('.'))) {
+    // The path as given and as it resolves: a link inside the project may lead into its .git.
+    if ([...segments, ...path.relative(project.abs, abs).split(path.sep)].some((s) => s.startsWith('.'))) {
       throw new ToolError(`hidden files and folders (names starting with ".") are not written; choose another path in ${within}.`);
     }
     await refuseInstructionsFile(ctx, project, abs);
