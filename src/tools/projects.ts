@@ -10,6 +10,7 @@ import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceS
 import { inertMarkdown, inertNotice } from '../vault/inert.js';
 import { writableProject, refuseInstructionsFile } from './project-limits.js';
 import { UNCHANGED } from '../vault/update.js';
+import { assertFileRewritable } from '../vault/regular-file.js';
 
 /** Project tools: the meeting's projects, and the files of any existing project folder. */
 
@@ -118,7 +119,11 @@ export const writeProjectFile = defineTool({
     // The seed: replace_file rewrites the whole file, read or not; the previous version goes to .trash/ first.
     if (replaceFile && found !== undefined) {
       requireUnchangedSinceSeen(ctx, abs, found, 'read_projectfile');
-      if (projectEdit(edits, found, rel).next !== found) await ctx.vault.keepInTrash(abs, found);
+      if (projectEdit(edits, found, rel).next !== found) {
+        // A file that is never rewritten (not UTF-8, read-only) gets no "previous version" either.
+        await assertFileRewritable(ctx.vault.fs, abs, found, rel);
+        await ctx.vault.keepInTrash(abs, found);
+      }
     }
     let done = '';
     // Applied to the file as it is at the moment of writing, again if someone writes it meanwhile.

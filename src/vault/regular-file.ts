@@ -162,3 +162,14 @@ export async function assertRewritable(handle: FileHandleLike, text: string, nam
   const bytes = await readAllBounded(handle, Math.max(stats.size, 1) * 2, name);
   if (!isUtf8(bytes)) throw new UnwritableFileError(name, 'not-utf8');
 }
+
+/** assertRewritable for the file `file` read as `text` (a missing file has nothing to refuse). */
+export async function assertFileRewritable(fs: Fs, file: string, text: string, name = file): Promise<void> {
+  const handle = await openRegular(fs, file, name);
+  if (!handle) return;
+  try {
+    await assertRewritable(handle, text, name);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}

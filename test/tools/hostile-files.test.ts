@@ -125,6 +125,8 @@ describe('bytes the daemon did not mean to touch', () => {
       expect(r.content, JSON.stringify(edit)).toMatch(/^Error: Projects\/Alpha\/latin1.md is not valid UTF-8 text/);
     }
     expect(Buffer.from(await h.fs.readFile('/vault/Projects/Alpha/latin1.md')).equals(LATIN1)).toBe(true);
+    // No "previous version" in .trash/ either (it would be the U+FFFD reading, not the bytes).
+    expect(await h.fs.stat('/vault/.trash').catch(() => 'none')).toBe('none');
   });
 
   it('a meeting note that is not UTF-8 refuses add_attendee with an Error', async () => {
@@ -143,6 +145,9 @@ describe('bytes the daemon did not mean to touch', () => {
     expect(r.content).toMatch(/^Error: Projects\/Alpha\/notes.md is read-only \(its permission bits deny writing\)/);
     expect(await h.read('Projects/Alpha/notes.md')).toBe('Alpha line 1\nAlpha line 2\nAlpha line 3\n');
     expect((await h.fs.stat('/vault/Projects/Alpha/notes.md')).mode & 0o777).toBe(0o444);
+    const replace = await h.call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'agent', replace_file: true });
+    expect(replace.content).toMatch(/^Error: Projects\/Alpha\/notes.md is read-only/);
+    expect(await h.fs.stat('/vault/.trash').catch(() => 'none')).toBe('none');
   });
 });
 
