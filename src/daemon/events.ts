@@ -173,6 +173,13 @@ export function watchVault(
   });
   watcher.on('add', forward('add'));
   watcher.on('change', forward('change'));
+  const raw = passRawChanges(watcher, {
+    quietMs: (options.stabilityMs ?? 150) + 50,
+    change: (abs) => {
+      for (const listener of changeListeners) listener(abs);
+    },
+    note: forward('change'),
+  });
   watcher.on('unlink', forward('unlink'));
   watcher.on('error', (err) => log.warn({ err }, 'file watcher error'));
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
@@ -187,7 +194,34 @@ export function watchVault(
     ready,
     async close() {
       debouncer.cancel();
+      raw.cancel();
       await watcher.close();
     },
   };
+}
+
+/**
+ * chokidar drops a change whose mtime equals the one it saw before while the access time is
+ * newer (its "only the access time changed" test), so a sync tool that writes new bytes and
+ * sets the old mtime back (Obsidian Sync does) went unseen until catch-up (docs/design.md §4).
+ * The kernel's own event says a file was written or its times set: every raw change is passed
+ * on too, to the caches at once and as a note event after `quietMs` without another one (the
+ * write-stability wait chokidar does for its own events). A duplicate of chokidar's event is
+ * harmless: the debouncer merges them, and the trigger tracker compares content.
+ */
+function passRawChanges(
+  watcher: FSWatcher,
+  on: { quietMs: number; change: (abs: string) => void; note: (abs: string) => void },
+  timers: TimerApi = realTimers,
+): Debouncer {
+  const quiet = createDebouncer(on.quietMs, (event) => on.note(event.path), timers);
+  watcher.on('raw', (event: string, evPath: unknown, details: unknown) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (event !== 'change' || typeof evPath !== 'string' || typeof watched !== 'string') return;
+    // A file's own watch names the file; a folder's names the child.
+    const abs = path.resolve(path.basename(watched) === evPath ? watched : path.join(watched, evPath));
+    on.change(abs);
+    quiet.push({ type: 'change', path: abs });
+  });
+  return quiet;
 }

@@ -2,11 +2,12 @@ import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import type { Vault } from '../vault/vault.js';
 import { looksBinary } from '../vault/confine.js';
+import { type FileVersion, fileVersion, sameVersion } from '../vault/file-version.js';
 
 /**
  * What the tools keep in memory between calls, and how they know it is still fresh.
  *
- * Without a watcher (the one-shot CLI, tests) every cached file is checked by mtime and size
+ * Without a watcher (the one-shot CLI, tests) every cached file is checked by its version
  * when it is used. The daemon is long-running and watches the vault: it declares the folders
  * its watcher covers with `trustWatcher` and reports every file event there with
  * `invalidate`; cached files below those folders are then used without touching the disk
@@ -18,7 +19,7 @@ import { looksBinary } from '../vault/confine.js';
 export type InvalidateListener = (absPath: string) => void;
 
 export interface TrustOptions {
-  /** A trusted file is re-checked by mtime and size when its last check is older than this. Default 5 minutes. */
+  /** A trusted file is re-checked by its version (file-version.ts) when its last check is older than this. Default 5 minutes. */
   maxTrustMs?: number;
   clock?: Clock;
 }
@@ -57,7 +58,7 @@ function notify(state: WatchState, absPath: string): void {
 /**
  * The daemon's watcher reports every add, change and unlink below `folders` (absolute) through
  * `invalidate`: from now on the tools' caches trust files there without a stat. Call it once
- * the watcher is ready; an empty list (or `stopTrustingWatcher`) returns to checking by mtime.
+ * the watcher is ready; an empty list (or `stopTrustingWatcher`) returns to checking versions.
  */
 export function trustWatcher(vault: Vault, folders: readonly string[], options: TrustOptions = {}): void {
   const state = stateOf(vault);
@@ -131,27 +132,27 @@ interface CachedFile {
   handle: number;
   /** Which of the caching workers holds the text. */
   shard: number;
-  mtimeMs: number;
-  size: number;
+  /** mtime, change time, inode and size when read: a sync tool that sets mtime back is still noticed. */
+  version: FileVersion;
   /** Bytes counted against the budget (0 for a binary file, whose text is not kept). */
   bytes: number;
   binary: boolean;
-  /** When mtime and size were last compared with the disk (Trust.now clock). */
+  /** When the version was last compared with the disk (Trust.now clock). */
   checkedAt: number;
   /** An event named it: read again before use. */
   stale: boolean;
 }
 
-type Known = Pick<CachedFile, 'mtimeMs' | 'size' | 'stale'>;
+type Known = Pick<CachedFile, 'version' | 'stale'>;
 
 type Read =
-  | { text: string; bytes: number; mtimeMs: number; size: number }
+  | { text: string; bytes: number; version: FileVersion }
   | { skipped: 'missing' | 'large' }
-  | { skipped: 'binary'; mtimeMs: number; size: number };
+  | { skipped: 'binary'; version: FileVersion };
 
 /**
  * A file's text for the search, or why it is skipped; 'unchanged' when `known` (not stale)
- * has the same mtime and size. A file that vanished or cannot be read is simply not searched.
+ * has the same version (mtime, change time, inode, size). A file that vanished or cannot be read is simply not searched.
  */
 async function readSearchable(vault: Vault, abs: string): Promise<Read>;
 async function readSearchable(vault: Vault, abs: string, known: Known | undefined): Promise<Read | 'unchanged'>;
@@ -164,15 +165,16 @@ async function readSearchable(vault: Vault, abs: string, known?: Known): Promise
   }
   if (!stats.isFile()) return { skipped: 'missing' };
   if (stats.size > MAX_SEARCH_FILE_BYTES) return { skipped: 'large' };
-  if (known && !known.stale && known.mtimeMs === stats.mtimeMs && known.size === stats.size) return 'unchanged';
+  const version = fileVersion(stats);
+  if (known && !known.stale && sameVersion(known.version, version)) return 'unchanged';
   let bytes: Uint8Array;
   try {
     bytes = await vault.fs.readFile(abs);
   } catch {
     return { skipped: 'missing' };
   }
-  if (looksBinary(bytes)) return { skipped: 'binary', mtimeMs: stats.mtimeMs, size: stats.size };
-  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, mtimeMs: stats.mtimeMs, size: stats.size };
+  if (looksBinary(bytes)) return { skipped: 'binary', version };
+  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, version };
 }
 
 /** A file to search: its handle in the worker, and its text when the worker does not hold it yet. */
@@ -293,7 +295,7 @@ export class SearchTextCache {
   }
 
   /**
-   * One file for a search: the cached text when it is fresh (trusted, or mtime and size
+   * One file for a search: the cached text when it is fresh (trusted, or its version
    * unchanged), else read from disk and, budget permitting, kept. `absPath` is absolute and
    * normalised (as path.join makes it). `inUse` collects the handles of this search, which
    * are not evicted to make room for later files. `cached: false` reads the file and keeps
@@ -321,7 +323,7 @@ export class SearchTextCache {
     this.forget(key);
     if ('skipped' in read) {
       if (read.skipped === 'binary') {
-        this.files.set(key, { key, abs: absPath, id: '', mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
+        this.files.set(key, { key, abs: absPath, id: '', version: read.version, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
       }
       return { skipped: read.skipped };
     }
@@ -332,7 +334,7 @@ export class SearchTextCache {
     const retain = this.makeRoom(bytes, inUse);
     const shard = retain ? this.emptiestShard() : handle % this.shards;
     if (retain) {
-      this.files.set(key, { key, abs: absPath, id, mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
+      this.files.set(key, { key, abs: absPath, id, version: read.version, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
       this.total += bytes;
       this.shardBytes[shard]! += bytes;
     }

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { parseNote } from '../vault/frontmatter.js';
 import type { StatsLike } from '../vault/fs.js';
 import { isNotFound } from '../vault/fs.js';
+import { type FileVersion, fileVersion, sameVersion } from '../vault/file-version.js';
 import { Vault } from '../vault/vault.js';
 import { type Trust, invalidate, onInvalidate, trustOf } from './file-cache.js';
 
@@ -11,7 +12,8 @@ import { type Trust, invalidate, onInvalidate, trustOf } from './file-cache.js';
  * would otherwise re-read every summary on every call.
  *
  * Freshness (see file-cache.ts): without a watcher, each query lists the folder and compares
- * every file's mtime and size (one walk per query, files re-parsed only when changed). When
+ * every file's version (mtime, change time, inode, size: file-version.ts), one walk per
+ * query, files re-parsed only when changed. When
  * the daemon's watcher covers the folder (`trustWatcher`), a query re-checks only the files
  * invalidated since the last one, so a warm query touches the disk not at all; a full walk
  * happens again after a folder event, or once the last one is `maxTrustMs` old.
@@ -39,7 +41,7 @@ export interface PastSummary {
 const PARALLEL = 16;
 
 export class PastSummaryIndex {
-  private readonly cache = new Map<string, { mtimeMs: number; size: number; entry: PastSummary | undefined }>();
+  private readonly cache = new Map<string, { version: FileVersion; entry: PastSummary | undefined }>();
   private readonly trust: Trust;
   /** Watched mode: the summary files known to exist, and the answer while nothing changed. */
   private listed: Set<string> | undefined;
@@ -128,7 +130,7 @@ export class PastSummaryIndex {
     return this.answer ?? [];
   }
 
-  /** One walk of the folder, every file checked by mtime and size. */
+  /** One walk of the folder, every file's version checked. */
   private async walk(): Promise<PastSummary[]> {
     const folder = this.vault.layout.folders.Summaries;
     const files = (await this.vault.listMarkdown(folder)).filter((f) => this.vault.kindOf(f) === 'summary');
@@ -197,7 +199,8 @@ export class PastSummaryIndex {
       return undefined;
     }
     const cached = this.cache.get(file);
-    if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached.entry;
+    const version = fileVersion(stats);
+    if (cached && sameVersion(cached.version, version)) return cached.entry;
     const text = await this.vault.readIfExists(file);
     if (text === undefined) {
       this.cache.delete(file);
@@ -225,7 +228,7 @@ export class PastSummaryIndex {
       // A note whose frontmatter does not parse is not a summary; it is retried once it changes.
       entry = undefined;
     }
-    this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, entry });
+    this.cache.set(file, { version, entry });
     return entry;
   }
 }

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,6 +109,41 @@ describe('watching the vault (chokidar)', () => {
     await eventFor(T('Sentinel.md'));
     const forSummary = seen.filter((s) => s.event.path !== T('Sentinel.md'));
     expect(forSummary).toEqual([{ event: { type: 'change', path: file }, content: '---\nstatus: done\n---\n## Summary\n' }]);
+  });
+});
+
+describe('a sync tool that sets the old mtime back (docs/design.md §4)', () => {
+  // Obsidian Sync writes new bytes in place, then restores the file's old mtime: chokidar's
+  // own change test (mtime changed, or atime not newer) let that pass unseen.
+  const OLD = new Date('2026-11-01T10:00:00Z');
+  const syncWrite = (file: string, text: string) => {
+    writeFileSync(file, text);
+    utimesSync(file, new Date(), OLD);
+  };
+
+  it('a transcript rewritten in place with its old mtime restored is reported with the new content', async () => {
+    const file = T('Synced.md');
+    writeFileSync(file, '---\nstate: recording\n---\n');
+    utimesSync(file, OLD, OLD);
+    await watch();
+    syncWrite(file, '---\nstate: finished!\n---\n');
+    await eventFor(file);
+    expect(seen.find((s) => s.event.path === file)).toEqual({ event: { type: 'change', path: file }, content: '---\nstate: finished!\n---\n' });
+  });
+
+  it('a project file rewritten that way reaches the caches', async () => {
+    const note = path.join(dir, 'Projects/Alpha/Budget.md');
+    mkdirSync(path.dirname(note), { recursive: true });
+    writeFileSync(note, 'budget: 1000 EUR\n');
+    utimesSync(note, OLD, OLD);
+    source = watchVault(vault, resolveConfig({}).settings, silentLogger, { cacheFolders: [vault.layout.folders.Projects] });
+    const changed: string[] = [];
+    source.onChange?.((p) => changed.push(p));
+    await source.ready;
+    syncWrite(note, 'budget: 9000 EUR\n');
+    const deadline = Date.now() + 10_000;
+    while (!changed.includes(note) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(changed).toContain(note);
   });
 });
 
