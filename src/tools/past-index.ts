@@ -4,7 +4,7 @@ import type { StatsLike } from '../vault/fs.js';
 import { isNotFound } from '../vault/fs.js';
 import { type FileVersion, fileVersion, sameVersion } from '../vault/file-version.js';
 import { Vault } from '../vault/vault.js';
-import { type Trust, invalidate, onInvalidate, trustOf } from './file-cache.js';
+import { FileWatch } from './file-cache.js';
 
 /**
  * The frontmatter of the summary notes in `Folders.Summaries`, parsed once and shared by
@@ -42,7 +42,7 @@ const PARALLEL = 16;
 
 export class PastSummaryIndex {
   private readonly cache = new Map<string, { version: FileVersion; entry: PastSummary | undefined }>();
-  private readonly trust: Trust;
+  private readonly trust: FileWatch;
   /** Watched mode: the summary files known to exist, and the answer while nothing changed. */
   private listed: Set<string> | undefined;
   private answer: PastSummary[] | undefined;
@@ -52,29 +52,35 @@ export class PastSummaryIndex {
   private sweptAt = -Infinity;
   private refreshing: Promise<void> | undefined;
 
-  constructor(private readonly vault: Vault) {
-    this.trust = trustOf(vault);
-    onInvalidate(vault, (p) => this.forget(p));
-  }
-
-  private static readonly shared = new WeakMap<Vault, PastSummaryIndex>();
-
-  /** One index per vault for the process's lifetime: what runs share when nobody passes one. */
-  static forVault(vault: Vault): PastSummaryIndex {
-    let index = PastSummaryIndex.shared.get(vault);
-    if (!index) PastSummaryIndex.shared.set(vault, (index = new PastSummaryIndex(vault)));
-    return index;
+  /**
+   * @param watch the vault's invalidations and the watcher's trust, shared with the other
+   *   caches of its owner (run-caches.ts); default: a watch of its own, trusting nothing.
+   */
+  constructor(
+    private readonly vault: Vault,
+    watch: FileWatch = new FileWatch(vault),
+  ) {
+    this.trust = watch;
+    watch.onInvalidate((p) => this.forget(p));
   }
 
   /** Forget one file or folder (a watcher event) in every cache of this vault; the next query re-reads it. */
   invalidate(absPath: string): void {
-    invalidate(this.vault, absPath);
+    this.trust.invalidate(absPath);
   }
 
+  /** Drop everything (the owner's idle release); the next query walks the folder again. */
   clear(): void {
     this.cache.clear();
+    this.dirty.clear();
     this.listed = undefined;
+    this.sweptAt = -Infinity;
     this.setAnswer(undefined);
+  }
+
+  /** Summary files whose frontmatter is held. */
+  get size(): number {
+    return this.cache.size;
   }
 
   private setAnswer(answer: PastSummary[] | undefined): void {

@@ -6,17 +6,16 @@ import { resolveConfig } from '../../src/config.js';
 import { HeadCache } from '../../src/daemon/heads.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import { createToolContext, createToolRegistry } from '../../src/tools/registry.js';
-import { closeSearchWorkers } from '../../src/tools/search-worker.js';
 import { nodeFs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
-import { artifacts, harness } from '../helpers/tool-harness.js';
+import { artifacts, closeHarnessCaches, harness } from '../helpers/tool-harness.js';
 
 /**
  * docs/design.md §4: a sync tool (Obsidian Sync) writes new bytes and sets the old mtime
  * back. A cache of file contents that compared only mtime and size answered the old text.
  */
 
-afterAll(closeSearchWorkers);
+afterAll(closeHarnessCaches);
 
 const NOTES = '/vault/Projects/Alpha/notes.md';
 
@@ -70,9 +69,9 @@ describe('caches of file contents notice a rewrite with the old mtime set back',
       mkdirSync(abs('Projects/Alpha'), { recursive: true });
       const file = abs('Projects/Alpha/Budget.md');
       oldNote(file, 'budget: 1000 EUR\n');
-      const registry = createToolRegistry(
-        createToolContext({ vault, settings: config.settings, meeting: artifacts({ meetingPath: abs('Meetings/M.md'), projects: ['Alpha'] }), pastSummaries: new PastSummaryIndex(vault) }),
-      );
+      const ctx = createToolContext({ vault, settings: config.settings, meeting: artifacts({ meetingPath: abs('Meetings/M.md'), projects: ['Alpha'] }) });
+      const registry = createToolRegistry(ctx);
+      afterAll(() => ctx.caches.close());
       const search = async () => (await registry.call({ id: 'c', name: 'search', arguments: JSON.stringify({ keywords: ['budget'] }) })).content;
       expect(await search()).toContain('1000 EUR');
       syncWrite(file, 'budget: 9000 EUR\n');
