@@ -28,7 +28,8 @@ function nextMillisecond(): void {
 describe('caches of file contents notice a rewrite with the old mtime set back', () => {
   it('search (memfs): same size, same mtime, new bytes: the new text is found, the old is not', async () => {
     const h = harness({ files: { 'Projects/Alpha/notes.md': 'budget: 1000 EUR\n' } });
-    const utimes = (h.fs as unknown as { utimes(p: string, a: Date, m: Date): Promise<void> }).utimes;
+    const fs = h.fs as unknown as { utimes(p: string, a: Date, m: Date): Promise<void> };
+    const utimes = (p: string, a: Date, m: Date) => fs.utimes(p, a, m);
     const old = new Date('2026-11-01T10:00:00Z');
     await utimes(NOTES, old, old);
     expect((await h.call('search', { keywords: ['budget'] })).content).toContain('budget: 1000 EUR');
