@@ -103,7 +103,8 @@ function relJob<T extends Job>(vault: Vault, job: T): T {
 
 export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
   const log = options.log;
-  const runtime = options.runtime ?? (await createRuntime(config, { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), ...(options.caches ? { caches: options.caches } : {}) }));
+  const caches = { onRelease: () => log.info('idle: let go of what the runs built (search workers, texts, index, tokenizer)'), ...options.caches };
+  const runtime = options.runtime ?? (await createRuntime(config, { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches }));
   const { vault, token } = runtime;
   addLogSecret(log, token);
   // One daemon per vault: a second one would run the same meetings and write the same files.

@@ -38,6 +38,8 @@ export interface RunCachesOptions {
   timers?: IdleTimers;
   /** Caching search workers (default: two on a multi-core machine). */
   searchShards?: number;
+  /** Told after each idle release (the daemon logs it). */
+  onRelease?: () => void;
 }
 
 export class RunCaches {
@@ -52,6 +54,7 @@ export class RunCaches {
   private closed = false;
   private readonly idleMs: number;
   private readonly timers: IdleTimers;
+  private readonly onRelease: (() => void) | undefined;
 
   constructor(
     readonly vault: Vault,
@@ -59,6 +62,7 @@ export class RunCaches {
   ) {
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
     this.timers = options.timers ?? realTimers;
+    this.onRelease = options.onRelease;
     this.watch = new FileWatch(vault);
     this.search = new SearchWorkerPool(this.watch, options.searchShards ? { shards: options.searchShards } : {});
     this.plans = new SearchPlans(this.watch);
@@ -84,7 +88,9 @@ export class RunCaches {
     if (this.holds > 0 || this.closed) return;
     this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
-      if (this.holds === 0) this.release();
+      if (this.holds > 0) return;
+      this.release();
+      this.onRelease?.();
     }, this.idleMs);
   }
 
