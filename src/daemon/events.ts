@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { DirectoryWatcher } from './dir-watch.js';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { isTempFile } from '../vault/fs.js';
@@ -7,8 +8,9 @@ import { Vault } from '../vault/vault.js';
 
 /**
  * Normalised file events for the daemon: only Markdown notes, only after they stopped
- * changing, at most one per file per quiet period. The chokidar adapter lives here so the
- * trigger logic above it can be tested with any event source.
+ * changing, at most one per file per quiet period. The watcher adapters live here (folder
+ * watches, dir-watch.ts; chokidar when polling) so the trigger logic above them can be tested
+ * with any event source.
  */
 
 export type VaultEventType = 'add' | 'change' | 'unlink';
@@ -118,7 +120,7 @@ export interface WatchOptions {
   folders?: string[];
   /** More folders watched only for `onChange` (the projects, for the search cache). */
   cacheFolders?: string[];
-  /** How long a file's size must stay unchanged before it counts as written. */
+  /** How long a file must go without an event (or, polling, keep its size) before it counts as written. */
   stabilityMs?: number;
   /** Quiet period per file before its event is passed on. */
   debounceMs?: number;
@@ -133,7 +135,7 @@ export function triggerFolders(vault: Vault): string[] {
   return Vault.outermost([Transcripts, Summaries]);
 }
 
-/** The chokidar watcher behind a `VaultEventSource`. */
+/** The watcher behind a `VaultEventSource`: one watch per folder (dir-watch.ts), or chokidar polling. */
 export function watchVault(
   vault: Vault,
   _settings: Settings,
@@ -153,36 +155,26 @@ export function watchVault(
       }
     }
   });
-  const watcher: FSWatcher = watch(watched, {
-    ignoreInitial: true,
-    persistent: true,
-    usePolling: options.usePolling ?? false,
-    // Stats are only known for some events; directories must never be ignored by extension.
-    ignored: (p: string) => isIgnoredPath(vault.root, p),
-    awaitWriteFinish: { stabilityThreshold: options.stabilityMs ?? 150, pollInterval: 50 },
-    atomic: true,
-  });
   const inTriggerFolder = (abs: string) => folders.some((f) => Vault.isInside(f, abs));
   const forward = (type: VaultEventType) => (p: string) => {
     const abs = path.resolve(p);
     if (isNoteEvent(vault.root, abs) && inTriggerFolder(abs)) debouncer.push({ type, path: abs });
   };
-  watcher.on('all', (_event, p) => {
+  const changed = (p: string) => {
     const abs = path.resolve(p);
     for (const listener of changeListeners) listener(abs);
-  });
-  watcher.on('add', forward('add'));
-  watcher.on('change', forward('change'));
-  const raw = passRawChanges(watcher, {
-    quietMs: (options.stabilityMs ?? 150) + 50,
-    change: (abs) => {
-      for (const listener of changeListeners) listener(abs);
-    },
-    note: forward('change'),
-  });
-  watcher.on('unlink', forward('unlink'));
-  watcher.on('error', (err) => log.warn({ err }, 'file watcher error'));
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  };
+  const backend = options.usePolling
+    ? pollingWatch(vault, watched, { stabilityMs: options.stabilityMs ?? 150, forward, changed, log })
+    : new DirectoryWatcher({
+        roots: watched,
+        ignored: (p) => isIgnoredPath(vault.root, p),
+        onRaw: changed,
+        onSettled: (type, p) => forward(type)(p),
+        quietMs: options.stabilityMs ?? 150,
+        onError: (err) => log.warn({ err }, 'file watcher error'),
+      });
+  const ready = backend.ready;
   log.debug({ folders: watched.map((f) => vault.rel(f)) }, 'watching folders');
   return {
     on(listener) {
@@ -194,6 +186,39 @@ export function watchVault(
     ready,
     async close() {
       debouncer.cancel();
+      await backend.close();
+    },
+  };
+}
+
+/**
+ * chokidar with polling (network filesystems, where folder events do not arrive): it stats
+ * every file on a timer, so it costs what the folder watcher saves, and a rewrite whose old
+ * mtime was set back is seen only by the caches' version check and the next catch-up.
+ */
+function pollingWatch(
+  vault: Vault,
+  watched: string[],
+  on: { stabilityMs: number; forward: (type: VaultEventType) => (p: string) => void; changed: (p: string) => void; log: Logger },
+): { ready: Promise<void>; close(): Promise<void> } {
+  const watcher: FSWatcher = watch(watched, {
+    ignoreInitial: true,
+    persistent: true,
+    usePolling: true,
+    // Stats are only known for some events; directories must never be ignored by extension.
+    ignored: (p: string) => isIgnoredPath(vault.root, p),
+    awaitWriteFinish: { stabilityThreshold: on.stabilityMs, pollInterval: 50 },
+    atomic: true,
+  });
+  watcher.on('all', (_event, p) => on.changed(p));
+  watcher.on('add', on.forward('add'));
+  watcher.on('change', on.forward('change'));
+  watcher.on('unlink', on.forward('unlink'));
+  watcher.on('error', (err) => on.log.warn({ err }, 'file watcher error'));
+  const raw = passRawChanges(watcher, { quietMs: on.stabilityMs + 50, change: on.changed, note: on.forward('change') });
+  return {
+    ready: new Promise<void>((resolve) => watcher.once('ready', () => resolve())),
+    close: async () => {
       raw.cancel();
       await watcher.close();
     },

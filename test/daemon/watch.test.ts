@@ -2,13 +2,14 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DirectoryWatcher } from '../../src/daemon/dir-watch.js';
 import { type VaultEvent, type VaultEventSource, watchVault } from '../../src/daemon/events.js';
 import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { nodeFs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 
-/** The chokidar adapter on a real folder: write stability, ignore rules, our own atomic writes. */
+/** The watcher on a real folder: write stability, ignore rules, our own atomic writes. */
 
 let dir: string;
 let vault: Vault;
@@ -58,7 +59,7 @@ function eventFor(file: string, timeoutMs = 10_000): Promise<VaultEvent> {
 
 const T = (name: string) => path.join(dir, 'Meetings/Transcripts', name);
 
-describe('watching the vault (chokidar)', () => {
+describe('watching the vault', () => {
   it('a transcript written in pieces is reported once, after the last piece, with its whole content', async () => {
     // Pieces 30 ms apart, stability 600 ms: a busy machine stretching a gap cannot split the write.
     await watch(600);
@@ -109,6 +110,49 @@ describe('watching the vault (chokidar)', () => {
     await eventFor(T('Sentinel.md'));
     const forSummary = seen.filter((s) => s.event.path !== T('Sentinel.md'));
     expect(forSummary).toEqual([{ event: { type: 'change', path: file }, content: '---\nstatus: done\n---\n## Summary\n' }]);
+  });
+});
+
+describe('the folder watcher (one watch per folder, none per file)', () => {
+  it('watches folders, not files; a folder made later is watched, its notes are adds; removing it unlinks them', async () => {
+    mkdirSync(path.join(dir, 'Meetings/Transcripts/2025'), { recursive: true });
+    for (let i = 0; i < 30; i++) writeFileSync(T(`2025/Old ${i}.md`), '---\nstate: finished\n---\n');
+    const events: VaultEvent[] = [];
+    const errors: string[] = [];
+    const watcher = new DirectoryWatcher({
+      roots: [path.join(dir, 'Meetings/Transcripts')],
+      ignored: () => false,
+      onRaw: () => undefined,
+      onSettled: (type, p) => events.push({ type, path: p }),
+      quietMs: 50,
+      onError: (err) => errors.push(String(err)),
+    });
+    try {
+      await watcher.ready;
+      expect(watcher.watchedFolders).toBe(2);
+      mkdirSync(T('2026'));
+      writeFileSync(T('2026/New.md'), '---\nstate: recording\n---\n');
+      const until = async (check: () => boolean, what: string) => {
+        const deadline = Date.now() + 10_000;
+        while (!check()) {
+          if (Date.now() > deadline) throw new Error(`no ${what}: ${JSON.stringify(events)}`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      await until(() => events.some((e) => e.path === T('2026/New.md')), 'add');
+      expect(events).toEqual([{ type: 'add', path: T('2026/New.md') }]);
+      expect(watcher.watchedFolders).toBe(3);
+      writeFileSync(T('2026/New.md'), '---\nstate: finished\n---\n');
+      await until(() => events.length === 2, 'change');
+      expect(events[1]).toEqual({ type: 'change', path: T('2026/New.md') });
+      rmSync(T('2025'), { recursive: true });
+      await until(() => events.length === 32, 'unlinks');
+      expect(new Set(events.slice(2).map((e) => e.type))).toEqual(new Set(['unlink']));
+      expect(watcher.watchedFolders).toBe(2);
+      expect(errors).toEqual([]);
+    } finally {
+      await watcher.close();
+    }
   });
 });
 
