@@ -47,7 +47,7 @@ export class RunCaches {
   readonly search: SearchWorkerPool;
   readonly plans: SearchPlans;
   readonly pastSummaries: PastSummaryIndex;
-  /** Releases so far (the status and tests read it). */
+  /** Releases so far (tests read it). */
   releases = 0;
   private holds = 0;
   private timer: unknown;
