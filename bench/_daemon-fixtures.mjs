@@ -49,8 +49,9 @@ export function generateVault(root, total = 20_000) {
 /**
  * A tiny OpenAI-compatible chat-completions endpoint: the first request of a conversation gets
  * a write_summary call, the next one "Done.". `onFirstRequest(body)` sees every conversation's start.
+ * `before` lists tool calls (`{ name, arguments }`) made first, one per turn (a search, say).
  */
-export async function startModelServer(onFirstRequest = () => {}) {
+export async function startModelServer(onFirstRequest = () => {}, { before = [] } = {}) {
   let n = 0;
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -64,12 +65,14 @@ export async function startModelServer(onFirstRequest = () => {}) {
       const messages = body.messages ?? [];
       const hasSummary = messages.some((m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => c.function?.name === 'write_summary'));
       if (!messages.some((m) => m.role === 'assistant')) onFirstRequest(body);
+      const turn = messages.filter((m) => m.role === 'assistant' && m.tool_calls?.length).length;
+      const call = turn < before.length ? before[turn] : { name: 'write_summary', arguments: { content: SUMMARY_BODY } };
       const message = hasSummary
         ? { role: 'assistant', content: 'Done.' }
         : {
             role: 'assistant',
             content: null,
-            tool_calls: [{ id: `call_${++n}`, type: 'function', function: { name: 'write_summary', arguments: JSON.stringify({ content: SUMMARY_BODY }) } }],
+            tool_calls: [{ id: `call_${++n}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }],
           };
       const answer = JSON.stringify({
         id: `chatcmpl-${n}`,

@@ -271,17 +271,16 @@ export async function toolSetup(vault, meeting, raw = {}, ctxOptions = {}) {
 }
 
 /**
- * What the daemon does for the tools' caches: a chokidar watcher on `folders` whose every
- * event invalidates the path, and the caches told to trust it once it is ready. Returns the
- * watcher (close it at the end).
+ * What the daemon does for the tools' caches (`caches`: a context's RunCaches): a chokidar
+ * watcher on `folders` whose every event invalidates the path, and the caches told to trust
+ * it once it is ready. Returns the watcher (close it at the end).
  */
-export async function watchLikeDaemon(vault, folders) {
+export async function watchLikeDaemon(caches, folders) {
   const { watch } = await import('chokidar');
-  const { invalidate, trustWatcher } = await dist('tools/file-cache.js');
   const watcher = watch(folders, { ignoreInitial: true, atomic: true });
-  for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir']) watcher.on(event, (p) => invalidate(vault, path.resolve(p)));
+  for (const event of ['add', 'change', 'unlink', 'addDir', 'unlinkDir']) watcher.on(event, (p) => caches.watch.invalidate(path.resolve(p)));
   await new Promise((resolve) => watcher.once('ready', resolve));
-  trustWatcher(vault, folders);
+  caches.watch.trust(folders);
   return watcher;
 }
 

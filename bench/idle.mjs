@@ -1,19 +1,22 @@
 // The idle daemon on a 20,000-note vault: its RSS and CPU while nothing happens, next to a
 // bare chokidar watcher of the same folders (what watching alone costs), plus the catch-up
-// scan's cost cold (every frontmatter read) and warm (unchanged files skipped by mtime+size).
+// scan's cost cold (every frontmatter read) and warm (unchanged files skipped by version).
+// Then one meeting that searched: the RSS settled 30 s after the run, and 30 s after the
+// daemon let go of what the run built (one idle minute later; docs/design.md §8).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
-import { generateVault } from './_daemon-fixtures.mjs';
+import { generateVault, meetingNote, startModelServer, transcriptNote } from './_daemon-fixtures.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
 const dist = path.join(root, 'dist');
 const NOTES = Number(process.env.BENCH_NOTES ?? 20_000);
 const IDLE_SECONDS = Number(process.env.BENCH_IDLE_SECONDS ?? 10);
+const SETTLE_SECONDS = Number(process.env.BENCH_SETTLE_SECONDS ?? 30);
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-bench-idle-'));
 const vault = path.join(dir, 'vault');
@@ -55,7 +58,17 @@ function waitForLine(child, pattern, timeoutMs = 120_000) {
   });
 }
 
-async function measure(label, child, readyPattern, settledPattern = readyPattern) {
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** RSS at the end and CPU over an idle window of IDLE_SECONDS. */
+async function idleWindow(child) {
+  const a = sample(child.pid);
+  await sleep(IDLE_SECONDS * 1000);
+  const b = sample(child.pid);
+  return { rssMb: b.rssMb, cpuPct: ((b.cpuMs - a.cpuMs) / (IDLE_SECONDS * 1000)) * 100 };
+}
+
+async function measure(label, child, readyPattern, settledPattern = readyPattern, { keep = false } = {}) {
   const started = performance.now();
   const settled = waitForLine(child, settledPattern);
   const line = await waitForLine(child, readyPattern);
@@ -63,24 +76,24 @@ async function measure(label, child, readyPattern, settledPattern = readyPattern
   await settled;
   const settledMs = performance.now() - started;
   // Let start-up garbage settle before the idle window.
-  await new Promise((r) => setTimeout(r, 2000));
-  const a = sample(child.pid);
-  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-  const b = sample(child.pid);
-  const cpuPct = ((b.cpuMs - a.cpuMs) / (IDLE_SECONDS * 1000)) * 100;
-  child.kill('SIGTERM');
-  await new Promise((r) => child.once('exit', r));
-  return { label, startupMs, settledMs, rssMb: b.rssMb, cpuPct, line };
+  await sleep(2000);
+  const idle = await idleWindow(child);
+  if (!keep) {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+  }
+  return { label, startupMs, settledMs, ...idle, line };
 }
 
-// 1. The daemon, as the service runs it.
+// 1. The daemon, as the service runs it, with an endpoint whose agent searches once.
+const model = await startModelServer(() => {}, { before: [{ name: 'search', arguments: { keywords: ['knowledge', '(?i)meeting'] } }] });
 const configPath = path.join(dir, 'config.json');
 writeFileSync(
   configPath,
   JSON.stringify({
     MeetingAssistant: {
       VaultPath: './vault',
-      Endpoint: { BaseUrl: 'http://127.0.0.1:9/v1', Model: 'none' },
+      Endpoint: { BaseUrl: model.baseUrl, Model: 'bench', TimeoutSeconds: 30 },
       Http: { Enabled: false },
       Logging: { Level: 'info' },
     },
@@ -97,8 +110,28 @@ const scanLine = new Promise((resolve) => {
     if (line) resolve(JSON.parse(line));
   });
 });
-const d = await measure('daemon (meeting-assistant run)', daemon, /"msg":"ready/, /catch-up scan/);
+const d = await measure('daemon (meeting-assistant run)', daemon, /"msg":"ready/, /catch-up scan/, { keep: true });
 const scan = await scanLine;
+
+// One meeting that searches (the projects P0 and Alpha: 200 project files, 4,000 past summaries).
+const run = { started: performance.now() };
+const written = waitForLine(daemon, /summary written: /);
+const released = waitForLine(daemon, /"msg":"idle: let go/, 300_000);
+const bench = '2026-12-01 Bench Meeting';
+writeFileSync(path.join(vault, 'Meetings', `${bench}.md`), meetingNote(bench).replace('projects: [Alpha]', 'projects: [Alpha, P0]'));
+writeFileSync(path.join(vault, 'Meetings/Transcripts', `${bench}.md`), transcriptNote(bench, 'finished'));
+await written;
+run.ms = performance.now() - run.started;
+const runDone = performance.now();
+await sleep(SETTLE_SECONDS * 1000);
+const afterRun = sample(daemon.pid);
+await released;
+run.releasedAfterMs = performance.now() - runDone;
+await sleep(SETTLE_SECONDS * 1000);
+const afterRelease = await idleWindow(daemon);
+daemon.kill('SIGTERM');
+await new Promise((r) => daemon.once('exit', r));
+await model.close();
 
 // 2. A bare chokidar watcher of the same folders with the same options.
 const watcherScript = `
@@ -135,6 +168,13 @@ for (const m of [d, w]) {
 const rssRatio = d.rssMb / w.rssMb;
 console.log(`idle RSS: daemon ${d.rssMb.toFixed(1)} MB vs bare watcher ${w.rssMb.toFixed(1)} MB = ${rssRatio.toFixed(2)}× target ≤ 1.5× — ${rssRatio <= 1.5 ? 'ok' : 'MISSED'}`);
 console.log(`idle CPU: daemon ${d.cpuPct.toFixed(2)} % target no CPU beyond timers — ${d.cpuPct < 0.5 ? 'ok' : 'MISSED'}`);
+console.log(`a meeting that searched: summary after ${(run.ms / 1000).toFixed(1)} s; RSS ${SETTLE_SECONDS} s after it ${afterRun.rssMb.toFixed(1)} MB (${(afterRun.rssMb / d.rssMb).toFixed(2)}× before any run; caches still kept)`);
+const back = afterRelease.rssMb / d.rssMb;
+const vsWatcher = afterRelease.rssMb / w.rssMb;
+console.log(
+  `after the idle release (${(run.releasedAfterMs / 1000).toFixed(0)} s after the run) + ${SETTLE_SECONDS} s: RSS ${afterRelease.rssMb.toFixed(1)} MB = ${back.toFixed(2)}× before any run target ≤ 1.2× — ${back <= 1.2 ? 'ok' : 'MISSED'}; ` +
+    `${vsWatcher.toFixed(2)}× the bare watcher target ≤ 0.5× — ${vsWatcher <= 0.5 ? 'ok' : 'MISSED'}; idle CPU ${afterRelease.cpuPct.toFixed(2)} % — ${afterRelease.cpuPct < 0.5 ? 'ok' : 'MISSED'}`,
+);
 console.log(`daemon's start-up catch-up scan: ${scan.durationMs} ms, ${scan.checked} notes checked, ${scan.read} read, ${scan.enqueued} enqueued`);
 const [cold, ...warm] = scans;
 console.log(`catch-up scan in process: cold ${cold.ms.toFixed(0)} ms (${cold.read} frontmatters read of ${cold.checked} checked); warm ${warm.map((s) => `${s.ms.toFixed(0)} ms (${s.read} read)`).join(', ')}`);

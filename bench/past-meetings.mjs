@@ -18,7 +18,7 @@ const meeting = writeCurrentMeeting(vault, { projects: ['Alpha', 'Beta'] });
 console.log(`vault: ${SUMMARIES} summaries of ${PROJECTS.length} projects (${(bytes / 1e6).toFixed(1)} MB), meeting on Alpha and Beta (generated in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);
 
 const daemonLike = await toolSetup(vault, meeting);
-const watcher = await watchLikeDaemon(daemonLike.vault, [path.join(vault, 'Meetings', 'Summaries')]);
+const watcher = await watchLikeDaemon(daemonLike.ctx.caches, [path.join(vault, 'Meetings', 'Summaries')]);
 const noWatcher = await toolSetup(vault, meeting);
 
 const c0 = performance.now();

@@ -6,7 +6,7 @@
 // a watcher (then every file's mtime and size are checked on each call).
 import path from 'node:path';
 import { appendFileSync } from 'node:fs';
-import { dist, ms, report, reportReference, runProcess, runs, stats, tempDir, timeRuns, toolSetup, until, watchLikeDaemon, which, writeCurrentMeeting, writeProjects, writeSummaries } from './_lib.mjs';
+import { ms, report, reportReference, runProcess, runs, stats, tempDir, timeRuns, toolSetup, until, watchLikeDaemon, which, writeCurrentMeeting, writeProjects, writeSummaries } from './_lib.mjs';
 
 const RUNS = runs(15);
 const PROJECTS = ['Alpha', 'Beta'];
@@ -37,7 +37,7 @@ const rgArgs = (keyword) => ['--no-config', '--no-heading', '-n', '-j2', '--', k
 // The daemon's process: the caches shared for the process's life, kept fresh by its watcher.
 // Result caps off, so that the output can be compared with ripgrep's line for line.
 const daemonLike = await toolSetup(vault, meeting, { Agent: { SearchMaxResults: 1_000_000 } }, { maxResultChars: 1e9 });
-const watcher = await watchLikeDaemon(daemonLike.vault, [path.join(vault, 'Projects'), path.join(vault, 'Meetings', 'Summaries')]);
+const watcher = await watchLikeDaemon(daemonLike.ctx.caches, [path.join(vault, 'Projects'), path.join(vault, 'Meetings', 'Summaries')]);
 
 const resultLines = (text) => text.split('\n').slice(1).filter((l) => !l.startsWith('…') && !l.startsWith('('));
 
@@ -99,19 +99,18 @@ await until(async () => (await daemonLike.call('search', { keywords: ['zebra cro
 console.log('\nafter an external edit, the next searches see it (the watcher invalidated the file): ok');
 
 await watcher.close();
-const { closeSearchWorkers } = await dist('tools/search-worker.js');
-await closeSearchWorkers();
+daemonLike.ctx.caches.close();
 
-// Without the watcher's word every file is checked by mtime and size on each call (what a
+// Without the watcher's word every file's version is checked on each call (what a
 // daemon gets that does not wire its watcher to the caches). A fresh cache, so that the
 // daemon-like figures above had the process to themselves.
-console.log('\nwithout a watcher (each file checked by mtime and size on every call):');
+console.log('\nwithout a watcher (each file\'s version checked on every call):');
 const noWatcher = await toolSetup(vault, meeting, { Agent: { SearchMaxResults: 1_000_000 } }, { maxResultChars: 1e9 });
 for (const { label, keyword } of KEYWORDS) {
   await noWatcher.call('search', { keywords: [keyword] });
   const s = stats(await timeRuns(() => noWatcher.call('search', { keywords: [keyword] }), { n: Math.min(RUNS, 7), warmup: 0 }));
   report(`  search ${label}, warm, no watcher`, s, { reference: references.get(keyword), note: 'no target' });
 }
-await closeSearchWorkers();
+noWatcher.ctx.caches.close();
 console.log(allOk ? '\nsearch: every target met, every result the same as ripgrep\'s' : '\nsearch: some target MISSED or some result differs from ripgrep\'s');
 cleanup();

@@ -16,7 +16,7 @@ const meeting = writeCurrentMeeting(vault, { projects: PROJECTS, transcriptLines
 console.log(`vault: meeting with a ${400}-line transcript, ${PROJECTS.length} projects × 50 notes × 200 lines, 500 past summaries`);
 
 const h = await toolSetup(vault, meeting);
-const watcher = await watchLikeDaemon(h.vault, [path.join(vault, 'Projects'), path.join(vault, 'Meetings', 'Summaries')]);
+const watcher = await watchLikeDaemon(h.ctx.caches, [path.join(vault, 'Projects'), path.join(vault, 'Meetings', 'Summaries')]);
 const aSummary = (await h.call('list_past_project_meetings')).split('\n')[1].split(' | ')[0];
 
 // What an agent reads: whole short notes, ranges of long ones.
@@ -55,7 +55,7 @@ const settings = resolveConfig({
   MeetingAssistant: { VaultPath: vault, ContextWindow: { Tokens: 4_000_000, MaxOutputTokens: 4096 } },
 }).settings;
 const run = { summaryWritten: false };
-const ctx = createToolContext({ vault: h.vault, settings, meeting, run });
+const ctx = createToolContext({ vault: h.vault, settings, meeting, run, caches: h.ctx.caches });
 const registry = createToolRegistry(ctx);
 /** Per tool: the times from the request that asked for it to the next request. */
 const intervals = new Map();
@@ -99,6 +99,5 @@ for (const read of READS) {
 console.log(allOk ? 'every read tool within target' : 'some read tools MISSED their target');
 
 await watcher.close();
-const { closeSearchWorkers } = await dist('tools/search-worker.js');
-await closeSearchWorkers();
+h.ctx.caches.close();
 cleanup();

@@ -57,7 +57,7 @@ export function prettyStream(
 ): DestinationStream & { flush(cb: (err?: Error) => void): void } {
   const format = prettyFormatter(options);
   return {
-    write: (line: string) => void out.write(format(line)),
+    write: (line: string) => out.write(format(line)),
     flush: (cb) => {
       try {
         out.flushSync?.();

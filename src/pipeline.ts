@@ -12,6 +12,7 @@ import { ModelError, type ModelClient } from './agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/format.js';
 import { offeredTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
+import type { RunCaches } from './tools/run-caches.js';
 import { staleSummaryReminder } from './tools/speaker-names.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
@@ -47,6 +48,8 @@ export interface PipelineDeps {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
   onProgress?: (runId: string, event: RunProgress) => void;
+  /** The caches the runs share (tools/run-caches.ts); default: the run's own. */
+  caches?: RunCaches;
 }
 
 export interface RunOptions {
@@ -202,6 +205,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     signal: options.signal,
     // A transcript that fits the room is read in one result; the context manager cuts in tokens.
     maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
+    ...(deps.caches ? { caches: deps.caches } : {}),
   });
   // Fixed for the whole run: only the tools that can act for this meeting (docs/design.md §3 step 9).
   const offer = await toolOffer(toolContext);

@@ -10,6 +10,7 @@ import { ensureHttpToken, retryUrl } from './vault/state.js';
 import type { PipelineDeps } from './pipeline.js';
 import { nodeFs, type Fs } from './vault/fs.js';
 import { Vault } from './vault/vault.js';
+import { RunCaches, type RunCachesOptions } from './tools/run-caches.js';
 
 /**
  * Everything one process needs to run meetings, built once from the configuration: the
@@ -23,6 +24,8 @@ export interface Runtime {
   pipeline: PipelineDeps;
   /** What the server says its context window is (asked at start and when a run begins). */
   serverWindow: ServerWindowSource;
+  /** What the runs share, released when idle; the owner (daemon, command) closes it. */
+  caches: RunCaches;
 }
 
 export interface RuntimeOptions {
@@ -31,6 +34,8 @@ export interface RuntimeOptions {
   /** For the server's info routes (tests); default the global fetch. */
   fetch?: typeof fetch;
   clock?: Clock;
+  /** The caches' idle release and timers (tests); default a minute. */
+  caches?: RunCachesOptions;
 }
 
 export async function createRuntime(config: AppConfig, options: RuntimeOptions = {}): Promise<Runtime> {
@@ -61,8 +66,10 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     log,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  const caches = new RunCaches(vault, options.caches);
   const pipeline: PipelineDeps = {
     vault,
+    caches,
     config,
     log,
     model,
@@ -79,5 +86,5 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
         serverWindow: () => serverWindow.get(true, runLog).then((told) => told?.tokens),
       }),
   };
-  return { config, vault, log, token, pipeline, serverWindow };
+  return { config, vault, log, token, pipeline, serverWindow, caches };
 }

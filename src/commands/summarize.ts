@@ -47,6 +47,8 @@ async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kin
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    // The command owns the run's caches: its worker threads end with it.
+    runtime.caches.close();
     await marker.release();
   }
   const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;

@@ -5,7 +5,7 @@ import { MeetingAssistantError } from '../errors.js';
 import { addLogSecret, type Logger } from '../log.js';
 import { retrySummary, summarizeMeeting } from '../pipeline.js';
 import { createRuntime, type Runtime } from '../runtime.js';
-import { closeSearchWorkers } from '../tools/search-worker.js';
+import type { RunCachesOptions } from '../tools/run-caches.js';
 import type { Fs } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
 import { type VaultEventSource, watchVault } from './events.js';
@@ -56,6 +56,8 @@ export interface DaemonOptions {
   notifier?: Notifier;
   /** Where the daemon's timestamps come from; default the system clock. */
   clock?: Clock;
+  /** The idle release of the runs' caches (tools/run-caches.ts): its delay and timers, for tests. */
+  caches?: RunCachesOptions;
 }
 
 export interface DaemonStatus {
@@ -101,7 +103,8 @@ function relJob<T extends Job>(vault: Vault, job: T): T {
 
 export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
   const log = options.log;
-  const runtime = options.runtime ?? (await createRuntime(config, { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}) }));
+  const caches = { onRelease: () => log.info('idle: let go of what the runs built (search workers, texts, index, tokenizer)'), ...options.caches };
+  const runtime = options.runtime ?? (await createRuntime(config, { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches }));
   const { vault, token } = runtime;
   addLogSecret(log, token);
   // One daemon per vault: a second one would run the same meetings and write the same files.
@@ -125,7 +128,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   let stopping = false;
 
   const { tracker, board, queue, enqueue, reconciler } = await assembleWork(config, options, runtime);
-  const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock });
+  const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock, watch: runtime.caches.watch });
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan });
@@ -138,7 +141,9 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   await instance.setHttp(http?.url);
 
   const closeIntake = async () => {
-    await Promise.allSettled([intake.close(), http?.close(), closeSearchWorkers()]);
+    // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
+    await Promise.allSettled([intake.close(), http?.close()]);
+    runtime.caches.close();
   };
   try {
     // The expression was checked with the rest of the configuration.
@@ -207,7 +212,16 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     clock: clockOf(options),
     onDone: (key) => reconciler.forget(key),
   });
-  const queue = new RunQueue({ concurrency: settings.Daemon.MaxConcurrentSummaries, run: runJob, log, clock: clockOf(options) });
+  // A running job holds the caches; a minute after the last one ends they are let go (§8).
+  const run: typeof runJob = async (...args) => {
+    const done = runtime.caches.hold();
+    try {
+      return await runJob(...args);
+    } finally {
+      done();
+    }
+  };
+  const queue = new RunQueue({ concurrency: settings.Daemon.MaxConcurrentSummaries, run, log, clock: clockOf(options) });
   const enqueue = (job: Job): string => {
     const result = queue.enqueue(job);
     log.info(

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { DirectoryWatcher } from './dir-watch.js';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { isTempFile } from '../vault/fs.js';
@@ -8,8 +9,9 @@ import { Vault } from '../vault/vault.js';
 
 /**
  * Normalised file events for the daemon: only Markdown notes, only after they stopped
- * changing, at most one per file per quiet period. The chokidar adapter lives here so the
- * trigger logic above it can be tested with any event source.
+ * changing, at most one per file per quiet period. The watcher adapters live here (folder
+ * watches, dir-watch.ts; chokidar when polling) so the trigger logic above them can be tested
+ * with any event source.
  */
 
 export type VaultEventType = 'add' | 'change' | 'unlink';
@@ -121,7 +123,7 @@ export interface WatchOptions {
   folders?: string[];
   /** More folders watched only for `onChange` (the projects, for the search cache). */
   cacheFolders?: string[];
-  /** How long a file's size must stay unchanged before it counts as written. */
+  /** How long a file must go without an event (or, polling, keep its size) before it counts as written. */
   stabilityMs?: number;
   /** Quiet period per file before its event is passed on. */
   debounceMs?: number;
@@ -136,7 +138,7 @@ export function triggerFolders(vault: Vault): string[] {
   return Vault.outermost([Transcripts, Summaries]);
 }
 
-/** The chokidar watcher behind a `VaultEventSource`. */
+/** The watcher behind a `VaultEventSource`: one watch per folder (dir-watch.ts), or chokidar polling. */
 export function watchVault(
   vault: Vault,
   _settings: Settings,
@@ -156,29 +158,26 @@ export function watchVault(
       }
     }
   });
-  const watcher: FSWatcher = watch(watched, {
-    ignoreInitial: true,
-    persistent: true,
-    usePolling: options.usePolling ?? false,
-    // Stats are only known for some events; directories must never be ignored by extension.
-    ignored: (p: string) => isIgnoredPath(vault.root, p),
-    awaitWriteFinish: { stabilityThreshold: options.stabilityMs ?? 150, pollInterval: 50 },
-    atomic: true,
-  });
   const inTriggerFolder = (abs: string) => folders.some((f) => Vault.isInside(f, abs));
   const forward = (type: VaultEventType) => (p: string) => {
     const abs = path.resolve(p);
     if (isNoteEvent(vault.root, abs) && inTriggerFolder(abs)) debouncer.push({ type, path: abs });
   };
-  watcher.on('all', (_event, p) => {
+  const changed = (p: string) => {
     const abs = path.resolve(p);
     for (const listener of changeListeners) listener(abs);
-  });
-  watcher.on('add', forward('add'));
-  watcher.on('change', forward('change'));
-  watcher.on('unlink', forward('unlink'));
-  watcher.on('error', (err) => log.warn({ err }, 'file watcher error'));
-  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  };
+  const backend = options.usePolling
+    ? pollingWatch(vault, watched, { stabilityMs: options.stabilityMs ?? 150, forward, changed, log })
+    : new DirectoryWatcher({
+        roots: watched,
+        ignored: (p) => isIgnoredPath(vault.root, p),
+        onRaw: changed,
+        onSettled: (type, p) => forward(type)(p),
+        quietMs: options.stabilityMs ?? 150,
+        onError: (err) => log.warn({ err }, 'file watcher error'),
+      });
+  const ready = backend.ready;
   log.debug({ folders: watched.map((f) => vault.rel(f)) }, 'watching folders');
   return {
     on(listener) {
@@ -190,7 +189,67 @@ export function watchVault(
     ready,
     async close() {
       debouncer.cancel();
+      await backend.close();
+    },
+  };
+}
+
+/**
+ * chokidar with polling (network filesystems, where folder events do not arrive): it stats
+ * every file on a timer, so it costs what the folder watcher saves, and a rewrite whose old
+ * mtime was set back is seen only by the caches' version check and the next catch-up.
+ */
+function pollingWatch(
+  vault: Vault,
+  watched: string[],
+  on: { stabilityMs: number; forward: (type: VaultEventType) => (p: string) => void; changed: (p: string) => void; log: Logger },
+): { ready: Promise<void>; close(): Promise<void> } {
+  const watcher: FSWatcher = watch(watched, {
+    ignoreInitial: true,
+    persistent: true,
+    usePolling: true,
+    // Stats are only known for some events; directories must never be ignored by extension.
+    ignored: (p: string) => isIgnoredPath(vault.root, p),
+    awaitWriteFinish: { stabilityThreshold: on.stabilityMs, pollInterval: 50 },
+    atomic: true,
+  });
+  watcher.on('all', (_event, p) => on.changed(p));
+  watcher.on('add', on.forward('add'));
+  watcher.on('change', on.forward('change'));
+  watcher.on('unlink', on.forward('unlink'));
+  watcher.on('error', (err) => on.log.warn({ err }, 'file watcher error'));
+  const raw = passRawChanges(watcher, { quietMs: on.stabilityMs + 50, change: on.changed, note: on.forward('change') });
+  return {
+    ready: new Promise<void>((resolve) => watcher.once('ready', () => resolve())),
+    close: async () => {
+      raw.cancel();
       await watcher.close();
     },
   };
+}
+
+/**
+ * chokidar drops a change whose mtime equals the one it saw before while the access time is
+ * newer (its "only the access time changed" test), so a sync tool that writes new bytes and
+ * sets the old mtime back (Obsidian Sync does) went unseen until catch-up (docs/design.md §4).
+ * The kernel's own event says a file was written or its times set: every raw change is passed
+ * on too, to the caches at once and as a note event after `quietMs` without another one (the
+ * write-stability wait chokidar does for its own events). A duplicate of chokidar's event is
+ * harmless: the debouncer merges them, and the trigger tracker compares content.
+ */
+function passRawChanges(
+  watcher: FSWatcher,
+  on: { quietMs: number; change: (abs: string) => void; note: (abs: string) => void },
+  timers: TimerApi = realTimers,
+): Debouncer {
+  const quiet = createDebouncer(on.quietMs, (event) => on.note(event.path), timers);
+  watcher.on('raw', (event: string, evPath: unknown, details: unknown) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (event !== 'change' || typeof evPath !== 'string' || typeof watched !== 'string') return;
+    // A file's own watch names the file; a folder's names the child.
+    const abs = path.resolve(path.basename(watched) === evPath ? watched : path.join(watched, evPath));
+    on.change(abs);
+    quiet.push({ type: 'change', path: abs });
+  });
+  return quiet;
 }

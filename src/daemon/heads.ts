@@ -1,11 +1,13 @@
 import path from 'node:path';
 import type { Vault } from '../vault/vault.js';
 import { isNotFound } from '../vault/fs.js';
+import { type FileVersion, fileVersion, sameVersion, versionKey } from '../vault/file-version.js';
 import { readNoteHead } from './notes.js';
 
 /**
- * Frontmatter of notes, remembered by mtime and size: a scan of a large vault reads only the
- * notes that changed since the previous scan, and only their frontmatter.
+ * Frontmatter of notes, remembered by file version (mtime, change time, inode, size: a sync
+ * tool that sets the old mtime back is still noticed, file-version.ts): a scan of a large
+ * vault reads only the notes that changed since the previous scan, and only their frontmatter.
  */
 
 export type Head =
@@ -14,8 +16,7 @@ export type Head =
   | { ok: false; error: string };
 
 interface Entry {
-  mtimeMs: number;
-  size: number;
+  version: FileVersion;
   head: Head;
 }
 
@@ -83,7 +84,8 @@ export class HeadCache {
     }
     if (!stat.isFile()) return undefined;
     const cached = this.entries.get(absPath);
-    if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.head;
+    const version = fileVersion(stat);
+    if (cached && sameVersion(cached.version, version)) return cached.head;
     this.stats.read++;
     let head: Head;
     try {
@@ -95,7 +97,7 @@ export class HeadCache {
       }
       head = { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
-    this.entries.set(absPath, { mtimeMs: stat.mtimeMs, size: stat.size, head });
+    this.entries.set(absPath, { version, head });
     return head;
   }
 
@@ -104,7 +106,7 @@ export class HeadCache {
     return paths
       .map((p) => {
         const e = p ? this.entries.get(p) : undefined;
-        return e ? `${e.mtimeMs}:${e.size}` : '-';
+        return e ? versionKey(e.version) : '-';
       })
       .join('|');
   }

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import { invalidate, stopTrustingWatcher, trustWatcher } from '../tools/file-cache.js';
+import type { FileWatch } from '../tools/file-cache.js';
 import { findMeetingOfSummary, findMeetingOfTranscript } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource } from './events.js';
@@ -36,6 +36,8 @@ export interface IntakeOptions {
   enqueue(job: Job): string;
   stopping(): boolean;
   clock: Clock;
+  /** The invalidations and watcher trust of the runs' caches (tools/run-caches.ts). */
+  watch: FileWatch;
 }
 
 export class Intake {
@@ -104,9 +106,9 @@ export class Intake {
     watcher.on((event) => this.#onEvent(event));
     // The search text cache and the past-summary index drop what changed at once, so a warm
     // search reads nothing from disk (they re-check everything every few minutes anyway).
-    watcher.onChange?.((p) => invalidate(vault, p));
+    watcher.onChange?.((p) => this.#o.watch.invalidate(p));
     await watcher.ready;
-    if (watcher.onChange) trustWatcher(vault, [folders.Summaries, folders.Projects], { clock: this.#o.clock });
+    if (watcher.onChange) this.#o.watch.trust([folders.Summaries, folders.Projects], { clock: this.#o.clock });
   }
 
   /**
@@ -180,7 +182,7 @@ export class Intake {
   async close(): Promise<void> {
     this.#schedule?.stop();
     // Without the watcher the caches must check files on disk again.
-    stopTrustingWatcher(this.#o.vault);
+    this.#o.watch.stopTrusting();
     await this.#source?.close();
   }
 }

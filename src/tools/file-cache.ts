@@ -2,13 +2,14 @@ import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import type { Vault } from '../vault/vault.js';
 import { looksBinary } from '../vault/confine.js';
+import { type FileVersion, fileVersion, sameVersion } from '../vault/file-version.js';
 
 /**
  * What the tools keep in memory between calls, and how they know it is still fresh.
  *
- * Without a watcher (the one-shot CLI, tests) every cached file is checked by mtime and size
+ * Without a watcher (the one-shot CLI, tests) every cached file is checked by its version
  * when it is used. The daemon is long-running and watches the vault: it declares the folders
- * its watcher covers with `trustWatcher` and reports every file event there with
+ * its watcher covers with `FileWatch.trust` and reports every file event there with
  * `invalidate`; cached files below those folders are then used without touching the disk
  * until an event names them. Because events can be missed (a sync tool, an overflowing
  * watcher queue), trusted files are still re-checked once they have gone `maxTrustMs`
@@ -18,74 +19,73 @@ import { looksBinary } from '../vault/confine.js';
 export type InvalidateListener = (absPath: string) => void;
 
 export interface TrustOptions {
-  /** A trusted file is re-checked by mtime and size when its last check is older than this. Default 5 minutes. */
+  /** A trusted file is re-checked by its version (file-version.ts) when its last check is older than this. Default 5 minutes. */
   maxTrustMs?: number;
   clock?: Clock;
 }
 
 export const DEFAULT_MAX_TRUST_MS = 5 * 60_000;
 
-class WatchState {
+/**
+ * The watcher's trust and the invalidations of one vault: created by the caches' owner
+ * (run-caches.ts) and shared by every cache of that vault, so an event reaches them all.
+ */
+export class FileWatch implements Trust {
   /** Invalidations so far: a cache built across an invalidation is not stored. */
   invalidations = 0;
-  folders: string[] = [];
+  private folders: string[] = [];
   /** `folder + separator` of each, for a cheap prefix test. */
-  prefixes: string[] = [];
+  private prefixes: string[] = [];
   maxTrustMs = DEFAULT_MAX_TRUST_MS;
-  clock: Clock = systemClock;
-  readonly listeners = new Set<InvalidateListener>();
-}
+  private clock: Clock = systemClock;
+  private readonly listeners = new Set<InvalidateListener>();
 
-const states = new WeakMap<Vault, WatchState>();
-
-function stateOf(vault: Vault): WatchState {
-  let state = states.get(vault);
-  if (!state) {
-    const created = new WatchState();
-    states.set(vault, (state = created));
-    vault.onWrite((p) => notify(created, p));
+  constructor(readonly vault: Vault) {
+    vault.onWrite((p) => this.invalidate(p));
   }
-  return state;
-}
 
-function notify(state: WatchState, absPath: string): void {
-  state.invalidations++;
-  const abs = path.resolve(absPath);
-  for (const listener of state.listeners) listener(abs);
-}
+  /**
+   * The daemon's watcher reports every add, change and unlink below `folders` (absolute)
+   * through `invalidate`: from now on the caches trust files there without a stat. Call it
+   * once the watcher is ready; an empty list (or `stopTrusting`) returns to checking versions.
+   */
+  trust(folders: readonly string[], options: TrustOptions = {}): void {
+    this.folders = folders.map((f) => path.resolve(f));
+    this.prefixes = this.folders.map((f) => (f.endsWith(path.sep) ? f : f + path.sep));
+    this.maxTrustMs = options.maxTrustMs ?? DEFAULT_MAX_TRUST_MS;
+    if (options.clock) this.clock = options.clock;
+  }
 
-/**
- * The daemon's watcher reports every add, change and unlink below `folders` (absolute) through
- * `invalidate`: from now on the tools' caches trust files there without a stat. Call it once
- * the watcher is ready; an empty list (or `stopTrustingWatcher`) returns to checking by mtime.
- */
-export function trustWatcher(vault: Vault, folders: readonly string[], options: TrustOptions = {}): void {
-  const state = stateOf(vault);
-  state.folders = folders.map((f) => path.resolve(f));
-  state.prefixes = state.folders.map((f) => (f.endsWith(path.sep) ? f : f + path.sep));
-  state.maxTrustMs = options.maxTrustMs ?? DEFAULT_MAX_TRUST_MS;
-  if (options.clock) state.clock = options.clock;
-}
+  stopTrusting(): void {
+    this.folders = [];
+    this.prefixes = [];
+  }
 
-export function stopTrustingWatcher(vault: Vault): void {
-  const state = stateOf(vault);
-  state.folders = [];
-  state.prefixes = [];
-}
+  /**
+   * A file event (add, change, unlink) for a file or a folder: every cache of this vault
+   * forgets what it holds of that path, or of everything below it for a folder.
+   */
+  invalidate(absPath: string): void {
+    this.invalidations++;
+    const abs = path.resolve(absPath);
+    for (const listener of this.listeners) listener(abs);
+  }
 
-/**
- * A file event (add, change, unlink) for a file or a folder: every cache of this vault
- * forgets what it holds of that path, or of everything below it for a folder.
- */
-export function invalidate(vault: Vault, absPath: string): void {
-  notify(stateOf(vault), absPath);
-}
+  /** Listen to invalidations; returns the function that stops listening. */
+  onInvalidate(listener: InvalidateListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
-/** Listen to invalidations of `vault`; returns the function that stops listening. */
-export function onInvalidate(vault: Vault, listener: InvalidateListener): () => void {
-  const state = stateOf(vault);
-  state.listeners.add(listener);
-  return () => state.listeners.delete(listener);
+  // Paths here are absolute and normalised: a prefix test is enough (and cheap per file).
+  covers(absPath: string): boolean {
+    for (let i = 0; i < this.folders.length; i++) if (absPath === this.folders[i] || absPath.startsWith(this.prefixes[i]!)) return true;
+    return false;
+  }
+
+  now(): number {
+    return this.clock().getTime();
+  }
 }
 
 /** The watcher's trust for one vault, as a cache sees it. */
@@ -97,24 +97,6 @@ export interface Trust {
   now(): number;
   /** Invalidations of this vault so far. */
   readonly invalidations: number;
-}
-
-export function trustOf(vault: Vault): Trust {
-  const state = stateOf(vault);
-  return {
-    // Paths here are absolute and normalised: a prefix test is enough (and cheap per file).
-    covers: (absPath) => {
-      for (let i = 0; i < state.folders.length; i++) if (absPath === state.folders[i] || absPath.startsWith(state.prefixes[i]!)) return true;
-      return false;
-    },
-    get maxTrustMs() {
-      return state.maxTrustMs;
-    },
-    get invalidations() {
-      return state.invalidations;
-    },
-    now: () => state.clock().getTime(),
-  };
 }
 
 // --- the search's text cache ------------------------------------------------------------------
@@ -131,27 +113,27 @@ interface CachedFile {
   handle: number;
   /** Which of the caching workers holds the text. */
   shard: number;
-  mtimeMs: number;
-  size: number;
+  /** mtime, change time, inode and size when read: a sync tool that sets mtime back is still noticed. */
+  version: FileVersion;
   /** Bytes counted against the budget (0 for a binary file, whose text is not kept). */
   bytes: number;
   binary: boolean;
-  /** When mtime and size were last compared with the disk (Trust.now clock). */
+  /** When the version was last compared with the disk (Trust.now clock). */
   checkedAt: number;
   /** An event named it: read again before use. */
   stale: boolean;
 }
 
-type Known = Pick<CachedFile, 'mtimeMs' | 'size' | 'stale'>;
+type Known = Pick<CachedFile, 'version' | 'stale'>;
 
 type Read =
-  | { text: string; bytes: number; mtimeMs: number; size: number }
+  | { text: string; bytes: number; version: FileVersion }
   | { skipped: 'missing' | 'large' }
-  | { skipped: 'binary'; mtimeMs: number; size: number };
+  | { skipped: 'binary'; version: FileVersion };
 
 /**
  * A file's text for the search, or why it is skipped; 'unchanged' when `known` (not stale)
- * has the same mtime and size. A file that vanished or cannot be read is simply not searched.
+ * has the same version (mtime, change time, inode, size). A file that vanished or cannot be read is simply not searched.
  */
 async function readSearchable(vault: Vault, abs: string): Promise<Read>;
 async function readSearchable(vault: Vault, abs: string, known: Known | undefined): Promise<Read | 'unchanged'>;
@@ -164,15 +146,16 @@ async function readSearchable(vault: Vault, abs: string, known?: Known): Promise
   }
   if (!stats.isFile()) return { skipped: 'missing' };
   if (stats.size > MAX_SEARCH_FILE_BYTES) return { skipped: 'large' };
-  if (known && !known.stale && known.mtimeMs === stats.mtimeMs && known.size === stats.size) return 'unchanged';
+  const version = fileVersion(stats);
+  if (known && !known.stale && sameVersion(known.version, version)) return 'unchanged';
   let bytes: Uint8Array;
   try {
     bytes = await vault.fs.readFile(abs);
   } catch {
     return { skipped: 'missing' };
   }
-  if (looksBinary(bytes)) return { skipped: 'binary', mtimeMs: stats.mtimeMs, size: stats.size };
-  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, mtimeMs: stats.mtimeMs, size: stats.size };
+  if (looksBinary(bytes)) return { skipped: 'binary', version };
+  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, version };
 }
 
 /** A file to search: its handle in the worker, and its text when the worker does not hold it yet. */
@@ -196,8 +179,7 @@ export type Resolved = SearchableFile | { skipped: 'missing' | 'binary' | 'large
  */
 export class SearchTextCache {
   private readonly files = new Map<string, CachedFile>();
-  private readonly vaultIds = new WeakMap<Vault, number>();
-  private nextVaultId = 1;
+  private readonly vault: Vault;
   private nextHandle = 1;
   private total = 0;
   private changes = 0;
@@ -207,11 +189,14 @@ export class SearchTextCache {
   private drops: number[][];
 
   constructor(
+    private readonly watch: FileWatch,
     public budgetBytes: number,
     readonly shards = 1,
   ) {
+    this.vault = watch.vault;
     this.shardBytes = new Array<number>(shards).fill(0);
     this.drops = Array.from({ length: shards }, () => []);
+    watch.onInvalidate((p) => this.markStale(p));
   }
 
   /** Changes each time a held text is dropped or the cache is reset: a plan made before is void. */
@@ -244,26 +229,16 @@ export class SearchTextCache {
     return out;
   }
 
-  private keyOf(vault: Vault, abs: string): string {
-    let id = this.vaultIds.get(vault);
-    if (id === undefined) {
-      this.vaultIds.set(vault, (id = this.nextVaultId++));
-      const prefix = `${id}\0`;
-      onInvalidate(vault, (p) => this.markStale(prefix, p));
-    }
-    return `${id}\0${abs}`;
-  }
-
   /** An event for a file or a folder: what is cached of it (or below it) is read again before use. */
-  private markStale(prefix: string, absPath: string): void {
-    const exact = this.files.get(prefix + absPath);
+  private markStale(absPath: string): void {
+    const exact = this.files.get(absPath);
     if (exact) {
       exact.stale = true;
       return;
     }
     // A folder (renamed, removed, added): everything below it. Every event of the vault comes
     // here, so the test is a plain prefix comparison.
-    const below = prefix + (absPath.endsWith(path.sep) ? absPath : absPath + path.sep);
+    const below = absPath.endsWith(path.sep) ? absPath : absPath + path.sep;
     for (const file of this.files.values()) if (file.key.startsWith(below)) file.stale = true;
   }
 
@@ -293,13 +268,14 @@ export class SearchTextCache {
   }
 
   /**
-   * One file for a search: the cached text when it is fresh (trusted, or mtime and size
+   * One file for a search: the cached text when it is fresh (trusted, or its version
    * unchanged), else read from disk and, budget permitting, kept. `absPath` is absolute and
    * normalised (as path.join makes it). `inUse` collects the handles of this search, which
    * are not evicted to make room for later files. `cached: false` reads the file and keeps
    * nothing (a worker other than the caching one will search it).
    */
-  async resolve(vault: Vault, absPath: string, inUse: Set<number>, cached = true): Promise<Resolved> {
+  async resolve(absPath: string, inUse: Set<number>, cached = true): Promise<Resolved> {
+    const vault = this.vault;
     if (!cached) {
       // Another search owns the bookkeeping: read, and leave the cache alone.
       const read = await readSearchable(vault, absPath);
@@ -307,10 +283,10 @@ export class SearchTextCache {
       const handle = this.nextHandle++;
       return { handle, shard: 0, id: vault.rel(absPath), put: { text: read.text, retain: false } };
     }
-    const trusted = this.trusted(vault, absPath, inUse);
+    const trusted = this.trusted(absPath, inUse);
     if (trusted) return trusted;
-    const key = this.keyOf(vault, absPath);
-    const now = this.trustFor(vault).now();
+    const key = absPath;
+    const now = this.watch.now();
     const hit = this.files.get(key);
     const read = await readSearchable(vault, absPath, hit);
     if (read === 'unchanged') {
@@ -321,7 +297,7 @@ export class SearchTextCache {
     this.forget(key);
     if ('skipped' in read) {
       if (read.skipped === 'binary') {
-        this.files.set(key, { key, abs: absPath, id: '', mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
+        this.files.set(key, { key, abs: absPath, id: '', version: read.version, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
       }
       return { skipped: read.skipped };
     }
@@ -332,7 +308,7 @@ export class SearchTextCache {
     const retain = this.makeRoom(bytes, inUse);
     const shard = retain ? this.emptiestShard() : handle % this.shards;
     if (retain) {
-      this.files.set(key, { key, abs: absPath, id, mtimeMs: read.mtimeMs, size: read.size, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
+      this.files.set(key, { key, abs: absPath, id, version: read.version, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
       this.total += bytes;
       this.shardBytes[shard]! += bytes;
     }
@@ -343,10 +319,10 @@ export class SearchTextCache {
    * The cached file without touching the disk, when the watcher vouches for it (covered,
    * not invalidated, checked within `maxTrustMs`); undefined when it must be resolved.
    */
-  trusted(vault: Vault, absPath: string, inUse: Set<number>): Resolved | undefined {
-    const hit = this.files.get(this.keyOf(vault, absPath));
+  trusted(absPath: string, inUse: Set<number>): Resolved | undefined {
+    const hit = this.files.get(absPath);
     if (!hit || hit.stale) return undefined;
-    const trust = this.trustFor(vault);
+    const trust = this.watch;
     if (trust.now() - hit.checkedAt > trust.maxTrustMs || !trust.covers(absPath)) return undefined;
     return this.use(hit, inUse);
   }
@@ -367,13 +343,5 @@ export class SearchTextCache {
   private forget(key: string): void {
     const file = this.files.get(key);
     if (file) this.remove(file);
-  }
-
-  private readonly trusts = new WeakMap<Vault, Trust>();
-
-  private trustFor(vault: Vault): Trust {
-    let trust = this.trusts.get(vault);
-    if (!trust) this.trusts.set(vault, (trust = trustOf(vault)));
-    return trust;
   }
 }

@@ -2,9 +2,10 @@ import path from 'node:path';
 import { parseNote } from '../vault/frontmatter.js';
 import type { StatsLike } from '../vault/fs.js';
 import { isNotFound } from '../vault/fs.js';
+import { type FileVersion, fileVersion, sameVersion } from '../vault/file-version.js';
 import { isSyncToolFile } from '../vault/sync-files.js';
 import { Vault } from '../vault/vault.js';
-import { type Trust, invalidate, onInvalidate, trustOf } from './file-cache.js';
+import { FileWatch } from './file-cache.js';
 
 /**
  * The frontmatter of the summary notes in `Folders.Summaries`, parsed once and shared by
@@ -12,7 +13,8 @@ import { type Trust, invalidate, onInvalidate, trustOf } from './file-cache.js';
  * would otherwise re-read every summary on every call.
  *
  * Freshness (see file-cache.ts): without a watcher, each query lists the folder and compares
- * every file's mtime and size (one walk per query, files re-parsed only when changed). When
+ * every file's version (mtime, change time, inode, size: file-version.ts), one walk per
+ * query, files re-parsed only when changed. When
  * the daemon's watcher covers the folder (`trustWatcher`), a query re-checks only the files
  * invalidated since the last one, so a warm query touches the disk not at all; a full walk
  * happens again after a folder event, or once the last one is `maxTrustMs` old.
@@ -40,8 +42,8 @@ export interface PastSummary {
 const PARALLEL = 16;
 
 export class PastSummaryIndex {
-  private readonly cache = new Map<string, { mtimeMs: number; size: number; entry: PastSummary | undefined }>();
-  private readonly trust: Trust;
+  private readonly cache = new Map<string, { version: FileVersion; entry: PastSummary | undefined }>();
+  private readonly trust: FileWatch;
   /** Watched mode: the summary files known to exist, and the answer while nothing changed. */
   private listed: Set<string> | undefined;
   private answer: PastSummary[] | undefined;
@@ -51,29 +53,35 @@ export class PastSummaryIndex {
   private sweptAt = -Infinity;
   private refreshing: Promise<void> | undefined;
 
-  constructor(private readonly vault: Vault) {
-    this.trust = trustOf(vault);
-    onInvalidate(vault, (p) => this.forget(p));
-  }
-
-  private static readonly shared = new WeakMap<Vault, PastSummaryIndex>();
-
-  /** One index per vault for the process's lifetime: what runs share when nobody passes one. */
-  static forVault(vault: Vault): PastSummaryIndex {
-    let index = PastSummaryIndex.shared.get(vault);
-    if (!index) PastSummaryIndex.shared.set(vault, (index = new PastSummaryIndex(vault)));
-    return index;
+  /**
+   * @param watch the vault's invalidations and the watcher's trust, shared with the other
+   *   caches of its owner (run-caches.ts); default: a watch of its own, trusting nothing.
+   */
+  constructor(
+    private readonly vault: Vault,
+    watch: FileWatch = new FileWatch(vault),
+  ) {
+    this.trust = watch;
+    watch.onInvalidate((p) => this.forget(p));
   }
 
   /** Forget one file or folder (a watcher event) in every cache of this vault; the next query re-reads it. */
   invalidate(absPath: string): void {
-    invalidate(this.vault, absPath);
+    this.trust.invalidate(absPath);
   }
 
+  /** Drop everything (the owner's idle release); the next query walks the folder again. */
   clear(): void {
     this.cache.clear();
+    this.dirty.clear();
     this.listed = undefined;
+    this.sweptAt = -Infinity;
     this.setAnswer(undefined);
+  }
+
+  /** Summary files whose frontmatter is held. */
+  get size(): number {
+    return this.cache.size;
   }
 
   private setAnswer(answer: PastSummary[] | undefined): void {
@@ -129,7 +137,7 @@ export class PastSummaryIndex {
     return this.answer ?? [];
   }
 
-  /** One walk of the folder, every file checked by mtime and size. */
+  /** One walk of the folder, every file's version checked. */
   private async walk(): Promise<PastSummary[]> {
     const folder = this.vault.layout.folders.Summaries;
     const files = (await this.vault.listMarkdown(folder)).filter((f) => this.vault.kindOf(f) === 'summary');
@@ -198,7 +206,8 @@ export class PastSummaryIndex {
       return undefined;
     }
     const cached = this.cache.get(file);
-    if (cached && cached.mtimeMs === stats.mtimeMs && cached.size === stats.size) return cached.entry;
+    const version = fileVersion(stats);
+    if (cached && sameVersion(cached.version, version)) return cached.entry;
     const text = await this.vault.readIfExists(file);
     if (text === undefined) {
       this.cache.delete(file);
@@ -226,7 +235,7 @@ export class PastSummaryIndex {
       // A note whose frontmatter does not parse is not a summary; it is retried once it changes.
       entry = undefined;
     }
-    this.cache.set(file, { mtimeMs: stats.mtimeMs, size: stats.size, entry });
+    this.cache.set(file, { version, entry });
     return entry;
   }
 }

@@ -17,9 +17,10 @@ import {
   writeContext,
   writeSummary,
 } from './meeting.js';
-import { PastSummaryIndex } from './past-index.js';
+import type { PastSummaryIndex } from './past-index.js';
 import { listPastProjectMeetings, readPastProjectMeetingSummary } from './past-meetings.js';
 import { listProjectFiles, listProjects, readProjectFile, writeProjectFile } from './projects.js';
+import { RunCaches } from './run-caches.js';
 import { search } from './search.js';
 import { addDictationWord, deleteIdentity, overrideSpeaker } from './speakers.js';
 import type { AnyTool, RunState, ToolContext } from './types.js';
@@ -56,8 +57,9 @@ export const TOOLS: readonly AnyTool[] = [
 ];
 
 export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] = TOOLS): ToolRegistry {
-  // A caller that builds the context by hand may leave the shared index out.
-  ctx.pastSummaries ??= PastSummaryIndex.forVault(ctx.vault);
+  // A caller that builds the context by hand may leave the caches out: they are its own then.
+  ctx.caches ??= new RunCaches(ctx.vault);
+  ctx.pastSummaries ??= ctx.caches.pastSummaries;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const schemas = tools.map(({ name, description, parameters }) => ({ name, description, parameters }));
   return {
@@ -73,11 +75,15 @@ export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] =
       } else if (ctx.signal?.aborted) {
         result = error('the run was cancelled; no more tool calls are carried out.');
       } else {
+        // Nothing is released during a call; the idle period starts again after it.
+        const done = ctx.caches.hold();
         try {
           result = { content: capResult(await tool.invoke(raw, ctx), resultBudget(ctx)), isError: false };
         } catch (err) {
           result = error(describeFailure(call.name, err));
           if (!isExpectedError(err)) ctx.log.warn({ tool: call.name, err }, 'tool failed unexpectedly');
+        } finally {
+          done();
         }
       }
       ctx.log.info(
@@ -128,8 +134,10 @@ export interface ToolContextOptions {
   /** Default: a new audit excluding this meeting's summary and context notes. */
   audit?: Audit;
   run?: RunState;
-  /** Default: the process-wide index of this vault (PastSummaryIndex.forVault). */
+  /** Default: `caches.pastSummaries`. */
   pastSummaries?: PastSummaryIndex;
+  /** The owner's caches (the daemon's, a command's); default: caches of this context alone. */
+  caches?: RunCaches;
   signal?: AbortSignal;
   maxResultChars?: number;
   searchTimeoutMs?: number;
@@ -139,6 +147,7 @@ export interface ToolContextOptions {
 /** A ToolContext with the defaults filled in: what the pipeline builds for one run. */
 export function createToolContext(options: ToolContextOptions): ToolContext {
   const { vault, meeting } = options;
+  const caches = options.caches ?? new RunCaches(vault);
   const ctx: ToolContext = {
     vault,
     settings: options.settings,
@@ -146,7 +155,8 @@ export function createToolContext(options: ToolContextOptions): ToolContext {
     audit: options.audit ?? new Audit(vault, { excluded: [meeting.summaryPath, meeting.contextPath] }),
     log: options.log ?? silentLogger,
     run: options.run ?? { summaryWritten: false },
-    pastSummaries: options.pastSummaries ?? PastSummaryIndex.forVault(vault),
+    caches,
+    pastSummaries: options.pastSummaries ?? caches.pastSummaries,
   };
   if (options.signal) ctx.signal = options.signal;
   if (options.maxResultChars !== undefined) ctx.maxResultChars = options.maxResultChars;

@@ -1,6 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { Vault } from '../vault/vault.js';
-import { type Resolved, SearchTextCache } from './file-cache.js';
+import { type FileWatch, type Resolved, SearchTextCache } from './file-cache.js';
 import type { TranslatedRegex } from './regex.js';
 import type { ThreadMatch, ThreadPut } from './search-lines.js';
 import { MatchWorker, type WorkerResult } from './match-worker.js';
@@ -74,52 +73,8 @@ interface Result {
  */
 const SHARDS = Math.max(1, Math.min(2, availableParallelism()));
 
-/** The texts the caching workers hold: bookkeeping only, the texts are in the workers. */
-export const searchTextCache = new SearchTextCache(256 * 1024 * 1024, SHARDS);
-
-let caching: MatchWorker[] | undefined;
-/** True while a search uses the caching workers. */
-let cachingInUse = false;
 /** Plain workers kept warm for searches that find the caching workers busy; more are terminated. */
 const MAX_IDLE = 1;
-const idle: MatchWorker[] = [];
-
-function cachingWorkers(): MatchWorker[] {
-  if (!caching || caching.some((w) => w.dead)) {
-    for (const w of caching ?? []) w.terminate();
-    const group = Array.from({ length: SHARDS }, () => new MatchWorker());
-    // One lost worker loses the group: the bookkeeping is for all of them.
-    for (const worker of group) {
-      worker.onLost(() => {
-        if (caching !== group) return;
-        caching = undefined;
-        searchTextCache.reset();
-        for (const other of group) if (other !== worker) other.terminate();
-      });
-    }
-    caching = group;
-  }
-  return caching;
-}
-
-function plainWorker(): MatchWorker {
-  let worker: MatchWorker | undefined;
-  while ((worker = idle.pop()) && worker.dead);
-  return worker && !worker.dead ? worker : new MatchWorker();
-}
-
-function releasePlain(worker: MatchWorker): void {
-  if (!worker.dead && idle.length < MAX_IDLE) idle.push(worker);
-  else worker.terminate();
-}
-
-/** Terminate every search worker (daemon shutdown, tests); the cache starts empty again. */
-export async function closeSearchWorkers(): Promise<void> {
-  const all = [...idle.splice(0), ...(caching ?? [])];
-  caching = undefined;
-  searchTextCache.reset();
-  for (const worker of all) worker.terminate();
-}
 
 export interface MatchOptions {
   patterns: SearchPattern[];
@@ -260,144 +215,203 @@ function toError(reason: unknown): Error {
 const READ_AHEAD = 16;
 
 /**
- * Search the files of `vault` at `paths` (absolute, normalised, in the order results are
- * wanted). Files the caching workers hold and that are still fresh are not read; the others
- * are read, sent in batches and kept within `cacheBytes`. `onFile` learns what became of
- * each path (searched, or skipped: missing, binary, too large). Throws SearchTimeoutError
- * when the deadline passes.
+ * The search's worker threads and the bookkeeping of the texts they hold, for one vault's
+ * caches (run-caches.ts owns it): the caching workers (`SHARDS`, holding the texts within
+ * `Agent.SearchCacheMegabytes`) and at most `MAX_IDLE` plain one. `close()` ends every thread
+ * and forgets every text; the next search starts them again (the owner's idle release).
  */
-export async function searchFiles(
-  vault: Vault,
-  paths: Iterable<string>,
-  options: MatchOptions & { cacheBytes: number; onFile?: (abs: string, resolved: Resolved) => void },
-): Promise<Result & { plan?: SearchPlan }> {
-  // One search at a time owns the caching workers (and their bookkeeping); another runs beside it on a plain worker.
-  const useCache = options.cacheBytes > 0 && !cachingInUse;
-  if (!useCache) return searchWith(vault, paths, options, false);
-  cachingInUse = true;
-  try {
-    return await searchWith(vault, paths, options, true);
-  } finally {
-    cachingInUse = false;
-  }
-}
+export class SearchWorkerPool {
+  /** The texts the caching workers hold: bookkeeping only, the texts are in the workers. */
+  readonly texts: SearchTextCache;
+  private caching: MatchWorker[] | undefined;
+  /** True while a search uses the caching workers. */
+  private cachingInUse = false;
+  private readonly idle: MatchWorker[] = [];
 
-async function searchWith(
-  vault: Vault,
-  paths: Iterable<string>,
-  options: MatchOptions & { cacheBytes: number; onFile?: (abs: string, resolved: Resolved) => void },
-  useCache: boolean,
-): Promise<Result & { plan?: SearchPlan }> {
-  const cache = searchTextCache;
-  if (useCache) cache.budgetBytes = options.cacheBytes;
-  const plain = useCache ? undefined : plainWorker();
-  const workers = plain ? [plain] : cachingWorkers();
-  const session = new SearchSession(workers, options, plain ? undefined : (shard) => cache.takeDrops(shard));
-  const inUse = new Set<number>();
-  const epoch = cache.epoch;
-  // What a later search of the same files can reuse: only when every text stays in the cache.
-  let reusable = !plain;
-  const orders: number[][] = workers.map(() => []);
-  const positions: number[][] = workers.map(() => []);
-  let position = 0;
-  const handle = (abs: string, resolved: Resolved): void => {
-    options.onFile?.(abs, resolved);
-    if ('skipped' in resolved) return;
-    const shard = plain ? 0 : resolved.shard;
-    if (resolved.put && !resolved.put.retain) reusable = false;
-    orders[shard]!.push(resolved.handle);
-    positions[shard]!.push(position++);
-    session.add(shard, resolved.handle, resolved.id, resolved.put);
-  };
-  // A file in two scoped folders (configured folders may overlap) is searched once.
-  const seen = new Set<string>();
-  const queue: { abs: string; resolved: Promise<Resolved> }[] = [];
-  try {
-    for (const abs of paths) {
-      if (seen.has(abs)) continue;
-      seen.add(abs);
-      // The warm path: nothing to wait for, no promise per file.
-      const known = useCache && queue.length === 0 ? cache.trusted(vault, abs, inUse) : undefined;
-      if (known) {
-        handle(abs, known);
-        continue;
+  constructor(watch: FileWatch, options: { budgetBytes?: number; shards?: number } = {}) {
+    this.texts = new SearchTextCache(watch, options.budgetBytes ?? 256 * 1024 * 1024, options.shards ?? SHARDS);
+  }
+
+  /** Worker threads alive now (caching and plain). */
+  get threads(): number {
+    return (this.caching?.filter((w) => !w.dead).length ?? 0) + this.idle.filter((w) => !w.dead).length;
+  }
+
+  private cachingWorkers(): MatchWorker[] {
+    if (!this.caching || this.caching.some((w) => w.dead)) {
+      for (const w of this.caching ?? []) w.terminate();
+      const group = Array.from({ length: this.texts.shards }, () => new MatchWorker());
+      // One lost worker loses the group: the bookkeeping is for all of them.
+      for (const worker of group) {
+        worker.onLost(() => {
+          if (this.caching !== group) return;
+          this.caching = undefined;
+          this.texts.reset();
+          for (const other of group) if (other !== worker) other.terminate();
+        });
       }
-      session.check();
-      const resolved = cache.resolve(vault, abs, inUse, useCache);
-      // Settled later, in order; a rejection is awaited there.
-      resolved.catch(() => {});
-      queue.push({ abs, resolved });
-      if (queue.length >= READ_AHEAD) {
+      this.caching = group;
+    }
+    return this.caching;
+  }
+
+  private plainWorker(): MatchWorker {
+    let worker: MatchWorker | undefined;
+    while ((worker = this.idle.pop()) && worker.dead);
+    return worker && !worker.dead ? worker : new MatchWorker();
+  }
+
+  private releasePlain(worker: MatchWorker): void {
+    if (!worker.dead && this.idle.length < MAX_IDLE) this.idle.push(worker);
+    else worker.terminate();
+  }
+
+  /** Terminate every worker (idle release, shutdown, tests); the text cache starts empty again. */
+  close(): void {
+    const all = [...this.idle.splice(0), ...(this.caching ?? [])];
+    this.caching = undefined;
+    this.texts.reset();
+    for (const worker of all) worker.terminate();
+  }
+
+  /**
+   * Search the files of the vault at `paths` (absolute, normalised, in the order results are
+   * wanted). Files the caching workers hold and that are still fresh are not read; the others
+   * are read, sent in batches and kept within `cacheBytes`. `onFile` learns what became of
+   * each path (searched, or skipped: missing, binary, too large). Throws SearchTimeoutError
+   * when the deadline passes.
+   */
+  async searchFiles(
+    paths: Iterable<string>,
+    options: MatchOptions & { cacheBytes: number; onFile?: (abs: string, resolved: Resolved) => void },
+  ): Promise<Result & { plan?: SearchPlan }> {
+    // One search at a time owns the caching workers (and their bookkeeping); another runs beside it on a plain worker.
+    const useCache = options.cacheBytes > 0 && !this.cachingInUse;
+    if (!useCache) return this.searchWith(paths, options, false);
+    this.cachingInUse = true;
+    try {
+      return await this.searchWith(paths, options, true);
+    } finally {
+      this.cachingInUse = false;
+    }
+  }
+
+  private async searchWith(
+    paths: Iterable<string>,
+    options: MatchOptions & { cacheBytes: number; onFile?: (abs: string, resolved: Resolved) => void },
+    useCache: boolean,
+  ): Promise<Result & { plan?: SearchPlan }> {
+    const cache = this.texts;
+    if (useCache) cache.budgetBytes = options.cacheBytes;
+    const plain = useCache ? undefined : this.plainWorker();
+    const workers = plain ? [plain] : this.cachingWorkers();
+    const session = new SearchSession(workers, options, plain ? undefined : (shard) => cache.takeDrops(shard));
+    const inUse = new Set<number>();
+    const epoch = cache.epoch;
+    // What a later search of the same files can reuse: only when every text stays in the cache.
+    let reusable = !plain;
+    const orders: number[][] = workers.map(() => []);
+    const positions: number[][] = workers.map(() => []);
+    let position = 0;
+    const handle = (abs: string, resolved: Resolved): void => {
+      options.onFile?.(abs, resolved);
+      if ('skipped' in resolved) return;
+      const shard = plain ? 0 : resolved.shard;
+      if (resolved.put && !resolved.put.retain) reusable = false;
+      orders[shard]!.push(resolved.handle);
+      positions[shard]!.push(position++);
+      session.add(shard, resolved.handle, resolved.id, resolved.put);
+    };
+    // A file in two scoped folders (configured folders may overlap) is searched once.
+    const seen = new Set<string>();
+    const queue: { abs: string; resolved: Promise<Resolved> }[] = [];
+    try {
+      for (const abs of paths) {
+        if (seen.has(abs)) continue;
+        seen.add(abs);
+        // The warm path: nothing to wait for, no promise per file.
+        const known = useCache && queue.length === 0 ? cache.trusted(abs, inUse) : undefined;
+        if (known) {
+          handle(abs, known);
+          continue;
+        }
+        session.check();
+        const resolved = cache.resolve(abs, inUse, useCache);
+        // Settled later, in order; a rejection is awaited there.
+        resolved.catch(() => {});
+        queue.push({ abs, resolved });
+        if (queue.length >= READ_AHEAD) {
+          const head = queue.shift()!;
+          handle(head.abs, await head.resolved);
+        }
+      }
+      while (queue.length > 0) {
+        session.check();
         const head = queue.shift()!;
         handle(head.abs, await head.resolved);
       }
-    }
-    while (queue.length > 0) {
       session.check();
-      const head = queue.shift()!;
-      handle(head.abs, await head.resolved);
+    } catch (err) {
+      // What the workers hold no longer matches the bookkeeping: they are replaced next time.
+      session.fail(toError(err));
+      await Promise.allSettled(queue.map((q) => q.resolved));
+      session.close();
+      throw err;
     }
-    session.check();
-  } catch (err) {
-    // What the workers hold no longer matches the bookkeeping: they are replaced next time.
-    session.fail(toError(err));
-    await Promise.allSettled(queue.map((q) => q.resolved));
-    session.close();
-    throw err;
-  }
-  try {
-    const result = await session.finish();
-    // Evictions during this search dropped texts it read earlier: nothing to reuse.
-    if (!reusable || cache.epoch !== epoch) return result;
-    return {
-      ...result,
-      plan: { orders: orders.map((o) => Int32Array.from(o)), positions: positions.map((p) => Int32Array.from(p)), group: workers, epoch },
-    };
-  } finally {
-    if (plain) releasePlain(plain);
-  }
-}
-
-/**
- * Run a plan made by an earlier search: no listing, no file checks, only the handles sent.
- * Undefined when the plan no longer fits (the workers were replaced, a text was dropped, or
- * they are busy with another search); the caller then searches the files again.
- */
-export async function searchPlanned(plan: SearchPlan, options: MatchOptions): Promise<Result | undefined> {
-  const cache = searchTextCache;
-  const group = caching;
-  if (cachingInUse || !group || group !== plan.group || cache.epoch !== plan.epoch || group.some((w) => w.dead)) return undefined;
-  cachingInUse = true;
-  try {
-    const session = new SearchSession(group, options, (shard) => cache.takeDrops(shard));
-    plan.orders.forEach((order, shard) => session.sendPlanned(shard, order, plan.positions[shard]!));
-    return await session.finish();
-  } finally {
-    cachingInUse = false;
-  }
-}
-
-/**
- * Match in-memory texts (no cache): the files the iterator yields, a batch at a time.
- * Throws SearchTimeoutError when the deadline passes.
- */
-export async function matchLines(files: AsyncIterable<SearchFile>, options: MatchOptions): Promise<Result> {
-  const worker = plainWorker();
-  const session = new SearchSession([worker], options);
-  let handle = 1;
-  try {
-    for await (const file of files) {
-      session.check();
-      session.add(0, handle++, file.id, { text: file.text, retain: false });
+    try {
+      const result = await session.finish();
+      // Evictions during this search dropped texts it read earlier: nothing to reuse.
+      if (!reusable || cache.epoch !== epoch) return result;
+      return {
+        ...result,
+        plan: { orders: orders.map((o) => Int32Array.from(o)), positions: positions.map((p) => Int32Array.from(p)), group: workers, epoch },
+      };
+    } finally {
+      if (plain) this.releasePlain(plain);
     }
-  } catch (err) {
-    session.fail(toError(err));
-    session.close();
-    throw err;
   }
-  try {
-    return await session.finish();
-  } finally {
-    releasePlain(worker);
+
+  /**
+   * Run a plan made by an earlier search: no listing, no file checks, only the handles sent.
+   * Undefined when the plan no longer fits (the workers were replaced, a text was dropped, or
+   * they are busy with another search); the caller then searches the files again.
+   */
+  async searchPlanned(plan: SearchPlan, options: MatchOptions): Promise<Result | undefined> {
+    const cache = this.texts;
+    const group = this.caching;
+    if (this.cachingInUse || !group || group !== plan.group || cache.epoch !== plan.epoch || group.some((w) => w.dead)) return undefined;
+    this.cachingInUse = true;
+    try {
+      const session = new SearchSession(group, options, (shard) => cache.takeDrops(shard));
+      plan.orders.forEach((order, shard) => session.sendPlanned(shard, order, plan.positions[shard]!));
+      return await session.finish();
+    } finally {
+      this.cachingInUse = false;
+    }
+  }
+
+  /**
+   * Match in-memory texts (no cache): the files the iterator yields, a batch at a time.
+   * Throws SearchTimeoutError when the deadline passes.
+   */
+  async matchLines(files: AsyncIterable<SearchFile>, options: MatchOptions): Promise<Result> {
+    const worker = this.plainWorker();
+    const session = new SearchSession([worker], options);
+    let handle = 1;
+    try {
+      for await (const file of files) {
+        session.check();
+        session.add(0, handle++, file.id, { text: file.text, retain: false });
+      }
+    } catch (err) {
+      session.fail(toError(err));
+      session.close();
+      throw err;
+    }
+    try {
+      return await session.finish();
+    } finally {
+      this.releasePlain(worker);
+    }
   }
 }

@@ -1,12 +1,12 @@
 import path from 'node:path';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
-import { MAX_SEARCH_FILE_BYTES, type Resolved, onInvalidate, trustOf } from './file-cache.js';
+import { MAX_SEARCH_FILE_BYTES, type Resolved } from './file-cache.js';
 import { scopeProjects, pastSummariesFor } from './past-meetings.js';
 import { filesOfProject, findProject, listProjectFolders } from './project-files.js';
 import { translateDotNetRegex } from './regex.js';
-import { type SearchPattern, type SearchPlan, SearchTimeoutError, searchFiles, searchPattern, searchPlanned } from './search-worker.js';
-import { Vault } from '../vault/vault.js';
+import type { PlanCounts } from './search-plans.js';
+import { type SearchPattern, SearchTimeoutError, searchPattern } from './search-worker.js';
 import type { ToolContext } from './types.js';
 
 /**
@@ -35,44 +35,11 @@ async function scopedPaths(ctx: ToolContext, scope: string[], summaries: Set<str
   return out;
 }
 
-interface Counts {
-  files: number;
-  summaries: number;
-  large: number;
-}
-
 /**
- * Warm searches of a scope the daemon's watcher covers reuse the previous search's plan (which
- * files, in which worker, in which order): no listing, no per-file work on this thread. Any
- * event in the projects or summaries folders drops the vault's plans.
+ * Warm searches of a scope the daemon's watcher covers reuse the previous search's plan
+ * (search-plans.ts): no listing, no per-file work on this thread.
  */
-interface CachedPlan {
-  plan: SearchPlan;
-  counts: Counts;
-  madeAt: number;
-}
-
-const MAX_PLANS = 8;
-const plans = new WeakMap<Vault, Map<string, CachedPlan>>();
-
-function plansOf(vault: Vault): Map<string, CachedPlan> {
-  let map = plans.get(vault);
-  if (!map) {
-    const created = new Map<string, CachedPlan>();
-    plans.set(vault, (map = created));
-    const roots = [vault.layout.folders.Projects, vault.layout.folders.Summaries];
-    onInvalidate(vault, (p) => {
-      if (roots.some((root) => Vault.isInside(root, p) || Vault.isInside(p, root))) created.clear();
-    });
-  }
-  return map;
-}
-
-/** The plans of this scope may be kept: the watcher reports every change to what they cover. */
-function plannable(ctx: ToolContext): boolean {
-  const trust = trustOf(ctx.vault);
-  return trust.covers(ctx.vault.layout.folders.Projects) && trust.covers(ctx.vault.layout.folders.Summaries);
-}
+type Counts = PlanCounts;
 
 export const search = defineTool({
   name: 'search',
@@ -91,14 +58,14 @@ export const search = defineTool({
     const timeoutMs = ctx.searchTimeoutMs ?? ctx.settings.Agent.SearchTimeoutSeconds * 1000;
     const maxResults = ctx.searchMaxResults ?? ctx.settings.Agent.SearchMaxResults;
     const options = { patterns, maxResults, timeoutMs, deadline: Date.now() + timeoutMs, signal: ctx.signal };
-    const trust = trustOf(ctx.vault);
+    const { watch: trust, plans, search: pool } = ctx.caches;
     const planKey = JSON.stringify([scope, ctx.meeting.summaryPath]);
-    const known = plannable(ctx) ? plansOf(ctx.vault).get(planKey) : undefined;
+    const known = plans.get(planKey);
     let counts: Counts = { files: 0, summaries: 0, large: 0 };
     let result;
     try {
       if (known && trust.now() - known.madeAt <= trust.maxTrustMs) {
-        result = await searchPlanned(known.plan, options);
+        result = await pool.searchPlanned(known.plan, options);
         counts = known.counts;
       }
       if (!result) {
@@ -109,19 +76,14 @@ export const search = defineTool({
           if ('handle' in resolved) counts[summaries.has(abs) ? 'summaries' : 'files']++;
           else if (resolved.skipped === 'large') counts.large++;
         };
-        const full = await searchFiles(ctx.vault, await scopedPaths(ctx, scope, summaries), {
+        const full = await pool.searchFiles(await scopedPaths(ctx, scope, summaries), {
           ...options,
           cacheBytes: ctx.settings.Agent.SearchCacheMegabytes * 1024 * 1024,
           onFile,
         });
         result = full;
         // Not when a file event came in meanwhile: the plan might predate it.
-        if (full.plan && plannable(ctx) && trust.invalidations === invalidations) {
-          const map = plansOf(ctx.vault);
-          map.delete(planKey);
-          map.set(planKey, { plan: full.plan, counts, madeAt });
-          if (map.size > MAX_PLANS) map.delete(map.keys().next().value!);
-        }
+        if (full.plan && plans.usable && trust.invalidations === invalidations) plans.set(planKey, { plan: full.plan, counts, madeAt });
       }
     } catch (err) {
       if (err instanceof SearchTimeoutError) {

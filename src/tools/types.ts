@@ -5,6 +5,7 @@ import type { MeetingArtifacts } from '../vault/meeting.js';
 import type { Vault } from '../vault/vault.js';
 import type { ToolSchema } from '../agent/types.js';
 import type { PastSummaryIndex } from './past-index.js';
+import type { RunCaches } from './run-caches.js';
 
 /** What one run's tools share: the meeting they are bound to and the services they use. */
 export interface ToolContext {
@@ -17,8 +18,10 @@ export interface ToolContext {
   /** Mutable run state the pipeline reads after the loop. */
   run: RunState;
   signal?: AbortSignal;
-  /** Summary notes' frontmatter, shared between runs (the daemon keeps one for its lifetime). */
+  /** Summary notes' frontmatter, shared between runs: `caches.pastSummaries` unless given. */
   pastSummaries: PastSummaryIndex;
+  /** What the runs of this vault share (search workers and texts, plans, the index): run-caches.ts. */
+  caches: RunCaches;
   /** Cap on one tool result in characters; longer reads are cut at a line boundary. Default 60 000. */
   maxResultChars?: number;
   /** Overrides `Agent.SearchTimeoutSeconds` (milliseconds). */

@@ -21,6 +21,9 @@ export interface StatsLike {
   isSymbolicLink(): boolean;
   size: number;
   mtimeMs: number;
+  /** Change time and inode: what `utimes` cannot set back (file-version.ts). */
+  ctimeMs: number;
+  ino: number;
   mode: number;
   /** Owner and group (absent on filesystems without them): whose write bit applies. */
   uid?: number;

@@ -8,9 +8,8 @@ import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { summarizeMeeting } from '../../src/pipeline.js';
-import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import { createToolContext, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
-import { closeSearchWorkers } from '../../src/tools/search-worker.js';
+import { RunCaches } from '../../src/tools/run-caches.js';
 import type { ToolResult } from '../../src/agent/types.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { nodeFs } from '../../src/vault/fs.js';
@@ -40,6 +39,7 @@ let vaultDir: string;
 let outside: string;
 let vault: Vault;
 let registry: ToolRegistry;
+let caches: RunCaches | undefined;
 let outsideBefore: Map<string, string>;
 let n = 0;
 
@@ -78,8 +78,10 @@ beforeAll(async () => {
   const config = resolveConfig({ MeetingAssistant: { VaultPath: vaultDir, Agent: { SearchTimeoutSeconds: 1 } } });
   vault = new Vault(nodeFs, config.layout);
   const abs = (rel: string) => path.join(vaultDir, rel);
+  caches = new RunCaches(vault);
   registry = createToolRegistry(
     createToolContext({
+      caches,
       vault,
       settings: config.settings,
       meeting: {
@@ -93,7 +95,6 @@ beforeAll(async () => {
         attendees: ['Alice', 'Bob'],
         projects: ['Alpha', 'Beta'],
       },
-      pastSummaries: new PastSummaryIndex(vault),
       searchTimeoutMs: 1000,
     }),
   );
@@ -101,7 +102,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await closeSearchWorkers();
+  caches?.close();
   if (root) rmSync(root, { recursive: true, force: true });
 });
 

@@ -46,7 +46,7 @@ describe('scripted server', () => {
     expect(message.content).toBe('hello');
     expect(message.tool_calls?.map((c) => c.type === 'function' && c.function.name)).toEqual(['a', 'b']);
     expect(message.tool_calls?.[0]?.id).toBe('c1');
-    expect((message.tool_calls?.[1] as unknown as { function: { arguments: unknown } }).function.arguments).toEqual({ y: 2 });
+    expect((message.tool_calls?.[1] as unknown as { function: { arguments: unknown } } | undefined)?.function.arguments).toEqual({ y: 2 });
     expect(out.choices[0]!.finish_reason).toBe('tool_calls');
     expect(out.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 3 });
     expect(server.requests[0]).toMatchObject({ method: 'POST', path: '/v1/chat/completions', kind: 'chat', seq: 0 });

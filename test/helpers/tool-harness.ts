@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { createToolContext, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
-import { PastSummaryIndex } from '../../src/tools/past-index.js';
+import { RunCaches } from '../../src/tools/run-caches.js';
 import type { ToolContext } from '../../src/tools/types.js';
 import type { ToolResult } from '../../src/agent/types.js';
 import type { MeetingArtifacts } from '../../src/vault/meeting.js';
@@ -102,6 +102,20 @@ export interface Harness {
   snapshot(): Promise<Map<string, string>>;
 }
 
+/** Every harness owns its caches (as a command would); a test file ends their threads in afterAll. */
+const created = new Set<RunCaches>();
+function ownCaches(vault: Vault): RunCaches {
+  const caches = new RunCaches(vault);
+  created.add(caches);
+  return caches;
+}
+
+/** Close the caches of every harness made so far: worker threads end, nothing is held. */
+export function closeHarnessCaches(): void {
+  for (const caches of created) caches.close();
+  created.clear();
+}
+
 export function harness(
   options: {
     /** Files over the base set; `null` removes one. */
@@ -120,7 +134,7 @@ export function harness(
     vault,
     settings: config.settings,
     meeting: artifacts(options.meeting),
-    pastSummaries: new PastSummaryIndex(vault),
+    caches: ownCaches(vault),
     ...options.ctx,
   });
   const registry = createToolRegistry(ctx);

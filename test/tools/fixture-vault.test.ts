@@ -1,9 +1,8 @@
 import { afterAll, expect, it } from 'vitest';
-import { closeSearchWorkers } from '../../src/tools/search-worker.js';
 import { describeVault, FIXTURE_VAULTS, readVaultFiles } from '../helpers/fixture-vaults.js';
-import { harness } from '../helpers/tool-harness.js';
+import { closeHarnessCaches, harness } from '../helpers/tool-harness.js';
 
-afterAll(closeSearchWorkers);
+afterAll(closeHarnessCaches);
 
 /**
  * The project tools on whole real-world vaults, each copied whole (every file, not only

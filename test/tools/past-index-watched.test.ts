@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { invalidate, trustWatcher } from '../../src/tools/file-cache.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import { countFsCalls } from '../helpers/memfs.js';
 import { harness, summaryNote } from '../helpers/tool-harness.js';
@@ -11,7 +10,7 @@ const titles = async (index: PastSummaryIndex) => (await index.all()).map((s) =>
 describe("past summary index with the daemon's watcher trusted", () => {
   it('a warm query lists no folder and stats no file', async () => {
     const h = harness();
-    trustWatcher(h.vault, [SUMMARIES]);
+    h.ctx.caches.watch.trust([SUMMARIES]);
     // The index the tools of this run use.
     const index = h.ctx.pastSummaries;
     expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
@@ -23,8 +22,8 @@ describe("past summary index with the daemon's watcher trusted", () => {
 
   it('re-reads only what the watcher reports: a changed, an added and a deleted summary', async () => {
     const h = harness();
-    trustWatcher(h.vault, [SUMMARIES]);
-    const index = new PastSummaryIndex(h.vault);
+    h.ctx.caches.watch.trust([SUMMARIES]);
+    const index = new PastSummaryIndex(h.vault, h.ctx.caches.watch);
     await index.all();
     await h.fs.writeFile(`${SUMMARIES}/2026-11-20 Gamma Plan.md`, summaryNote('Gamma Plan 2', '2026-11-20', ['Gamma']));
     await h.fs.writeFile(`${SUMMARIES}/2026-11-27 New.md`, summaryNote('New', '2026-11-27', ['Alpha']));
@@ -32,7 +31,7 @@ describe("past summary index with the daemon's watcher trusted", () => {
     // Nothing reported yet: the index still answers from memory.
     expect(await titles(index)).toEqual(['Beta Review', 'Gamma Plan', 'Alpha Sync']);
     const counts = countFsCalls(h.vault.fs);
-    for (const file of ['2026-11-20 Gamma Plan.md', '2026-11-27 New.md', '2026-11-16 Beta Review.md']) invalidate(h.vault, `${SUMMARIES}/${file}`);
+    for (const file of ['2026-11-20 Gamma Plan.md', '2026-11-27 New.md', '2026-11-16 Beta Review.md']) h.ctx.caches.watch.invalidate(`${SUMMARIES}/${file}`);
     expect(await titles(index)).toEqual(['Gamma Plan 2', 'Alpha Sync', 'New']);
     expect(counts.readdir).toBe(0);
     expect(counts.readFile).toBe(2);
@@ -40,20 +39,20 @@ describe("past summary index with the daemon's watcher trusted", () => {
 
   it('an event for the folder makes it walk the folder again', async () => {
     const h = harness();
-    trustWatcher(h.vault, [SUMMARIES]);
-    const index = new PastSummaryIndex(h.vault);
+    h.ctx.caches.watch.trust([SUMMARIES]);
+    const index = new PastSummaryIndex(h.vault, h.ctx.caches.watch);
     await index.all();
     await h.fs.mkdir(`${SUMMARIES}/2025`, { recursive: true });
     await h.fs.writeFile(`${SUMMARIES}/2025/Old.md`, summaryNote('Old', '2025-01-01', ['Alpha']));
-    invalidate(h.vault, `${SUMMARIES}/2025`);
+    h.ctx.caches.watch.invalidate(`${SUMMARIES}/2025`);
     expect(await titles(index)).toContain('Old');
   });
 
   it("the tools' own writes are seen at once, and PastSummaryIndex#invalidate reaches every cache of the vault", async () => {
     const h = harness();
-    trustWatcher(h.vault, [SUMMARIES]);
-    const shared = PastSummaryIndex.forVault(h.vault);
-    const other = new PastSummaryIndex(h.vault);
+    h.ctx.caches.watch.trust([SUMMARIES]);
+    const shared = h.ctx.caches.pastSummaries;
+    const other = new PastSummaryIndex(h.vault, h.ctx.caches.watch);
     await Promise.all([shared.all(), other.all()]);
     await h.vault.write(`${SUMMARIES}/2026-11-20 Gamma Plan.md`, summaryNote('Gamma Plan 2', '2026-11-20', ['Gamma']));
     expect(await titles(other)).toContain('Gamma Plan 2');
@@ -66,8 +65,8 @@ describe("past summary index with the daemon's watcher trusted", () => {
   it('walks and checks every file again once the last walk is older than maxTrustMs (events can be missed)', async () => {
     const h = harness();
     let now = 5_000_000;
-    trustWatcher(h.vault, [SUMMARIES], { maxTrustMs: 300_000, clock: () => new Date(now) });
-    const index = new PastSummaryIndex(h.vault);
+    h.ctx.caches.watch.trust([SUMMARIES], { maxTrustMs: 300_000, clock: () => new Date(now) });
+    const index = new PastSummaryIndex(h.vault, h.ctx.caches.watch);
     await index.all();
     await h.fs.writeFile(`${SUMMARIES}/2026-11-27 Missed.md`, summaryNote('Missed', '2026-11-27', ['Alpha']));
     expect(await titles(index)).not.toContain('Missed');

@@ -1,19 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../../src/config.js';
-import { invalidate, trustWatcher } from '../../src/tools/file-cache.js';
-import { closeSearchWorkers, searchTextCache } from '../../src/tools/search-worker.js';
+import type { TrustOptions } from '../../src/tools/file-cache.js';
 import { countFsCalls } from '../helpers/memfs.js';
-import { type Harness, harness } from '../helpers/tool-harness.js';
+import { type Harness, closeHarnessCaches, harness } from '../helpers/tool-harness.js';
 
-afterAll(closeSearchWorkers);
+afterAll(closeHarnessCaches);
 
 const PROJECTS = '/vault/Projects';
 const SUMMARIES = '/vault/Meetings/Summaries';
 const NOTES = '/vault/Projects/Alpha/notes.md';
 
 /** The daemon's wiring: its watcher covers the projects and the summaries. */
-function watched(h: Harness, options: Parameters<typeof trustWatcher>[2] = {}): void {
-  trustWatcher(h.vault, [PROJECTS, SUMMARIES], options);
+function watched(h: Harness, options: TrustOptions = {}): void {
+  h.ctx.caches.watch.trust([PROJECTS, SUMMARIES], options);
 }
 
 /**
@@ -68,7 +67,7 @@ describe('search keeps the files it searched in memory', () => {
     // Same size, so only the event can tell.
     await h.fs.writeFile(NOTES, 'Alpha line 1\nAlpha LINE 2\nAlpha line 3\n');
     expect(await lines(h, 'LINE')).toEqual(['No matches in Alpha, Beta (3 project files, 2 past summaries searched).']);
-    invalidate(h.vault, NOTES);
+    h.ctx.caches.watch.invalidate(NOTES);
     expect(await lines(h, 'LINE')).toEqual(['1 matching line in Alpha, Beta (3 project files, 2 past summaries searched):', 'Projects/Alpha/notes.md:2:Alpha LINE 2']);
   });
 
@@ -90,7 +89,7 @@ describe('search keeps the files it searched in memory', () => {
     await lines(h, 'Alpha');
     await h.fs.mkdir('/vault/Projects/Alpha/new', { recursive: true });
     await h.fs.writeFile('/vault/Projects/Alpha/new/idea.md', 'a brand new idea\n');
-    invalidate(h.vault, '/vault/Projects/Alpha/new');
+    h.ctx.caches.watch.invalidate('/vault/Projects/Alpha/new');
     expect(await lines(h, 'brand new')).toContain('Projects/Alpha/new/idea.md:1:a brand new idea');
   });
 
@@ -116,8 +115,8 @@ describe('search keeps the files it searched in memory', () => {
       const found = await lines(h, '^needle');
       expect(found[0]).toBe('40 matching lines in Alpha, Beta (43 project files, 2 past summaries searched):');
       expect(found.slice(1)).toEqual(expected);
-      expect(searchTextCache.bytes).toBeLessThanOrEqual(budget);
-      expect(searchTextCache.bytes).toBeGreaterThan(0);
+      expect(h.ctx.caches.search.texts.bytes).toBeLessThanOrEqual(budget);
+      expect(h.ctx.caches.search.texts.bytes).toBeGreaterThan(0);
     }
   });
 
@@ -132,9 +131,9 @@ describe('search keeps the files it searched in memory', () => {
   it('a runaway pattern ends the caching workers; the next search reads the files again and is right', async () => {
     const h = harness({ files: { 'Projects/Alpha/evil.md': `${'a'.repeat(40)}!\n` }, ctx: { searchTimeoutMs: ROOMY_MS } });
     await lines(h, 'Ship');
-    expect(searchTextCache.size).toBeGreaterThan(0);
+    expect(h.ctx.caches.search.texts.size).toBeGreaterThan(0);
     expect((await runaway(h)).content).toMatch(/^Error: the search ran longer than 0.4 s/);
-    expect(searchTextCache.size).toBe(0);
+    expect(h.ctx.caches.search.texts.size).toBe(0);
     const counts = countFsCalls(h.vault.fs);
     expect(await lines(h, 'Ship')).toContain('Projects/Alpha/docs/decisions.md:2:Ship v2 in December');
     expect(counts.readFile).toBe(6);

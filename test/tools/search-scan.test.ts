@@ -1,8 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { translateDotNetRegex } from '../../src/tools/regex.js';
-import { type SearchFile, closeSearchWorkers, matchLines, scannable, searchPattern } from '../../src/tools/search-worker.js';
+import { FileWatch } from '../../src/tools/file-cache.js';
+import { type SearchFile, SearchWorkerPool, scannable, searchPattern } from '../../src/tools/search-worker.js';
+import { memoryVault } from '../helpers/memfs.js';
 
-afterAll(closeSearchWorkers);
+const pool = new SearchWorkerPool(new FileWatch(memoryVault()));
+afterAll(() => pool.close());
 
 /**
  * The worker scans whole texts for candidate lines and confirms each on the line alone; these
@@ -29,7 +32,7 @@ async function scanned(files: SearchFile[], keywords: string[]): Promise<{ lines
   async function* all(): AsyncGenerator<SearchFile> {
     yield* files;
   }
-  const result = await matchLines(all(), {
+  const result = await pool.matchLines(all(), {
     patterns: keywords.map((k) => searchPattern(k, translateDotNetRegex(k))),
     maxResults: 1_000_000,
     timeoutMs: 10_000,

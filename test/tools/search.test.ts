@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { closeSearchWorkers } from '../../src/tools/search-worker.js';
-import { SUMMARY, harness, summaryNote } from '../helpers/tool-harness.js';
+import { SUMMARY, closeHarnessCaches, harness, summaryNote } from '../helpers/tool-harness.js';
 
-afterAll(closeSearchWorkers);
+afterAll(closeHarnessCaches);
 
 describe('search', () => {
   it('finds matches in the scoped project files and in past summaries of the same projects, as path:line:text', async () => {

@@ -1,0 +1,118 @@
+import { releaseTokenizer } from '../agent/tokens.js';
+import type { Vault } from '../vault/vault.js';
+import { FileWatch } from './file-cache.js';
+import { PastSummaryIndex } from './past-index.js';
+import { SearchPlans } from './search-plans.js';
+import { SearchWorkerPool } from './search-worker.js';
+
+/**
+ * The caches the runs of one vault share, with an owner and a lifetime (docs/design.md §4,
+ * §8). The daemon or a command creates one (runtime.ts) and hands it to every run; nothing
+ * below keeps a cache in module state. Each part is bounded: the search's texts by
+ * `Agent.SearchCacheMegabytes`, its threads by the pool's size, its plans by `MAX_PLANS`,
+ * the past-summary index by the summaries folder, the token counts by their own small bound.
+ *
+ * Lifetime: what the runs built is let go once nothing used it for `idleMs` (default a
+ * minute) while no run holds it: the worker threads end, the texts, plans and index are
+ * dropped and the tokenizer's table is unloaded. The next run builds them again (a cold
+ * search, one walk of the summaries folder). The watch (the watcher's trust and the
+ * invalidations) lives as long as the owner.
+ */
+
+export interface IdleTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: IdleTimers = {
+  // An idle timer must not keep a command's process alive.
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+export const DEFAULT_IDLE_RELEASE_MS = 60_000;
+
+export interface RunCachesOptions {
+  /** How long unused and unheld before the release. Default one minute. */
+  idleMs?: number;
+  timers?: IdleTimers;
+  /** Caching search workers (default: two on a multi-core machine). */
+  searchShards?: number;
+  /** Told after each idle release (the daemon logs it). */
+  onRelease?: () => void;
+}
+
+export class RunCaches {
+  readonly watch: FileWatch;
+  readonly search: SearchWorkerPool;
+  readonly plans: SearchPlans;
+  readonly pastSummaries: PastSummaryIndex;
+  /** Releases so far (tests read it). */
+  releases = 0;
+  private holds = 0;
+  private timer: unknown;
+  private closed = false;
+  private readonly idleMs: number;
+  private readonly timers: IdleTimers;
+  private readonly onRelease: (() => void) | undefined;
+
+  constructor(
+    readonly vault: Vault,
+    options: RunCachesOptions = {},
+  ) {
+    this.idleMs = options.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
+    this.timers = options.timers ?? realTimers;
+    this.onRelease = options.onRelease;
+    this.watch = new FileWatch(vault);
+    this.search = new SearchWorkerPool(this.watch, options.searchShards ? { shards: options.searchShards } : {});
+    this.plans = new SearchPlans(this.watch);
+    this.pastSummaries = new PastSummaryIndex(vault, this.watch);
+  }
+
+  /** A run begins: nothing is released until the function returned is called (once). */
+  hold(): () => void {
+    this.holds++;
+    this.cancelTimer();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.holds--;
+      this.touch();
+    };
+  }
+
+  /** The caches were used: the idle period starts again (when no run holds them). */
+  touch(): void {
+    this.cancelTimer();
+    if (this.holds > 0 || this.closed) return;
+    this.timer = this.timers.setTimeout(() => {
+      this.timer = undefined;
+      if (this.holds > 0) return;
+      this.release();
+      this.onRelease?.();
+    }, this.idleMs);
+  }
+
+  /** Let go of what the runs built now. */
+  release(): void {
+    this.cancelTimer();
+    this.releases++;
+    this.search.close();
+    this.plans.clear();
+    this.pastSummaries.clear();
+    releaseTokenizer();
+  }
+
+  /** The owner stops (daemon shutdown, the end of a command): release, and no timer again. */
+  close(): void {
+    this.closed = true;
+    this.release();
+  }
+
+  private cancelTimer(): void {
+    if (this.timer === undefined) return;
+    this.timers.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
