@@ -38,7 +38,10 @@ async function noteOf(vault: Vault, value: string): Promise<string> {
     if (err instanceof LinkError && err.kind === 'dangling') {
       throw new ToolError(`there is no meeting note or summary ${JSON.stringify(value)}; list_meetings shows the paths.`);
     }
-    throw err instanceof LinkError ? new ToolError(err.message) : err;
+    // `[[2026-11-30 Sync]]` names the meeting note, its summary and its transcript alike: the meeting it is.
+    const meetings = err instanceof LinkError && err.kind === 'ambiguous' ? err.candidates.filter((c) => vault.kindOf(vault.abs(c)) === 'meeting') : [];
+    if (meetings.length !== 1) throw err instanceof LinkError ? new ToolError(err.message) : err;
+    abs = vault.abs(meetings[0]!);
   }
   // A note that is a symbolic link to somewhere outside the vault is not read.
   const [real, root] = await Promise.all([realLocation(vault.fs, abs), vault.fs.realpath(vault.root).catch(() => vault.root)]);

@@ -25,7 +25,7 @@ const DATE = '(\\d{4}-\\d{2}-\\d{2})';
 const TASKS_DUE = new RegExp(`\\s*(?:📅|📆|🗓️?)\\s*${DATE}`, 'u');
 const TASKS_DONE = new RegExp(`\\s*✅\\s*${DATE}`, 'u');
 /** Dataview inline fields, `[key:: value]` or `(key:: value)`. */
-const FIELD = (key: string): RegExp => new RegExp(`\\s*[[(]${key}::\\s*([^\\])]*?)\\s*[\\])]`, 'iu');
+const FIELD = (key: string): RegExp => new RegExp(`\\s*[[(]${key}::\\s*((?:\\[\\[[^\\]]*\\]\\]|[^\\])])*?)\\s*[\\])]`, 'iu');
 /** Plain: `(by 2026-12-03)`, `(due 2026-12-03)`, `due: 2026-12-03`. */
 const PLAIN_DUE = new RegExp(`\\s*\\(?(?:by|due:?|until|bis)\\s+${DATE}\\)?`, 'iu');
 /** `Alice: …`, `**Alice**: …`, `[[Alice]]: …`, `@Alice: …` — a name of at most four words. */
@@ -58,9 +58,13 @@ export function parseActionItems(body: string, firstLine = 1): ActionItem[] {
 
 function itemOf(raw: string, line: number, checked: boolean): ActionItem {
   let text = raw;
-  let due: string | undefined;
-  let owner: string | undefined;
   let done = checked;
+  // `~~struck through~~` is how a plain list marks an item as done.
+  const struck = /^~~(.*)~~$/.exec(text.trim());
+  if (struck) {
+    done = true;
+    text = struck[1]!.trim();
+  }
   const take = (re: RegExp): string | undefined => {
     const m = re.exec(text);
     if (!m) return undefined;
@@ -68,22 +72,18 @@ function itemOf(raw: string, line: number, checked: boolean): ActionItem {
     return m[1]?.trim() || undefined;
   };
   if (take(TASKS_DONE) !== undefined) done = true;
-  due = take(TASKS_DUE) ?? take(FIELD('due')) ?? take(PLAIN_DUE);
-  owner = take(FIELD('owner')) ?? take(FIELD('assignee'));
+  let due = take(TASKS_DUE) ?? take(FIELD('due')) ?? take(PLAIN_DUE);
+  let owner = take(FIELD('owner')) ?? take(FIELD('assignee'));
   if (take(FIELD('completion')) !== undefined) done = true;
   if (owner === undefined) {
     const m = OWNER_PREFIX.exec(text);
     if (m) {
-      owner = (m[1] ?? m[2])!.trim();
+      owner = m[1] !== undefined ? `[[${m[1]}]]` : m[2]!.trim();
       text = text.slice(m[0].length);
     }
   }
-  owner = owner?.replace(/^\[\[([^\]|]+)(?:\|[^\]]*)?\]\]$/, '$1').replace(/^@/, '');
-  // `~~struck through~~` is how a plain list marks an item as done.
-  if (/^~~.*~~$/.test(text)) {
-    done = true;
-    text = text.slice(2, -2).trim();
-  }
+  // `[[People/Bob|Bob]]` is Bob, as attendees are (vault/meeting.ts nameList).
+  owner = owner?.replace(/^\[\[(?:[^\]|]*\/)?([^\]|/]+)(?:\|[^\]]*)?\]\]$/, '$1').replace(/^@/, '');
   if (due !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(due)) due = undefined;
   return { line, done, owner: owner || undefined, due, text: text.trim() };
 }
