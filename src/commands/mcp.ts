@@ -2,6 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import pino from 'pino';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { createMeetingsServer } from '../mcp/server.js';
+import { watchMeetingFolders } from '../mcp/watch.js';
 import { closeSearchWorkers } from '../tools/search-worker.js';
 import { statIfExists } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
@@ -12,7 +13,8 @@ import { CliError, type CommandDeps, EXIT_OK, EXIT_USAGE, type GlobalOptions, lo
  * `mcp`: the meetings as an MCP server on stdin/stdout (docs/design.md §10), until the client
  * closes stdin or a signal stops it. stdout carries the protocol only: the log goes to stderr
  * (MCP clients keep it in their own log), whatever `Logging.File` says. Nothing is written to
- * the vault, not even the state folder: no daemon runtime, no HTTP token.
+ * the vault, not even the state folder: no daemon runtime, no HTTP token. The meeting folders
+ * are watched (mcp/watch.ts), so that warm calls read nothing that did not change.
  */
 export async function mcp(opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
   const deps = withDefaults(given);
@@ -23,6 +25,7 @@ export async function mcp(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   }
   const log = createLoggerFromConfig(config, { destination: pino.destination({ fd: 2, sync: true }) });
   const server = createMeetingsServer({ vault, settings: config.settings, log, version: packageVersion() });
+  const watcher = await watchMeetingFolders(vault, log);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
@@ -34,6 +37,7 @@ export async function mcp(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   log.info({ vault: vault.root }, 'MCP server ready on stdio');
   await closed;
   await server.close().catch(() => undefined);
+  watcher.close();
   await closeSearchWorkers();
   log.info('MCP server stopped');
   await flushLogger(log);

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { ToolError } from '../tools/errors.js';
 import { translateDotNetRegex } from '../tools/regex.js';
-import { SearchTimeoutError, searchFiles, searchPattern } from '../tools/search-worker.js';
+import { SearchTimeoutError, searchFiles, searchPattern, searchPlanned } from '../tools/search-worker.js';
+import { trustOf } from '../tools/file-cache.js';
+import type { Scope } from './search-plans.js';
 import { inRange, newestFirst, parseRange } from './filters.js';
 import type { MeetingIndex } from './meeting-index.js';
 import { defineMcpTool } from './tool.js';
@@ -29,7 +31,7 @@ interface ScopeArgs {
 }
 
 /** The files to search, in result order. Failure reports are no summaries of anything and are left out. */
-async function scopedFiles(index: MeetingIndex, args: ScopeArgs): Promise<{ files: string[]; summaries: number; transcripts: number }> {
+async function scopedFiles(index: MeetingIndex, args: ScopeArgs): Promise<Scope> {
   const range = parseRange(args);
   const keys = new Set((args.projects ?? []).map((p) => p.trim().toLowerCase()).filter((p) => p !== ''));
   const wanted = (projects: readonly string[]): boolean => keys.size === 0 || projects.some((p) => keys.has(p.toLowerCase()));
@@ -77,21 +79,27 @@ export const searchMeetings = defineMcpTool({
     in: z.enum(['summaries', 'transcripts', 'all']).optional().describe('What to search: summaries (default), transcripts, or all.'),
     limit: z.number().int().min(1).max(2000).optional().describe('At most this many lines (default 100).'),
   },
-  async handler(args, { index, vault, settings }, signal) {
+  async handler(args, { index, vault, settings, plans }, signal) {
     const pattern = searchPattern(args.query, translateDotNetRegex(args.query));
-    const { files, summaries, transcripts } = await scopedFiles(index, args);
     const limit = args.limit ?? 100;
     const timeoutMs = settings.Agent.SearchTimeoutSeconds * 1000;
+    const options = { patterns: [pattern], maxResults: limit, timeoutMs, deadline: Date.now() + timeoutMs, signal };
+    const key = JSON.stringify([args.projects ?? [], args.from ?? '', args.to ?? '', args.in ?? 'summaries']);
+    const trust = trustOf(vault);
     let result;
+    let scope: Scope;
     try {
-      result = await searchFiles(vault, files, {
-        patterns: [pattern],
-        maxResults: limit,
-        timeoutMs,
-        deadline: Date.now() + timeoutMs,
-        signal,
-        cacheBytes: settings.Agent.SearchCacheMegabytes * 1024 * 1024,
-      });
+      const known = plans.get(key);
+      result = known ? await searchPlanned(known.plan, options) : undefined;
+      if (known && result) scope = known.scope;
+      else {
+        const madeAt = trust.now();
+        const invalidations = trust.invalidations;
+        scope = await scopedFiles(index, args);
+        const full = await searchFiles(vault, scope.files, { ...options, cacheBytes: settings.Agent.SearchCacheMegabytes * 1024 * 1024 });
+        if (full.plan) plans.set(key, full.plan, scope, madeAt, invalidations);
+        result = full;
+      }
     } catch (err) {
       if (err instanceof SearchTimeoutError) {
         throw new ToolError(
@@ -101,6 +109,7 @@ export const searchMeetings = defineMcpTool({
       }
       throw err;
     }
+    const { summaries, transcripts } = scope;
     const where = `${summaries} summaries and ${transcripts} transcripts`;
     if (result.count === 0) return `No matches in ${where}.`;
     const lines = result.matches.map((m) => `${m.file}:${m.line}:${m.text}`);

@@ -10,6 +10,7 @@ import { listMeetings } from './list-meetings.js';
 import { MeetingIndex } from './meeting-index.js';
 import { readMeeting } from './read-meeting.js';
 import { searchMeetings } from './search-meetings.js';
+import { SearchPlans } from './search-plans.js';
 import type { McpContext, McpTool } from './tool.js';
 
 /**
@@ -33,7 +34,7 @@ const INSTRUCTIONS =
 
 export function createMeetingsServer(options: MeetingsServerOptions): McpServer {
   const server = new McpServer({ name: 'meeting-assistant', version: options.version }, { instructions: INSTRUCTIONS });
-  const ctx: McpContext = { vault: options.vault, settings: options.settings, log: options.log, index: new MeetingIndex(options.vault) };
+  const ctx: McpContext = { vault: options.vault, settings: options.settings, log: options.log, index: new MeetingIndex(options.vault), plans: new SearchPlans(options.vault) };
   register(server, listMeetings, ctx);
   register(server, readMeeting, ctx);
   register(server, searchMeetings, ctx);

@@ -3,12 +3,15 @@ import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Vault } from '../vault/vault.js';
 import type { MeetingIndex } from './meeting-index.js';
+import type { SearchPlans } from './search-plans.js';
 
 /** What every MCP tool gets: the vault read through the vault layer, its index, the settings. */
 export interface McpContext {
   vault: Vault;
   settings: Settings;
   index: MeetingIndex;
+  /** search_meetings' plans, kept for the server's life. */
+  plans: SearchPlans;
   log: Logger;
 }
 

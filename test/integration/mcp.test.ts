@@ -66,6 +66,15 @@ async function ok(s: Session, name: string, args: Record<string, unknown> = {}):
   return r.text;
 }
 
+/** Poll `check` until it holds, or fail at the deadline. */
+async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 function parsed<T>(text: string): T {
   return JSON.parse(text) as T;
 }
@@ -272,12 +281,15 @@ describe('meeting-assistant mcp, while others write the vault', () => {
       appendFileSync(file, '- [ ] Erin: order the cake 📅 2026-12-01\n');
       // A sync tool that writes new bytes and sets the old modification time back.
       utimesSync(file, atime, mtime);
-      expect(parsed<Items>(await ok(s, 'list_action_items', { owner: 'Erin' })).items.map((i) => i.text)).toEqual(['order the cake']);
+      // The server's watcher reports the change: the next calls see it (polled, the event is asynchronous).
+      const erin = async () => parsed<Items>(await ok(s, 'list_action_items', { owner: 'Erin' })).items.map((i) => i.text);
+      await until(async () => (await erin()).length > 0, 'the changed summary to be seen');
+      expect(await erin()).toEqual(['order the cake']);
       writeFileSync(path.join(vault, 'Meetings', '2026-12-24 Party.md'), '---\ntitle: Party\nstart_time: 2026-12-24T18:00:00+01:00\nattendees: [Erin]\n---\n');
       rmSync(path.join(vault, 'Meetings', `${UNDATED}.md`));
-      const titles = parsed<Listed>(await ok(s, 'list_meetings')).meetings.map((m) => m.title);
-      expect(titles[0]).toBe('Party');
-      expect(titles).not.toContain('Undated chat');
+      const titles = async () => parsed<Listed>(await ok(s, 'list_meetings')).meetings.map((m) => m.title);
+      await until(async () => (await titles())[0] === 'Party' && !(await titles()).includes('Undated chat'), 'the new and the deleted meeting to be seen');
+      expect(await titles()).not.toContain('Undated chat');
       expect(await ok(s, 'search_meetings', { query: 'cake' })).toContain(`Meetings/Summaries/${REVIEW}.md:13:- [ ] Erin: order the cake`);
     } finally {
       await s.close();
