@@ -72,15 +72,9 @@ export class MeetingIndex {
     const note = frontmatterOf(this.vault, abs, text);
     if (!note) return undefined;
     const { data } = note;
-    const startTime = scalar(data.start_time);
     return {
-      abs,
-      rel: this.vault.rel(abs),
-      title: scalar(data.title),
-      startTime,
-      startMs: startTime === undefined ? NaN : Date.parse(startTime),
+      ...this.common(abs, data),
       attendees: nameList(data.attendees),
-      projects: nameList(data.projects),
       summaryLink: scalar(data.summary),
       transcriptLink: scalar(data.transcript),
     };
@@ -90,6 +84,16 @@ export class MeetingIndex {
     const note = frontmatterOf(this.vault, abs, text);
     if (!note) return undefined;
     const { data } = note;
+    return {
+      ...this.common(abs, data),
+      status: scalar(data.status),
+      meetingLink: scalar(data.meeting),
+      actionItems: parseActionItems(note.body, note.bodyStartLine),
+    };
+  }
+
+  /** What meeting notes and summaries both carry (a summary copies them from its meeting note). */
+  private common(abs: string, data: Record<string, unknown>): Pick<MeetingNote, 'abs' | 'rel' | 'title' | 'startTime' | 'startMs' | 'projects'> {
     const startTime = scalar(data.start_time);
     return {
       abs,
@@ -98,9 +102,6 @@ export class MeetingIndex {
       startTime,
       startMs: startTime === undefined ? NaN : Date.parse(startTime),
       projects: nameList(data.projects),
-      status: scalar(data.status),
-      meetingLink: scalar(data.meeting),
-      actionItems: parseActionItems(note.body, note.bodyStartLine),
     };
   }
 
