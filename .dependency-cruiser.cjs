@@ -14,6 +14,8 @@ const LAYERS = [
   { name: 'commands', units: ['commands/'] },
   { name: 'daemon and command helpers', units: ['daemon/', 'doctor/', 'service/', 'example-vault.ts'] },
   { name: 'runtime and pipeline', units: ['runtime.ts', 'pipeline.ts'] },
+  // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
+  { name: 'mcp server', units: ['mcp/'] },
   { name: 'tools, agent and audit', units: ['tools/', 'agent/', 'audit.ts'] },
   { name: 'vault and log', units: ['vault/', 'log.ts'] },
   { name: 'config', units: ['config.ts'] },
@@ -70,6 +72,12 @@ const PEERS = [
     from: ['daemon/'],
     to: ['doctor/', 'service/', 'example-vault.ts'],
     why: 'the daemon runs without the command-line helpers',
+  },
+  {
+    name: 'only-commands-start-the-mcp-server',
+    from: ['daemon/', 'doctor/', 'service/', 'example-vault.ts', 'runtime.ts', 'pipeline.ts'],
+    to: ['mcp/'],
+    why: 'the MCP server is a command of its own (meeting-assistant mcp), read-only, apart from the daemon and its runs',
   },
   {
     name: 'command-helpers-apart-from-daemon',

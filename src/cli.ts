@@ -39,7 +39,7 @@ function withConfig(cmd: Command): Command {
   return cmd.option('--config <file>', 'config file (default ./config.json, else $XDG_CONFIG_HOME/meeting-assistant/config.json)');
 }
 
-/** run, summarize, retry, status: the daemon and one-off runs. */
+/** run, summarize, retry, status, mcp: the daemon, one-off runs and the meetings' MCP server. */
 function addRunCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('run'))
     .description('run the daemon in the foreground (what the services start)')
@@ -60,6 +60,10 @@ function addRunCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('status'))
     .description("meetings and their states, newest first; the daemon's queue when it runs")
     .action(act(async (opts: GlobalOptions) => (await import('./commands/status.js')).status(opts, deps())));
+
+  withConfig(program.command('mcp'))
+    .description('serve the meetings to MCP clients (Claude Desktop, LM Studio, …) on stdin/stdout; read-only')
+    .action(act(async (opts: GlobalOptions) => (await import('./commands/mcp.js')).mcp(opts, deps())));
 }
 
 /** session start | state | stop: what recorders and transcribers call. */

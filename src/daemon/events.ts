@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { DirectoryWatcher } from './dir-watch.js';
+import { DirectoryWatcher } from '../vault/dir-watch.js';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { isTempFile } from '../vault/fs.js';

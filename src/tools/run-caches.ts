@@ -65,7 +65,8 @@ export class RunCaches {
     this.onRelease = options.onRelease;
     this.watch = new FileWatch(vault);
     this.search = new SearchWorkerPool(this.watch, options.searchShards ? { shards: options.searchShards } : {});
-    this.plans = new SearchPlans(this.watch);
+    const { Projects, Summaries } = vault.layout.folders;
+    this.plans = new SearchPlans(this.watch, [Projects, Summaries]);
     this.pastSummaries = new PastSummaryIndex(vault, this.watch);
   }
 

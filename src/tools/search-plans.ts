@@ -3,11 +3,13 @@ import type { FileWatch } from './file-cache.js';
 import type { SearchPlan } from './search-worker.js';
 
 /**
- * Warm searches of a scope the daemon's watcher covers reuse the previous search's plan (which
- * files, in which worker, in which order): no listing, no per-file work on the main thread.
- * Any event in the projects or summaries folders drops every plan; at most `MAX_PLANS` are
- * kept (the least recently made dropped first), and the owner (run-caches.ts) drops them all
- * when it releases what runs built.
+ * Warm searches of a scope the watcher covers reuse the previous search's plan (which files, in
+ * which worker, in which order): no listing, no per-file work on the main thread. Any event in
+ * the folders the plans cover drops every plan, and so does the trust's age (`maxTrustMs`); at
+ * most `MAX_PLANS` are kept (the least recently made dropped first), and the owner
+ * (run-caches.ts) drops them all when it releases what runs built. The agent's `search` keeps
+ * the counts it reports with a plan (projects and summaries folders); the MCP server's
+ * `search_meetings` keeps its scope (meeting, summary and transcript folders).
  */
 
 export interface PlanCounts {
@@ -16,38 +18,44 @@ export interface PlanCounts {
   large: number;
 }
 
-export interface CachedPlan {
+export interface CachedPlan<C = PlanCounts> {
   plan: SearchPlan;
-  counts: PlanCounts;
+  /** What the caller reports with the plan's results. */
+  counts: C;
   madeAt: number;
 }
 
 export const MAX_PLANS = 8;
 
-export class SearchPlans {
-  private readonly plans = new Map<string, CachedPlan>();
+export class SearchPlans<C = PlanCounts> {
+  private readonly plans = new Map<string, CachedPlan<C>>();
 
+  /** @param folders absolute folders whose files the plans may cover. */
   constructor(
     readonly watch: FileWatch,
+    private readonly folders: readonly string[],
     private readonly max = MAX_PLANS,
   ) {
-    const { Projects, Summaries } = watch.vault.layout.folders;
     watch.onInvalidate((p) => {
-      if ([Projects, Summaries].some((root) => Vault.isInside(root, p) || Vault.isInside(p, root))) this.plans.clear();
+      if (folders.some((root) => Vault.isInside(root, p) || Vault.isInside(p, root))) this.plans.clear();
     });
   }
 
   /** Plans may be kept: the watcher reports every change to what they cover. */
   get usable(): boolean {
-    const { Projects, Summaries } = this.watch.vault.layout.folders;
-    return this.watch.covers(Projects) && this.watch.covers(Summaries);
+    return this.folders.every((folder) => this.watch.covers(folder));
   }
 
-  get(key: string): CachedPlan | undefined {
-    return this.usable ? this.plans.get(key) : undefined;
+  get(key: string): CachedPlan<C> | undefined {
+    const known = this.usable ? this.plans.get(key) : undefined;
+    if (known && this.watch.now() - known.madeAt > this.watch.maxTrustMs) {
+      this.plans.delete(key);
+      return undefined;
+    }
+    return known;
   }
 
-  set(key: string, plan: CachedPlan): void {
+  set(key: string, plan: CachedPlan<C>): void {
     this.plans.delete(key);
     this.plans.set(key, plan);
     if (this.plans.size > this.max) this.plans.delete(this.plans.keys().next().value!);

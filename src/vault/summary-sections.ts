@@ -80,18 +80,18 @@ export function codeOfName(name: string): string | undefined {
 }
 
 /** `- [ ] text`, `* [x] text`, `1. [ ] text`: what Obsidian's Tasks and Dataview plugins read as tasks. */
-const TASK_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]\]\s+\S/;
-const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(.*\S)/;
-const HEADING = /^#{1,6}\s+(.*?)\s*#*\s*$/;
-const FENCE = /^\s*(```|~~~)/;
+export const TASK_LINE = /^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]\]\s+\S/;
+export const LIST_ITEM = /^\s*(?:[-*+]|\d+[.)])\s+(.*\S)/;
+export const HEADING = /^#{1,6}\s+(.*?)\s*#*\s*$/;
+export const FENCE = /^\s*(```|~~~)/;
 /** An item saying there is nothing: "None.", "Keine.", "Aucune", "n/a". */
-const NOTHING = /^(?:none|nothing|n\/a|-+|keine?|nichts|aucune?|rien|ninguno|ninguna|nada|nessuno|nessuna|nenhum|nenhuma|geen|inga|ingen|brak)\.?$/i;
+export const NOTHING = /^(?:none|nothing|n\/a|-+|keine?|nichts|aucune?|rien|ninguno|ninguna|nada|nessuno|nessuna|nenhum|nenhuma|geen|inga|ingen|brak)\.?$/i;
 
 /**
  * Headings under which plain bullets are action items: every built-in "Next steps" heading,
  * and the usual names a template gives the section.
  */
-const ACTION_HEADING = new RegExp(
+export const ACTION_HEADING = new RegExp(
   `^(?:${Object.values(LANGUAGES)
     .map((l) => l.headings.nextSteps.toLowerCase())
     .join('|')}|action items?|actions?|commitments?|to-?dos?|tasks|follow-?ups?|aufgaben|todo)\\b`,

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DirectoryWatcher } from '../../src/daemon/dir-watch.js';
+import { DirectoryWatcher } from '../../src/vault/dir-watch.js';
 import { type VaultEvent, type VaultEventSource, watchVault } from '../../src/daemon/events.js';
 import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';

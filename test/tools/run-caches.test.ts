@@ -106,8 +106,9 @@ describe('the runs’ caches have an owner and a lifetime (docs/design.md §8)',
 
   it('plans are bounded: the oldest is dropped past MAX_PLANS', () => {
     const { caches } = setup();
-    const plans = new SearchPlans(caches.watch);
-    const plan = { plan: { orders: [], positions: [], group: [], epoch: 0 }, counts: { files: 0, summaries: 0, large: 0 }, madeAt: 0 };
+    const { Projects, Summaries } = caches.vault.layout.folders;
+    const plans = new SearchPlans(caches.watch, [Projects, Summaries]);
+    const plan = { plan: { orders: [], positions: [], group: [], epoch: 0 }, counts: { files: 0, summaries: 0, large: 0 }, madeAt: caches.watch.now() };
     for (let i = 0; i < MAX_PLANS + 3; i++) plans.set(`scope ${i}`, plan);
     expect(plans.size).toBe(MAX_PLANS);
     expect(plans.get('scope 0')).toBeUndefined();
