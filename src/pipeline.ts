@@ -6,6 +6,8 @@ import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { conversationStart } from './agent/conversation-start.js';
 import type { RunProgress } from './agent/progress.js';
+import type { EndpointGate } from './agent/retry.js';
+import { unreachableAdvice } from './agent/endpoint-wait.js';
 import { fixedTokens, messagesTokens } from './agent/tokens.js';
 import { type ContextRoom, contextRoom, notesForLongTranscript } from './agent/transcript-notes.js';
 import { ModelError, type ModelClient } from './agent/types.js';
@@ -45,6 +47,8 @@ export interface PipelineDeps {
   clock?: Clock;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The daemon's wait for an endpoint that does not answer (docs/design.md §2); absent: such a run fails. */
+  endpoint?: EndpointGate;
   /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
   onProgress?: (runId: string, event: RunProgress) => void;
 }
@@ -214,6 +218,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     delayMs: settings.Reconnect.DelaySeconds * 1000,
     sleep: deps.sleep,
     stopWaiting: options.stopWaiting,
+    endpoint: deps.endpoint,
   };
   let { firstMessage } = start;
   const notes = await notesForLongTranscript({
@@ -347,7 +352,7 @@ async function finishContext(
 
 function failureDetails(err: unknown): FailureDetails {
   if (err instanceof ModelError) {
-    return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts };
+    return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts, ...unreachableAdvice(err) };
   }
   if (err instanceof AgentError) return { type: `AgentError (${err.kind})`, message: err.message };
   if (err instanceof Error) return { type: err.name || 'Error', message: err.message };

@@ -270,7 +270,7 @@ export async function reportEndpointProblems(config: AppConfig, log: Logger, dep
     }
     log.warn(
       { endpoint, model: config.settings.Endpoint.Model, check: problem.name },
-      `the model endpoint is not ready, meetings will fail until it is: ${problem.detail}. ${problem.fix ?? ''}`.trim(),
+      `the model endpoint is not ready, ${problem.name === 'endpoint' && problem.detail.includes('/models') && !/answered/.test(problem.detail) ? 'runs wait until it answers' : 'meetings will fail until it is'}: ${problem.detail}. ${problem.fix ?? ''}`.trim(),
     );
     return problem;
   } catch (err) {

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import type { ProgressSink } from './progress.js';
 import { SUMMARY_REMINDER } from './prompt.js';
-import { withRetry } from './retry.js';
+import { type EndpointGate, withRetry } from './retry.js';
 import { estimateRequestTokens } from './tokens.js';
 import {
   type Message,
@@ -56,7 +56,7 @@ export interface AgentLoopOptions {
   firstMessage: string;
   maxTurns: number;
   maxOutputTokens: number;
-  retry: { attempts: number; delayMs: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+  retry: { attempts: number; delayMs: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; endpoint?: EndpointGate | undefined };
   context?: ContextController;
   /** True once the summary note has been written in this run. */
   summaryWritten: () => boolean;
@@ -193,6 +193,7 @@ async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: 
       attempts: options.retry.attempts,
       delayMs: options.retry.delayMs,
       sleep: options.retry.sleep,
+      endpoint: options.retry.endpoint,
       log: options.log,
       signal: options.signal,
       stopWaiting: options.stopWaiting,

@@ -17,6 +17,7 @@ import { type Job, type QueueStatus, RunQueue, type StopResult } from './queue.j
 import { Reconciler, type ScanResult } from './reconcile.js';
 import { createNotifier, type Notifier } from './notify.js';
 import { RunBoard } from './run-board.js';
+import { createEndpointWaiter, type EndpointWaitSettings } from './endpoint-wait.js';
 import { RunHistory } from './run-history.js';
 import { createJobRunner, type PipelineFns } from './run-job.js';
 import { serveHttp } from './serve.js';
@@ -56,6 +57,8 @@ export interface DaemonOptions {
   notifier?: Notifier;
   /** Where the daemon's timestamps come from; default the system clock. */
   clock?: Clock;
+  /** The pauses of the wait for an endpoint that does not answer (tests make them short). */
+  endpointWait?: EndpointWaitSettings;
 }
 
 export interface DaemonStatus {
@@ -124,13 +127,16 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   const startedAt = clock();
   let stopping = false;
 
-  const { tracker, board, queue, enqueue, reconciler } = await assembleWork(config, options, runtime);
+  // The failure reports an unreachable endpoint caused are looked for once it answers again.
+  const rescan = { now: (): void => undefined };
+  const { tracker, board, queue, enqueue, reconciler, endpoint } = await assembleWork(config, options, runtime, () => rescan.now());
   const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock });
+  rescan.now = () => void intake.reconcile(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan });
   try {
-    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping });
+    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping, endpointDownSince: () => endpoint.status().downSince });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
     throw err;
@@ -156,7 +162,11 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     log,
     queue,
     instance,
-    begin: () => void (stopping = true),
+    begin: () => {
+      stopping = true;
+      // A run waiting for the endpoint stops at once and resumes at next start.
+      endpoint.close();
+    },
     closeIntake,
     settled: () => intake.settled(),
   });
@@ -184,7 +194,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
 }
 
 /** What turns jobs into runs: the queue, its runner and its history, and what finds the jobs. */
-async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: Runtime) {
+async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: Runtime, onEndpointBack: () => void) {
   const settings = config.settings;
   const log = options.log;
   const { vault } = runtime;
@@ -196,11 +206,21 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
   vault.onWrite((p, content) => tracker.noteOwnWrite(p, content));
   const board = new RunBoard(new RunHistory(vault, log));
   await board.history.load();
+  // Once the endpoint answers again, the failure reports it caused are retried (docs/design.md §2).
+  const endpoint = createEndpointWaiter(config, {
+    log,
+    clock: clockOf(options),
+    onBackUp: () => {
+      reconciler.endpointAnswersAgain();
+      onEndpointBack();
+    },
+    ...(options.endpointWait && { settings: options.endpointWait }),
+  });
   const notifier = options.notifier ?? createNotifier({ settings: settings.Notify, log, vaultName: path.basename(vault.root) });
   const runJob = createJobRunner({
     vault,
     log,
-    pipelineDeps: runtime.pipeline,
+    pipelineDeps: { ...runtime.pipeline, endpoint },
     pipeline: options.pipeline ?? defaultPipeline,
     board,
     notifier,
@@ -223,7 +243,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     isQueued: (key) => queue.has(key),
     remember: (p, facts) => tracker.remember(p, facts),
   });
-  return { tracker, board, queue, enqueue, reconciler };
+  return { tracker, board, queue, enqueue, reconciler, endpoint };
 }
 
 function daemonStatus(s: {
