@@ -37,13 +37,15 @@ export interface ContextController {
   limitToolResult?(content: string, tool: string, calls: number): string;
 }
 
-export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated';
+export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated' | 'no-tool-calls';
 
 /** The agent ended without doing its job (not an endpoint failure: those are ModelErrors). */
 export class AgentError extends MeetingAssistantError {
   constructor(
     readonly kind: AgentErrorKind,
     message: string,
+    /** `no-tool-calls`: the model's last answer, kept in the context note (docs/design.md §2). */
+    readonly lastAnswer?: string,
   ) {
     super(message, false);
   }
@@ -98,6 +100,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   const reminded = new Set<string>();
   let overflowRetried = false;
   let truncations = 0;
+  let calledTools = false;
 
   for (;;) {
     if (signal?.aborted) throw new ModelError('the run was aborted', { kind: 'aborted' });
@@ -152,11 +155,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     });
 
     if (response.toolCalls.length > 0) {
+      calledTools = true;
       await runToolCalls(options, conversation, response.toolCalls);
       continue;
     }
 
-    const reminder = reminderOnStop(options, reminded, turns);
+    const reminder = reminderOnStop(options, reminded, turns, calledTools ? undefined : response.content);
     if (reminder === undefined) return { turns, finalText: response.content, conversation };
     reminded.add(reminder);
     conversation.messages.push({ role: 'user', content: reminder });
@@ -167,8 +171,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
  * The model answered without tool calls: undefined when the run may end, else what it is told
  * first (once each: the same reminder needed twice fails the run).
  */
-function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>, turn: number): string | undefined {
+function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>, turn: number, textOnly: string | undefined): string | undefined {
   if (!options.summaryWritten()) {
+    if (reminded.has(SUMMARY_REMINDER) && textOnly !== undefined) {
+      // docs/design.md §2: many small local models have no tool calling at all.
+      throw new AgentError('no-tool-calls', 'the model answered in text without ever calling a tool, even after a reminder', textOnly);
+    }
     if (reminded.has(SUMMARY_REMINDER)) throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
     options.log.info({ turn }, 'model stopped without write_summary: reminding it once');
     return SUMMARY_REMINDER;
