@@ -19,6 +19,7 @@ import { staleSummaryReminder } from './tools/speaker-names.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
 import { readNote } from './vault/frontmatter.js';
+import { endTimeOf } from './vault/end-time.js';
 import { isNotFound } from './vault/fs.js';
 import {
   BrokenMeetingError,
@@ -185,7 +186,7 @@ async function beginRun({ deps: { vault }, artifacts, audit, log, now }: Meeting
   await createContextNote(vault, artifacts, { state: 'summarizing' });
   const contextNote = await readNote(vault, artifacts.contextPath);
   await setContextState(vault, artifacts.contextPath, 'summarizing', {
-    ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
+    ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), now()) } : {}),
   });
 }
 
