@@ -2,6 +2,7 @@ import type { Logger } from '../log.js';
 import type { ProgressSink } from './progress.js';
 import { SUMMARY_REMINDER } from './prompt.js';
 import { type EndpointGate, withRetry } from './retry.js';
+import { logTurn } from './turn-line.js';
 import { estimateRequestTokens } from './tokens.js';
 import {
   type Message,
@@ -118,6 +119,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     turns++;
     options.onProgress?.({ kind: 'turn', turn: turns, maxTurns: options.maxTurns });
     let response: ModelResponse;
+    const turnStarted = Date.now();
     try {
       response = await sendTurn(options, request, turns);
     } catch (err) {
@@ -156,9 +158,11 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
 
     if (response.toolCalls.length > 0) {
       calledTools = true;
-      await runToolCalls(options, conversation, response.toolCalls);
+      const failed = await runToolCalls(options, conversation, response.toolCalls);
+      logTurn(log, turns, response, Date.now() - turnStarted, failed);
       continue;
     }
+    logTurn(log, turns, response, Date.now() - turnStarted);
 
     const reminder = reminderOnStop(options, reminded, turns, calledTools ? undefined : response.content);
     if (reminder === undefined) return { turns, finalText: response.content, conversation };
@@ -208,7 +212,7 @@ async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: 
       label: `turn ${turn}`,
     },
   );
-  options.log.info(
+  options.log.debug(
     {
       turn,
       attempt,
@@ -224,13 +228,16 @@ async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: 
 }
 
 /** Each call run in order, its result (cut to the context's budget) appended to the conversation. */
-async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[]): Promise<void> {
+async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[]): Promise<boolean[]> {
   const { tools, context } = options;
+  const failed: boolean[] = [];
   for (const call of calls) {
     const result = await tools.call(call);
+    failed.push(result.isError);
     const content = context?.limitToolResult ? context.limitToolResult(result.content, call.name, calls.length) : result.content;
     conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
   }
+  return failed;
 }
 
 /** Tokens in use after a response: the server's own count when it reports one, else our estimate. */
