@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, localClockTime, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { authHeaders, baseUrl } from './endpoint-check.js';
@@ -91,11 +91,6 @@ function aborted(): ModelError {
   return new ModelError('The wait for the model endpoint was stopped.', { kind: 'aborted', attempts: 0 });
 }
 
-function clockTime(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
-}
-
 export class EndpointWaiter implements EndpointGate {
   #downSince: Date | undefined;
   #nextProbeAt: Date | undefined;
@@ -163,12 +158,12 @@ export class EndpointWaiter implements EndpointGate {
         this.#downSince = now;
         log.warn(
           { endpoint: url, since: now.toISOString(), nextProbeMs: pause },
-          `the model endpoint does not answer (${url}, since ${clockTime(now)}): runs wait and start once it answers; asking again in ${Math.round(pause / 1000)} s, then less often (at most every ${Math.round(maxPause / 60_000)} min)`,
+          `the model endpoint does not answer (${url}, since ${localClockTime(now)}): runs wait and start once it answers; asking again in ${Math.round(pause / 1000)} s, then less often (at most every ${Math.round(maxPause / 60_000)} min)`,
         );
       } else {
         log.info(
           { endpoint: url, since: this.#downSince.toISOString(), nextProbeMs: pause, waiting: this.#waiting },
-          `still waiting for the model endpoint (since ${clockTime(this.#downSince)}, ${this.#waiting} run(s) waiting); asking again in ${Math.round(pause / 1000)} s`,
+          `still waiting for the model endpoint (since ${localClockTime(this.#downSince)}, ${this.#waiting} run(s) waiting); asking again in ${Math.round(pause / 1000)} s`,
         );
       }
       waited = true;

@@ -45,7 +45,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
       if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && clock().getTime() - signalled.at < SAME_CTRL_C_MS) return;
-      log.warn({ signal }, `${signal} again: exiting at once`);
+      log.warn({ signal }, `${signal} again: exiting at once; an unfinished run resumes at the next start`);
       const exit = () => process.exit(IMMEDIATE_EXIT[signal]);
       setTimeout(exit, 500).unref();
       void flushLogger(log).finally(exit);

@@ -70,6 +70,8 @@ export interface DaemonStatus {
   stopping: boolean;
   queue: QueueStatus;
   lastScan: LastScan | undefined;
+  /** The model endpoint as the runs see it: since when it does not answer (docs/design.md §2). */
+  endpoint?: { downSince?: string; waiting: number };
 }
 
 export interface Daemon {
@@ -134,7 +136,10 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   rescan.now = () => void intake.reconcile(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
 
   let http: RunningHttpServer | undefined;
-  const status = (): DaemonStatus => daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan });
+  const status = (): DaemonStatus => ({
+    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }),
+    endpoint: endpointState(endpoint.status()),
+  });
   try {
     http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping, endpointDownSince: () => endpoint.status().downSince });
   } catch (err) {
@@ -271,6 +276,10 @@ function daemonStatus(s: {
     },
     lastScan: s.lastScan,
   };
+}
+
+function endpointState(s: { downSince?: string; waiting: number }): { downSince?: string; waiting: number } {
+  return { ...(s.downSince !== undefined && { downSince: s.downSince }), waiting: s.waiting };
 }
 
 function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHttpServer | undefined): void {

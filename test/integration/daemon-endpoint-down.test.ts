@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { freePort, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
@@ -88,5 +88,21 @@ describe('daemon process: the model server starts after the daemon', () => {
     const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Old.md')?.status === 'done', 'the retried summary');
     expect(daemon.logs.some((l) => l.msg === 'retry queued: Meetings/Summaries/Old.md' && l.trigger === 'endpoint')).toBe(true);
+  }, 40_000);
+
+  it('`retry` handed to a daemon that waits for the endpoint says so, then prints the real outcome once it answers', async () => {
+    const { setup, port } = await downSetup();
+    setup.write('Meetings/Cli.md', meetingNote('Cli', 'context: "[[Meetings/Context/Cli]]"\nsummary: "[[Meetings/Summaries/Cli]]"\n'));
+    setup.write('Meetings/Transcripts/Cli.md', transcriptNote('Cli', 'finished'));
+    setup.write('Meetings/Context/Cli.md', '---\ntitle: Cli\nmeeting: "[[Meetings/Cli]]"\nstate: error\n---\n');
+    setup.write('Meetings/Summaries/Cli.md', '---\nmeeting: "[[Meetings/Cli]]"\nstatus: failed\nretry: false\n---\n# Summary failed: Cli\n');
+    const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
+    const retried = runCli(['retry', 'Meetings/Summaries/Cli.md', '--config', setup.configPath], { timeoutMs: 30_000 });
+    // Long enough for the command's polls (every 250 ms) to see the wait: three more probes.
+    await waitFor(() => daemon.logs.filter((l) => String(l.msg).startsWith('still waiting for the model endpoint')).length >= 3, 'three more probes');
+    await startLate(port);
+    const out = await retried;
+    expect(out.stderr).toMatch(/the model endpoint does not answer \(since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\): the daemon waits for it/);
+    expect({ code: out.code, stdout: out.stdout }).toEqual({ code: 0, stdout: 'summary: Meetings/Summaries/Cli.md\n' });
   }, 40_000);
 });
