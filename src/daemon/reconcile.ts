@@ -1,9 +1,9 @@
 import cron from 'node-cron';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import { RETRY_WHEN_ENDPOINT } from '../vault/summary.js';
 import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
+import { EndpointReports } from './endpoint-reports.js';
 import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from './locate.js';
 import type { Job } from './queue.js';
 import { factsFromData, isRetryRequested, type NoteFacts } from './triggers.js';
@@ -68,8 +68,11 @@ export class Reconciler {
    */
   private readonly attempted = new Map<string, string>();
 
+  private readonly endpointReports: EndpointReports;
+
   constructor(private readonly options: ReconcileOptions) {
     this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
+    this.endpointReports = new EndpointReports(options.vault, this.heads);
   }
 
   /**
@@ -184,7 +187,7 @@ export class Reconciler {
     if (!head?.ok) return undefined;
     const facts = factsFromData(head.data);
     this.options.remember?.(summary, facts);
-    const forEndpoint = !isRetryRequested(facts) && waitsForEndpoint(head.data);
+    const forEndpoint = !isRetryRequested(facts) && (await this.endpointReports.waitsForEndpoint(summary, head.data));
     if (!isRetryRequested(facts) && !(forEndpoint && !this.endpointRetried.has(summary))) return undefined;
     if (forEndpoint) this.endpointRetried.add(summary);
     const meeting = await meetingOfNote(vault, summary, heads).catch(() => undefined);
@@ -211,10 +214,6 @@ export class Reconciler {
   forget(key: string): void {
     this.attempted.delete(key);
   }
-}
-
-function waitsForEndpoint(data: Record<string, unknown>): boolean {
-  return data.status === 'failed' && typeof data.retry_when === 'string' && data.retry_when.trim() === RETRY_WHEN_ENDPOINT;
 }
 
 export interface Schedule {

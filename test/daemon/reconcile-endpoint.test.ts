@@ -10,14 +10,14 @@ import { Vault } from '../../src/vault/vault.js';
 const config = testConfig();
 const report = (extra: string) => `---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: false\nfailed_at: 2026-12-02T09:00:00Z\n${extra}---\n# Summary failed: A\n`;
 
-function setup(extra: string) {
+function setup(extra: string, body = '') {
   const vault = new Vault(
     memoryFs({
       'Meetings/A.md': meetingNote('A', contextAndSummaryLinks('A')),
       'Meetings/Transcripts/A.md': transcriptNote('A', 'finished'),
       // The run failed: `error` keeps the transcript's own trigger away.
       'Meetings/Context/A.md': contextNote('A', 'error'),
-      'Meetings/Summaries/A.md': report(extra),
+      'Meetings/Summaries/A.md': report(extra) + body,
     }),
     config.layout,
   );
@@ -37,5 +37,14 @@ describe('catch-up and failure reports of an unreachable endpoint', () => {
   it('leaves any other failure report to a person', async () => {
     const reconciler = setup('');
     expect((await reconciler.scan({ startup: true })).jobs).toEqual([]);
+  });
+
+  it('knows a report written before retry_when existed by its error section: the endpoint refused the connection', async () => {
+    const legacy =
+      '\n## Error\n\n- Type: ModelError (network)\n- HTTP status: none (no HTTP response)\n- Attempts: 3\n- Message:\n\n```text\n' +
+      'Could not reach the model endpoint http://localhost:11434/v1/chat/completions: fetch failed: connect ECONNREFUSED 127.0.0.1:11434.\n```\n';
+    expect((await setup('', legacy).scan({ startup: true })).jobs.map((j) => j.trigger)).toEqual(['endpoint']);
+    const http500 = legacy.replace('ModelError (network)', 'ModelError (http)');
+    expect((await setup('', http500).scan({ startup: true })).jobs).toEqual([]);
   });
 });
