@@ -6,6 +6,9 @@ import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
 import { conversationStart } from './agent/conversation-start.js';
 import type { RunProgress } from './agent/progress.js';
+import type { EndpointGate } from './agent/retry.js';
+import { unreachableAdvice } from './agent/endpoint-wait.js';
+import { lastAnswerSection, noToolCallsAdvice } from './agent/no-tool-calls.js';
 import { fixedTokens, messagesTokens } from './agent/tokens.js';
 import { type ContextRoom, contextRoom, notesForLongTranscript } from './agent/transcript-notes.js';
 import { ModelError, type ModelClient } from './agent/types.js';
@@ -17,6 +20,7 @@ import { staleSummaryReminder } from './tools/speaker-names.js';
 import type { RunState } from './tools/types.js';
 import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
 import { readNote } from './vault/frontmatter.js';
+import { endTimeOf } from './vault/end-time.js';
 import { isNotFound } from './vault/fs.js';
 import {
   BrokenMeetingError,
@@ -25,6 +29,7 @@ import {
   resolveMeeting,
 } from './vault/meeting.js';
 import { type FailureDetails, type FailureReportInput, isFailureReportText, renderFailureReport } from './vault/summary.js';
+import { keepReplacedSummary, keptSummaryNote } from './vault/replaced-summary.js';
 import type { Vault } from './vault/vault.js';
 import { isExpectedError } from './errors.js';
 
@@ -46,6 +51,8 @@ export interface PipelineDeps {
   clock?: Clock;
   /** Waits between retries; tests inject one that does not wait. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The daemon's wait for an endpoint that does not answer (docs/design.md §2); absent: such a run fails. */
+  endpoint?: EndpointGate;
   /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
   onProgress?: (runId: string, event: RunProgress) => void;
   /** The caches the runs share (tools/run-caches.ts); default: the run's own. */
@@ -182,7 +189,7 @@ async function beginRun({ deps: { vault }, artifacts, audit, log, now }: Meeting
   await createContextNote(vault, artifacts, { state: 'summarizing' });
   const contextNote = await readNote(vault, artifacts.contextPath);
   await setContextState(vault, artifacts.contextPath, 'summarizing', {
-    ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? now().toISOString() } : {}),
+    ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), now()) } : {}),
   });
 }
 
@@ -218,6 +225,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     delayMs: settings.Reconnect.DelaySeconds * 1000,
     sleep: deps.sleep,
     stopWaiting: options.stopWaiting,
+    endpoint: deps.endpoint,
   };
   let { firstMessage } = start;
   const notes = await notesForLongTranscript({
@@ -273,7 +281,7 @@ async function recordSuccess(r: MeetingRun): Promise<RunOutcome> {
 
 async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcome> {
   const { deps, artifacts, log } = r;
-  const details = failureDetails(failure);
+  const details = failureDetails(failure, deps.config.settings.Endpoint.Model);
   const aborted = failure instanceof ModelError && failure.kind === 'aborted';
   if (aborted) log.info({ attempts: details.attempts }, 'run stopped (the daemon is stopping)');
   else log.error({ err: failure, ...details }, 'run failed');
@@ -289,7 +297,7 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
         ? `## Error (${r.now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
           `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
         : '';
-      await finishContext(deps, artifacts, 'error', [audit, errorNote].filter(Boolean).join('\n\n'));
+      await finishContext(deps, artifacts, 'error', [audit, errorNote, lastAnswerSection(failure, r.now())].filter(Boolean).join('\n\n'));
       await forgetJournal(r.audit, log);
     } catch (err) {
       log.error({ err }, 'could not record the failure in the vault');
@@ -349,11 +357,11 @@ async function finishContext(
   }
 }
 
-function failureDetails(err: unknown): FailureDetails {
+function failureDetails(err: unknown, model: string): FailureDetails {
   if (err instanceof ModelError) {
-    return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts };
+    return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts, ...unreachableAdvice(err) };
   }
-  if (err instanceof AgentError) return { type: `AgentError (${err.kind})`, message: err.message };
+  if (err instanceof AgentError) return { type: `AgentError (${err.kind})`, message: err.message, ...noToolCallsAdvice(err, model) };
   if (err instanceof Error) return { type: err.name || 'Error', message: err.message };
   return { type: 'Error', message: String(err) };
 }
@@ -372,11 +380,14 @@ async function writeFailureReport(
   details: FailureDetails,
 ): Promise<void> {
   const { vault } = deps;
-  const report = renderFailureReport(vault, input, details, {
+  // A good summary being regenerated: the report says where the copy is (docs/design.md §1).
+  const kept = await keepReplacedSummary(vault, input.summaryPath);
+  const notes = [...(details.notes ?? []), ...(kept ? [keptSummaryNote(vault, kept, input.summaryPath)] : [])];
+  const report = renderFailureReport(vault, input, { ...details, notes }, {
     retryUrl: deps.retryUrl(vault.rel(input.summaryPath)),
     failedAt: (deps.clock ?? systemClock)(),
   });
-  await vault.replace(input.summaryPath, report, (existing) => !isFailureReportText(existing));
+  await vault.replace(input.summaryPath, report, (existing) => !isFailureReportText(existing) && existing !== kept?.content);
 }
 
 async function failBrokenMeeting(

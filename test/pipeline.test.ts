@@ -362,7 +362,8 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect((await summarizeMeeting(deps, meeting)).status).toBe('done');
     expect(userTexts(server.modelRequests()[1]!).at(-1)).toBe(SUMMARY_REMINDER);
 
-    server.script(text('All done!'), text('Really done.'));
+    // It used a tool, so it can: not the "does not call tools" failure (test/pipeline-failure-reports.test.ts).
+    server.script(tools(call('read_transcript', {})), text('All done!'), text('Really done.'));
     const second = setup();
     const outcome = await summarizeMeeting(second.deps, second.meeting);
     expect(outcome.status).toBe('failed');

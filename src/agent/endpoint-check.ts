@@ -268,9 +268,11 @@ export async function reportEndpointProblems(config: AppConfig, log: Logger, dep
       log.debug({ endpoint, model: config.settings.Endpoint.Model }, 'endpoint check: the endpoint is up and lists the model');
       return undefined;
     }
+    // Nothing answered (not an HTTP error): runs wait for it (docs/design.md §2) rather than fail.
+    const unanswered = problem.name === 'endpoint' && !/ answered /.test(problem.detail);
     log.warn(
       { endpoint, model: config.settings.Endpoint.Model, check: problem.name },
-      `the model endpoint is not ready, meetings will fail until it is: ${problem.detail}. ${problem.fix ?? ''}`.trim(),
+      `the model endpoint is not ready, ${unanswered ? 'runs wait until it answers' : 'meetings will fail until it is'}: ${problem.detail}. ${problem.fix ?? ''}`.trim(),
     );
     return problem;
   } catch (err) {

@@ -1,7 +1,8 @@
 import type { Logger } from '../log.js';
 import type { ProgressSink } from './progress.js';
 import { SUMMARY_REMINDER } from './prompt.js';
-import { withRetry } from './retry.js';
+import { type EndpointGate, withRetry } from './retry.js';
+import { logTurn } from './turn-line.js';
 import { estimateRequestTokens } from './tokens.js';
 import {
   type Message,
@@ -37,13 +38,15 @@ export interface ContextController {
   limitToolResult?(content: string, tool: string, calls: number): string;
 }
 
-export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated';
+export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated' | 'no-tool-calls';
 
 /** The agent ended without doing its job (not an endpoint failure: those are ModelErrors). */
 export class AgentError extends MeetingAssistantError {
   constructor(
     readonly kind: AgentErrorKind,
     message: string,
+    /** `no-tool-calls`: the model's last answer, kept in the context note (docs/design.md §2). */
+    readonly lastAnswer?: string,
   ) {
     super(message, false);
   }
@@ -56,7 +59,7 @@ export interface AgentLoopOptions {
   firstMessage: string;
   maxTurns: number;
   maxOutputTokens: number;
-  retry: { attempts: number; delayMs: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void> };
+  retry: { attempts: number; delayMs: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; endpoint?: EndpointGate | undefined };
   context?: ContextController;
   /** True once the summary note has been written in this run. */
   summaryWritten: () => boolean;
@@ -98,6 +101,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   const reminded = new Set<string>();
   let overflowRetried = false;
   let truncations = 0;
+  let calledTools = false;
 
   for (;;) {
     if (signal?.aborted) throw new ModelError('the run was aborted', { kind: 'aborted' });
@@ -115,6 +119,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     turns++;
     options.onProgress?.({ kind: 'turn', turn: turns, maxTurns: options.maxTurns });
     let response: ModelResponse;
+    const turnStarted = Date.now();
     try {
       response = await sendTurn(options, request, turns);
     } catch (err) {
@@ -152,11 +157,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     });
 
     if (response.toolCalls.length > 0) {
-      await runToolCalls(options, conversation, response.toolCalls);
+      calledTools = true;
+      const failed = await runToolCalls(options, conversation, response.toolCalls);
+      logTurn(log, turns, response, Date.now() - turnStarted, failed);
       continue;
     }
+    logTurn(log, turns, response, Date.now() - turnStarted);
 
-    const reminder = reminderOnStop(options, reminded, turns);
+    const reminder = reminderOnStop(options, reminded, turns, calledTools ? undefined : response.content);
     if (reminder === undefined) return { turns, finalText: response.content, conversation };
     reminded.add(reminder);
     conversation.messages.push({ role: 'user', content: reminder });
@@ -167,8 +175,12 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
  * The model answered without tool calls: undefined when the run may end, else what it is told
  * first (once each: the same reminder needed twice fails the run).
  */
-function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>, turn: number): string | undefined {
+function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>, turn: number, textOnly: string | undefined): string | undefined {
   if (!options.summaryWritten()) {
+    if (reminded.has(SUMMARY_REMINDER) && textOnly !== undefined) {
+      // docs/design.md §2: many small local models have no tool calling at all.
+      throw new AgentError('no-tool-calls', 'the model answered in text without ever calling a tool, even after a reminder', textOnly);
+    }
     if (reminded.has(SUMMARY_REMINDER)) throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
     options.log.info({ turn }, 'model stopped without write_summary: reminding it once');
     return SUMMARY_REMINDER;
@@ -193,13 +205,14 @@ async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: 
       attempts: options.retry.attempts,
       delayMs: options.retry.delayMs,
       sleep: options.retry.sleep,
+      endpoint: options.retry.endpoint,
       log: options.log,
       signal: options.signal,
       stopWaiting: options.stopWaiting,
       label: `turn ${turn}`,
     },
   );
-  options.log.info(
+  options.log.debug(
     {
       turn,
       attempt,
@@ -215,13 +228,16 @@ async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: 
 }
 
 /** Each call run in order, its result (cut to the context's budget) appended to the conversation. */
-async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[]): Promise<void> {
+async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[]): Promise<boolean[]> {
   const { tools, context } = options;
+  const failed: boolean[] = [];
   for (const call of calls) {
     const result = await tools.call(call);
+    failed.push(result.isError);
     const content = context?.limitToolResult ? context.limitToolResult(result.content, call.name, calls.length) : result.content;
     conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });
   }
+  return failed;
 }
 
 /** Tokens in use after a response: the server's own count when it reports one, else our estimate. */

@@ -11,6 +11,23 @@ import { type ModelClient, ModelError } from './types.js';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+/** What the retry policy needs: is the endpoint known down, and a wait until it answers. */
+export interface EndpointGate {
+  /** Since when the endpoint does not answer; undefined while it is not known to be down. */
+  readonly downSince: Date | undefined;
+  /**
+   * Resolves once `GET /models` answers: `true` when it did not answer at first (the run
+   * waited, so the failed try is not counted), `false` when it answered at once (the failure
+   * was something else, counted as usual). Rejects with an aborted ModelError when `signal` fires.
+   */
+  waitUntilUp(signal?: AbortSignal): Promise<boolean>;
+}
+
+/** A failure that may be an endpoint that does not answer at all: the waiter's probe decides. */
+export function mayBeUnreachable(err: ModelError): boolean {
+  return err.kind === 'network' || err.kind === 'timeout';
+}
+
 export interface RetryPolicy {
   /** Retries after the first try (`Reconnect.Attempts`). */
   attempts: number;
@@ -26,6 +43,11 @@ export interface RetryPolicy {
   stopWaiting?: AbortSignal;
   /** Injected in tests; the default waits on a timer and stops when `signal` aborts. */
   sleep?: Sleep;
+  /**
+   * The endpoint's waiter (agent/endpoint-wait.ts), in the daemon: a try that met an endpoint
+   * that does not answer at all waits for it instead of counting (docs/design.md §2).
+   */
+  endpoint?: EndpointGate;
   /** Names the step in log lines, e.g. `summarize Meetings/2024-05-02 Standup.md turn 3`. */
   label?: string;
 }
@@ -41,6 +63,8 @@ export async function withRetry<T>(step: (attempt: number) => Promise<T>, policy
   const waitSignal = anySignal(signal, policy.stopWaiting);
   for (let attempt = 1; ; attempt++) {
     if (signal?.aborted) throw aborted(attempt - 1);
+    // A known-down endpoint is not asked: the run joins the wait first.
+    if (policy.endpoint?.downSince) await waitForEndpoint(policy.endpoint, waitSignal, attempt - 1);
     log.debug({ label, attempt, of: total }, `${label}: attempt ${attempt} of ${total}`);
     let error: ModelError;
     try {
@@ -50,6 +74,12 @@ export async function withRetry<T>(step: (attempt: number) => Promise<T>, policy
     } catch (err) {
       if (!(err instanceof ModelError)) throw err;
       error = err;
+    }
+    if (policy.endpoint && mayBeUnreachable(error) && (await waitForEndpoint(policy.endpoint, waitSignal, attempt - 1))) {
+      // Nothing answered, then the endpoint came up: this try does not count.
+      log.info({ label, attempt }, `${label}: the model endpoint answers again; trying again`);
+      attempt--;
+      continue;
     }
     error.attempts = attempt;
     const what = error.status !== undefined ? `HTTP ${error.status}` : error.kind;
@@ -66,6 +96,16 @@ export async function withRetry<T>(step: (attempt: number) => Promise<T>, policy
       `${label}: attempt ${attempt} of ${total} failed (${what}); retrying in ${waitMs} ms`,
     );
     await waitOrAbort(sleep, waitMs, waitSignal, attempt);
+  }
+}
+
+/** The gate's wait, as a stopped step when the daemon stops (the run resumes at next start). */
+async function waitForEndpoint(gate: EndpointGate, signal: AbortSignal | undefined, attempts: number): Promise<boolean> {
+  try {
+    return await gate.waitUntilUp(signal);
+  } catch (err) {
+    if (err instanceof ModelError && err.kind === 'aborted') throw aborted(attempts);
+    throw err;
   }
 }
 

@@ -9,7 +9,7 @@ import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNot
 import type { Vault } from '../vault/vault.js';
 import { compactionTarget, ContextOverflowError, contextLimitFrom, outputReserve } from './context-window.js';
 import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './notes-condense.js';
-import { type Sleep, withRetry } from './retry.js';
+import { type EndpointGate, type Sleep, withRetry } from './retry.js';
 import { countTokens, estimateRequestTokens, fixedTokens } from './tokens.js';
 import { truncationSuspicion, windowShownByCut } from './truncation.js';
 import { type LineRange, splitAtTurns } from './transcript-parts.js';
@@ -84,7 +84,7 @@ export interface PartProgress {
 
 export interface TranscriptNotesOptions {
   model: ModelClient;
-  retry: { attempts: number; delayMs: number; sleep?: Sleep; stopWaiting?: AbortSignal | undefined };
+  retry: { attempts: number; delayMs: number; sleep?: Sleep; stopWaiting?: AbortSignal | undefined; endpoint?: EndpointGate | undefined };
   log: Logger;
   signal?: AbortSignal;
   room: ContextRoom;

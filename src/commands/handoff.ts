@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { localClockTime } from '../clock.js';
 import type { DaemonInstance } from '../daemon/instance.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
 
@@ -36,6 +37,7 @@ interface QueuedRun {
 
 interface RecentRun extends QueuedRun {
   status?: string;
+  aborted?: boolean;
   message?: string;
   summaryPath?: string;
   startedAt?: string;
@@ -86,6 +88,7 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
   const ours = (r: QueuedRun) => (meeting !== undefined ? r.key === meeting : r.kind === work.kind && r.target === work.note);
   const started = Date.now();
   let lastListed = started;
+  let toldWaiting = false;
   for (;;) {
     let status;
     try {
@@ -94,6 +97,12 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
       throw new CliError(`the daemon (pid ${daemon.pid}) stopped answering before the run finished (${(err as Error).message}); its catch-up resumes the meeting at next start`, EXIT_FAILED);
     }
     const queue = (status.body.queue ?? {}) as { recent?: RecentRun[]; pending?: QueuedRun[]; running?: QueuedRun[] };
+    const downSince = (status.body.endpoint as { downSince?: unknown } | undefined)?.downSince;
+    if (typeof downSince === 'string' && !toldWaiting) {
+      // docs/design.md §2: the run waits for the endpoint instead of failing; say so, not nothing.
+      toldWaiting = true;
+      io.err(`the model endpoint does not answer (since ${localTime(downSince)}): the daemon waits for it and runs ${meeting ?? work.note} once it answers; Ctrl-C leaves it to the daemon`);
+    }
     // The run this command asked for started after it asked (a run already under way is followed by it).
     const run = (queue.recent ?? []).find((r) => ours(r) && (r.startedAt ?? '') >= asked);
     if (run) return report(run, io);
@@ -117,10 +126,20 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
   }
 }
 
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : localClockTime(d);
+}
+
+/** The run's real outcome, as the command would have said it had it run the meeting itself. */
 function report(run: RecentRun, io: Io): number {
   if (run.status === 'done') {
     io.out(`summary: ${run.summaryPath ?? ''}`);
     return EXIT_OK;
+  }
+  if (run.aborted) {
+    io.err('not finished: the daemon stopped during the run; it resumes the meeting at its next start');
+    return EXIT_FAILED;
   }
   io.err(`${run.status === 'skipped' ? 'not run' : 'failed'}: ${run.message ?? 'unknown error'}`);
   if (run.summaryPath) io.err(`failure report: ${run.summaryPath}`);

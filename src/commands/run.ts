@@ -1,5 +1,6 @@
 import { reportEndpointProblems } from '../agent/endpoint-check.js';
 import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
+import { endpointWaitFromEnv } from '../daemon/endpoint-wait.js';
 import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
@@ -55,7 +56,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
       if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && clock().getTime() - signalled.at < SAME_CTRL_C_MS) return;
-      log.warn({ signal }, `${signal} again: exiting at once`);
+      log.warn({ signal }, `${signal} again: exiting at once; an unfinished run resumes at the next start`);
       const exit = () => process.exit(IMMEDIATE_EXIT[signal]);
       setTimeout(exit, 500).unref();
       void flushLogger(log).finally(exit);
@@ -78,7 +79,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   try {
     let daemon;
     try {
-      daemon = await startDaemon(config, { log, fs, clock });
+      daemon = await startDaemon(config, { log, fs, clock, endpointWait: endpointWaitFromEnv(deps.env) });
     } catch (err) {
       if (err instanceof DaemonStartError) {
         log.fatal({ err }, err.message);

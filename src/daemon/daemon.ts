@@ -17,6 +17,7 @@ import { type Job, type QueueStatus, RunQueue, type StopResult } from './queue.j
 import { Reconciler, type ScanResult } from './reconcile.js';
 import { createNotifier, type Notifier } from './notify.js';
 import { RunBoard } from './run-board.js';
+import { createEndpointWaiter, type EndpointWaitSettings } from './endpoint-wait.js';
 import { RunHistory } from './run-history.js';
 import { createJobRunner, type PipelineFns } from './run-job.js';
 import { serveHttp } from './serve.js';
@@ -58,6 +59,8 @@ export interface DaemonOptions {
   clock?: Clock;
   /** The idle release of the runs' caches (tools/run-caches.ts): its delay and timers, for tests. */
   caches?: RunCachesOptions;
+  /** The pauses of the wait for an endpoint that does not answer (tests make them short). */
+  endpointWait?: EndpointWaitSettings;
 }
 
 export interface DaemonStatus {
@@ -69,6 +72,8 @@ export interface DaemonStatus {
   stopping: boolean;
   queue: QueueStatus;
   lastScan: LastScan | undefined;
+  /** The model endpoint as the runs see it: since when it does not answer (docs/design.md §2). */
+  endpoint?: { downSince?: string; waiting: number };
 }
 
 export interface Daemon {
@@ -127,13 +132,19 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   const startedAt = clock();
   let stopping = false;
 
-  const { tracker, board, queue, enqueue, reconciler } = await assembleWork(config, options, runtime);
+  // The failure reports an unreachable endpoint caused are looked for once it answers again.
+  const rescan = { now: (): void => undefined };
+  const { tracker, board, queue, enqueue, reconciler, endpoint } = await assembleWork(config, options, runtime, () => rescan.now());
   const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock, watch: runtime.caches.watch });
+  rescan.now = () => void intake.reconcile(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
 
   let http: RunningHttpServer | undefined;
-  const status = (): DaemonStatus => daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan });
+  const status = (): DaemonStatus => ({
+    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }),
+    endpoint: endpointState(endpoint.status()),
+  });
   try {
-    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping });
+    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping, endpointDownSince: () => endpoint.status().downSince });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
     throw err;
@@ -161,7 +172,11 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     log,
     queue,
     instance,
-    begin: () => void (stopping = true),
+    begin: () => {
+      stopping = true;
+      // A run waiting for the endpoint stops at once and resumes at next start.
+      endpoint.close();
+    },
     closeIntake,
     settled: () => intake.settled(),
   });
@@ -189,7 +204,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
 }
 
 /** What turns jobs into runs: the queue, its runner and its history, and what finds the jobs. */
-async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: Runtime) {
+async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: Runtime, onEndpointBack: () => void) {
   const settings = config.settings;
   const log = options.log;
   const { vault } = runtime;
@@ -201,11 +216,21 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
   vault.onWrite((p, content) => tracker.noteOwnWrite(p, content));
   const board = new RunBoard(new RunHistory(vault, log));
   await board.history.load();
+  // Once the endpoint answers again, the failure reports it caused are retried (docs/design.md §2).
+  const endpoint = createEndpointWaiter(config, {
+    log,
+    clock: clockOf(options),
+    onBackUp: () => {
+      reconciler.endpointAnswersAgain();
+      onEndpointBack();
+    },
+    ...(options.endpointWait && { settings: options.endpointWait }),
+  });
   const notifier = options.notifier ?? createNotifier({ settings: settings.Notify, log, vaultName: path.basename(vault.root) });
   const runJob = createJobRunner({
     vault,
     log,
-    pipelineDeps: runtime.pipeline,
+    pipelineDeps: { ...runtime.pipeline, endpoint },
     pipeline: options.pipeline ?? defaultPipeline,
     board,
     notifier,
@@ -237,7 +262,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     isQueued: (key) => queue.has(key),
     remember: (p, facts) => tracker.remember(p, facts),
   });
-  return { tracker, board, queue, enqueue, reconciler };
+  return { tracker, board, queue, enqueue, reconciler, endpoint };
 }
 
 function daemonStatus(s: {
@@ -265,6 +290,10 @@ function daemonStatus(s: {
     },
     lastScan: s.lastScan,
   };
+}
+
+function endpointState(s: { downSince?: string; waiting: number }): { downSince?: string; waiting: number } {
+  return { ...(s.downSince !== undefined && { downSince: s.downSince }), waiting: s.waiting };
 }
 
 function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHttpServer | undefined): void {

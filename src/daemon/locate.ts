@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { linkTarget, resolveLink, resolveOrPlanLink } from '../vault/links.js';
 import { isOwnNote } from '../vault/meeting.js';
+import { defaultNoteName, defaultNotePath } from '../vault/meeting-paths.js';
 import type { Vault } from '../vault/vault.js';
 import type { HeadCache } from './heads.js';
 import { MeetingAssistantError } from '../errors.js';
@@ -113,12 +114,19 @@ export interface ContextInfo {
   state?: string;
 }
 
+/** A `meeting` link with a folder that names a note other than `meeting` (cheap: no lookup). */
+function namesAnotherMeeting(vault: Vault, link: unknown, meeting: string): boolean {
+  const target = linkTarget(link);
+  if (target === undefined || !target.includes('/')) return false;
+  return vault.abs(target.replace(/^\/+/, '')).toLowerCase() !== meeting.toLowerCase();
+}
+
 /** Where the meeting's context note is and what state it is in. */
 export async function contextOfMeeting(vault: Vault, meeting: string, heads: HeadCache): Promise<ContextInfo> {
   const head = await heads.get(meeting);
   if (!head) throw new LocateError(`the meeting note ${vault.rel(meeting)} does not exist`);
   if (!head.ok) throw new LocateError(head.error);
-  const basename = path.basename(meeting, path.extname(meeting));
+  const basename = defaultNoteName(vault, meeting);
   const link = linkValue(head.data, 'context');
   const describe = async (file: string): Promise<ContextInfo> => {
     const context = await heads.get(file);
@@ -129,10 +137,13 @@ export async function contextOfMeeting(vault: Vault, meeting: string, heads: Hea
     const kind = vault.kindOf(file);
     const confined = kind === 'context' || (kind !== 'meeting' && kind !== 'transcript' && context.ok && isOwnNote('context', context.data));
     if (!confined) return { path: file, exists: false };
+    // Another meeting's notebook (docs/design.md §1: never shared) says nothing of this one's
+    // state: the run goes ahead and reports the meeting as broken instead of skipping it.
+    if (context.ok && namesAnotherMeeting(vault, context.data.meeting, meeting)) return { path: file, exists: true };
     const state = context.ok && typeof context.data.state === 'string' ? context.data.state.trim() : undefined;
     return { path: file, exists: true, ...(state !== undefined && { state }) };
   };
-  if (!link) return describe(path.join(vault.layout.folders.Context, `${basename}.md`));
+  if (!link) return describe(defaultNotePath(vault, 'context', meeting));
   const target = linkTarget(link)!;
   if (!path.isAbsolute(target) && target.includes('/') && !target.split('/').some((part) => part.startsWith('.'))) {
     const direct = vault.abs(target);

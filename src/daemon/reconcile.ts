@@ -3,6 +3,7 @@ import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
+import { EndpointReports } from './endpoint-reports.js';
 import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from './locate.js';
 import type { Job } from './queue.js';
 import { factsFromData, isRetryRequested, type NoteFacts } from './triggers.js';
@@ -37,7 +38,7 @@ export interface ScanResult {
 type Found = { job: Job; signature: string } | { problem: string; job?: Job; signature?: string };
 
 /** The frontmatter keys a scan needs: states and the links between a meeting's notes. */
-export const SCAN_KEYS = ['state', 'status', 'retry', 'meeting', 'transcript', 'context'] as const;
+export const SCAN_KEYS = ['state', 'status', 'retry', 'meeting', 'transcript', 'context', 'retry_when'] as const;
 
 /** Notes looked at concurrently: file system latency, not CPU, is what a scan waits on. */
 const SCAN_CONCURRENCY = 16;
@@ -67,8 +68,11 @@ export class Reconciler {
    */
   private readonly attempted = new Map<string, string>();
 
+  private readonly endpointReports: EndpointReports;
+
   constructor(private readonly options: ReconcileOptions) {
     this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
+    this.endpointReports = new EndpointReports(options.vault, this.heads);
   }
 
   /**
@@ -171,7 +175,11 @@ export class Reconciler {
     }
   }
 
-  /** A failure report whose retry box is ticked. */
+  /**
+   * A failure report whose retry box is ticked, or one an unreachable endpoint caused
+   * (`retry_when`, docs/design.md §2): retried once per start and once each time the endpoint
+   * answers again, never abandoned; its run waits while the endpoint is still down.
+   */
   private async retryJob(summary: string): Promise<Found | undefined> {
     const { vault } = this.options;
     const heads = this.heads;
@@ -179,12 +187,24 @@ export class Reconciler {
     if (!head?.ok) return undefined;
     const facts = factsFromData(head.data);
     this.options.remember?.(summary, facts);
-    if (!isRetryRequested(facts)) return undefined;
+    const forEndpoint = !isRetryRequested(facts) && (await this.endpointReports.waitsForEndpoint(summary, head.data));
+    if (!isRetryRequested(facts) && !(forEndpoint && !this.endpointRetried.has(summary))) return undefined;
+    if (forEndpoint) this.endpointRetried.add(summary);
     const meeting = await meetingOfNote(vault, summary, heads).catch(() => undefined);
     return {
-      job: { key: meeting ?? summary, kind: 'retry', target: summary, trigger: 'catch-up' },
-      signature: heads.signature([summary, meeting]),
+      job: { key: meeting ?? summary, kind: 'retry', target: summary, trigger: forEndpoint ? 'endpoint' : 'catch-up' },
+      signature: forEndpoint ? `${heads.signature([summary, meeting])}#${this.endpointRound}` : heads.signature([summary, meeting]),
     };
+  }
+
+  /** Failure reports of an unreachable endpoint retried since it last answered again. */
+  private readonly endpointRetried = new Set<string>();
+  private endpointRound = 0;
+
+  /** The endpoint answers again after being down: its failure reports are retried at the next scan. */
+  endpointAnswersAgain(): void {
+    this.endpointRetried.clear();
+    this.endpointRound++;
   }
 
   /**

@@ -20,6 +20,8 @@ export interface LiveRun {
   turn?: { turn: number; maxTurns: number };
   context?: { tokens: number; window: number };
   transcriptPart?: { part: number; parts: number; from: number; to: number };
+  /** The run waits for the model endpoint to answer (docs/design.md §2, "The endpoint down"). */
+  waitingForEndpoint?: true;
 }
 
 export type LiveRunStart = Pick<LiveRun, 'meeting' | 'title' | 'kind' | 'trigger' | 'startedAt'>;
@@ -45,6 +47,14 @@ export class RunBoard {
       delete run.transcriptPart;
     } else if (event.kind === 'context') run.context = { tokens: event.tokens, window: event.window };
     else run.transcriptPart = { part: event.part, parts: event.parts, from: event.from, to: event.to };
+  }
+
+  /** The run began or ended a wait for the endpoint. */
+  waitingForEndpoint(key: string, waiting: boolean): void {
+    const run = this.#live.get(key);
+    if (!run) return;
+    if (waiting) run.waitingForEndpoint = true;
+    else delete run.waitingForEndpoint;
   }
 
   /** The job ended: off the live list; a real run (not a skipped job) goes into the history. */

@@ -5,6 +5,7 @@ import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
 import { type CliRun, cliRunOf } from './cli-runs.js';
 import { contextOfMeeting } from './locate.js';
+import { gateOnBoard } from './endpoint-wait.js';
 import { readNoteHead } from './notes.js';
 import type { Notifier } from './notify.js';
 import type { Job, JobResult, JobRunner } from './queue.js';
@@ -70,7 +71,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     }
     const run = job.kind === 'summarize' ? deps.pipeline.summarize : deps.pipeline.retry;
     // The status page follows the run's progress by the queue's key: one entry per meeting.
-    const pipelineDeps: PipelineDeps = { ...deps.pipelineDeps, onProgress: (runId, event) => board.progress(job.key, runId, event) };
+    const pipelineDeps: PipelineDeps = {
+      ...deps.pipelineDeps,
+      onProgress: (runId, event) => board.progress(job.key, runId, event),
+      ...(deps.pipelineDeps.endpoint && { endpoint: gateOnBoard(deps.pipelineDeps.endpoint, board, job.key) }),
+    };
     const outcome = await run(pipelineDeps, job.target, { signal, stopWaiting, trigger: job.trigger });
     const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
     if (outcome.status === 'done') {

@@ -29,6 +29,8 @@ export interface ServeOptions {
   /** The daemon's status, as `GET /status` returns it. */
   status(): { queue: QueueStatus };
   stopping(): boolean;
+  /** Whether the endpoint answers: since when it does not (docs/design.md §2). */
+  endpointDownSince?(): string | undefined;
 }
 
 /** Starts the server; throws HttpStartError when the address cannot be taken. */
@@ -48,6 +50,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       endpoint: { url: settings.Endpoint.BaseUrl, model: settings.Endpoint.Model, api: settings.Endpoint.Api },
       // The smaller of ContextWindow.Tokens and what the server last said it has.
       endpointWindow: () => o.serverWindow.known(),
+      ...(o.endpointDownSince && { endpointDownSince: o.endpointDownSince }),
       clock: o.clock,
     });
   const http = await startHttpServer({

@@ -44,6 +44,13 @@ export function createShutdown(o: ShutdownOptions): Shutdown {
     const graceMs = settings.Daemon.ShutdownGraceSeconds * 1000;
     const { running, pending } = queue.size;
     log.info({ reason, running, pending, graceSeconds: settings.Daemon.ShutdownGraceSeconds }, `stopping (${reason})`);
+    // A person at a terminal learns why nothing happens yet and how not to wait (docs/design.md §2).
+    if (running > 0) {
+      log.warn(
+        { running, graceSeconds: settings.Daemon.ShutdownGraceSeconds },
+        `waiting for ${running} run${running === 1 ? '' : 's'} to finish (up to ${settings.Daemon.ShutdownGraceSeconds} s); Ctrl-C again to stop now`,
+      );
+    }
     const [, result] = await Promise.all([o.closeIntake(), queue.stop(graceMs)]);
     await o.settled();
     // Writes a person's editor made into files the runs just replaced are merged before the

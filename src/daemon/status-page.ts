@@ -46,7 +46,11 @@ function noteCell(view: StatusView, note: string | undefined): string {
 }
 
 function runningRow(view: StatusView, run: LiveRun): string {
-  const turn = run.turn ? `turn ${run.turn.turn} of at most ${run.turn.maxTurns}` : 'starting';
+  const turn = run.waitingForEndpoint
+    ? `<strong class="queued">waiting for the model endpoint</strong>${view.endpoint.downSince ? ` (not answering since ${clock(view.endpoint.downSince)})` : ''}`
+    : run.turn
+      ? `turn ${run.turn.turn} of at most ${run.turn.maxTurns}`
+      : 'starting';
   const part = run.transcriptPart
     ? `transcript part ${run.transcriptPart.part} of ${run.transcriptPart.parts} (lines ${run.transcriptPart.from}–${run.transcriptPart.to})`
     : '';
@@ -96,7 +100,8 @@ export function renderMain(view: StatusView, csrf: string): string {
   const e = view.endpoint;
   const about =
     `<section id="about"><dl>` +
-    `<dt>Endpoint</dt><dd><code>${escapeHtml(e.url)}</code> (${escapeHtml(e.api)})</dd>` +
+    `<dt>Endpoint</dt><dd><code>${escapeHtml(e.url)}</code> (${escapeHtml(e.api)})` +
+    `${e.downSince ? `, <strong class="err">not answering since ${clock(e.downSince)}</strong>: runs wait for it` : ''}</dd>` +
     `<dt>Model</dt><dd><code>${escapeHtml(e.model)}</code>, context window ${number(e.window)} tokens</dd>` +
     `<dt>Daemon</dt><dd>version ${escapeHtml(view.version)}, up ${since(view.startedAt, view.now)} (since ${clock(view.startedAt)})${view.stopping ? ', <strong>stopping</strong>' : ''}</dd>` +
     `<dt>Vault</dt><dd><code>${escapeHtml(view.vaultName)}</code></dd></dl></section>`;

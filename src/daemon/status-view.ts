@@ -15,6 +15,8 @@ export interface EndpointView {
   api: string;
   /** The context window a run really has (see `StatusSources.endpointWindow`). */
   window: number;
+  /** Since when the endpoint does not answer (runs wait for it); absent while it answers. */
+  downSince?: string;
 }
 
 export interface FailureView extends RunRecord {
@@ -53,6 +55,7 @@ export interface StatusSources {
    * told (ServerWindowSource.known(); the configured one until a server tells).
    */
   endpointWindow(): number;
+  endpointDownSince?(): string | undefined;
   clock?: Clock;
 }
 
@@ -66,13 +69,18 @@ export function buildStatusView(sources: StatusSources): StatusView {
     startedAt: sources.startedAt.toISOString(),
     now: (sources.clock ?? systemClock)().toISOString(),
     vaultName: path.basename(sources.vaultRoot),
-    endpoint: { ...sources.endpoint, window: sources.endpointWindow() },
+    endpoint: { ...sources.endpoint, window: sources.endpointWindow(), ...downSince(sources) },
     stopping: sources.stopping(),
     running,
     pending,
     recent,
     failures: latestFailures(recent).map((r) => ({ ...r, retryPending: busy.has(r.meeting) })),
   };
+}
+
+function downSince(sources: StatusSources): { downSince?: string } {
+  const since = sources.endpointDownSince?.();
+  return since === undefined ? {} : { downSince: since };
 }
 
 /** The runs that are the latest of their meeting and failed: what still needs a person. */

@@ -3,6 +3,7 @@ import { check, checkEndpoint, type DoctorCheck } from '../agent/endpoint-check.
 import { checkConfig } from './config.js';
 import { checkContextLength } from './context-window.js';
 import { checkHttpPort } from './port.js';
+import { checkToolCalling } from './tool-calling.js';
 import type { DoctorDeps, DoctorReport } from './types.js';
 import { checkVault } from './vault.js';
 
@@ -18,7 +19,7 @@ export type { DoctorDeps, DoctorReport, PortState } from './types.js';
 export { listenCheck } from './port.js';
 
 /** Names of the checks after `config`, reported as skipped when the config does not load. */
-const DEPENDENT_CHECKS = ['vault and folders', 'endpoint', 'api key', 'model', 'context length', 'http port'];
+const DEPENDENT_CHECKS = ['vault and folders', 'endpoint', 'api key', 'model', 'context length', 'tool calling', 'http port'];
 
 export async function runDoctor(config: AppConfig | ConfigError, deps: DoctorDeps): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [checkConfig(config)];
@@ -30,6 +31,7 @@ export async function runDoctor(config: AppConfig | ConfigError, deps: DoctorDep
   const endpoint = await checkEndpoint(config, deps);
   checks.push(...endpoint.checks);
   checks.push(await checkContextLength(config, deps, endpoint.modelListed));
+  checks.push(await checkToolCalling(config, endpoint.modelListed, deps.modelClient));
   checks.push(await checkHttpPort(config, deps));
   return { checks, ok: checks.every((c) => c.ok) };
 }

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { DoctorCheck } from '../agent/endpoint-check.js';
 import type { Fs } from '../vault/fs.js';
+import type { ModelClient } from '../agent/types.js';
 
 export interface DoctorReport {
   checks: DoctorCheck[];
@@ -16,6 +17,8 @@ export interface DoctorDeps {
   clock?: Clock;
   /** Can the daemon listen on host:port? Default: try it. */
   netCheck?: (host: string, port: number) => Promise<PortState>;
+  /** For the tool-calling check; default the configured endpoint's client. */
+  modelClient?: ModelClient;
   /** Per HTTP request; default 5 s. */
   timeoutMs?: number;
 }

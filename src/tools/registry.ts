@@ -86,7 +86,8 @@ export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] =
           done();
         }
       }
-      ctx.log.info(
+      // At info the turn's one line names the calls (agent/turn-line.ts); the details are here.
+      ctx.log.debug(
         { tool: call.name, args: summarizeArgs(raw), ok: !result.isError, ms: Math.round(performance.now() - started) },
         'tool call',
       );

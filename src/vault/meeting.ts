@@ -2,8 +2,11 @@ import path from 'node:path';
 import { FrontmatterError, parseNote, updateNoteFrontmatter } from './frontmatter.js';
 import { UnwritableFileError } from './regular-file.js';
 import { isNotFound } from './fs.js';
-import { LinkError, formatLink, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
-import { type NoteKind, Vault } from './vault.js';
+import { LinkError, formatLink, resolveLink, resolveOrPlanLink } from './links.js';
+import { notesLinkingTo } from './backlinks.js';
+import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
+import { claimsByOthers } from './claims.js';
+import { Vault } from './vault.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
@@ -102,44 +105,6 @@ export function nameList(value: unknown): string[] {
   return out;
 }
 
-/**
- * Whether a link value names `targetAbs`, checked without touching the disk first and then
- * confirmed by resolving it (so `[[Sync]]` with two notes called Sync matches neither).
- */
-async function linksTo(vault: Vault, value: unknown, targetAbs: string): Promise<boolean> {
-  const target = linkTarget(value);
-  if (target === undefined) return false;
-  const wanted = target.replace(/^\/+/, '').toLowerCase();
-  const rel = vault.rel(targetAbs).toLowerCase();
-  const plausible = rel === wanted || rel.endsWith(`/${wanted}`) || path.resolve(target).toLowerCase() === targetAbs.toLowerCase();
-  if (!plausible) return false;
-  try {
-    return (await resolveLink(vault, value as string)) === targetAbs;
-  } catch (err) {
-    if (err instanceof LinkError) return false;
-    throw err;
-  }
-}
-
-/** The notes of one kind whose `key` links to `targetAbs`; notes that do not parse are skipped. */
-async function notesLinkingTo(vault: Vault, kind: NoteKind, folder: string, key: string, targetAbs: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const file of await vault.listMarkdown(folder)) {
-    if (file === targetAbs || vault.kindOf(file) !== kind) continue;
-    const content = await vault.readIfExists(file);
-    if (content === undefined) continue;
-    let data: Record<string, unknown>;
-    try {
-      data = parseNote(content).data;
-    } catch (err) {
-      if (err instanceof FrontmatterError) continue;
-      throw err;
-    }
-    if (await linksTo(vault, data[key], targetAbs)) out.push(file);
-  }
-  return out;
-}
-
 /** Best effort for a meeting note that does not parse: its `summary:` line, read as plain text. */
 function summaryLineOf(content: string): string | undefined {
   const closing = /\n---[ \t]*\r?(?:\n|$)/.exec(content.slice(3));
@@ -156,9 +121,9 @@ function summaryLineOf(content: string): string | undefined {
  * the meeting note itself, a transcript or a person's note).
  */
 async function failureReportPath(vault: Vault, meetingPath: string, summaryLink: string | undefined): Promise<string> {
-  const fallback = path.join(vault.layout.folders.Summaries, `${noteBasename(meetingPath)}.md`);
+  const fallback = defaultNotePath(vault, 'summary', meetingPath);
   try {
-    const target = await resolveOrPlanLink(vault, summaryLink, vault.layout.folders.Summaries, noteBasename(meetingPath));
+    const target = await resolveOrPlanLink(vault, summaryLink, vault.layout.folders.Summaries, defaultNoteName(vault, meetingPath));
     return (await outsideItsFolder(vault, 'summary', target, [meetingPath])) === undefined ? target.path : fallback;
   } catch {
     return fallback;
@@ -266,6 +231,37 @@ async function transcriptOf(vault: Vault, meetingAbs: string, transcriptLink: un
   return found[0]!;
 }
 
+/**
+ * docs/design.md §1: a summary or context note another meeting claims makes this meeting
+ * broken, never a shared file. The report goes to this meeting's default summary path, unless
+ * that is the claimed note itself (or another meeting's too): then only the log tells.
+ */
+async function refuseShared(
+  vault: Vault,
+  meetingAbs: string,
+  notes: Record<'summary' | 'context', { path: string }>,
+  links: { summaryLink: string | undefined; contextLink: string | undefined; defaultSummary: string },
+): Promise<void> {
+  const claims = await claimsByOthers(vault, meetingAbs, { summary: notes.summary.path, context: notes.context.path });
+  const claim = claims[0];
+  if (!claim) return;
+  const rel = vault.rel(meetingAbs);
+  const linked = (claim.kind === 'summary' ? links.summaryLink : links.contextLink) !== undefined;
+  const fix = linked
+    ? `remove the summary and context properties from ${rel} (the daemon then gives it notes of its own below ` +
+      `${vault.rel(claim.kind === 'summary' ? vault.layout.folders.Summaries : vault.layout.folders.Context)}/) or point them at notes of its own, then retry`
+    : `give ${rel} a ${claim.kind} link of its own, or change the one in ${claim.other}, then retry`;
+  const message =
+    `${rel}: the ${claim.kind} note ${vault.rel(claim.target)} belongs to another meeting, ${claim.other}; ` +
+    `two meetings never share one, so this meeting is not run: ${fix}`;
+  let report: string | undefined = notes.summary.path;
+  if (claims.some((c) => c.kind === 'summary')) {
+    const taken = links.defaultSummary === notes.summary.path || (await claimsByOthers(vault, meetingAbs, { summary: links.defaultSummary })).length > 0;
+    report = taken ? undefined : links.defaultSummary;
+  }
+  throw new BrokenMeetingError(message, meetingAbs, report);
+}
+
 /** Adds the default context and summary links the meeting note lacks (only those lines). */
 async function writeBackLinks(vault: Vault, meetingAbs: string, changes: Record<string, unknown>, broken: Broken): Promise<void> {
   if (Object.keys(changes).length === 0) return;
@@ -295,11 +291,11 @@ export async function resolveMeeting(
   const rel = vault.rel(meetingAbs);
   const data = await meetingFrontmatter(vault, meetingAbs);
 
-  const name = noteBasename(meetingAbs);
+  const name = defaultNoteName(vault, meetingAbs);
   const { folders } = vault.layout;
   const summaryLink = text(data.summary);
   const contextLink = text(data.context);
-  const defaultSummary = path.join(folders.Summaries, `${name}.md`);
+  const defaultSummary = defaultNotePath(vault, 'summary', meetingAbs);
   for (const key of ['summary', 'context'] as const) {
     const value = data[key];
     if (value !== null && value !== undefined && typeof value !== 'string') {
@@ -339,6 +335,7 @@ export async function resolveMeeting(
 
   const transcriptPath = await transcriptOf(vault, meetingAbs, data.transcript, broken);
   await confine([meetingAbs, transcriptPath]);
+  await refuseShared(vault, meetingAbs, { summary, context }, { summaryLink, contextLink, defaultSummary });
 
   if (options.writeBack ?? true) {
     const changes: Record<string, unknown> = {};

@@ -14,7 +14,14 @@ export interface FailureDetails {
   status?: number;
   message: string;
   attempts?: number;
+  /** Paragraphs for people: what happened in plain words and what to do (docs/design.md §2). */
+  notes?: string[];
+  /** Nothing answered at the endpoint: the daemon retries the report once it answers (`retry_when`). */
+  retryWhenEndpointAnswers?: boolean;
 }
+
+/** The `retry_when` value of a failure report the daemon retries by itself once the endpoint answers. */
+export const RETRY_WHEN_ENDPOINT = 'endpoint answers';
 
 function nonEmpty(value: string | undefined): value is string {
   return value !== undefined && value.trim() !== '';
@@ -110,6 +117,7 @@ export function renderFailureReport(
   data.status = 'failed';
   data.retry = false;
   data.failed_at = formatFailedAt(options.failedAt);
+  if (details.retryWhenEndpointAnswers) data.retry_when = RETRY_WHEN_ENDPOINT;
 
   const heading = nonEmpty(input.title) ? input.title.trim() : path.basename(input.meetingPath).replace(/\.md$/i, '');
   const artifact = (label: string, abs: string | undefined): string =>
@@ -124,11 +132,12 @@ export function renderFailureReport(
     '',
     'Setting `retry: true` in this note\'s properties (ticking the "retry" checkbox in Obsidian) retries too.',
     '',
+    ...(details.notes ?? []).flatMap((note) => [note, '']),
     '## Error',
     '',
     `- Type: ${details.type}`,
     `- HTTP status: ${details.status ?? 'none (no HTTP response)'}`,
-    `- Attempts: ${details.attempts ?? 'unknown'}`,
+    ...(details.attempts !== undefined ? [`- Attempts: ${details.attempts}`] : []),
     '- Message:',
     '',
     fenced(details.message),

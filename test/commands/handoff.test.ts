@@ -69,3 +69,16 @@ describe('handOff', () => {
     expect((err as Error).message).toMatch(/^no outcome from the daemon \(pid 4242\) after \d+ minutes; the run goes on there/);
   });
 });
+
+describe('handOff: the real outcome', () => {
+  it('a run the daemon stopped unfinished is not called a failure: it resumes at the next start', async () => {
+    const url = await fakeDaemon({ note: SUMMARY, result: 'queued', meeting: MEETING }, () => ({
+      recent: [{ ...retryJob, status: 'failed', aborted: true, message: 'ModelError (aborted): The model request was aborted.', startedAt: new Date(Date.now() + 1).toISOString() }],
+    }));
+    const io = memoryIo();
+    const code = await handOff({ daemon: { pid: 4242, startedAt: 'then', http: url }, token: 't', kind: 'retry', note: SUMMARY, pollMs: 5 }, deps(io));
+    expect(code).toBe(1);
+    expect(io.errLines.at(-1)).toBe('not finished: the daemon stopped during the run; it resumes the meeting at its next start');
+    expect(io.text()).not.toContain('aborted');
+  });
+});

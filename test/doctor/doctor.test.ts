@@ -407,3 +407,29 @@ describe('doctor: effective context length where the server exposes it', () => {
     expect(io.lines.find((l) => l.startsWith('[FAIL] context length'))).toContain('2048');
   });
 });
+
+describe('doctor: tool calling', () => {
+  it('passes when the model calls the one tool it is given, fails naming the fix when it answers in text', async () => {
+    const server = await scripted({ fallback: { reply: { toolCalls: [{ name: 'confirm_check', arguments: { word: 'ready' } }] } } });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
+    expect((await checksFor(config)).get('tool calling')).toMatchObject({ status: 'pass' });
+    const sent = server.modelRequests().at(-1)!.body as { tools?: unknown[] };
+    expect(sent.tools).toHaveLength(1);
+
+    server.setFallback({ reply: { content: 'I am ready!' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code).toBe(1);
+    expect(io.lines.find((l) => l.startsWith('[FAIL] tool calling'))).toContain('answered in text without calling the tool');
+    expect(io.text()).toMatch(/fix: Set MeetingAssistant\.Endpoint\.Model to a model with tool calling/);
+  });
+
+  it("fails when the server refuses tools for the model (Ollama's 400)", async () => {
+    const server = await scripted({
+      fallback: { status: 400, body: { error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools', type: 'api_error', param: null, code: null } } },
+    });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
+    const c = (await checksFor(config)).get('tool calling')!;
+    expect(c.status).toBe('fail');
+    expect(c.detail).toContain('does not support tools');
+  });
+});

@@ -9,7 +9,8 @@ import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, tra
  * Endpoint faults against the real daemon process: one daemon, one meeting per fault, the
  * scripted endpoint choosing the fault by the meeting its request names. Reconnect.Attempts
  * is 2, so a transient fault gets at most three requests for one step; everything else is
- * answered at once. Connection refused needs an endpoint nobody listens on: a second daemon.
+ * answered at once. Connection refused needs an endpoint nobody listens on: a second daemon,
+ * whose run waits for the endpoint (docs/design.md §2) instead of spending its retries.
  */
 
 const tally = new FaultTally('endpoint faults');
@@ -103,7 +104,13 @@ beforeAll(async () => {
     });
   await Promise.all([
     waitFor(() => settled(setup, Object.keys(FAULTS)), 'every fault meeting to settle', 45_000),
-    waitFor(() => settled(refusedSetup, ['F07 refused']), 'the refused meeting to settle', 45_000),
+    waitFor(
+      () =>
+        refusedDaemon.logs.some((l) => String(l.msg).startsWith('the model endpoint does not answer')) &&
+        dataOf(refusedSetup, 'Meetings/Context/F07 refused.md')?.state === 'summarizing',
+      'the refused meeting to wait for the endpoint',
+      45_000,
+    ),
   ]);
 }, 90_000);
 
@@ -173,14 +180,13 @@ describe('fault suite: endpoint faults (real daemon, scripted endpoint, Reconnec
       expect(report(setup, 'F06 504')).toMatchObject({ httpStatus: '504', attempts: '3' });
     }));
 
-  it('connection refused: three connection attempts, then a failure report naming ECONNREFUSED', () =>
+  it('connection refused: the run waits for the endpoint instead of spending its retries, no failure report', () =>
     tally.check('connection refused', () => {
-      expectFailed(refusedSetup, 'F07 refused');
-      const r = report(refusedSetup, 'F07 refused');
-      expect(r).toMatchObject({ type: 'ModelError (network)', attempts: '3' });
-      expect(r.httpStatus).toMatch(/^none/);
-      expect(r.message).toContain('ECONNREFUSED');
-      expect(retryWaits(refusedDaemon, 'F07 refused')).toEqual([50, 50]);
+      expect(dataOf(refusedSetup, 'Meetings/Summaries/F07 refused.md')).toBeUndefined();
+      expect(dataOf(refusedSetup, 'Meetings/Context/F07 refused.md')?.state).toBe('summarizing');
+      const wait = refusedDaemon.logs.find((l) => String(l.msg).startsWith('the model endpoint does not answer'))!;
+      expect(wait.level).toBe('warn');
+      expect(retryWaits(refusedDaemon, 'F07 refused')).toEqual([]);
     }));
 
   it('connection reset in the middle of the body: retried and summarized', () =>

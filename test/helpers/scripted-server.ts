@@ -92,6 +92,8 @@ export interface ScriptedServerOptions {
    * routes, its token counts in `usage`, its silent cut or refusal of an over-long prompt.
    */
   emulate?: ServerEmulation;
+  /** The port to listen on (a server that starts late where a daemon expects it); default a free one. */
+  port?: number;
 }
 
 export interface ScriptedServer {
@@ -435,7 +437,7 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
       server.off('error', reject);
       resolve();
     });

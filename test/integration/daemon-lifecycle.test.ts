@@ -257,7 +257,8 @@ async function noEndpointSetup(): Promise<DaemonSetup> {
 /** The text without its colours. */
 const plain = (text: string) => text.replace(new RegExp(String.raw`\u001b\[[0-9;]*m`, 'g'), '');
 
-const NOT_READY = /the model endpoint is not ready, meetings will fail until it is: GET http:\/\/127\.0\.0\.1:\d+\/v1\/models failed/;
+// docs/design.md §2: an endpoint that does not answer makes runs wait, not fail.
+const NOT_READY = /the model endpoint is not ready, runs wait until it answers: GET http:\/\/127\.0\.0\.1:\d+\/v1\/models failed/;
 
 describe('daemon process: no endpoint, at a terminal and piped', () => {
   it('piped: JSON lines; one warning right after "ready" naming the fix', async () => {

@@ -162,7 +162,7 @@ describe('tool registry', () => {
     expect(r.content).toMatch(/^Error: read_transcript failed \(EACCES\): permission denied/);
   });
 
-  it('logs each call at info with a short argument summary, never the content', async () => {
+  it('logs each call at debug (the turn line is the info one) with a short argument summary, never the content', async () => {
     const lines: string[] = [];
     const destination = new Writable({
       write(chunk, _enc, done) {
@@ -171,11 +171,11 @@ describe('tool registry', () => {
       },
     });
     const h = harness();
-    const registry = createToolRegistry({ ...h.ctx, log: createLogger({ destination }) });
+    const registry = createToolRegistry({ ...h.ctx, log: createLogger({ destination, level: 'debug' }) });
     await registry.call({ id: '1', name: 'write_projectfile', arguments: JSON.stringify({ project: 'Alpha', path: 'new.md', content: 'SECRET TEXT' }) });
     await registry.call({ id: '2', name: 'nope', arguments: '{}' });
     const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(records[0]).toMatchObject({ level: 'info', tool: 'write_projectfile', ok: true, args: { project: 'Alpha', path: 'new.md', content: '<11 chars>' } });
+    expect(records[0]).toMatchObject({ level: 'debug', tool: 'write_projectfile', ok: true, args: { project: 'Alpha', path: 'new.md', content: '<11 chars>' } });
     expect(typeof records[0]!.ms).toBe('number');
     expect(records[1]).toMatchObject({ tool: 'nope', ok: false });
     expect(lines.join('')).not.toContain('SECRET TEXT');

@@ -1,0 +1,95 @@
+import { FrontmatterError, parseNote } from './frontmatter.js';
+import { LinkError, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
+import { defaultNoteName } from './meeting-paths.js';
+import type { Vault } from './vault.js';
+
+/**
+ * docs/design.md §1: two meetings never share a summary or a context note. The note a
+ * meeting's link names belongs to another meeting when its own `meeting` link says so (the
+ * daemon writes that link into every summary, failure report and context note), or, while
+ * that cannot tell, when another meeting note's `summary`/`context` link names it too.
+ */
+
+export type ClaimKind = 'summary' | 'context';
+
+async function dataOf(vault: Vault, file: string): Promise<Record<string, unknown> | undefined> {
+  const content = await vault.readIfExists(file);
+  if (content === undefined) return undefined;
+  try {
+    return parseNote(content).data;
+  } catch (err) {
+    if (err instanceof FrontmatterError) return undefined;
+    throw err;
+  }
+}
+
+/** The existing meeting note the note's `meeting` link names; undefined when it names none. */
+async function ownerOf(vault: Vault, file: string): Promise<string | undefined> {
+  const link = (await dataOf(vault, file))?.meeting;
+  if (typeof link !== 'string' || linkTarget(link) === undefined) return undefined;
+  try {
+    const owner = await resolveLink(vault, link);
+    return vault.kindOf(owner) === 'meeting' ? owner : undefined;
+  } catch (err) {
+    if (err instanceof LinkError) return undefined;
+    throw err;
+  }
+}
+
+/** Cheap test before a link is followed: could `value` name `targetAbs` at all? */
+function mayName(vault: Vault, value: string, targetAbs: string): boolean {
+  const target = linkTarget(value);
+  if (target === undefined) return false;
+  const wanted = target.replace(/^\/+/, '').toLowerCase();
+  const rel = vault.rel(targetAbs).toLowerCase();
+  const base = rel.split('/').pop() ?? rel;
+  return rel === wanted || rel.endsWith(`/${wanted}`) || base === wanted || vault.abs(target).toLowerCase() === targetAbs.toLowerCase();
+}
+
+export interface Claim {
+  kind: ClaimKind;
+  /** The note claimed (absolute). */
+  target: string;
+  /** The other meeting note that has it (vault-relative). */
+  other: string;
+}
+
+/**
+ * Which of this meeting's notes another meeting note claims: `targets` are the absolute paths
+ * its summary and context links resolve to (or are planned at). One pass over the meeting
+ * notes, and only for notes whose own `meeting` link does not settle it. A note whose
+ * `meeting` link names this meeting is its own, whatever other meeting notes link to it:
+ * those are the ones to fix.
+ */
+export async function claimsByOthers(vault: Vault, meetingAbs: string, targets: Partial<Record<ClaimKind, string>>): Promise<Claim[]> {
+  const out: Claim[] = [];
+  const open: [ClaimKind, string][] = [];
+  for (const [kind, target] of Object.entries(targets) as [ClaimKind, string][]) {
+    const owner = await ownerOf(vault, target);
+    if (owner === undefined) open.push([kind, target]);
+    else if (owner !== meetingAbs) out.push({ kind, target, other: vault.rel(owner) });
+  }
+  if (open.length === 0) return out;
+  for (const file of await vault.listMarkdown(vault.layout.folders.Meetings)) {
+    if (file === meetingAbs || vault.kindOf(file) !== 'meeting' || open.length === 0) continue;
+    const data = await dataOf(vault, file);
+    for (const [kind, target] of [...open]) {
+      if (!(await linkNames(vault, kind, data?.[kind], target, file))) continue;
+      out.push({ kind, target, other: vault.rel(file) });
+      open.splice(open.findIndex(([k]) => k === kind), 1);
+    }
+  }
+  return out;
+}
+
+/** Whether `value`, the `kind` link of the meeting note `linker`, names `targetAbs` (existing or still to be created). */
+async function linkNames(vault: Vault, kind: ClaimKind, value: unknown, targetAbs: string, linker: string): Promise<boolean> {
+  if (typeof value !== 'string' || !mayName(vault, value, targetAbs)) return false;
+  const folder = kind === 'summary' ? vault.layout.folders.Summaries : vault.layout.folders.Context;
+  try {
+    return (await resolveOrPlanLink(vault, value, folder, defaultNoteName(vault, linker))).path === targetAbs;
+  } catch (err) {
+    if (err instanceof LinkError) return false;
+    throw err;
+  }
+}

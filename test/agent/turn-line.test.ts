@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeCall } from '../../src/agent/turn-line.js';
+import { summarizeMeeting } from '../../src/pipeline.js';
+import { Vault } from '../../src/vault/vault.js';
+import { capturedLogger } from '../helpers/captured-log.js';
+import { memoryFs, testConfig } from '../helpers/memfs.js';
+import { meetingNote, transcriptNote } from '../helpers/notes.js';
+import { pipelineDeps } from '../helpers/pipeline-deps.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+
+/** #22 point 6: at info, each model turn is one line a person can read. */
+
+const call = (name: string, args: object | string) => ({ id: 'c', name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
+
+describe('describeCall', () => {
+  it('names what each call touched', () => {
+    expect(describeCall(call('read_transcript', { from: 1, to: 400 }))).toBe('read_transcript 1-400');
+    expect(describeCall(call('read_transcript', {}))).toBe('read_transcript');
+    expect(describeCall(call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'x' }))).toBe('write_projectfile Alpha/notes.md append');
+    expect(describeCall(call('write_projectfile', { project: 'Alpha', path: 'notes.md', content: 'x', from: 3, to: 5 }))).toBe(
+      'write_projectfile Alpha/notes.md lines 3-5',
+    );
+    expect(describeCall(call('write_projectfile', { project: 'Alpha', path: 'a.md', content: 'x', replace_file: true }))).toBe('write_projectfile Alpha/a.md replace');
+    expect(describeCall(call('read_projectfile', { project: 'Beta', path: 'Overview.md', from: 10 }))).toBe('read_projectfile Beta/Overview.md 10-end');
+    expect(describeCall(call('search', { keywords: ['release', 'ship'] }))).toBe('search "release|ship"');
+    expect(describeCall(call('override_speaker', { speaker: 'Speaker 2', name: 'Bob' }))).toBe('override_speaker "Speaker 2" -> Bob');
+    expect(describeCall(call('write_summary', { content: '12345' }))).toBe('write_summary 5 chars');
+    expect(describeCall(call('read_transcript', '{not json'))).toBe('read_transcript (arguments not JSON)');
+  });
+});
+
+describe('the log of a run at info', () => {
+  let server: ScriptedServer;
+  beforeAll(async () => {
+    server = await startScriptedServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+
+  it('has one line per turn with the calls, the tokens and the seconds, and no per-request or per-call lines', async () => {
+    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 } });
+    const vault = new Vault(
+      memoryFs({ 'Meetings/Sync.md': meetingNote('Sync'), 'Meetings/Transcripts/Sync.md': transcriptNote('Sync', 'finished'), 'Projects/Alpha/notes.md': '# Notes\n' }),
+      config.layout,
+    );
+    const { log, lines } = capturedLogger('info');
+    server.script(
+      { reply: { toolCalls: [{ name: 'read_transcript', arguments: { from: 1, to: 400 } }] } },
+      { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: '## Summary\nok\n## Decisions\n- none\n## Next steps\n- none\n' } }] } },
+      { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'notes.md', content: '- shipped' } }] } },
+      { reply: { content: 'Done.' } },
+    );
+    const outcome = await summarizeMeeting(pipelineDeps(vault, config, '2026-12-02T10:00:00Z', { log }), vault.abs('Meetings/Sync.md'));
+    expect(outcome.status).toBe('done');
+    const turns = lines.filter((l) => /^turn \d+:/.test(l.msg)).map((l) => l.msg.replace(/\d+\.\d s$/, 'N s'));
+    expect(turns).toEqual([
+      'turn 1: read_transcript 1-400; 10 in + 5 out tokens, N s',
+      'turn 2: write_summary 55 chars; 10 in + 5 out tokens, N s',
+      'turn 3: write_projectfile Alpha/notes.md append; 10 in + 5 out tokens, N s',
+      'turn 4: answered in text; 10 in + 5 out tokens, N s',
+    ]);
+    expect(lines.filter((l) => l.msg === 'model response' || l.msg === 'tool call')).toEqual([]);
+  });
+});

@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+
+/**
+ * docs/design.md §2, "The endpoint down": a model server that starts after the daemon costs a
+ * delay, never a failure. The real daemon, a port where nothing listens yet, then the scripted
+ * server started on it.
+ */
+
+const file = daemonTestFile();
+let late: ScriptedServer | undefined;
+afterEach(async () => {
+  await late?.close();
+  late = undefined;
+});
+
+/** Probes every 100 ms (doubling to 800 ms) instead of 5 s: the test need not wait. */
+const FAST = { MEETING_ASSISTANT_ENDPOINT_WAIT_MS: '100' };
+
+async function downSetup() {
+  const port = await freePort();
+  const setup = await daemonSetup(file.server, {
+    Endpoint: { BaseUrl: `http://127.0.0.1:${port}/v1`, Model: 'test-model', TimeoutSeconds: 10 },
+  });
+  return { setup, port };
+}
+
+const startLate = async (port: number) => (late = await startScriptedServer({ port, fallback: summarizingModel() }));
+
+describe('daemon process: the model server starts after the daemon', () => {
+  it('a meeting finished while nothing answers waits, then is summarized once the server starts: no failure report', async () => {
+    const { setup, port } = await downSetup();
+    setup.write('Meetings/Late.md', meetingNote('Late'));
+    setup.write('Meetings/Transcripts/Late.md', transcriptNote('Late', 'transcribing'));
+    const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
+    editProperty(setup, 'Meetings/Transcripts/Late.md', 'state', 'transcribing', 'finished');
+
+    const down = await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), 15_000, 'the wait');
+    expect(down.msg).toMatch(/since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
+    expect(typeof down.since).toBe('string');
+    // It keeps asking, less and less often, and the run does not fail meanwhile (Reconnect.Attempts is 0).
+    await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('still waiting for the model endpoint'), 15_000, 'a second probe');
+    expect(dataOf(setup, 'Meetings/Summaries/Late.md')).toBeUndefined();
+
+    await startLate(port);
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Late.md')?.status === 'done', 'the summary');
+    await waitFor(() => dataOf(setup, 'Meetings/Context/Late.md')?.state === 'finished', 'context state finished');
+    expect(daemon.logs.some((l) => l.msg?.startsWith('the model endpoint answers again'))).toBe(true);
+    expect(daemon.logs.some((l) => l.msg?.startsWith('meeting failed'))).toBe(false);
+    // The probes asked GET /models; the summary came from the late server.
+    expect(late!.requests.some((r) => r.kind === 'models')).toBe(true);
+    expect(late!.modelRequests().length).toBe(2);
+  }, 40_000);
+
+  it('SIGTERM while a run waits stops at once; the next start with the server up summarizes it', async () => {
+    const { setup, port } = await downSetup();
+    setup.configure({ Daemon: { ShutdownGraceSeconds: 30 } });
+    setup.write('Meetings/Stop.md', meetingNote('Stop'));
+    setup.write('Meetings/Transcripts/Stop.md', transcriptNote('Stop', 'finished'));
+    const first = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
+    await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), 15_000, 'the wait');
+    const asked = Date.now();
+    const exit = await first.stop('SIGTERM', 10_000);
+    expect(exit.code).toBe(0);
+    // Not the 30 s grace period: a waiting run is not working.
+    expect(Date.now() - asked).toBeLessThan(10_000);
+    expect(dataOf(setup, 'Meetings/Context/Stop.md')?.state).toBe('summarizing');
+    expect(dataOf(setup, 'Meetings/Summaries/Stop.md')).toBeUndefined();
+
+    await startLate(port);
+    await startDaemonProcess({ configPath: setup.configPath, env: FAST });
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Stop.md')?.status === 'done', 'the summary after the restart');
+  }, 40_000);
+
+  it('a failure report an unreachable endpoint caused is retried at start once the endpoint answers', async () => {
+    const { setup, port } = await downSetup();
+    setup.write('Meetings/Old.md', meetingNote('Old', 'context: "[[Meetings/Context/Old]]"\nsummary: "[[Meetings/Summaries/Old]]"\n'));
+    setup.write('Meetings/Transcripts/Old.md', transcriptNote('Old', 'finished'));
+    setup.write('Meetings/Context/Old.md', '---\ntitle: Old\nmeeting: "[[Meetings/Old]]"\nstate: error\n---\n');
+    // What a command-line run with the server down leaves (no daemon to wait).
+    setup.write(
+      'Meetings/Summaries/Old.md',
+      '---\nmeeting: "[[Meetings/Old]]"\nstatus: failed\nretry: false\nfailed_at: 2026-11-30T10:00:00Z\nretry_when: endpoint answers\n---\n# Summary failed: Old\n',
+    );
+    await startLate(port);
+    const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Old.md')?.status === 'done', 'the retried summary');
+    expect(daemon.logs.some((l) => l.msg === 'retry queued: Meetings/Summaries/Old.md' && l.trigger === 'endpoint')).toBe(true);
+  }, 40_000);
+
+  it('`retry` handed to a daemon that waits for the endpoint says so, then prints the real outcome once it answers', async () => {
+    const { setup, port } = await downSetup();
+    setup.write('Meetings/Cli.md', meetingNote('Cli', 'context: "[[Meetings/Context/Cli]]"\nsummary: "[[Meetings/Summaries/Cli]]"\n'));
+    setup.write('Meetings/Transcripts/Cli.md', transcriptNote('Cli', 'finished'));
+    setup.write('Meetings/Context/Cli.md', '---\ntitle: Cli\nmeeting: "[[Meetings/Cli]]"\nstate: error\n---\n');
+    setup.write('Meetings/Summaries/Cli.md', '---\nmeeting: "[[Meetings/Cli]]"\nstatus: failed\nretry: false\n---\n# Summary failed: Cli\n');
+    const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
+    const retried = runCli(['retry', 'Meetings/Summaries/Cli.md', '--config', setup.configPath], { timeoutMs: 30_000 });
+    // Long enough for the command's polls (every 250 ms) to see the wait: three more probes.
+    await waitFor(() => daemon.logs.filter((l) => String(l.msg).startsWith('still waiting for the model endpoint')).length >= 3, 'three more probes');
+    await startLate(port);
+    const out = await retried;
+    expect(out.stderr).toMatch(/the model endpoint does not answer \(since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\): the daemon waits for it/);
+    expect({ code: out.code, stdout: out.stdout }).toEqual({ code: 0, stdout: 'summary: Meetings/Summaries/Cli.md\n' });
+  }, 40_000);
+});
