@@ -62,7 +62,7 @@ function addRunCommands({ program, act, deps }: Declare): void {
     .action(act(async (opts: GlobalOptions) => (await import('./commands/status.js')).status(opts, deps())));
 }
 
-/** session start | state | stop: what recorders and transcribers call. */
+/** session start | state | finish | stop: what recorders and transcribers call. */
 function addSessionCommands({ program, act, deps }: Declare): void {
   const session = program.command('session').description('recorder and transcriber integration');
   withConfig(session.command('start'))
@@ -79,11 +79,17 @@ function addSessionCommands({ program, act, deps }: Declare): void {
   withConfig(session.command('state'))
     .description("set a meeting's context state")
     .argument('<meeting-note>', 'the meeting note')
-    .argument('<state>', 'collecting metadata | transcribing | speaker recognition | summarizing | finished | error')
+    .argument('<state>', "collecting metadata | transcribing | speaker recognition (the daemon's own states are refused: see session finish)")
     .action(
       act(async (note: string, state: string, opts: GlobalOptions) =>
         (await import('./commands/session.js')).sessionState(note, state, opts, deps()),
       ),
+    );
+  withConfig(session.command('finish'))
+    .description("the recorder's last call: set the transcript's state to Daemon.TriggerState (starts the summary) and end_time where missing")
+    .argument('<meeting-note>', 'the meeting note')
+    .action(
+      act(async (note: string, opts: GlobalOptions) => (await import('./commands/session.js')).sessionFinish(note, opts, deps())),
     );
   withConfig(session.command('stop'))
     .description('write end_time to the meeting and context notes')

@@ -56,6 +56,8 @@ export interface HttpHandlers {
   summarize?(meeting: unknown): Promise<RetryAccepted>;
   startSession(input: SessionInput): Promise<Record<string, string>>;
   setSessionState(meeting: unknown, state: unknown): Promise<Record<string, string>>;
+  /** `PUT /api/sessions/finish` (session-finish.ts). */
+  finishSession(meeting: unknown): Promise<Record<string, unknown>>;
   status(): unknown;
 }
 
@@ -264,6 +266,15 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       handle: async (req, res) => {
         const body = await readJsonBody(req, limit);
         sendJson(res, 200, await handlers.setSessionState(body.meeting, body.state));
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/sessions/finish',
+      auth: true,
+      handle: async (req, res) => {
+        const body = await readJsonBody(req, limit);
+        sendJson(res, 200, await handlers.finishSession(body.meeting));
       },
     },
     {

@@ -36,7 +36,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const settings = o.config.settings;
   if (!settings.Http.Enabled) return undefined;
   const { vault, token, log } = o;
-  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock });
+  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState });
   const view = () =>
     buildStatusView({
       version: packageVersion(),

@@ -130,7 +130,7 @@ describe('status page routes', () => {
       settings: { ...settings, Port: 0 },
       token: TOKEN,
       log: silentLogger,
-      handlers: { retry: async () => ({ note: '', result: '' }), startSession: async () => ({}), setSessionState: async () => ({}), status: () => ({}) },
+      handlers: { retry: async () => ({ note: '', result: '' }), startSession: async () => ({}), setSessionState: async () => ({}), finishSession: async () => ({}), status: () => ({}) },
       extraRoutes: pageRoutes({
         token: TOKEN,
         port: 4777,
