@@ -115,9 +115,9 @@ function addSetupCommands({ program, act, deps }: Declare): void {
     );
 
   withConfig(program.command('uninstall-service'))
-    .description('stop and remove the installed service file')
+    .description('stop and disable the service, then remove its files')
     .option('--user', 'the per-user service (the default)')
-    .option('--dry-run', 'say what would be removed')
+    .option('--dry-run', 'say what would be run and removed')
     .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
     .action(
       act(async (opts: ServiceOptions) => (await import('./commands/service.js')).uninstallService(opts, deps())),
