@@ -5,6 +5,7 @@ import type { OpenOptions } from './commands/open.js';
 import type { ServiceOptions } from './commands/service.js';
 import type { SessionStartOptions } from './commands/session.js';
 import { isExpectedError } from './errors.js';
+import { packageVersion } from './version.js';
 
 /**
  * The `meeting-assistant` command line (docs/design.md §6). Each command lives in its own
@@ -14,6 +15,7 @@ import { isExpectedError } from './errors.js';
 export function buildProgram(setExit: (code: number) => void, deps: () => CommandDeps = processDeps): Command {
   const program = new Command('meeting-assistant')
     .description('Turns finished meeting transcripts in a Markdown vault into summary notes.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
   const act =
@@ -47,14 +49,14 @@ function addRunCommands({ program, act, deps }: Declare): void {
 
   withConfig(program.command('summarize'))
     .description('summarize one meeting now, then exit (0 done, 1 failed)')
-    .argument('<meeting-note>', 'the meeting note (path relative to the vault, or absolute)')
+    .argument('<meeting-note>', 'the meeting note: vault-relative (.md optional), relative to here, absolute, or a note name')
     .action(
       act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).summarize(note, opts, deps())),
     );
 
   withConfig(program.command('retry'))
     .description('retry one summary note (a failure report or a summary to regenerate), then exit')
-    .argument('<summary-note>', 'the summary note (path relative to the vault, or absolute)')
+    .argument('<summary-note>', "the summary note, or a meeting note for its summary (named as for summarize)")
     .action(act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).retry(note, opts, deps())));
 
   withConfig(program.command('status'))

@@ -1,3 +1,4 @@
+import { localDateTime } from '../clock.js';
 import { escapeHtml } from './html.js';
 import type { LiveRun } from './run-board.js';
 import type { RunRecord } from './run-history.js';
@@ -12,10 +13,8 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /** Local time of the daemon's machine (the person's), to the second. */
 function clock(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return escapeHtml(iso);
-  const text = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
-  return `<time datetime="${escapeHtml(iso)}">${text}</time>`;
+  const text = localDateTime(iso, { seconds: true });
+  return text === undefined ? escapeHtml(iso) : `<time datetime="${escapeHtml(iso)}">${text}</time>`;
 }
 
 export function formatDuration(ms: number): string {
