@@ -68,7 +68,8 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
     );
   }
   const asked = deps.clock().toISOString();
-  const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note };
+  // `from`: the run is listed as started from the command line, not by some API client.
+  const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note, from: 'cli' };
   let accepted;
   try {
     accepted = await call(`${daemon.http}/api/retry`, token, { method: 'POST', body });

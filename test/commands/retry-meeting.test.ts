@@ -52,7 +52,7 @@ describe('retry <meeting note>', () => {
       '/vault/.meeting-assistant/daemon.json': JSON.stringify({ pid: daemon.pid, startedAt: 'then', http: api.url }),
     });
     expect(await retry('Meetings/Standup.md', {}, deps)).toBe(0);
-    expect(api.asked).toEqual([{ note: 'Meetings/Summaries/Standup.md' }]);
+    expect(api.asked).toEqual([{ note: 'Meetings/Summaries/Standup.md', from: 'cli' }]);
     expect(io.outLines).toContain('summary: Meetings/Summaries/Standup.md');
   });
 

@@ -98,7 +98,7 @@ describe('status view and HTML', () => {
       ['Broken', false],
     ]);
     const html = renderPage(view, 'the-csrf');
-    const failures = html.slice(html.indexOf('id="failures"'), html.indexOf('id="recent"'));
+    const failures = html.slice(html.indexOf('id="failures"'), html.indexOf('id="summaries"'));
     expect(failures.match(/<button/g)).toHaveLength(1);
     expect(failures).toContain('<input type="hidden" name="csrf" value="the-csrf">');
     expect(failures).toContain('retry queued');
