@@ -2,6 +2,7 @@ import type { DaemonStatus } from '../daemon/daemon.js';
 import { listMeetingStates, type MeetingState } from '../daemon/overview.js';
 import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../daemon/instance.js';
+import { triggerLabel } from '../daemon/trigger-labels.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';
@@ -34,8 +35,8 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   io.out(`daemon: running, pid ${s.pid}, since ${local(s.startedAt)}, ${s.http ?? 'no HTTP'}${s.stopping ? ' (stopping)' : ''}`);
   const q = s.queue;
   io.out(`queue: ${q.running.length} running, ${q.pending.length} waiting (at most ${q.concurrency} at once)`);
-  for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${local(r.startedAt)} (${r.trigger})${r.followUp ? ', again after it' : ''}`);
-  for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${local(p.queuedAt)} (${p.trigger})`);
+  for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${local(r.startedAt)} (${triggerLabel(r.trigger)})${r.followUp ? ', again after it' : ''}`);
+  for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${local(p.queuedAt)} (${triggerLabel(p.trigger)})`);
   if (q.recent.length > 0) io.out('recent:');
   for (const r of q.recent.slice(0, 10)) {
     io.out(`  ${local(r.finishedAt)}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);
