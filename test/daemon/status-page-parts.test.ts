@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { healthFromRuns } from '../../src/daemon/endpoint-health.js';
 import { RunBoard } from '../../src/daemon/run-board.js';
-import { RunHistory, type RunRecord } from '../../src/daemon/run-history.js';
+import { RunHistory } from '../../src/daemon/run-history.js';
 import { renderPage } from '../../src/daemon/status-page.js';
 import { buildStatusView } from '../../src/daemon/status-view.js';
 import { summaryHtml } from '../../src/daemon/summary-html.js';
@@ -9,22 +9,11 @@ import { SummaryTexts } from '../../src/daemon/summary-texts.js';
 import { triggerLabel } from '../../src/daemon/trigger-labels.js';
 import { silentLogger } from '../../src/log.js';
 import { memoryVault } from '../helpers/memfs.js';
+import { runRecord } from '../helpers/run-records.js';
 
 /** docs/design.md §7: the status page's endpoint health, trigger labels, summaries with Regenerate. */
 
-const run = (meeting: string, status: 'done' | 'failed', minute: number, extra: Partial<RunRecord> = {}): RunRecord => ({
-  runId: `r${minute}`,
-  kind: 'summarize',
-  trigger: 'transcript',
-  meeting: `Meetings/${meeting}.md`,
-  title: meeting,
-  startedAt: `2026-11-30T10:${String(minute).padStart(2, '0')}:00Z`,
-  finishedAt: `2026-11-30T10:${String(minute).padStart(2, '0')}:42Z`,
-  status,
-  summary: `Meetings/Summaries/${meeting}.md`,
-  modelRequests: status === 'done' ? 3 : 0,
-  ...extra,
-});
+const run = runRecord;
 
 const UNREACHABLE = 'ModelError (network): Could not reach the model endpoint http://127.0.0.1:11434/v1/chat/completions';
 
