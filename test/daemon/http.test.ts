@@ -167,6 +167,9 @@ describe('HTTP API', () => {
     expect(res.status).toBe(202);
     expect(JSON.parse(res.body)).toEqual({ note: 'Meetings/Summaries/A.md', result: 'queued', meeting: 'Meetings/A.md' });
     expect(enqueued[0]).toMatchObject({ kind: 'retry', trigger: 'api' });
+    // The command line's hand-over says so: the page lists the run as started from the command line.
+    expect((await request('POST', '/api/retry', { body: JSON.stringify({ note: 'Meetings/Summaries/A.md', from: 'cli' }), headers: auth })).status).toBe(202);
+    expect(enqueued[1]).toMatchObject({ kind: 'retry', trigger: 'cli' });
   });
 
   it('POST /api/retry with a path outside the summaries folder is 400', async () => {
