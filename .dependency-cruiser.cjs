@@ -18,7 +18,7 @@ const LAYERS = [
   { name: 'mcp server', units: ['mcp/'] },
   { name: 'tools, agent and audit', units: ['tools/', 'agent/', 'audit.ts'] },
   { name: 'vault and log', units: ['vault/', 'log.ts'] },
-  { name: 'config', units: ['config.ts'] },
+  { name: 'config', units: ['config.ts', 'config-hints.ts'] },
   { name: 'shared definitions', units: ['errors.ts', 'clock.ts'] },
 ];
 

@@ -64,6 +64,10 @@ for (let i = 0; i < RUNS_LISTED; i++) {
     status: failed ? 'failed' : 'done', summary: `Meetings/Summaries/${file}.md`, modelRequests: 4 + (i % 6),
     ...(failed && { error: 'ModelError (http): HTTP 503 from http://127.0.0.1:11434/v1/chat/completions: model is loading' }),
   }));
+  // The page shows the latest good summaries' texts: each run's note, as its run left it.
+  writeFile(path.join(vault, 'Meetings/Summaries', `${file}.md`), failed
+    ? `---\nstatus: failed\nretry: false\n---\n# Summary failed: ${title}\n`
+    : `---\nstatus: done\n---\n## Summary\nThe team went through ${title} and agreed on the next release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- [ ] Alice: tag the release 📅 2026-12-04\n`);
 }
 writeFile(path.join(vault, '.meeting-assistant', 'runs.jsonl'), lines.join('\n') + '\n');
 for (const name of ['2026-11-30 1000 Architecture Review', '2026-11-30 1100 Sprint Demo']) {

@@ -5,6 +5,7 @@ import type { OpenOptions } from './commands/open.js';
 import type { ServiceOptions } from './commands/service.js';
 import type { SessionStartOptions } from './commands/session.js';
 import { isExpectedError } from './errors.js';
+import { packageVersion } from './version.js';
 
 /**
  * The `meeting-assistant` command line (docs/design.md §6). Each command lives in its own
@@ -14,6 +15,7 @@ import { isExpectedError } from './errors.js';
 export function buildProgram(setExit: (code: number) => void, deps: () => CommandDeps = processDeps): Command {
   const program = new Command('meeting-assistant')
     .description('Turns finished meeting transcripts in a Markdown vault into summary notes.')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .showHelpAfterError()
     .exitOverride();
   const act =
@@ -47,14 +49,14 @@ function addRunCommands({ program, act, deps }: Declare): void {
 
   withConfig(program.command('summarize'))
     .description('summarize one meeting now, then exit (0 done, 1 failed)')
-    .argument('<meeting-note>', 'the meeting note (path relative to the vault, or absolute)')
+    .argument('<meeting-note>', 'the meeting note: vault-relative (.md optional), relative to here, absolute, or a note name')
     .action(
       act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).summarize(note, opts, deps())),
     );
 
   withConfig(program.command('retry'))
     .description('retry one summary note (a failure report or a summary to regenerate), then exit')
-    .argument('<summary-note>', 'the summary note (path relative to the vault, or absolute)')
+    .argument('<summary-note>', "the summary note, or a meeting note for its summary (named as for summarize)")
     .action(act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).retry(note, opts, deps())));
 
   withConfig(program.command('status'))
@@ -66,7 +68,7 @@ function addRunCommands({ program, act, deps }: Declare): void {
     .action(act(async (opts: GlobalOptions) => (await import('./commands/mcp.js')).mcp(opts, deps())));
 }
 
-/** session start | state | stop: what recorders and transcribers call. */
+/** session start | state | finish | stop: what recorders and transcribers call. */
 function addSessionCommands({ program, act, deps }: Declare): void {
   const session = program.command('session').description('recorder and transcriber integration');
   withConfig(session.command('start'))
@@ -83,11 +85,17 @@ function addSessionCommands({ program, act, deps }: Declare): void {
   withConfig(session.command('state'))
     .description("set a meeting's context state")
     .argument('<meeting-note>', 'the meeting note')
-    .argument('<state>', 'collecting metadata | transcribing | speaker recognition | summarizing | finished | error')
+    .argument('<state>', "collecting metadata | transcribing | speaker recognition (the daemon's own states are refused: see session finish)")
     .action(
       act(async (note: string, state: string, opts: GlobalOptions) =>
         (await import('./commands/session.js')).sessionState(note, state, opts, deps()),
       ),
+    );
+  withConfig(session.command('finish'))
+    .description("the recorder's last call: set the transcript's state to Daemon.TriggerState (starts the summary) and end_time where missing")
+    .argument('<meeting-note>', 'the meeting note')
+    .action(
+      act(async (note: string, opts: GlobalOptions) => (await import('./commands/session.js')).sessionFinish(note, opts, deps())),
     );
   withConfig(session.command('stop'))
     .description('write end_time to the meeting and context notes')
@@ -113,9 +121,9 @@ function addSetupCommands({ program, act, deps }: Declare): void {
     );
 
   withConfig(program.command('uninstall-service'))
-    .description('stop and remove the installed service file')
+    .description('stop and disable the service, then remove its files')
     .option('--user', 'the per-user service (the default)')
-    .option('--dry-run', 'say what would be removed')
+    .option('--dry-run', 'say what would be run and removed')
     .addOption(new Option('--platform <platform>', 'target platform').choices(['linux', 'darwin']).hideHelp())
     .action(
       act(async (opts: ServiceOptions) => (await import('./commands/service.js')).uninstallService(opts, deps())),

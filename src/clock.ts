@@ -6,8 +6,15 @@ export type Clock = () => Date;
 
 export const systemClock: Clock = () => new Date();
 
-/** `2026-12-02 10:04:05`: the machine's local time to the second, as people read it in a log or a terminal. */
-export function localClockTime(date: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A moment as a person reads it on this machine: local time, `YYYY-MM-DD HH:mm` (with
+ * `:ss` when asked). Undefined for text that is no date, which callers show as written.
+ */
+export function localDateTime(value: string | Date, options: { seconds?: boolean } = {}): string | undefined {
+  const d = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(d.getTime())) return undefined;
+  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}${options.seconds ? `:${pad(d.getSeconds())}` : ''}`;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${time}`;
 }

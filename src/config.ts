@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import cron from 'node-cron';
 import { z } from 'zod';
+import { closest, jsonSyntaxProblem, SECTION, sectionProblem } from './config-hints.js';
 import { MeetingAssistantError } from './errors.js';
 
 /**
@@ -195,8 +196,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<AppConfig>
     try {
       raw = JSON.parse(stripBom(text));
     } catch (err) {
-      throw new ConfigError([`not valid JSON: ${(err as Error).message}`], candidate);
+      throw new ConfigError([jsonSyntaxProblem(stripBom(text), err)], candidate);
     }
+    const missing = sectionProblem(raw, Object.keys(DEFAULT_SETTINGS));
+    if (missing) throw new ConfigError([missing], candidate);
     break;
   }
   if (!file && options.configPath) {
@@ -293,12 +296,24 @@ function fullPath(segments: readonly PropertyKey[]): string {
 function describeIssue(issue: z.core.$ZodIssue): string[] {
   const where = fullPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => `${where ? `${where}.` : ''}${key}: unknown key`);
+    const known = knownKeysAt(issue.path);
+    return issue.keys.map((key) => {
+      const meant = closest(key, known.filter((k) => !issue.keys.includes(k)));
+      return `${where ? `${where}.` : ''}${key}: unknown key${meant ? ` (did you mean ${meant}?)` : ''}`;
+    });
   }
   if (issue.code === 'invalid_type') {
     return [`${where}: expected ${issue.expected}, got ${describeValue(issue.input)}`];
   }
   return [`${where}: ${issue.message}`];
+}
+
+/** The keys the configuration knows at a path (`MeetingAssistant.Endpoint`: BaseUrl, Model, …). */
+function knownKeysAt(segments: readonly PropertyKey[]): string[] {
+  if (segments.length === 0) return [SECTION];
+  let level: unknown = DEFAULT_SETTINGS;
+  for (const segment of segments.slice(1)) level = (level as Record<string, unknown> | undefined)?.[String(segment)];
+  return level && typeof level === 'object' ? Object.keys(level) : [];
 }
 
 function describeValue(value: unknown): string {

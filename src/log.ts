@@ -70,6 +70,8 @@ export interface ConfigLoggerOptions {
   secrets?: (string | undefined)[];
   /** Whether stdout is a terminal (`Logging.Pretty` unset); default: asks stdout. */
   isTTY?: boolean;
+  /** With `Logging.File` at a terminal: where the terminal's copy goes (tests); default stdout. */
+  terminal?: DestinationStream;
 }
 
 /**
@@ -88,8 +90,16 @@ export function createLoggerFromConfig(config: AppConfig, options: ConfigLoggerO
     secrets: [config.apiKey, config.settings.Http.Token, ...(options.secrets ?? [])],
   };
   return buildLogger(shared, (base) => {
-    if (!options.destination && config.logFile) return pino(base, rollingFileTransport(config.logFile, logging));
     const isTTY = options.isTTY ?? (options.destination ? false : !!process.stdout.isTTY);
+    if (!options.destination && config.logFile) {
+      const file = rollingFileTransport(config.logFile, logging);
+      // A person at a terminal still sees the log (as without File); a service's stdout does not get it twice.
+      if (!isTTY) return pino(base, file);
+      const pretty = wantsPrettyLogs(logging.Pretty, isTTY);
+      const terminal = options.terminal ?? (pretty ? undefined : stdoutDestination());
+      const shown = pretty ? prettyStream({ colorize: !options.terminal, details: isVerbose(logging.Level) }, ...(terminal ? [terminal] : [])) : terminal!;
+      return pino(base, teeStream(file, shown));
+    }
     if (wantsPrettyLogs(logging.Pretty, isTTY)) {
       const pretty = { colorize: isTTY, details: isVerbose(logging.Level) };
       return pino(base, options.destination ? prettyStream(pretty, options.destination) : prettyStream(pretty));
@@ -144,6 +154,30 @@ function buildLogger(options: LoggerOptions, create: (base: PinoOptions) => Logg
   return logger;
 }
 
+type Flushable = DestinationStream & { flush?(cb: (err?: Error) => void): void };
+type Closable = Flushable & NodeJS.EventEmitter & { end(): void; closed?: boolean };
+
+/**
+ * Every line to the file and to the terminal; a flush waits for both (the file's worker
+ * thread included). Ending and its `close` event are the file's, as when it is alone.
+ */
+function teeStream(file: Closable, terminal: Flushable): Flushable {
+  const flushOne = (stream: Flushable) => new Promise<void>((resolve) => (stream.flush ? stream.flush(() => resolve()) : resolve()));
+  const tee = {
+    write: (line: string) => {
+      file.write(line);
+      terminal.write(line);
+    },
+    flush: (cb: (err?: Error) => void) => void Promise.all([flushOne(file), flushOne(terminal)]).then(() => cb()),
+    end: () => file.end(),
+    once: (event: string, listener: () => void) => (file.once(event, listener), tee),
+    get closed() {
+      return file.closed;
+    },
+  };
+  return tee;
+}
+
 /** The stdout destinations, flushed synchronously at exit so the last lines are not lost. */
 const stdoutStreams = new Set<ReturnType<typeof pino.destination>>();
 
@@ -168,7 +202,7 @@ function stdoutDestination(): DestinationStream {
  * pino-roll in a worker thread. `removeOtherLogFiles` makes the count hold across restarts,
  * not only for files this process created.
  */
-function rollingFileTransport(file: string, logging: Settings['Logging']): DestinationStream {
+function rollingFileTransport(file: string, logging: Settings['Logging']): Closable {
   mkdirSync(path.dirname(file), { recursive: true });
   return pino.transport({
     target: 'pino-roll',
@@ -178,7 +212,7 @@ function rollingFileTransport(file: string, logging: Settings['Logging']): Desti
       limit: { count: logging.RotateFiles, removeOtherLogFiles: true },
       mkdir: true,
     },
-  }) as DestinationStream;
+  }) as unknown as Closable;
 }
 
 /** Replace every occurrence of a secret in strings (deeply, for plain objects and errors). */

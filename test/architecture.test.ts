@@ -46,7 +46,7 @@ describe('dependency rules', () => {
     expect(seen).toContain('no-unit-cycle: config.ts → vault/ → config.ts');
     expect(seen.some((s) => s.startsWith('no-circular: src/agent/a.ts → src/agent/b.ts → src/agent/a.ts'))).toBe(true);
     const layer = violations.find((v) => v.rule === 'layer-config-not-vault-and-log');
-    expect(layer?.message).toMatch(/^config \(config\.ts\) may not use vault and log \(vault\/, log\.ts\)/);
+    expect(layer?.message).toMatch(/^config \(config\.ts, config-hints\.ts\) may not use vault and log \(vault\/, log\.ts\)/);
   });
 
   it('a failure names the layer that may not use the other: agent/ importing tools/ (one layer, a rule of its own)', async () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -68,12 +68,21 @@ describe('meeting-assistant CLI', () => {
     );
   });
 
-  it('session --help lists start, state and stop and exits 0', async () => {
+  it('session --help lists start, state, finish and stop and exits 0', async () => {
     const { code, stdout } = await cli(['session', '--help']);
 
     expect(code).toBe(0);
     const commands = [...stdout.matchAll(/^ {2}(\S+)/gm)].map((m) => m[1]);
-    expect(commands).toEqual(expect.arrayContaining(['start', 'state', 'stop']));
+    expect(commands).toEqual(expect.arrayContaining(['start', 'state', 'finish', 'stop']));
+  });
+
+  it('--version (and -V) prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(await readFile(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-V']) {
+      const { code, stdout } = await cli([flag]);
+      expect(code).toBe(0);
+      expect(stdout).toBe(`${version}\n`);
+    }
   });
 
   it('an unknown command exits 2 and says so', async () => {

@@ -277,6 +277,31 @@ describe('logging in an integration run (pipeline, real model client, scripted e
   });
 });
 
+describe('Logging.File with a person at a terminal', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it.each([
+    [true, 'the file and readable lines on the terminal'],
+    [false, 'the file only (a service: journald would get every line twice)'],
+  ] as const)('a terminal %s: %s', async (isTTY, _what) => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'ma-log-tty-'));
+    const file = path.join(dir, 'meeting-assistant.log');
+    const terminal = memoryDestination();
+    const log = createLoggerFromConfig(testConfig({ Logging: { File: file } }), { isTTY, terminal });
+    log.info({ meeting: 'Meetings/A.md' }, 'run started');
+    await flushLogger(log);
+    await endLogger(log);
+    const written = await Promise.all((await rolledFiles(file)).map((f) => readFile(f, 'utf8')));
+    expect(JSON.parse(written.join('').trim())).toMatchObject({ msg: 'run started', meeting: 'Meetings/A.md' });
+    if (isTTY) expect(terminal.text()).toMatch(/^\[\d\d:\d\d:\d\d\] INFO.*: run started \[Meetings\/A\.md\]\n$/);
+    else expect(terminal.lines).toEqual([]);
+  });
+});
+
 describe('readable lines at a terminal (Logging.Pretty)', () => {
   it('null (unset) follows stdout: readable at a terminal, JSON for journald, launchd and pipes; true and false force', () => {
     expect(wantsPrettyLogs(null, true)).toBe(true);

@@ -1,4 +1,4 @@
-import { type Clock, localClockTime, systemClock } from '../clock.js';
+import { type Clock, localDateTime, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { authHeaders, baseUrl } from './endpoint-check.js';
@@ -158,12 +158,12 @@ export class EndpointWaiter implements EndpointGate {
         this.#downSince = now;
         log.warn(
           { endpoint: url, since: now.toISOString(), nextProbeMs: pause },
-          `the model endpoint does not answer (${url}, since ${localClockTime(now)}): runs wait and start once it answers; asking again in ${Math.round(pause / 1000)} s, then less often (at most every ${Math.round(maxPause / 60_000)} min)`,
+          `the model endpoint does not answer (${url}, since ${localDateTime(now, { seconds: true })}): runs wait and start once it answers; asking again in ${Math.round(pause / 1000)} s, then less often (at most every ${Math.round(maxPause / 60_000)} min)`,
         );
       } else {
         log.info(
           { endpoint: url, since: this.#downSince.toISOString(), nextProbeMs: pause, waiting: this.#waiting },
-          `still waiting for the model endpoint (since ${localClockTime(this.#downSince)}, ${this.#waiting} run(s) waiting); asking again in ${Math.round(pause / 1000)} s`,
+          `still waiting for the model endpoint (since ${localDateTime(this.#downSince, { seconds: true })}, ${this.#waiting} run(s) waiting); asking again in ${Math.round(pause / 1000)} s`,
         );
       }
       waited = true;

@@ -3,6 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
 import { type Fs, nodeFs } from '../vault/fs.js';
 import { MeetingAssistantError } from '../errors.js';
+import { vaultPathProblem } from './vault-path.js';
 
 /** Exit codes of every command (docs/design.md §6). */
 export const EXIT_OK = 0;
@@ -73,12 +74,23 @@ export function readCommandConfig(opts: GlobalOptions, deps: Pick<CommandDeps, '
   return loadConfig({ configPath: opts.config, fs: deps.fs, env: deps.env, cwd: deps.cwd, homedir: homeOf(deps.env) });
 }
 
-/** Load the configuration for a command; a bad config is exit 2 with every problem listed. */
-export async function loadCommandConfig(opts: GlobalOptions, deps: Pick<CommandDeps, 'fs' | 'env' | 'cwd'>): Promise<AppConfig> {
+/**
+ * Load the configuration for a command; a bad config is exit 2 with every problem listed, and
+ * so is a `VaultPath` that is not a folder (vault-path.ts; the bundled default seeds its own).
+ */
+export async function loadCommandConfig(
+  opts: GlobalOptions,
+  deps: Pick<CommandDeps, 'fs' | 'env' | 'cwd'>,
+  needs: { vault?: boolean } = {},
+): Promise<AppConfig> {
+  let config: AppConfig;
   try {
-    return await readCommandConfig(opts, deps);
+    config = await readCommandConfig(opts, deps);
   } catch (err) {
     if (err instanceof ConfigError) throw new CliError(err.message, EXIT_USAGE);
     throw err;
   }
+  const missing = needs.vault === false ? undefined : await vaultPathProblem(config, deps.fs);
+  if (missing) throw new CliError(missing, EXIT_USAGE);
+  return config;
 }

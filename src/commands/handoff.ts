@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { localClockTime } from '../clock.js';
+import { localDateTime } from '../clock.js';
 import type { DaemonInstance } from '../daemon/instance.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
 
@@ -70,7 +70,8 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
     );
   }
   const asked = deps.clock().toISOString();
-  const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note };
+  // `from`: the run is listed as started from the command line, not by some API client.
+  const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note, from: 'cli' };
   let accepted;
   try {
     accepted = await call(`${daemon.http}/api/retry`, token, { method: 'POST', body });
@@ -128,7 +129,7 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
 
 function localTime(iso: string): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : localClockTime(d);
+  return localDateTime(d, { seconds: true }) ?? iso;
 }
 
 /** The run's real outcome, as the command would have said it had it run the meeting itself. */

@@ -26,7 +26,7 @@ export async function logs(opts: LogsOptions, given: Partial<LogsDeps> = {}): Pr
   const deps = withDefaults<LogsDeps>(given, { platform: process.platform, isTTY: !!process.stdout.isTTY });
   const { io, platform } = deps;
   const home = homeOf(deps.env);
-  const config = await loadCommandConfig(opts, deps);
+  const config = await loadCommandConfig(opts, deps, { vault: false });
 
   let file = config.logFile;
   if (!file && platform === 'darwin' && (await currentLogFile(launchdLogFile(home)))) file = launchdLogFile(home);

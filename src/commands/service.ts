@@ -2,6 +2,7 @@ import type { AppConfig } from '../config.js';
 import { installInstructions, performInstall, performUninstall, planInstall, planUninstall } from '../service/install.js';
 import { cliPath, type HomeDirs, type ServicePlatform } from '../service/paths.js';
 import { ServiceFileError } from '../service/render.js';
+import { type CommandRunner, commandLine, processRunner, type ServiceCall, serviceControl } from '../service/control.js';
 import { CliError, type CommandDeps, EXIT_OK, EXIT_USAGE, type GlobalOptions, homeOf, loadCommandConfig, withDefaults } from './common.js';
 
 /** The options of `install-service` and `uninstall-service` (the command line is in src/cli.ts). */
@@ -19,10 +20,20 @@ export interface ServiceCommandDeps extends CommandDeps {
   execPath: string;
   /** bin/meeting-assistant.js of this install. */
   cli: string;
+  /** Runs systemctl / launchctl (uninstall-service); tests pass a recorder. */
+  runCommand: CommandRunner;
+  /** The user's id, for launchd's `gui/<uid>` domain. */
+  uid: number | undefined;
 }
 
 function serviceDeps(given: Partial<ServiceCommandDeps>): ServiceCommandDeps {
-  return withDefaults<ServiceCommandDeps>(given, { platform: process.platform, execPath: process.execPath, cli: cliPath() });
+  return withDefaults<ServiceCommandDeps>(given, {
+    platform: process.platform,
+    execPath: process.execPath,
+    cli: cliPath(),
+    runCommand: processRunner,
+    uid: process.getuid?.(),
+  });
 }
 
 function resolvePlatform(opts: ServiceOptions, deps: ServiceCommandDeps): ServicePlatform {
@@ -40,7 +51,8 @@ function homeDirs(env: NodeJS.ProcessEnv): HomeDirs {
 
 /** The service runs with a config file: it must exist and be valid now, not at first start. */
 async function serviceConfig(opts: GlobalOptions, deps: ServiceCommandDeps): Promise<AppConfig> {
-  const config = await loadCommandConfig(opts, deps);
+  // A missing vault folder is created by the install (planInstall), not refused.
+  const config = await loadCommandConfig(opts, deps, { vault: false });
   if (!config.file) {
     throw new CliError(
       'no config file found (./config.json, $XDG_CONFIG_HOME/meeting-assistant/config.json): pass --config <file>',
@@ -95,17 +107,31 @@ export async function uninstallService(opts: ServiceOptions, given: Partial<Serv
     io.out(`No service installed: ${plan.path} does not exist.`);
     return EXIT_OK;
   }
-  const tool = platform === 'linux' ? 'systemctl' : 'launchctl';
-  io.out(`uninstall-service does not run ${tool} itself. Stop the service first if it is running:`);
-  for (const line of plan.stopCommands) io.out(line);
+  const control = serviceControl(platform, deps.uid);
   if (opts.dryRun) {
+    for (const call of control.stop) io.out(`Dry run: would run ${commandLine(call)}`);
     for (const file of [...plan.links, ...(plan.exists ? [plan.path] : [])]) io.out(`Dry run: would remove ${file}`);
+    for (const call of control.after) io.out(`Dry run: would run ${commandLine(call)}`);
     return EXIT_OK;
   }
+  // Stopped and disabled before the file goes: the service manager still knows the unit then.
+  const stopped = await runCalls(control.stop, deps);
   for (const file of await performUninstall(plan, fs)) io.out(`Removed ${file}`);
-  if (plan.afterCommands.length > 0) {
-    io.out('Then let systemd forget it:');
-    for (const line of plan.afterCommands) io.out(line);
-  }
+  await runCalls(control.after, deps);
+  if (!stopped) io.out('The service may still run: stop it with the line above once the service manager answers.');
   return EXIT_OK;
+}
+
+/** Runs the calls in order, saying what ran; false when one that matters failed. */
+async function runCalls(calls: ServiceCall[], deps: ServiceCommandDeps): Promise<boolean> {
+  let allRan = true;
+  for (const call of calls) {
+    const result = await deps.runCommand(call.argv);
+    if (result.ok) deps.io.out(`Ran ${commandLine(call)}`);
+    else if (!call.quiet) {
+      allRan = false;
+      deps.io.out(`Could not run ${commandLine(call)}${result.output ? `: ${result.output}` : ''}`);
+    }
+  }
+  return allRan;
 }

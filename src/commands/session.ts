@@ -1,9 +1,12 @@
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../daemon/sessions.js';
+import { finishSession } from '../daemon/session-finish.js';
+import type { AppConfig } from '../config.js';
 import { Vault } from '../vault/vault.js';
+import { noteArgument } from './note-argument.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**
- * `session start|state|stop` (docs/design.md §6): what a recorder or transcriber calls. The
+ * `session start|state|finish|stop` (docs/design.md §6): what a recorder or transcriber calls. The
  * notes are written directly; a running daemon sees them through its watcher.
  */
 
@@ -15,10 +18,15 @@ export interface SessionStartOptions extends GlobalOptions {
   scheduledEnd?: string;
 }
 
-async function openVault(opts: GlobalOptions, given: Partial<CommandDeps>): Promise<{ vault: Vault; deps: CommandDeps }> {
+async function openVault(opts: GlobalOptions, given: Partial<CommandDeps>): Promise<{ vault: Vault; deps: CommandDeps; config: AppConfig }> {
   const deps = withDefaults(given);
   const config = await loadCommandConfig(opts, deps);
-  return { vault: new Vault(deps.fs, config.layout), deps };
+  return { vault: new Vault(deps.fs, config.layout), deps, config };
+}
+
+/** A meeting note as the command line names it (docs/design.md §6), vault-relative. */
+async function meetingArgument(vault: Vault, note: string, deps: CommandDeps): Promise<string> {
+  return vault.rel(await noteArgument(vault, note, deps.cwd, ['meeting']));
 }
 
 function toCliError(err: unknown): never {
@@ -43,14 +51,23 @@ export async function sessionStart(opts: SessionStartOptions, given: Partial<Com
 
 export async function sessionState(note: string, state: string, opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
   const { vault, deps } = await openVault(opts, given);
-  const change = await setSessionState(vault, note, state).catch(toCliError);
+  const change = await setSessionState(vault, await meetingArgument(vault, note, deps), state).catch(toCliError);
   deps.io.out(`${change.context}: state ${change.state}`);
+  return EXIT_OK;
+}
+
+/** `session finish`: end_time where missing, then the transcript's state (the summary's trigger). */
+export async function sessionFinish(note: string, opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
+  const { vault, deps, config } = await openVault(opts, given);
+  const done = await finishSession(vault, await meetingArgument(vault, note, deps), config.settings.Daemon.TriggerState, deps.clock).catch(toCliError);
+  for (const written of done.wrote_end_time) deps.io.out(`${written}: end_time ${done.end_time}`);
+  deps.io.out(`${done.transcript}: state ${done.state}`);
   return EXIT_OK;
 }
 
 export async function sessionStop(note: string, opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
   const { vault, deps } = await openVault(opts, given);
-  const result = await stopSession(vault, note, deps.clock).catch(toCliError);
+  const result = await stopSession(vault, await meetingArgument(vault, note, deps), deps.clock).catch(toCliError);
   deps.io.out(`${result.meeting}: end_time ${result.end_time}`);
   if (result.context) deps.io.out(`${result.context}: end_time ${result.end_time}`);
   return EXIT_OK;

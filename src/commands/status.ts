@@ -1,6 +1,8 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
-import { listMeetingStates } from '../daemon/overview.js';
+import { listMeetingStates, type MeetingState } from '../daemon/overview.js';
+import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../daemon/instance.js';
+import { triggerLabel } from '../daemon/trigger-labels.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';
@@ -18,11 +20,7 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   const meetings = await listMeetingStates(vault);
   io.out(`vault: ${vault.root}`);
   if (meetings.length === 0) io.out(`no meeting notes in ${vault.rel(config.layout.folders.Meetings) || '.'}`);
-  const width = Math.max(0, ...meetings.map((m) => m.state.length));
-  for (const m of meetings) {
-    const when = m.startTime ?? '(no start_time)';
-    io.out(`${when.padEnd(25)}  ${m.state.padEnd(width)}  ${m.meeting}${m.problem ? `  (${m.problem})` : ''}`);
-  }
+  for (const line of meetingTable(meetings)) io.out(line);
   io.out('');
   const daemon = await queryDaemon(config, vault);
   if (daemon.kind === 'down') {
@@ -34,17 +32,38 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
     return EXIT_OK;
   }
   const s = daemon.status;
-  io.out(`daemon: running, pid ${s.pid}, since ${s.startedAt}, ${s.http ?? 'no HTTP'}${s.stopping ? ' (stopping)' : ''}`);
+  io.out(`daemon: running, pid ${s.pid}, since ${local(s.startedAt)}, ${s.http ?? 'no HTTP'}${s.stopping ? ' (stopping)' : ''}`);
   const q = s.queue;
   io.out(`queue: ${q.running.length} running, ${q.pending.length} waiting (at most ${q.concurrency} at once)`);
-  for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${r.startedAt} (${r.trigger})${r.followUp ? ', again after it' : ''}`);
-  for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${p.queuedAt} (${p.trigger})`);
+  for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${local(r.startedAt)} (${triggerLabel(r.trigger)})${r.followUp ? ', again after it' : ''}`);
+  for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${local(p.queuedAt)} (${triggerLabel(p.trigger)})`);
   if (q.recent.length > 0) io.out('recent:');
   for (const r of q.recent.slice(0, 10)) {
-    io.out(`  ${r.finishedAt}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);
+    io.out(`  ${local(r.finishedAt)}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);
   }
-  if (s.lastScan) io.out(`last catch-up scan: ${s.lastScan.at}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
+  if (s.lastScan) io.out(`last catch-up scan: ${local(s.lastScan.at)}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
   return EXIT_OK;
+}
+
+/** A time as the person reads it here (local, to the second); text that is no time as written. */
+const local = (iso: string) => localDateTime(iso, { seconds: true }) ?? iso;
+
+/**
+ * One line a meeting, under a header: when (local time), the context state, whether it has
+ * its summary (a summary, a failure report, none yet), the meeting note.
+ */
+function meetingTable(meetings: MeetingState[]): string[] {
+  if (meetings.length === 0) return [];
+  const rows = meetings.map((m) => ({
+    when: (m.startTime && localDateTime(m.startTime)) ?? m.startTime ?? '(no start_time)',
+    state: m.state,
+    summary: m.summary?.kind ?? '',
+    meeting: `${m.meeting}${m.problem ? `  (${m.problem})` : ''}`,
+  }));
+  const header = { when: 'start', state: 'state', summary: 'summary', meeting: 'meeting' };
+  const width = (key: 'when' | 'state' | 'summary') => Math.max(...[header, ...rows].map((r) => r[key].length));
+  const [w, s, m] = [width('when'), width('state'), width('summary')];
+  return [header, ...rows].map((r) => `${r.when.padEnd(w)}  ${r.state.padEnd(s)}  ${r.summary.padEnd(m)}  ${r.meeting}`);
 }
 
 type DaemonAnswer =

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { retrySummary, summarizeMeeting, type RunOutcome } from '../pipeline.js';
 import { markCliRun } from '../daemon/cli-runs.js';
 import { HeadCache } from '../daemon/heads.js';
@@ -6,6 +5,10 @@ import { liveDaemon } from '../daemon/instance.js';
 import { meetingOfNote } from '../daemon/locate.js';
 import { createRuntime } from '../runtime.js';
 import { handOff } from './handoff.js';
+import { noteArgument } from './note-argument.js';
+import { isExpectedError } from '../errors.js';
+import { resolveMeeting } from '../vault/meeting.js';
+import type { Vault } from '../vault/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /** `summarize <meeting-note>`: one run now, then exit 0 (done) or 1 (failed). */
@@ -18,14 +21,29 @@ export async function retry(note: string, opts: GlobalOptions, deps: Partial<Com
   return runOnce(note, opts, withDefaults(deps), 'summary');
 }
 
+/** The existing summary note (or failure report) of a meeting, for `retry <meeting note>`. */
+async function summaryOfMeeting(vault: Vault, meeting: string): Promise<string> {
+  let summary: string;
+  try {
+    summary = (await resolveMeeting(vault, meeting, { writeBack: false })).summaryPath;
+  } catch (err) {
+    if (isExpectedError(err)) throw new CliError((err as Error).message, EXIT_USAGE);
+    throw err;
+  }
+  if (!(await vault.exists(summary))) {
+    throw new CliError(`${vault.rel(meeting)} has no summary note yet (${vault.rel(summary)}); to make one: meeting-assistant summarize "${vault.rel(meeting)}"`, EXIT_USAGE);
+  }
+  return summary;
+}
+
 async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kind: 'meeting' | 'summary'): Promise<number> {
   const { io } = deps;
   const config = await loadCommandConfig(opts, deps);
   const runtime = await createRuntime(config, { fs: deps.fs, clock: deps.clock });
   const { vault } = runtime;
-  const file = path.resolve(vault.root, note);
-  if (!vault.contains(file)) throw new CliError(`${note} is not inside the vault ${vault.root}`, EXIT_USAGE);
-  if (!(await vault.exists(file))) throw new CliError(`no such note: ${vault.rel(file)}`, EXIT_USAGE);
+  const named = await noteArgument(vault, note, deps.cwd, kind === 'meeting' ? ['meeting'] : ['summary', 'meeting']);
+  // `retry <meeting note>`: the retry of that meeting's summary note.
+  const file = kind === 'summary' && vault.kindOf(named) === 'meeting' ? await summaryOfMeeting(vault, named) : named;
   if (kind === 'summary' && vault.kindOf(file) !== 'summary') {
     throw new CliError(`${vault.rel(file)} is not in the summaries folder (${vault.rel(config.layout.folders.Summaries)})`, EXIT_USAGE);
   }

@@ -7,6 +7,8 @@ import { readNoteHead } from './notes.js';
 import { PathError, resolveNotePath } from '../vault/confine.js';
 import type { Job } from './queue.js';
 import { SessionError, setSessionState, startSession } from './sessions.js';
+import { finishSession } from './session-finish.js';
+import { DEFAULT_SETTINGS } from '../config.js';
 
 /**
  * What the HTTP routes do, in the daemon's terms: validate and confine the note a caller
@@ -19,6 +21,8 @@ export interface ApiDeps {
   enqueue(job: Job): string;
   status(): unknown;
   clock?: Clock;
+  /** `Daemon.TriggerState`: what `session finish` sets the transcript's state to. */
+  triggerState?: string;
 }
 
 const SUMMARY_STATUSES = new Set(['failed', 'done']);
@@ -84,6 +88,10 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
     },
     async setSessionState(meeting, state) {
       return setSessionState(vault, meeting, state).then((change) => ({ ...change }), sessionToApi);
+    },
+    async finishSession(meeting) {
+      const trigger = deps.triggerState ?? DEFAULT_SETTINGS.Daemon.TriggerState;
+      return finishSession(vault, meeting, trigger, deps.clock).then((done) => ({ ...done }), sessionToApi);
     },
     status: () => deps.status(),
   };

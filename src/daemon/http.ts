@@ -51,11 +51,13 @@ export interface SessionInput {
 
 /** What the routes do; the daemon supplies them. Handlers throw ApiError for 4xx answers. */
 export interface HttpHandlers {
-  retry(note: unknown, trigger: 'link' | 'api' | 'page'): Promise<RetryAccepted>;
+  retry(note: unknown, trigger: 'link' | 'api' | 'page' | 'cli'): Promise<RetryAccepted>;
   /** `POST /api/retry {"meeting": …}`: run a meeting now (`meeting-assistant summarize` hands its work over this way). */
   summarize?(meeting: unknown): Promise<RetryAccepted>;
   startSession(input: SessionInput): Promise<Record<string, string>>;
   setSessionState(meeting: unknown, state: unknown): Promise<Record<string, string>>;
+  /** `PUT /api/sessions/finish` (session-finish.ts). */
+  finishSession(meeting: unknown): Promise<Record<string, unknown>>;
   status(): unknown;
 }
 
@@ -238,7 +240,7 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       handle: async (req, res) => {
         const body = await readJsonBody(req, limit);
         const run = body.meeting !== undefined && body.note === undefined && handlers.summarize;
-        sendJson(res, 202, run ? await run(body.meeting) : await handlers.retry(body.note, 'api'));
+        sendJson(res, 202, run ? await run(body.meeting) : await handlers.retry(body.note, body.from === 'cli' ? 'cli' : 'api'));
       },
     },
     {
@@ -264,6 +266,15 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       handle: async (req, res) => {
         const body = await readJsonBody(req, limit);
         sendJson(res, 200, await handlers.setSessionState(body.meeting, body.state));
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/api/sessions/finish',
+      auth: true,
+      handle: async (req, res) => {
+        const body = await readJsonBody(req, limit);
+        sendJson(res, 200, await handlers.finishSession(body.meeting));
       },
     },
     {

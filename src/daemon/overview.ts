@@ -1,6 +1,7 @@
 import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
 import { contextOfMeeting } from './locate.js';
+import { type SummaryState, summaryStateOf } from './summary-state.js';
 
 /** One line of `status`: a meeting, when it was, and where it stands. */
 export interface MeetingState {
@@ -15,6 +16,8 @@ export interface MeetingState {
   problem?: string;
   /** What it is sorted by: start_time when it parses, else the note's mtime. */
   sortKey: number;
+  /** Whether the meeting has its summary (summary-state.ts); undefined for a broken meeting. */
+  summary?: SummaryState;
 }
 
 function timeOf(value: unknown): number | undefined {
@@ -54,6 +57,7 @@ export async function listMeetingStates(vault: Vault): Promise<MeetingState[]> {
       state,
       ...(problem !== undefined && { problem }),
       sortKey: timeOf(startTime) ?? mtime,
+      summary: await summaryStateOf(vault, file, heads),
     });
   }
   return out.sort((a, b) => b.sortKey - a.sortKey || a.meeting.localeCompare(b.meeting));

@@ -10,7 +10,7 @@ import type { StatusView } from './status-view.js';
  * `/?token=…` once; that answer sets an HttpOnly, SameSite=Strict cookie and redirects to `/`,
  * so the token leaves the address bar and the history. The cookie holds a value derived from
  * the token, not the token itself, so it cannot be replayed as the API's bearer token. The
- * Retry button is a form POST that must carry a CSRF value derived the same way (and, when the
+ * Retry and Regenerate buttons are a form POST that must carry a CSRF value derived the same way (and, when the
  * browser says where it comes from, come from this page's own origin).
  */
 
@@ -18,7 +18,8 @@ export interface PageOptions {
   token: string;
   /** Part of the cookie's name: two daemons on one machine (different ports) keep apart. */
   port: number;
-  view(): StatusView;
+  /** What the page shows (with the summaries' texts read from the vault, hence a promise). */
+  view(): StatusView | Promise<StatusView>;
   retry(note: unknown): Promise<RetryAccepted>;
 }
 
@@ -83,7 +84,7 @@ export function pageRoutes(options: PageOptions): Route[] {
           return redirect(res, { 'set-cookie': `${cookie}=${session}; HttpOnly; SameSite=Strict; Path=/` });
         }
         if (!signedIn(req)) return sendHtml(res, 401, 'Not authorized', SIGNED_OUT);
-        send(res, 200, 'text/html', renderPage(options.view(), csrf));
+        send(res, 200, 'text/html', renderPage(await options.view(), csrf));
       },
     },
     {
@@ -92,7 +93,7 @@ export function pageRoutes(options: PageOptions): Route[] {
       auth: false,
       handle: async (req, res) => {
         if (!signedIn(req)) return send(res, 401, 'text/plain', 'not signed in');
-        send(res, 200, 'text/html', renderMain(options.view(), csrf));
+        send(res, 200, 'text/html', renderMain(await options.view(), csrf));
       },
     },
     {

@@ -10,6 +10,7 @@ import { pageRoutes } from './page-routes.js';
 import type { Job, QueueStatus } from './queue.js';
 import type { RunBoard } from './run-board.js';
 import { buildStatusView } from './status-view.js';
+import { SummaryTexts } from './summary-texts.js';
 
 /**
  * The daemon's HTTP side (docs/design.md §7): the API (retries, sessions, status) and the
@@ -38,9 +39,10 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const settings = o.config.settings;
   if (!settings.Http.Enabled) return undefined;
   const { vault, token, log } = o;
-  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock });
+  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState });
+  const texts = new SummaryTexts(vault);
   const view = () =>
-    buildStatusView({
+    texts.fill(buildStatusView({
       version: packageVersion(),
       startedAt: o.startedAt,
       vaultRoot: vault.root,
@@ -52,7 +54,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       endpointWindow: () => o.serverWindow.known(),
       ...(o.endpointDownSince && { endpointDownSince: o.endpointDownSince }),
       clock: o.clock,
-    });
+    }));
   const http = await startHttpServer({
     settings: settings.Http,
     token,

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
-import { CONTEXT_STATES, createContextNote, isContextState, setContextState } from '../vault/context.js';
+import { createContextNote, isContextState, setContextState } from '../vault/context.js';
+import { daemonStateRefusal, isRecorderState, RECORDER_STATES } from './recorder-states.js';
 import { FrontmatterError, renderFrontmatter, updateNoteFrontmatter } from '../vault/frontmatter.js';
 import { formatLink } from '../vault/links.js';
 import { resolveMeeting } from '../vault/meeting.js';
@@ -137,7 +138,8 @@ export async function startSession(vault: Vault, input: StartSessionInput, clock
   return { meeting: vault.rel(meetingPath), transcript: vault.rel(transcriptPath), context: vault.rel(contextPath) };
 }
 
-async function meetingNote(vault: Vault, meeting: unknown): Promise<string> {
+/** The meeting note a session call names, confined to `Folders.Meetings`. */
+export async function meetingNote(vault: Vault, meeting: unknown): Promise<string> {
   let abs: string;
   try {
     abs = await resolveNotePath(vault, meeting, { folder: vault.layout.folders.Meetings, folderName: 'Folders.Meetings' });
@@ -151,7 +153,7 @@ async function meetingNote(vault: Vault, meeting: unknown): Promise<string> {
   return abs;
 }
 
-async function contextPathOf(vault: Vault, meeting: string): Promise<{ path: string; exists: boolean }> {
+export async function contextPathOf(vault: Vault, meeting: string): Promise<{ path: string; exists: boolean }> {
   try {
     return await contextOfMeeting(vault, meeting, new HeadCache(vault));
   } catch (err) {
@@ -166,10 +168,14 @@ export interface StateChange {
   state: string;
 }
 
-/** Sets the context note's `state` (one of the six), creating the note when it is missing. */
+/**
+ * Sets the context note's `state` (one of the recorder's three, docs/design.md §6), creating
+ * the note when it is missing. The daemon's own states are refused (session-finish.ts).
+ */
 export async function setSessionState(vault: Vault, meeting: unknown, state: unknown): Promise<StateChange> {
+  if (isContextState(state) && !isRecorderState(state)) throw new SessionError('usage', daemonStateRefusal(state));
   if (!isContextState(state)) {
-    throw new SessionError('usage', `"${String(state)}" is not a context state; use one of: ${CONTEXT_STATES.join(', ')}`);
+    throw new SessionError('usage', `"${String(state)}" is not a recorder state; use one of: ${RECORDER_STATES.join(', ')}`);
   }
   const meetingPath = await meetingNote(vault, meeting);
   const context = await contextPathOf(vault, meetingPath);

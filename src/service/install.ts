@@ -13,12 +13,14 @@ import {
   systemdUserDir,
   templatePath,
 } from './paths.js';
+import { commandLine, serviceControl } from './control.js';
 import { renderLaunchdPlist, renderSystemdUnit, type ServiceParams } from './render.js';
 
 /**
  * install-service / uninstall-service without the command line: what file goes where, with
  * what content, and the commands a person runs next. Nothing here runs systemctl or
- * launchctl: enabling a service is the person's decision, and the commands are printed.
+ * launchctl: enabling a service is the person's decision, and the commands are printed;
+ * uninstall-service runs its stop and disable calls through control.ts.
  */
 
 export interface ServiceTarget extends HomeDirs {
@@ -179,8 +181,8 @@ export async function planUninstall(target: HomeDirs & { platform: ServicePlatfo
       path: file,
       exists,
       links: link ? [wants] : [],
-      stopCommands: [`  systemctl --user stop ${SYSTEMD_UNIT_NAME}`],
-      afterCommands: ['  systemctl --user daemon-reload', `  systemctl --user reset-failed ${SYSTEMD_UNIT_NAME}`],
+      stopCommands: serviceControl('linux').stop.map((call) => `  ${commandLine(call)}`),
+      afterCommands: serviceControl('linux').after.map((call) => `  ${commandLine(call)}`),
     };
   }
   return {
@@ -188,7 +190,7 @@ export async function planUninstall(target: HomeDirs & { platform: ServicePlatfo
     path: file,
     exists,
     links: [],
-    stopCommands: [`  launchctl bootout gui/$(id -u)/${LAUNCHD_LABEL}`],
+    stopCommands: serviceControl('darwin').stop.map((call) => `  ${commandLine(call)}`),
     afterCommands: [],
   };
 }

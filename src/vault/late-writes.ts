@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { WatchEnd } from './watch-end.js';
 import { applyPatch, structuredPatch } from 'diff';
 import type { FileHandleLike } from './fs.js';
 import { MeetingAssistantError } from '../errors.js';
@@ -203,7 +204,7 @@ export interface WatchIo {
  * (restoreOwn). `finish` ends the watch early after one last look (a stopping daemon merges
  * what has landed instead of waiting the window out). Closes the handle.
  */
-export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowMs = LATE_WATCH_MS, finish?: AbortSignal): Promise<void> {
+export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowMs = LATE_WATCH_MS, finish = new WatchEnd()): Promise<void> {
   const { handle } = replaced;
   const restore = restoreOwn(replaced.base, replaced.next, io.removedSince);
   let seen = replaced.seen;
@@ -211,8 +212,11 @@ export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowM
   let interval = FIRST_POLL_MS;
   try {
     for (let waited = 0; waited < windowMs; waited += interval) {
-      if (finish?.aborted) waited = windowMs; // this pass is the last
-      else await delay(interval, undefined, { signal: finish }).catch(() => (waited = windowMs));
+      if (finish.ended) waited = windowMs; // this pass is the last
+      else {
+        await finish.sleep(interval);
+        if (finish.ended) waited = windowMs;
+      }
       interval = Math.min(interval * 2, MAX_POLL_MS);
       if (handle) {
         const now = await readHandle(handle);

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { FolderKey, VaultLayout } from '../config.js';
 import { type Fs, readText, statIfExists, walkFiles } from './fs.js';
 import { PathLocks } from './locks.js';
+import { WatchEnd } from './watch-end.js';
 import { addedLines, LATE_WATCH_MS, LateMergeError, type ReplacedFile, watchReplaced } from './late-writes.js';
 import { ConcurrentEditError, type Transform, UNCHANGED, type UpdateHooks, type UpdateOptions, type UpdateResult, updateFile, writeTargetOf } from './update.js';
 import { MeetingAssistantError } from '../errors.js';
@@ -71,8 +72,8 @@ export class Vault {
   private readonly skipListeners: ((error: UnwritableFileError) => void)[] = [];
   /** Replaced files still watched for late writes, with their merges. */
   private readonly watching = new Set<Promise<void>>();
-  /** Aborted by settled({ now: true }): every watch takes one last look and ends. */
-  private readonly finishWatching = new AbortController();
+  /** Ended by settled({ now: true }): every watch takes one last look and ends. */
+  private readonly finishWatching = new WatchEnd();
   private readonly lateWatchMs: number;
   private readonly clock: Clock;
   /** Per real file under watch: the lines each own write removed, in order (see restoreOwn). */
@@ -117,7 +118,7 @@ export class Vault {
    * stop takes `now`, so a Ctrl-C is not held up by a write its run made a moment before.
    */
   async settled(options: { now?: boolean } = {}): Promise<void> {
-    if (options.now) this.finishWatching.abort();
+    if (options.now) this.finishWatching.end();
     while (this.watching.size > 0) await Promise.allSettled([...this.watching]);
   }
 
@@ -264,7 +265,7 @@ export class Vault {
     };
     const removedSince = () => new Set(removals.removed.slice(since).flatMap((lines) => [...lines]));
     const io = { readPath: () => this.readIfExists(target), apply, removedSince };
-    const task = watchReplaced(replaced, io, this.lateWatchMs, this.finishWatching.signal).catch((error: unknown) => this.emitLate({ file: relName, outcome: 'failed', error }));
+    const task = watchReplaced(replaced, io, this.lateWatchMs, this.finishWatching).catch((error: unknown) => this.emitLate({ file: relName, outcome: 'failed', error }));
     this.watching.add(task);
     void task.finally(() => {
       this.watching.delete(task);

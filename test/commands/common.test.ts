@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { CliError, EXIT_USAGE, loadCommandConfig, processDeps, processIo, readCommandConfig, withDefaults } from '../../src/commands/common.js';
 import { ConfigError } from '../../src/config.js';
+import { BUNDLED_DEFAULT_CONFIG } from '../../src/example-vault.js';
 import { nodeFs } from '../../src/vault/fs.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
@@ -35,6 +36,9 @@ describe('loadCommandConfig', () => {
   const fs = memoryFs({
     '/home/ann/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '~/notes' } }),
     '/home/ann/work/bad.json': JSON.stringify({ MeetingAssistant: { Http: { Port: 70000 }, Agent: { MaxTurns: 'many' } } }),
+    '/home/ann/work/typo.json': JSON.stringify({ MeetingAssistant: { VaultPath: '~/ntoes' } }),
+    '/home/ann/work/file.json': JSON.stringify({ MeetingAssistant: { VaultPath: 'config.json' } }),
+    '/home/ann/notes/Meetings/x.md': '',
   });
   const deps = { fs, env: { HOME: '/home/ann' }, cwd: '/home/ann/work' };
 
@@ -59,5 +63,21 @@ describe('loadCommandConfig', () => {
     expect((missing as CliError).message).toContain('/home/ann/work/nowhere.json');
 
     await expect(readCommandConfig({ config: 'bad.json' }, deps)).rejects.toBeInstanceOf(ConfigError);
+  });
+
+  it('a VaultPath that names no folder is exit 2 (a typo would start an empty vault beside the real one), unless the command says it needs none', async () => {
+    const typo = await loadCommandConfig({ config: 'typo.json' }, deps).catch((e: unknown) => e);
+    expect(typo).toBeInstanceOf(CliError);
+    expect((typo as CliError).exitCode).toBe(EXIT_USAGE);
+    expect((typo as CliError).message).toBe(
+      'the vault /home/ann/ntoes does not exist (VaultPath in /home/ann/work/typo.json); point VaultPath at your vault, or create the folder',
+    );
+    expect(((await loadCommandConfig({ config: 'file.json' }, deps).catch((e: unknown) => e)) as CliError).message).toMatch(/is not a folder/);
+    expect((await loadCommandConfig({ config: 'typo.json' }, deps, { vault: false })).layout.root).toBe('/home/ann/ntoes');
+  });
+
+  it('the bundled config.default.json may name a ./vault that does not exist yet: run seeds it', async () => {
+    const bundled = await loadCommandConfig({ config: BUNDLED_DEFAULT_CONFIG }, { ...deps, fs: nodeFs });
+    expect(bundled.file).toBe(BUNDLED_DEFAULT_CONFIG);
   });
 });

@@ -254,7 +254,17 @@ describe('install-service writes the file and prints what to run', () => {
 });
 
 describe('uninstall-service', () => {
-  it('Linux: removes the unit and its enable link, and prints how to stop the service', async () => {
+  /** Records the systemctl / launchctl calls instead of making them; `fail` lists programs that fail. */
+  function recorder(fail: string[] = []) {
+    const calls: string[] = [];
+    const runCommand = async (argv: string[]) => {
+      calls.push(argv.join(' '));
+      return fail.includes(argv[0]!) ? { ok: false, output: 'Failed to connect to bus: No medium found' } : { ok: true, output: '' };
+    };
+    return { calls, runCommand };
+  }
+
+  it('Linux: stops and disables the service, removes the unit and its enable link, then reloads systemd', async () => {
     const config = path.join(tmp, 'config.json');
     await writeConfig(config, path.join(tmp, 'vault'));
     await installService({ config, platform: 'linux' }, { io: memoryIo(), env: { HOME: home } });
@@ -266,35 +276,63 @@ describe('uninstall-service', () => {
     expect(await readlink(wants)).toContain('meeting-assistant.service');
 
     const io = memoryIo();
-    expect(await uninstallService({ platform: 'linux' }, { io, env: { HOME: home } })).toBe(0);
+    const { calls, runCommand } = recorder();
+    let unitWhenStopped: boolean | undefined;
+    const watching = async (argv: string[]) => {
+      if (argv.includes('--now')) unitWhenStopped = existsSync(path.join(unitDir, 'meeting-assistant.service'));
+      return runCommand(argv);
+    };
+    expect(await uninstallService({ platform: 'linux' }, { io, env: { HOME: home }, runCommand: watching })).toBe(0);
+    expect(calls).toEqual([
+      'systemctl --user disable --now meeting-assistant',
+      'systemctl --user daemon-reload',
+      'systemctl --user reset-failed meeting-assistant',
+    ]);
+    // Stopped while systemd still had the unit file.
+    expect(unitWhenStopped).toBe(true);
     expect(existsSync(path.join(unitDir, 'meeting-assistant.service'))).toBe(false);
     await expect(lstat(wants)).rejects.toThrow();
-    const stopAt = io.outLines.indexOf('  systemctl --user stop meeting-assistant');
-    const removedAt = io.outLines.findIndex((l) => l.startsWith('Removed '));
-    expect(stopAt).toBeGreaterThanOrEqual(0);
-    expect(stopAt).toBeLessThan(removedAt);
-    expect(io.outLines).toContain('  systemctl --user daemon-reload');
+    expect(io.outLines[0]).toBe('Ran systemctl --user disable --now meeting-assistant');
+    expect(io.outLines).toContain('Ran systemctl --user daemon-reload');
   });
 
-  it('macOS: removes the plist and prints launchctl bootout; dry run removes nothing; nothing installed is fine', async () => {
+  it('Linux without a user session bus: the files still go, and the message says what to run by hand', async () => {
+    const config = path.join(tmp, 'config.json');
+    await writeConfig(config, path.join(tmp, 'vault'));
+    await installService({ config, platform: 'linux' }, { io: memoryIo(), env: { HOME: home } });
+    const io = memoryIo();
+    const { runCommand } = recorder(['systemctl']);
+    expect(await uninstallService({ platform: 'linux' }, { io, env: { HOME: home }, runCommand })).toBe(0);
+    expect(existsSync(path.join(home, '.config', 'systemd', 'user', 'meeting-assistant.service'))).toBe(false);
+    expect(io.outLines[0]).toBe('Could not run systemctl --user disable --now meeting-assistant: Failed to connect to bus: No medium found');
+    // reset-failed is quiet: failing for a unit that never failed is no news.
+    expect(io.text()).not.toContain('reset-failed');
+    expect(io.outLines.at(-1)).toMatch(/may still run/);
+  });
+
+  it('macOS: boots the agent out of gui/<uid>, removes the plist; dry run runs and removes nothing; nothing installed is fine', async () => {
     const config = path.join(tmp, 'config.json');
     await writeConfig(config, path.join(tmp, 'vault'));
     await installService({ config, platform: 'darwin' }, { io: memoryIo(), env: { HOME: home } });
     const file = path.join(home, 'Library', 'LaunchAgents', 'com.meeting-assistant.plist');
 
     const dry = memoryIo();
-    await uninstallService({ platform: 'darwin', dryRun: true }, { io: dry, env: { HOME: home } });
+    const dryRun = recorder();
+    await uninstallService({ platform: 'darwin', dryRun: true }, { io: dry, env: { HOME: home }, runCommand: dryRun.runCommand, uid: 501 });
     expect(existsSync(file)).toBe(true);
-    expect(dry.outLines).toContain(`Dry run: would remove ${file}`);
+    expect(dryRun.calls).toEqual([]);
+    expect(dry.outLines).toEqual(['Dry run: would run launchctl bootout gui/501/com.meeting-assistant', `Dry run: would remove ${file}`]);
 
     const io = memoryIo();
-    await uninstallService({ platform: 'darwin' }, { io, env: { HOME: home } });
+    const { calls, runCommand } = recorder();
+    await uninstallService({ platform: 'darwin' }, { io, env: { HOME: home }, runCommand, uid: 501 });
     expect(existsSync(file)).toBe(false);
-    expect(io.outLines).toContain('  launchctl bootout gui/$(id -u)/com.meeting-assistant');
+    expect(calls).toEqual(['launchctl bootout gui/501/com.meeting-assistant']);
 
     const again = memoryIo();
-    expect(await uninstallService({ platform: 'darwin' }, { io: again, env: { HOME: home } })).toBe(0);
+    expect(await uninstallService({ platform: 'darwin' }, { io: again, env: { HOME: home }, runCommand })).toBe(0);
     expect(again.outLines[0]).toContain('No service installed');
+    expect(calls).toHaveLength(1);
   });
 });
 

@@ -39,8 +39,8 @@ describe('session commands on passed-in deps', () => {
     ]);
     expect(await read(fs, '/vault/Meetings/2026-11-30 0907 Weekly Sync.md')).toMatchObject({ start_time: localIsoTime(START) });
 
-    expect(await sessionState('Meetings/2026-11-30 0907 Weekly Sync.md', 'summarizing', {}, deps)).toBe(0);
-    expect(await read(fs, '/vault/Meetings/Context/2026-11-30 0907 Weekly Sync.md')).toMatchObject({ state: 'summarizing' });
+    expect(await sessionState('Meetings/2026-11-30 0907 Weekly Sync.md', 'speaker recognition', {}, deps)).toBe(0);
+    expect(await read(fs, '/vault/Meetings/Context/2026-11-30 0907 Weekly Sync.md')).toMatchObject({ state: 'speaker recognition' });
 
     setNow(STOP);
     expect(await sessionStop('Meetings/2026-11-30 0907 Weekly Sync.md', {}, deps)).toBe(0);
@@ -64,7 +64,7 @@ describe('session commands on passed-in deps', () => {
     await fs.writeFile('/vault/Notes/Minutes.md', minutes);
     setNow(STOP);
     expect(await sessionStop('Meetings/Rec.md', {}, deps)).toBe(0);
-    const err = await sessionState('Meetings/Rec.md', 'summarizing', {}, deps).catch((e: unknown) => e);
+    const err = await sessionState('Meetings/Rec.md', 'transcribing', {}, deps).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).message).toMatch(/the context link points to Notes\/Minutes\.md/);
     expect(Buffer.from(await fs.readFile('/vault/Notes/Minutes.md')).toString('utf8')).toBe(minutes);

@@ -167,6 +167,9 @@ describe('HTTP API', () => {
     expect(res.status).toBe(202);
     expect(JSON.parse(res.body)).toEqual({ note: 'Meetings/Summaries/A.md', result: 'queued', meeting: 'Meetings/A.md' });
     expect(enqueued[0]).toMatchObject({ kind: 'retry', trigger: 'api' });
+    // The command line's hand-over says so: the page lists the run as started from the command line.
+    expect((await request('POST', '/api/retry', { body: JSON.stringify({ note: 'Meetings/Summaries/A.md', from: 'cli' }), headers: auth })).status).toBe(202);
+    expect(enqueued[1]).toMatchObject({ kind: 'retry', trigger: 'cli' });
   });
 
   it('POST /api/retry with a path outside the summaries folder is 400', async () => {
@@ -249,12 +252,37 @@ describe('HTTP API', () => {
     expect(readFileSync(path.join(dir, 'outside.md'), 'utf8')).not.toMatch(/finished/);
   });
 
+  it('PUT /api/sessions/state refuses the daemon\'s own states (400, pointing to /api/sessions/finish) and writes nothing', async () => {
+    const created = await request('POST', '/api/sessions', { body: JSON.stringify({ title: 'Refusal test' }), headers: auth });
+    const { meeting, context } = JSON.parse(created.body) as Record<string, string>;
+    const before = readFileSync(path.join(dir, 'vault', context!), 'utf8');
+    for (const state of ['summarizing', 'finished', 'error']) {
+      const res = await request('PUT', '/api/sessions/state', { body: JSON.stringify({ meeting, state }), headers: auth });
+      expect(res.status).toBe(400);
+      expect(res.body).toContain('/api/sessions/finish');
+    }
+    expect(readFileSync(path.join(dir, 'vault', context!), 'utf8')).toBe(before);
+  });
+
+  it('PUT /api/sessions/finish sets the transcript to Daemon.TriggerState and writes end_time; outside the vault is 400, no token 401', async () => {
+    const created = await request('POST', '/api/sessions', { body: JSON.stringify({ title: 'Finish test' }), headers: auth });
+    const { meeting, transcript, context } = JSON.parse(created.body) as Record<string, string>;
+    const res = await request('PUT', '/api/sessions/finish', { body: JSON.stringify({ meeting }), headers: auth });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body)).toMatchObject({ meeting, transcript, state: 'finished', wrote_end_time: [meeting, context] });
+    expect(readFileSync(path.join(dir, 'vault', transcript!), 'utf8')).toMatch(/^state: finished$/m);
+    expect(readFileSync(path.join(dir, 'vault', meeting!), 'utf8')).toMatch(/^end_time: /m);
+    expect(readFileSync(path.join(dir, 'vault', context!), 'utf8')).toMatch(/^end_time: /m);
+    expect((await request('PUT', '/api/sessions/finish', { body: JSON.stringify({ meeting: '../outside.md' }), headers: auth })).status).toBe(400);
+    expect((await request('PUT', '/api/sessions/finish', { body: JSON.stringify({ meeting }) })).status).toBe(401);
+  });
+
   it('PUT /api/sessions/state never writes a person\'s note named by `context` (a `meeting` link but no `state`): 422', async () => {
     const minutes = '---\nmeeting: "[[Meetings/Rec]]"\n---\nWhat Alice wrote.\n';
     write('Meetings/Rec.md', '---\ntitle: Rec\ntranscript: "[[Meetings/Transcripts/Rec]]"\ncontext: "[[Notes/Minutes]]"\n---\n');
     write('Meetings/Transcripts/Rec.md', '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n');
     write('Notes/Minutes.md', minutes);
-    const res = await request('PUT', '/api/sessions/state', { body: JSON.stringify({ meeting: 'Meetings/Rec.md', state: 'summarizing' }), headers: auth });
+    const res = await request('PUT', '/api/sessions/state', { body: JSON.stringify({ meeting: 'Meetings/Rec.md', state: 'speaker recognition' }), headers: auth });
     expect(res.status).toBe(422);
     expect(res.body).toMatch(/Notes\/Minutes\.md/);
     expect(readFileSync(path.join(dir, 'vault/Notes/Minutes.md'), 'utf8')).toBe(minutes);

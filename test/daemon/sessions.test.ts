@@ -92,7 +92,7 @@ describe('session start', () => {
 });
 
 describe('session state and stop', () => {
-  it('sets one of the six context states, and refuses anything else without writing', async () => {
+  it('sets one of the recorder\'s three context states, and refuses anything else without writing', async () => {
     const vault = memoryVault();
     const notes = await startSession(vault, { title: 'Sync' }, atClock);
     const before = await vault.read(vault.abs(notes.context));
@@ -114,9 +114,9 @@ describe('session state and stop', () => {
 
   it('refuses a meeting path outside the meetings folder or the vault', async () => {
     const vault = memoryVault({ 'Projects/Alpha/x.md': '---\n---\n' });
-    await expect(setSessionState(vault, '../etc/passwd', 'finished')).rejects.toBeInstanceOf(SessionError);
-    await expect(setSessionState(vault, 'Projects/Alpha/x.md', 'finished')).rejects.toBeInstanceOf(SessionError);
-    await expect(setSessionState(vault, 'Meetings/Nope.md', 'finished')).rejects.toMatchObject({ kind: 'not-found' });
+    await expect(setSessionState(vault, '../etc/passwd', 'transcribing')).rejects.toBeInstanceOf(SessionError);
+    await expect(setSessionState(vault, 'Projects/Alpha/x.md', 'transcribing')).rejects.toBeInstanceOf(SessionError);
+    await expect(setSessionState(vault, 'Meetings/Nope.md', 'transcribing')).rejects.toMatchObject({ kind: 'not-found' });
   });
 
   it('stop writes end_time to the meeting and the context note, keeping everything else', async () => {
@@ -144,18 +144,18 @@ describe('a context link to a note that is no context note (docs/design.md §1, 
 
   it('session state and stop never write it (so a later run cannot take it for the context note)', async () => {
     const vault = memoryVault(files());
-    await expect(setSessionState(vault, 'Meetings/Rec.md', 'summarizing')).rejects.toMatchObject({ kind: 'broken' });
+    await expect(setSessionState(vault, 'Meetings/Rec.md', 'speaker recognition')).rejects.toMatchObject({ kind: 'broken' });
     const stopped = await stopSession(vault, 'Meetings/Rec.md', atClock);
     expect(stopped.context).toBeUndefined();
-    await expect(setSessionState(vault, 'Meetings/Rec.md', 'summarizing')).rejects.toMatchObject({ kind: 'broken' });
+    await expect(setSessionState(vault, 'Meetings/Rec.md', 'speaker recognition')).rejects.toMatchObject({ kind: 'broken' });
     expect(await vault.read('/vault/Notes/Minutes.md')).toBe(minutes);
   });
 
   it('a note outside the folder with both state and meeting is a context note, and is written', async () => {
     const vault = memoryVault({ ...files(), 'Notes/Minutes.md': '---\nmeeting: "[[Meetings/Rec]]"\nstate: transcribing\n---\n' });
-    const change = await setSessionState(vault, 'Meetings/Rec.md', 'summarizing');
+    const change = await setSessionState(vault, 'Meetings/Rec.md', 'speaker recognition');
     expect(change.context).toBe('Notes/Minutes.md');
-    expect(parseNote(await vault.read('/vault/Notes/Minutes.md')).data.state).toBe('summarizing');
+    expect(parseNote(await vault.read('/vault/Notes/Minutes.md')).data.state).toBe('speaker recognition');
   });
 });
 

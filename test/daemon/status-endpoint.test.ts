@@ -31,8 +31,9 @@ describe('status page: the endpoint down', () => {
         clock: () => new Date('2026-12-02T09:01:00Z'),
       });
     const html = renderMain(view(), 'csrf');
-    expect(view().endpoint.downSince).toBe('2026-12-02T09:00:05.000Z');
-    expect(html).toContain('not answering since <time datetime="2026-12-02T09:00:05.000Z">');
+    expect(view().endpoint.health).toMatchObject({ state: 'down', since: '2026-12-02T09:00:05.000Z', waiting: { runs: 1 } });
+    expect(html).toContain('● down</span> since <time datetime="2026-12-02T09:00:05.000Z">');
+    expect(html).toContain('1 run waiting for it since');
     expect(html).toMatch(/<tr class="run"[^]*waiting for the model endpoint/);
     release();
     await waiting;

@@ -3,30 +3,18 @@ import { resolveConfig } from '../../src/config.js';
 import { ApiError, type RunningHttpServer, startHttpServer } from '../../src/daemon/http.js';
 import { csrfValue, pageRoutes, sessionCookieName, sessionValue } from '../../src/daemon/page-routes.js';
 import { RunBoard } from '../../src/daemon/run-board.js';
-import { RUN_HISTORY_FILE, RunHistory, type RunRecord } from '../../src/daemon/run-history.js';
+import { RUN_HISTORY_FILE, RunHistory } from '../../src/daemon/run-history.js';
 import { renderPage } from '../../src/daemon/status-page.js';
 import { buildStatusView, type StatusView } from '../../src/daemon/status-view.js';
 import { serveHttp } from '../../src/daemon/serve.js';
 import { ServerWindowSource } from '../../src/agent/server-window.js';
 import { silentLogger } from '../../src/log.js';
 import { memoryVault, testConfig } from '../helpers/memfs.js';
+import { runRecord } from '../helpers/run-records.js';
 
 /** The status page's parts without a daemon: history, board, view, HTML, routes and their auth. */
 
-const run = (meeting: string, status: 'done' | 'failed', minute: number, extra: Partial<RunRecord> = {}): RunRecord => ({
-  runId: `r${minute}`,
-  kind: 'summarize',
-  trigger: 'transcript',
-  meeting: `Meetings/${meeting}.md`,
-  title: meeting,
-  startedAt: `2026-11-30T10:${String(minute).padStart(2, '0')}:00Z`,
-  finishedAt: `2026-11-30T10:${String(minute).padStart(2, '0')}:42Z`,
-  status,
-  summary: `Meetings/Summaries/${meeting}.md`,
-  modelRequests: 4,
-  ...(status === 'failed' && { error: 'ModelError (http): model "x" is not loaded' }),
-  ...extra,
-});
+const run = runRecord;
 
 function viewOf(board: RunBoard, pending: StatusView['pending'] = []): StatusView {
   return buildStatusView({
@@ -98,7 +86,7 @@ describe('status view and HTML', () => {
       ['Broken', false],
     ]);
     const html = renderPage(view, 'the-csrf');
-    const failures = html.slice(html.indexOf('id="failures"'), html.indexOf('id="recent"'));
+    const failures = html.slice(html.indexOf('id="failures"'), html.indexOf('id="summaries"'));
     expect(failures.match(/<button/g)).toHaveLength(1);
     expect(failures).toContain('<input type="hidden" name="csrf" value="the-csrf">');
     expect(failures).toContain('retry queued');
@@ -130,7 +118,7 @@ describe('status page routes', () => {
       settings: { ...settings, Port: 0 },
       token: TOKEN,
       log: silentLogger,
-      handlers: { retry: async () => ({ note: '', result: '' }), startSession: async () => ({}), setSessionState: async () => ({}), status: () => ({}) },
+      handlers: { retry: async () => ({ note: '', result: '' }), startSession: async () => ({}), setSessionState: async () => ({}), finishSession: async () => ({}), status: () => ({}) },
       extraRoutes: pageRoutes({
         token: TOKEN,
         port: 4777,

@@ -106,7 +106,7 @@ const CASES: HostileRequest[] = [
   { name: 'POST /api/sessions without a token', request: () => ({ method: 'POST', path: '/api/sessions', headers: json, body: JSON.stringify({ title: 'Sneaky' }) }), status: 401 },
   {
     name: 'PUT /api/sessions/state with a wrong token',
-    request: () => ({ method: 'PUT', path: '/api/sessions/state', headers: { ...json, ...bearer('x') }, body: JSON.stringify({ meeting: 'Meetings/Failed.md', state: 'finished' }) }),
+    request: () => ({ method: 'PUT', path: '/api/sessions/state', headers: { ...json, ...bearer('x') }, body: JSON.stringify({ meeting: 'Meetings/Failed.md', state: 'transcribing' }) }),
     status: 401,
   },
   // Path traversal in `note` and `meeting`
@@ -129,12 +129,12 @@ const CASES: HostileRequest[] = [
   { name: 'GET /retry through a symbolic link out', request: () => retryLink('Meetings/Summaries/Escape.md'), status: 400 },
   {
     name: 'PUT /api/sessions/state with a meeting outside the vault',
-    request: () => ({ method: 'PUT', path: '/api/sessions/state', headers: { ...json, ...bearer(token) }, body: JSON.stringify({ meeting: '../outside/secret.md', state: 'finished' }) }),
+    request: () => ({ method: 'PUT', path: '/api/sessions/state', headers: { ...json, ...bearer(token) }, body: JSON.stringify({ meeting: '../outside/secret.md', state: 'transcribing' }) }),
     status: 400,
   },
   {
     name: 'PUT /api/sessions/state with an absolute meeting path',
-    request: () => ({ method: 'PUT', path: '/api/sessions/state', headers: { ...json, ...bearer(token) }, body: JSON.stringify({ meeting: path.join(outside, 'secret.md'), state: 'finished' }) }),
+    request: () => ({ method: 'PUT', path: '/api/sessions/state', headers: { ...json, ...bearer(token) }, body: JSON.stringify({ meeting: path.join(outside, 'secret.md'), state: 'transcribing' }) }),
     status: 400,
   },
   // A non-loopback Host header (DNS rebinding), even with the right token

@@ -145,7 +145,7 @@ describe('fault suite: vault guarantees (confined links, symbolic links, one dae
       const retried = await runCli(['retry', summary, '--config', setup.configPath], { timeoutMs: 60_000 });
       expect(retried.stderr).toContain(`a daemon (pid ${daemon.child.pid}, http://127.0.0.1:${setup.port}) runs on this vault: ${summary} handed to it (queued)`);
       expect({ code: retried.code, stdout: retried.stdout }).toEqual({ code: 0, stdout: `summary: ${summary}\n` });
-      await daemon.waitForLog((l) => l.msg === `retry queued: ${summary}` && l.trigger === 'api', 5_000, 'the retry in the daemon');
+      await daemon.waitForLog((l) => l.msg === `retry queued: ${summary}` && l.trigger === 'cli', 5_000, 'the retry in the daemon');
       // A good summary being regenerated goes to the trash first.
       expect(setup.readIfExists(`.trash/${summary}`)).toContain('status: done');
 

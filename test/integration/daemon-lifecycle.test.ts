@@ -232,7 +232,8 @@ describe('CLI: session and status', () => {
 
     const down = await runCli(['status', ...cfg]);
     expect(down.code).toBe(0);
-    expect(down.stdout).toContain(`transcribing  ${meeting}`);
+    const row = down.stdout.split('\n').find((line) => line.endsWith(meeting!));
+    expect(row).toMatch(/ transcribing +no summary +Meetings\//);
     expect(down.stdout).toMatch(/daemon: not running/);
 
     daemon = await startDaemonProcess({ configPath: s.configPath });

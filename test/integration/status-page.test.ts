@@ -1,4 +1,5 @@
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,8 +16,24 @@ import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, failingModel, me
  */
 
 // What the functions run inside the page see (this project's TypeScript has no DOM library).
-declare const document: { querySelector(selector: string): { textContent: string | null } | null };
-declare const window: { notReloaded?: boolean };
+declare const document: {
+  querySelector(selector: string): { textContent: string | null } | null;
+  body: object;
+  documentElement: { scrollWidth: number; clientWidth: number };
+};
+declare const window: { notReloaded?: boolean; getComputedStyle(element: object): { backgroundColor: string } };
+
+/**
+ * A screenshot of each state the page goes through, for a person to look at: into
+ * STATUS_PAGE_SHOTS when set, else a temp folder (docs/status-page.png, the README's, is
+ * retaken by bench/status-page.mjs). Each must be a real image.
+ */
+const SHOTS = process.env.STATUS_PAGE_SHOTS || mkdtempSync(path.join(os.tmpdir(), 'ma-status-shots-'));
+async function shot(name: string): Promise<void> {
+  const file = path.join(SHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  expect(statSync(file).size).toBeGreaterThan(2000);
+}
 
 const CHROMIUM = process.env.CHROMIUM_PATH || findOnPath('chromium') || findOnPath('chromium-browser');
 let setup: DaemonSetup;
@@ -106,7 +123,9 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
     expect(cookies[0]!.value).not.toContain(token);
     await waitText('#about', `${file.server.baseUrl}`);
     await waitText('#about', 'test-model, context window 32,768 tokens');
+    await waitText('#about', 'not used yet');
     await waitText('#live', 'Live');
+    await shot('1-idle');
   });
 
   it('shows a run moving (turn, tokens in use of the window) and finishing, without a reload', async () => {
@@ -120,6 +139,8 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
     held.release();
     await waitText('#running', 'turn 2 of at most 60');
     await waitText('#running', '15 of 32,768 tokens');
+    await waitText('#running', 'summarize (transcript finished)');
+    await shot('2-running');
     await waitFor(() => held.waiting() === 1, 'the second model request');
     held.release();
     await waitText('#running', 'Nothing is running.');
@@ -130,6 +151,11 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
       'obsidian://open?vault=vault&file=Meetings%2FSummaries%2FAlpha%20Sync.md',
     );
     expect(await row.textContent()).toContain('Meetings/Summaries/Alpha Sync.md');
+    await waitText('#about', '● up');
+    await waitText('#summaries', 'Alpha Sync');
+    expect(await page.locator('#summaries button', { hasText: 'Regenerate' }).count()).toBe(1);
+    expect(await page.locator('#summaries .note').first().textContent()).toContain('The team reviewed the release.');
+    await shot('3-done-with-summary');
     expect(await page.evaluate(() => window.notReloaded)).toBe(true);
   });
 
@@ -140,6 +166,7 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
     await waitText('#failures', 'model "test-model" is not loaded');
     expect(await page.locator('#failures button', { hasText: 'Retry' }).count()).toBe(1);
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Beta Review.md')?.status === 'failed', 'the failure report');
+    await shot('4-failure');
 
     // The browser's cookie, but no CSRF token: refused, nothing queued.
     const refused = await context.request.post(`${base}/retry`, {
@@ -163,7 +190,32 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Beta Review.md')?.status === 'done', 'the summary from the retry');
     const newest = page.locator('#recent tr.recent').first();
     await waitFor(async () => (await newest.textContent())?.includes('Beta Review'), 'the retry at the top of the recent runs');
-    expect(await newest.textContent()).toMatch(/Beta Review.*retry, page.*done/s);
+    expect(await newest.textContent()).toMatch(/Beta Review.*retry, status page.*done/s);
+  });
+
+  it('Regenerate re-runs a good summary from the page (CSRF form), listed as from the status page', async () => {
+    const regenerate = page.locator('#summaries article', { hasText: 'Alpha Sync' }).locator('button', { hasText: 'Regenerate' });
+    await regenerate.click();
+    await page.waitForURL(`${base}/`);
+    const newest = page.locator('#recent tr.recent').first();
+    await waitFor(async () => /Alpha Sync.*retry, status page.*done/s.test((await newest.textContent()) ?? ''), 'the regeneration at the top of the recent runs');
+    expect(dataOf(setup, 'Meetings/Summaries/Alpha Sync.md')?.status).toBe('done');
+  });
+
+  it('works at 420 px (no sideways scrolling: the tables become cards) and in a dark colour scheme', async () => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    await page.reload();
+    await waitText('#recent', 'Alpha Sync');
+    const width = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+    expect(width.scroll).toBeLessThanOrEqual(width.client);
+    await shot('5-narrow-420px');
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const background = await page.evaluate(() => window.getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe('rgb(21, 23, 26)');
+    await shot('6-narrow-dark');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await shot('7-wide-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('notified success and failure through notify-send, naming the meeting and its note', async () => {
@@ -188,6 +240,6 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
     await page.reload();
     await waitText('#recent', 'Alpha Sync');
     await waitText('#recent', 'Beta Review');
-    expect(await page.locator('#recent tr.recent').count()).toBe(3);
+    expect(await page.locator('#recent tr.recent').count()).toBe(4);
   });
 });

@@ -237,6 +237,22 @@ describe('Vault.update', () => {
     expect(await readNow(base)).toBe('a\nagent\nperson\nafter\n');
   });
 
+  it('a write per transcript part, many within the watch window: no abort listener per watch (MaxListenersExceededWarning), settled({ now }) ends them all', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const vault = new Vault(memoryFs({ 'Projects/Alpha/Log.md': '' }), testConfig().layout, { lateWatchMs: 600_000 });
+      for (let i = 0; i < 30; i++) await vault.update(FILE, append(`part ${i}`));
+      await vault.settled({ now: true });
+      // A warning is emitted on the next tick: give it one.
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
   it('an editor rewriting in place (truncate, write) into the replaced file late: its line is merged, the daemon\'s later write kept', async () => {
     const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
     const { fs, editor } = editorHoldingReplacedFile(base);

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { localDateTime } from '../../src/clock.js';
+import { status } from '../../src/commands/status.js';
+import { memoryFs } from '../helpers/memfs.js';
+import { memoryIo } from '../helpers/memory-io.js';
+
+/** `status` (docs/design.md §6): local times, and whether each meeting has its summary. */
+describe('status: the meetings', () => {
+  it('shows start times in local time, with a header, and says whether each meeting has its summary', async () => {
+    const meeting = (name: string, start: string) =>
+      `---\ntitle: ${name}\nstart_time: ${start}\ntranscript: "[[Meetings/Transcripts/${name}]]"\n---\n`;
+    const fs = memoryFs({
+      '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Enabled: false } } }),
+      'Meetings/Done.md': meeting('Done', '2026-11-30T08:00:00Z'),
+      'Meetings/Transcripts/Done.md': '---\nmeeting: "[[Meetings/Done]]"\nstate: finished\n---\n',
+      'Meetings/Summaries/Done.md': '---\nmeeting: "[[Meetings/Done]]"\nstatus: done\n---\n## Summary\n',
+      'Meetings/Failed.md': meeting('Failed', '2026-11-29T08:00:00Z'),
+      'Meetings/Transcripts/Failed.md': '---\nmeeting: "[[Meetings/Failed]]"\nstate: finished\n---\n',
+      'Meetings/Summaries/Failed.md': '---\nmeeting: "[[Meetings/Failed]]"\nstatus: failed\n---\n# Summary failed\n',
+      'Meetings/Waiting.md': meeting('Waiting', '2026-11-28T08:00:00Z'),
+      'Meetings/Transcripts/Waiting.md': '---\nmeeting: "[[Meetings/Waiting]]"\nstate: transcribing\n---\n',
+    });
+    const io = memoryIo();
+    expect(await status({}, { io, fs, env: {}, cwd: '/work', clock: () => new Date() })).toBe(0);
+    const local = (iso: string) => localDateTime(iso)!;
+    expect(io.outLines.slice(1, 5)).toEqual([
+      'start             state            summary         meeting',
+      `${local('2026-11-30T08:00:00Z')}  no context note  summary         Meetings/Done.md`,
+      `${local('2026-11-29T08:00:00Z')}  no context note  failure report  Meetings/Failed.md`,
+      `${local('2026-11-28T08:00:00Z')}  no context note  no summary      Meetings/Waiting.md`,
+    ]);
+    expect(io.text()).not.toContain('T08:00:00Z');
+  });
+});

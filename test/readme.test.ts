@@ -1,0 +1,40 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../src/cli.js';
+
+/** README.md as a new user meets it (#22 point 8). */
+const readme = readFileSync('README.md', 'utf8');
+const lines = readme.split('\n');
+
+function section(heading: string): string[] {
+  const start = lines.indexOf(heading);
+  expect(start, heading).toBeGreaterThanOrEqual(0);
+  const end = lines.findIndex((line, i) => i > start && /^## /.test(line));
+  return lines.slice(start, end < 0 ? undefined : end);
+}
+
+describe('README.md', () => {
+  it('opens with a quick start that fits on the first screen: install, start, Ollama, the first summary, where to read on', () => {
+    expect(lines.indexOf('## Quick start')).toBeLessThan(12);
+    const quick = section('## Quick start');
+    expect(quick.length).toBeLessThanOrEqual(32);
+    const text = quick.join('\n');
+    for (const step of ['npm ci', 'npm link', 'ollama', 'npm start', 'Summaries/', 'Read on:']) expect(text).toContain(step);
+  });
+
+  it('the command table renders: one unbroken table, a row for every command of the command line', () => {
+    const table = section('## Command line');
+    const first = table.findIndex((line) => line.startsWith('| command |'));
+    const rows: string[] = [];
+    for (const line of table.slice(first + 2)) {
+      if (!line.startsWith('|')) break;
+      rows.push(line);
+    }
+    const documented = rows.map((row) => /^\| `([a-z-]+(?: [a-z]+)?)/.exec(row)?.[1]?.replace(/ (--|<).*$/, ''));
+    const program = buildProgram(() => {});
+    const commands = program.commands.flatMap((c) => (c.commands.length > 0 ? c.commands.map((sub) => `${c.name()} ${sub.name()}`) : [c.name()]));
+    for (const command of commands) expect(documented.some((d) => d === command || d?.startsWith(`${command} `)), command).toBe(true);
+    // Nothing after the table's last row looks like a row that fell out of it.
+    expect(table.slice(first + 2 + rows.length).some((line) => /^\| `/.test(line.trim()) || /^`(status|session|doctor) /.test(line))).toBe(false);
+  });
+});
