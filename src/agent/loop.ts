@@ -71,10 +71,17 @@ export interface AgentLoopOptions {
   onProgress?: ProgressSink;
   /** Ends a wait between tries at once (the daemon is stopping); see RetryPolicy.stopWaiting. */
   stopWaiting?: AbortSignal;
+  /**
+   * The phase ends as soon as a response's tool calls leave the summary written with nothing
+   * to fix (a project phase follows: docs/design.md §3 step 9), without asking for a closing answer.
+   */
+  endOnceSummarized?: boolean;
+  /** Requests an earlier phase of the run made: they count against `maxTurns`, and turns are numbered on from them. */
+  turnsBefore?: number;
 }
 
 export interface AgentLoopResult {
-  /** Requests of the main conversation (retries of one step count once). */
+  /** Requests of the main conversation (retries of one step count once), earlier phases included. */
   turns: number;
   finalText: string;
   conversation: LoopConversation;
@@ -94,7 +101,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     instructions: options.instructions,
     messages: [{ role: 'user', content: options.firstMessage }],
   };
-  let turns = 0;
+  let turns = options.turnsBefore ?? 0;
   const reminded = new Set<string>();
   let overflowRetried = false;
   let truncations = 0;
@@ -153,6 +160,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
 
     if (response.toolCalls.length > 0) {
       await runToolCalls(options, conversation, response.toolCalls);
+      if (options.endOnceSummarized && options.summaryWritten() && options.summaryIssue?.() === undefined) {
+        return { turns, finalText: response.content, conversation };
+      }
       continue;
     }
 
