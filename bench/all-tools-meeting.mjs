@@ -149,7 +149,7 @@ for (const c of CASES) {
   allOk &&= ok;
   console.log(
     `window ${c.label}: ${done ? 'done' : `FAILED (${r.outcome.error})`}; requests ${s.requests + r.refused} (agent ${s.agentRequests}, notes ${s.requests - s.agentRequests}, ` +
-      `cut ${s.cut}, refused ${r.refused}); lines reached ${r.reached}/${r.total}; ${phaseText.join('; ')}; ${overflows} request(s) over the window (the one that shows the window)`,
+      `cut ${s.cut}, refused ${r.refused}); lines reached ${r.reached}/${r.total}; ${phaseText.join('; ')}; ${overflows} request(s) over the window${overflows ? ' (the one that shows it, never processed whole)' : ''}`,
   );
   console.log(`  target: ${checks.map(([what, pass]) => `${what} ${pass ? 'ok' : 'MISSED'}`).join('; ')}`);
 }
