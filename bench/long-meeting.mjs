@@ -14,13 +14,14 @@ import path from 'node:path';
 import { transcriptLines } from '../test/helpers/long-meeting-text.mjs';
 import { createReaderModel } from '../test/helpers/reader-model.mjs';
 import { dist, tempDir, writeFile } from './_lib.mjs';
+import { readerClient } from './_reader-client.mjs';
 
 const { resolveConfig } = await dist('config.js');
 const { Vault } = await dist('vault/vault.js');
 const { nodeFs } = await dist('vault/fs.js');
 const { summarizeMeeting } = await dist('pipeline.js');
 const { ContextManager } = await dist('agent/context-window.js');
-const { countTokens, estimateRequestTokens, fixedTokens } = await dist('agent/tokens.js');
+const { countTokens, fixedTokens } = await dist('agent/tokens.js');
 const { createLogger, silentLogger } = await dist('log.js');
 
 const SCALE = Number(process.env.BENCH_SERVER_SCALE ?? 1.1);
@@ -47,26 +48,6 @@ function writeVault(root) {
   writeFile(path.join(root, 'Projects', 'Alpha', 'Overview.md'), '# Alpha\n');
 }
 
-/** The reader as a ModelClient: what the server would see of each request, and what it answers. */
-function readerClient(reader, seen) {
-  let calls = 0;
-  return {
-    api: 'chat-completions',
-    async complete(request) {
-      const texts = [];
-      for (const m of request.messages) {
-        if (m.role === 'compaction') continue;
-        texts.push(m.content);
-        for (const call of m.toolCalls ?? []) texts.push(`${call.name}(${call.arguments})`);
-      }
-      if (request.tools.length > 0) seen.fixed ??= fixedTokens(request);
-      const reply = reader.respond({ instructions: request.instructions, texts, hasTools: request.tools.length > 0, tokens: estimateRequestTokens(request) });
-      const toolCalls = (reply.toolCalls ?? []).map((c) => ({ id: `call_${++calls}`, name: c.name, arguments: JSON.stringify(c.arguments) }));
-      return { content: reply.content ?? '', toolCalls, usage: { inputTokens: reply.usage.input, outputTokens: reply.usage.output } };
-    },
-  };
-}
-
 async function runCase(c) {
   const { dir, cleanup } = tempDir(`long-meeting-${c.window}`);
   writeVault(dir);
@@ -83,7 +64,7 @@ async function runCase(c) {
     ...(c.silent ? { serverWindow: c.window } : {}),
   });
   const seen = {};
-  const model = readerClient(reader, seen);
+  const model = readerClient(reader, { onRequest: (request) => request.tools.length > 0 && (seen.fixed ??= fixedTokens(request)) });
   const vault = new Vault(nodeFs, config.layout);
   const deps = {
     vault,

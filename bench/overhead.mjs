@@ -1,25 +1,33 @@
 // The fixed overhead of every model request: the default instructions plus the tool schemas
-// offered, as the chat-completions client serializes them (issue 12). Not a timing: a size,
-// printed as chars/4 of the JSON and as cl100k tokens, for the whole set and for a meeting
-// without projects or past summaries. Limits: 1,800 and 1,100 (chars/4).
+// offered, as the chat-completions client serializes them (issues 12 and 21). Not a timing: a
+// size, printed as chars/4 of the JSON and as cl100k tokens. A meeting with a project folder goes
+// in two phases (the summary with the meeting's tools, then the project files), so no request
+// carries all nineteen tools; their sum is printed for comparison with issue 12's figure.
+// Limits (chars/4): 1,100 for the summary phase and for a meeting without projects, 800 for the
+// project phase, 1,300 for a meeting with past summaries and no project folder, 1,600 for all nineteen.
 import { dist } from './_lib.mjs';
 
 const { requestOverhead } = await dist('agent/overhead.js');
-const { buildInstructions } = await dist('agent/prompt.js');
-const { offeredTools } = await dist('tools/offer.js');
+const { buildInstructions, buildProjectInstructions } = await dist('agent/prompt.js');
+const { offeredTools, phasedTools } = await dist('tools/offer.js');
 const { summaryShapeSection } = await dist('agent/summary-shape.js');
 // The built-in summary structure with a named language: the longest shape without a template.
 const shape = summaryShapeSection({ language: { value: 'pt-BR', source: 'meeting' }, taskFormat: 'dataview' });
+const everything = { projects: true, past: true, identities: true };
+const pastOnly = { projects: false, past: true, identities: true };
 
 const cases = [
-  ['all nineteen tools', { projects: true, past: true, identities: true }, 1800],
-  ['no projects, no past summaries', { projects: false, past: false, identities: true }, 1100],
-  ['no projects, no past summaries, no identities', { projects: false, past: false, identities: false }, 1100],
+  ['summary phase of a meeting with everything', phasedTools(everything).summary, buildInstructions('', [], { shape }), 1100],
+  ['project phase', phasedTools(everything).projects, buildProjectInstructions('', []), 800],
+  ['past summaries, no project folder (one phase)', phasedTools(pastOnly).summary, buildInstructions('', [], { shape, pastTools: true }), 1300],
+  ['no projects, no past summaries', offeredTools({ projects: false, past: false, identities: true }), buildInstructions('', [], { shape }), 1100],
+  ['no projects, no past summaries, no identities', offeredTools({ projects: false, past: false, identities: false }), buildInstructions('', [], { shape }), 1100],
+  ['all nineteen tools together (no request carries them)', offeredTools(everything), buildInstructions('', [], { shape, pastTools: true }), 1600],
 ];
 let ok = true;
-for (const [label, offer, limit] of cases) {
-  const tools = offeredTools(offer).map(({ name, description, parameters }) => ({ name, description, parameters }));
-  const o = requestOverhead(buildInstructions('', [], { projectTools: offer.projects || offer.past, shape }), tools);
+for (const [label, offered, instructions, limit] of cases) {
+  const tools = offered.map(({ name, description, parameters }) => ({ name, description, parameters }));
+  const o = requestOverhead(instructions, tools);
   const met = o.charsPerFour <= limit;
   ok &&= met;
   console.log(

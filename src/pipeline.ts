@@ -3,8 +3,9 @@ import { type Clock, systemClock } from './clock.js';
 import type { AppConfig } from './config.js';
 import type { Logger } from './log.js';
 import { Audit, auditJournalFolder } from './audit.js';
-import { AgentError, type ContextController, runAgentLoop } from './agent/loop.js';
+import { AgentError, type ContextController } from './agent/loop.js';
 import { conversationStart } from './agent/conversation-start.js';
+import { runAgentPhases } from './agent/phases.js';
 import type { RunProgress } from './agent/progress.js';
 import type { EndpointGate } from './agent/retry.js';
 import { unreachableAdvice } from './agent/endpoint-wait.js';
@@ -13,7 +14,7 @@ import { fixedTokens, messagesTokens } from './agent/tokens.js';
 import { type ContextRoom, contextRoom, notesForLongTranscript } from './agent/transcript-notes.js';
 import { ModelError, type ModelClient } from './agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from './tools/format.js';
-import { offeredTools, toolOffer } from './tools/offer.js';
+import { phasedTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunCaches } from './tools/run-caches.js';
 import { staleSummaryReminder } from './tools/speaker-names.js';
@@ -214,12 +215,15 @@ async function summarize(r: MeetingRun): Promise<void> {
     maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
     ...(deps.caches ? { caches: deps.caches } : {}),
   });
-  // Fixed for the whole run: only the tools that can act for this meeting (docs/design.md §3 step 9).
+  // Only the tools that can act for this meeting, in phases: the summary, then the project
+  // files (docs/design.md §3 step 9).
   const offer = await toolOffer(toolContext);
-  const start = await conversationStart(deps, artifacts, offer.projects || offer.past);
+  const phases = phasedTools(offer);
+  const start = await conversationStart(deps, artifacts, { pastTools: offer.past, phased: phases.projects !== undefined });
   const { instructions } = start;
-  const tools = createToolRegistry(toolContext, offeredTools(offer));
-  log.debug({ tools: tools.schemas.length, ...offer }, 'tools offered');
+  const tools = createToolRegistry(toolContext, phases.summary);
+  const projectTools = phases.projects && start.projects && createToolRegistry(toolContext, phases.projects);
+  log.debug({ tools: tools.schemas.length, projectPhaseTools: projectTools?.schemas.length, ...offer }, 'tools offered');
   const retry = {
     attempts: settings.Reconnect.Attempts,
     delayMs: settings.Reconnect.DelaySeconds * 1000,
@@ -241,7 +245,10 @@ async function summarize(r: MeetingRun): Promise<void> {
   });
   if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
 
-  const result = await runAgentLoop({
+  const result = await runAgentPhases({
+    ...(projectTools && start.projects ? { projects: { ...start.projects, tools: projectTools } } : {}),
+    summary: () => r.state.summaryBody,
+    room,
     model,
     tools,
     instructions,

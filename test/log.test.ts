@@ -226,14 +226,16 @@ describe('logging in an integration run (pipeline, real model client, scripted e
   it('logs every model request and tool call with the runId and meeting, and never the key or token', async () => {
     const { outcome, dest, lines, token } = await runOnce((s) =>
       s.script(
-        { reply: { toolCalls: [{ name: 'read_transcript', arguments: {} }, { name: 'list_projects', arguments: {} }] } },
+        { reply: { toolCalls: [{ name: 'read_transcript', arguments: {} }, { name: 'read_glossary', arguments: {} }] } },
         { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: '## Summary\nShip Friday.\n## Decisions\n- Ship.\n## Next steps\n- Tag.\n' } }] } },
+        // The project phase (issue 21).
+        { reply: { toolCalls: [{ name: 'list_projects', arguments: {} }] } },
         { reply: { content: 'Done.' } },
       ),
     );
     expect(outcome.status).toBe('done');
     const modelRequests = server.modelRequests().length;
-    expect(modelRequests).toBe(3);
+    expect(modelRequests).toBe(4);
 
     const runLines = lines.filter((l) => l.runId === outcome.runId);
     const responses = runLines.filter((l) => l.msg === 'model response');
@@ -244,7 +246,7 @@ describe('logging in an integration run (pipeline, real model client, scripted e
       expect(r.usage).toEqual({ inputTokens: 10, outputTokens: 5 });
     }
     const toolLines = runLines.filter((l) => l.msg === 'tool call');
-    expect(toolLines.map((l) => l.tool)).toEqual(['read_transcript', 'list_projects', 'write_summary']);
+    expect(toolLines.map((l) => l.tool)).toEqual(['read_transcript', 'read_glossary', 'write_summary', 'list_projects']);
     for (const t of toolLines) {
       expect(t.meeting).toBe(MEETING);
       expect(t.ok).toBe(true);

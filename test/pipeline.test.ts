@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PROMPT, SUMMARY_REMINDER } from '../src/agent/prompt.js';
+import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, SUMMARY_REMINDER } from '../src/agent/prompt.js';
 import { summaryShapeSection } from '../src/agent/summary-shape.js';
 import { retrySummary, summarizeMeeting } from '../src/pipeline.js';
 import { parseNote } from '../src/vault/frontmatter.js';
@@ -14,6 +14,7 @@ import {
   instructionsOf,
   lastToolResults,
   startScriptedServer,
+  toolNamesOf,
   userTexts,
 } from './helpers/scripted-server.js';
 
@@ -108,8 +109,9 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
   it('runs a meeting end to end: reads, writes the summary and a project file, ends finished with the audit', async () => {
     const { deps, read, meeting } = setup();
     server.script(
-      tools(call('read_transcript', {}), call('read_projectfile', { project: 'Alpha', path: 'Decisions.md' })),
+      tools(call('read_transcript', {}), call('read_glossary', {})),
       tools(call('write_summary', { content: SUMMARY_BODY })),
+      tools(call('read_projectfile', { project: 'Alpha', path: 'Decisions.md' })),
       tools(
         call('write_projectfile', {
           project: 'Alpha',
@@ -123,11 +125,11 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect(outcome.status).toBe('done');
 
     const requests = server.modelRequests();
-    expect(requests).toHaveLength(4);
+    expect(requests).toHaveLength(5);
     const results = lastToolResults(requests[1]!);
-    expect(results.map((r) => r.name)).toEqual(['read_transcript', 'read_projectfile']);
+    expect(results.map((r) => r.name)).toEqual(['read_transcript', 'read_glossary']);
     expect(results[0]!.output).toContain('Then we ship on Friday.');
-    expect(results[1]!.output).toContain('use trunk-based development');
+    expect(lastToolResults(requests[3]!)[0]!.output).toContain('use trunk-based development');
 
     const summary = parseNote(await read(SUMMARY));
     expect(summary.body).toContain('- Ship on Friday.');
@@ -147,6 +149,50 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
         'context: "[[Meetings/Context/2026-11-30 Weekly Sync]]"\nsummary: "[[Meetings/Summaries/2026-11-30 Weekly Sync]]"\n',
       ),
     );
+  });
+
+  it('goes in phases (issue 21): the summary with the meeting\'s tools only, then a new conversation with the project tools only and the summary handed on', async () => {
+    const { deps, meeting } = setup(baseVault({ 'Meetings/Speakers/Alice.md': 'Alice\n' }));
+    server.script(
+      tools(call('read_transcript', {}), call('list_projects', {})),
+      tools(call('write_summary', { content: SUMMARY_BODY }), call('write_context', { mode: 'overwrite', content: 'after' })),
+      tools(call('read_transcript', {})),
+      text('Done.'),
+    );
+    expect((await summarizeMeeting(deps, meeting)).status).toBe('done');
+    const [first, second, third, fourth] = server.modelRequests();
+    const meetingTools = [
+      'read_meetingnote', 'read_transcript', 'read_context', 'read_usernotes', 'read_glossary', 'add_dictation_word',
+      'add_attendee', 'remove_attendee', 'override_speaker', 'delete_identity', 'write_summary', 'write_context',
+    ];
+    const projectTools = ['list_projects', 'list_projectfiles', 'read_projectfile', 'write_projectfile', 'search'];
+    expect(toolNamesOf(first!)).toEqual(meetingTools);
+    expect(toolNamesOf(second!)).toEqual(meetingTools);
+    // A project tool called in the summary phase is not there (the model is told which tools are).
+    expect(lastToolResults(second!)[1]!.output).toMatch(/^Error: there is no tool named "list_projects"/);
+    // Every call of the response that wrote the summary ran; then the phase ended without a closing answer.
+    expect(lastToolResults(third!)).toEqual([]);
+    expect(toolNamesOf(third!)).toEqual(projectTools);
+    expect(toolNamesOf(fourth!)).toEqual(projectTools);
+    expect(lastToolResults(fourth!)[0]!.output).toMatch(/^Error: there is no tool named "read_transcript"/);
+    // The project phase starts anew: its first message names the meeting and carries the summary as written.
+    const opening = userTexts(third!);
+    expect(opening).toHaveLength(1);
+    expect(opening[0]).toContain('Summary note: Meetings/Summaries/2026-11-30 Weekly Sync.md');
+    expect(opening[0]).toContain(`<summary>\n${SUMMARY_BODY.trimEnd()}\n</summary>`);
+    expect(JSON.stringify(third!.body)).not.toContain('Then we ship on Friday.');
+  });
+
+  it('without a project folder to write there is one conversation, ended by the model\'s closing answer', async () => {
+    const files = baseVault();
+    for (const key of Object.keys(files)) if (key.startsWith('Projects/')) delete files[key];
+    const { deps, meeting } = setup(files);
+    server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
+    expect((await summarizeMeeting(deps, meeting)).status).toBe('done');
+    const requests = server.modelRequests();
+    expect(requests).toHaveLength(2);
+    expect(toolNamesOf(requests[1]!)).toContain('write_summary');
+    expect(toolNamesOf(requests[1]!)).not.toContain('list_projects');
   });
 
   it('copies title, times and projects into the summary frontmatter and links every artifact', async () => {
@@ -208,10 +254,14 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect(first.startsWith('Summarize like a pirate.')).toBe(true);
     expect(first).not.toContain(DEFAULT_PROMPT.slice(0, 40));
 
+    // The project phase: the configured prompt, told which step this is.
+    expect(instructionsOf(server.modelRequests()[1]!)!.startsWith(`Summarize like a pirate.\n\n${PROJECT_PHASE_NOTE}`)).toBe(true);
+
     const blank = setup(baseVault(), { Agent: { InitialPrompt: '  \n ' } });
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(blank.deps, blank.meeting);
     expect(instructionsOf(server.modelRequests()[2]!)!.startsWith(DEFAULT_PROMPT)).toBe(true);
+    expect(instructionsOf(server.modelRequests()[3]!)!.startsWith(PROJECT_PROMPT)).toBe(true);
   });
 
   it("appends the bound projects' AGENTS.md in the meeting's order; a project without one adds nothing", async () => {
@@ -219,10 +269,11 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(deps, meeting);
     const instructions = instructionsOf(server.modelRequests()[0]!)!;
-    expect(instructions).toBe(
-      `${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}\n---\nprojects:\n# Alpha\nAlpha rules: keep Decisions.md as a dated list.\n# Beta\nBeta rules: customer names are confidential.\n`,
-    );
+    const agents = '---\nprojects:\n# Alpha\nAlpha rules: keep Decisions.md as a dated list.\n# Beta\nBeta rules: customer names are confidential.\n';
+    expect(instructions).toBe(`${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}\n${agents}`);
     expect(instructions).not.toContain('# Gamma');
+    // The project phase has them too (its prompt, no summary shape).
+    expect(instructionsOf(server.modelRequests()[1]!)).toBe(`${PROJECT_PROMPT}\n${agents}`);
   });
 
   it('appends nothing when no bound project has an AGENTS.md', async () => {
@@ -233,6 +284,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(deps, meeting);
     expect(instructionsOf(server.modelRequests()[0]!)).toBe(`${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}`);
+    expect(instructionsOf(server.modelRequests()[1]!)).toBe(PROJECT_PROMPT);
   });
 
   const transientFaults: [string, Step, number | undefined][] = [

@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { summarizeMeeting } from '../src/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
+import { bundledConfig } from './helpers/bundled-config.js';
 import { capturedLogger } from './helpers/captured-log.js';
-import { memoryFs, testConfig } from './helpers/memfs.js';
+import { memoryFs } from './helpers/memfs.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from './helpers/scripted-server.js';
 import { requestAsConversation, type ServerEmulation } from './helpers/server-kinds.js';
 import { transcriptLines } from './helpers/long-meeting.js';
@@ -43,16 +43,6 @@ function vault(text: string): Record<string, string> {
       'attendees: [Alice, Bob, Carol]\ntranscript: "[[Meetings/Transcripts/2026-11-30 Release Review]]"\n---\nShip date?\n',
     [TRANSCRIPT]: text,
   };
-}
-
-/** The bundled default configuration (config.default.json), pointed at the scripted server. */
-function bundledConfig(baseUrl: string, overrides: Record<string, unknown> = {}) {
-  const bundled = JSON.parse(readFileSync(new URL('../config.default.json', import.meta.url), 'utf8')) as {
-    MeetingAssistant: Record<string, Record<string, unknown>>;
-  };
-  const { Endpoint, ...rest } = bundled.MeetingAssistant;
-  delete (rest as Record<string, unknown>).VaultPath;
-  return testConfig({ ...rest, Endpoint: { ...Endpoint, BaseUrl: baseUrl, ApiKeyEnvironmentVariable: 'MA_TEST_NO_KEY' }, Reconnect: { Attempts: 0 }, ...overrides });
 }
 
 const isMain = (req: RecordedRequest) => requestAsConversation(req.kind === 'chat' ? 'chat' : 'responses', req.body).tools.length > 0;

@@ -6,7 +6,7 @@ import { resolveTemplate } from '../vault/template.js';
 import { transcriptSpeech, unnamedSpeakers } from '../vault/transcript.js';
 import type { Vault } from '../vault/vault.js';
 import { readAgentsFile } from '../vault/project-folder.js';
-import { buildInstructions, firstUserMessage, type ProjectAgentsFile } from './prompt.js';
+import { buildInstructions, buildProjectInstructions, firstUserMessage, type ProjectAgentsFile, projectPhaseMessage } from './prompt.js';
 import { type LanguageChoice, type SummaryShape, summaryShapeSection, templateFact, unnamedSpeakersFact } from './summary-shape.js';
 
 /** What a run's conversation starts from: the vault and the configuration. */
@@ -15,36 +15,64 @@ export interface ConversationDeps {
   config: AppConfig;
 }
 
+/** How a run's conversation starts, and (for a run in phases) how its project phase starts. */
+export interface ConversationStart {
+  instructions: string;
+  firstMessage: string;
+  /** Present when the run has a project phase after the summary (docs/design.md §3 step 9). */
+  projects?: {
+    instructions: string;
+    /** The project phase's first message, given the summary as it is to be shown. */
+    firstMessage(summary: string): string;
+  };
+}
+
 /**
  * The instructions (the prompt, the summary's shape, the projects' AGENTS.md) and the first
- * user message (the meeting, its unnamed speakers, its template).
+ * user message (the meeting, its unnamed speakers, its template). `tools.phased`: the project
+ * files are updated in a phase of their own, with its own instructions (AGENTS.md in both: a
+ * project's instructions may be about the summary as well). `tools.pastTools`: the past-meeting
+ * tools are offered, and where they are offered with the summary's tools (no project phase) the
+ * default prompt says what they are for.
  */
 export async function conversationStart(
   deps: ConversationDeps,
   artifacts: MeetingArtifacts,
-  projectTools: boolean,
-): Promise<{ instructions: string; firstMessage: string }> {
+  tools: { pastTools?: boolean; phased?: boolean } = {},
+): Promise<ConversationStart> {
   const { vault } = deps;
+  const prompt = deps.config.settings.Agent.InitialPrompt;
+  const phased = tools.phased === true;
   // Read once for the shape (the language it is spoken in) and the speaker labels; a
   // transcript that cannot be read here fails later, in the agent's own read.
   const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
   const shape = await summaryShapeOf(deps, artifacts, transcript);
-  const instructions = buildInstructions(
-    deps.config.settings.Agent.InitialPrompt,
-    await readAgentsFiles(deps, artifacts),
-    { projectTools, shape: summaryShapeSection(shape) },
-  );
-  const firstMessage = firstUserMessage({
+  const agentsFiles = await readAgentsFiles(deps, artifacts);
+  const instructions = buildInstructions(prompt, agentsFiles, { pastTools: tools.pastTools === true && !phased, shape: summaryShapeSection(shape) });
+  const facts = {
     meetingNote: vault.rel(artifacts.meetingPath),
     title: artifacts.title,
     startTime: artifacts.startTime,
     endTime: artifacts.endTime,
     attendees: artifacts.attendees,
     projects: artifacts.projects,
+  };
+  const firstMessage = firstUserMessage({
+    ...facts,
     template: templateFact(shape.template),
     speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
+    projectsLater: phased,
   });
-  return { instructions, firstMessage };
+  if (!phased) return { instructions, firstMessage };
+  const summaryNote = vault.rel(artifacts.summaryPath);
+  return {
+    instructions,
+    firstMessage,
+    projects: {
+      instructions: buildProjectInstructions(prompt, agentsFiles),
+      firstMessage: (summary) => projectPhaseMessage({ ...facts, summaryNote }, summary),
+    },
+  };
 }
 
 /**

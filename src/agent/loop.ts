@@ -74,10 +74,17 @@ export interface AgentLoopOptions {
   onProgress?: ProgressSink;
   /** Ends a wait between tries at once (the daemon is stopping); see RetryPolicy.stopWaiting. */
   stopWaiting?: AbortSignal;
+  /**
+   * The phase ends as soon as a response's tool calls leave the summary written with nothing
+   * to fix (a project phase follows: docs/design.md §3 step 9), without asking for a closing answer.
+   */
+  endOnceSummarized?: boolean;
+  /** Requests an earlier phase of the run made: they count against `maxTurns`, and turns are numbered on from them. */
+  turnsBefore?: number;
 }
 
 export interface AgentLoopResult {
-  /** Requests of the main conversation (retries of one step count once). */
+  /** Requests of the main conversation (retries of one step count once), earlier phases included. */
   turns: number;
   finalText: string;
   conversation: LoopConversation;
@@ -97,7 +104,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     instructions: options.instructions,
     messages: [{ role: 'user', content: options.firstMessage }],
   };
-  let turns = 0;
+  let turns = options.turnsBefore ?? 0;
   const reminded = new Set<string>();
   let overflowRetried = false;
   let truncations = 0;
@@ -160,6 +167,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       calledTools = true;
       const failed = await runToolCalls(options, conversation, response.toolCalls);
       logTurn(log, turns, response, Date.now() - turnStarted, failed);
+      if (options.endOnceSummarized && options.summaryWritten() && options.summaryIssue?.() === undefined) {
+        return { turns, finalText: response.content, conversation };
+      }
       continue;
     }
     logTurn(log, turns, response, Date.now() - turnStarted);

@@ -5,7 +5,7 @@ import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { missingLines, startEditor } from '../helpers/editor-process.js';
-import { conversationItems, type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from '../helpers/scripted-server.js';
+import { conversationItems, type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolNamesOf } from '../helpers/scripted-server.js';
 import { dataOf, daemonSetup, type DaemonSetup, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -22,23 +22,37 @@ const MEETINGS = ['2026-11-30 Sync A', '2026-11-30 Sync B'];
 const ROUNDS = 8;
 const TAG = 'editor line';
 
-/** The agent of one meeting: read the log, then ROUNDS rounds of edits, then the summary. */
-function agentTurn(letter: string, turn: number): Step {
+/**
+ * The agent of one meeting. Summary phase: ROUNDS rounds of meeting-note and dictionary edits,
+ * then the summary. Project phase (issue 21: a conversation of its own, after the summary): read
+ * the log, ROUNDS rounds of edits of it, then done.
+ */
+function agentTurn(letter: string, turn: number, summaryPhase: boolean): Step {
+  if (summaryPhase) {
+    if (turn < ROUNDS) {
+      return {
+        reply: {
+          toolCalls: [
+            { name: 'add_attendee', arguments: { name: `Person ${letter}${turn + 1}` } },
+            { name: 'add_dictation_word', arguments: { word: `Word${letter}${turn + 1}` } },
+          ],
+        },
+      };
+    }
+    return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
+  }
   if (turn === 0) return { reply: { toolCalls: [{ name: 'read_projectfile', arguments: { project: 'Alpha', path: 'Log.md' } }] } };
   if (turn <= ROUNDS) {
     return {
       reply: {
         toolCalls: [
-          { name: 'add_attendee', arguments: { name: `Person ${letter}${turn}` } },
           { name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Log.md', content: `agent ${letter} ${turn}` } },
-          { name: 'add_dictation_word', arguments: { word: `Word${letter}${turn}` } },
           { name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Log.md', content: `inserted ${letter} ${turn}`, insert: 2 } },
           { name: 'read_projectfile', arguments: { project: 'Alpha', path: 'Log.md', from: 1, to: 3 } },
         ],
       },
     };
   }
-  if (turn === ROUNDS + 1) return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
   return { reply: { content: 'Done.' } };
 }
 
@@ -50,15 +64,15 @@ interface Edit {
   output: string;
 }
 
-/** Every tool call of the last request of each meeting with its result. */
+/** Every tool call of the last request of each conversation (a meeting's two phases) with its result. */
 function editsOf(requests: RecordedRequest[]): Edit[] {
-  const last = new Map<string, RecordedRequest>();
+  const last = new Map<string, { meeting: string; req: RecordedRequest }>();
   for (const req of requests) {
     const m = meetingOfRequest(req);
-    if (m) last.set(m, req);
+    if (m) last.set(`${m} ${toolNamesOf(req).includes('write_summary')}`, { meeting: m, req });
   }
   const out: Edit[] = [];
-  for (const [meeting, req] of last) {
+  for (const { meeting, req } of last.values()) {
     const calls = new Map<string, { name: string; args: Record<string, unknown> }>();
     for (const item of conversationItems(req)) {
       if (item.role === 'assistant' && Array.isArray(item.tool_calls)) {
@@ -94,7 +108,7 @@ async function scenario(mode: 'append' | 'rewrite'): Promise<Outcome> {
       const meeting = meetingOfRequest(req) ?? '';
       const turn = conversationItems(req).filter((i) => i.role === 'assistant').length;
       turns.set(meeting, turn);
-      return agentTurn(meeting.includes('Sync A') ? 'A' : 'B', turn);
+      return agentTurn(meeting.includes('Sync A') ? 'A' : 'B', turn, toolNamesOf(req).includes('write_summary'));
     },
   });
   const setup = await daemonSetup(server, { Daemon: { MaxConcurrentSummaries: 2 }, Logging: { Level: 'info' } });

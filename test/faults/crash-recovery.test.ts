@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { auditSections, FaultTally, vaultHealth, type VaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type RecordedRequest, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -38,7 +38,7 @@ const CRASHES: CrashPoint[] = [
   { name: 'C4 summary write', what: 'the summary write', temp: { folder: 'Meetings/Summaries', file: (n) => `${n}.md`, armedBy: 'summary' } },
   { name: 'C5 model call after summary', what: 'a model call after the summary was written', request: 'project' },
   { name: 'C6 project file write', what: 'a tool write to a project file', temp: { folder: 'Projects/Alpha/Log', file: (n) => `${n}.md`, armedBy: 'project' } },
-  { name: 'C7 attendee write', what: 'a tool write to the meeting note (add_attendee)', temp: { folder: 'Meetings', file: (n) => `${n}.md`, armedBy: 'project' } },
+  { name: 'C7 attendee write', what: 'a tool write to the meeting note (add_attendee)', temp: { folder: 'Meetings', file: (n) => `${n}.md`, armedBy: 'summary' } },
   { name: 'C8 before the audit', what: 'the last model call, tool writes done, audit not yet appended', request: 'done' },
   { name: 'C9 audit append', what: 'the audit append with the final state', temp: { folder: 'Meetings/Context', file: (n) => `${n}.md`, armedBy: 'done' } },
 ];
@@ -47,10 +47,10 @@ const projectContent = (name: string) => `# ${name}\n- Decided: ship on Friday.\
 
 function phaseOf(req: RecordedRequest): Phase {
   const calls = toolCallsSoFar(req).map((c) => c.name);
+  // The run's project phase (issue 21) is a conversation of its own, without write_summary.
+  if (!toolNamesOf(req).includes('write_summary')) return calls.includes('write_projectfile') ? 'done' : 'project';
   if (!calls.includes('read_transcript')) return 'start';
-  if (!calls.includes('write_summary')) return 'summary';
-  if (!calls.includes('write_projectfile')) return 'project';
-  return 'done';
+  return 'summary';
 }
 
 /** The same deterministic agent in every run, so a re-run after a crash does the same work. */
@@ -59,14 +59,18 @@ function answer(phase: Phase, name: string): Step {
     case 'start':
       return { reply: { toolCalls: [{ name: 'read_transcript', arguments: {} }] } };
     case 'summary':
-      return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
-    case 'project':
       return {
         reply: {
           toolCalls: [
-            { name: 'write_projectfile', arguments: { project: 'Alpha', path: `Log/${name}.md`, content: projectContent(name), replace_file: true } },
             { name: 'add_attendee', arguments: { name: 'Carol' } },
+            { name: 'write_summary', arguments: { content: SUMMARY_BODY } },
           ],
+        },
+      };
+    case 'project':
+      return {
+        reply: {
+          toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: `Log/${name}.md`, content: projectContent(name), replace_file: true } }],
         },
       };
     case 'done':

@@ -16,7 +16,7 @@ import { nodeFs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 import { FaultTally, snapshotDiff, snapshotDir } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { lastToolResults, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { lastToolResults, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -329,7 +329,8 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
   let setup: DaemonSetup;
   let daemon: DaemonProcess;
   let outsideDir: string;
-  let results = new Map<string, ReturnType<typeof lastToolResults>>();
+  /** Per meeting and phase (the summary, then the project files: issue 21), the tools offered and the answers. */
+  let results = new Map<string, { offered: string[]; answers: ReturnType<typeof lastToolResults> }>();
   let before: Map<string, string>;
 
   const HOSTILE: Record<string, { name: string; arguments: string }[]> = {
@@ -357,11 +358,14 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
     file.server.setFallback({
       handler: (req): Step => {
         const meeting = meetingOfRequest(req)!;
+        const offered = toolNamesOf(req);
+        const summaryPhase = offered.includes('write_summary');
         const calls = toolCallsSoFar(req);
+        // Every call in both phases: each reaches the tools of the phase that offers it.
         if (calls.length === 0) return { reply: { toolCalls: HOSTILE[meeting]! } };
         if (calls.length === HOSTILE[meeting]!.length) {
-          results.set(meeting, lastToolResults(req));
-          return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
+          results.set(`${meeting} ${summaryPhase ? 'summary' : 'projects'}`, { offered, answers: lastToolResults(req) });
+          if (summaryPhase) return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
         }
         return { reply: { content: 'Done.' } };
       },
@@ -388,11 +392,23 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
 
   it.each(Object.keys(HOSTILE))('%s: every hostile call answered with Error:, the meeting finished, nothing outside touched', async (meeting) => {
     await tally.check(`daemon: ${meeting}`, () => {
-      const answered = results.get(meeting)!;
-      expect(answered).toHaveLength(HOSTILE[meeting]!.length);
-      answered.forEach((r, i) => {
-        if (HOSTILE[meeting]![i]!.name !== 'read_glossary') expect(r.output).toMatch(/^Error: /);
-      });
+      const reached = new Set<number>();
+      for (const phase of ['summary', 'projects']) {
+        const { offered, answers } = results.get(`${meeting} ${phase}`)!;
+        expect(answers).toHaveLength(HOSTILE[meeting]!.length);
+        answers.forEach((r, i) => {
+          const call = HOSTILE[meeting]![i]!;
+          if (call.name !== 'read_glossary') expect(r.output).toMatch(/^Error: /);
+          // Refused by the tool itself where the phase offers it, not for being unknown.
+          if (offered.includes(call.name)) {
+            reached.add(i);
+            expect(r.output).not.toMatch(/no tool named/);
+          }
+        });
+      }
+      // Offered in no phase: an unknown tool, and tools with nothing to act on (no identity, no past summary here).
+      const known = HOSTILE[meeting]!.filter((c) => !['no_such_tool', 'delete_identity', 'read_past_project_meeting_summary'].includes(c.name));
+      expect(reached.size).toBe(known.length);
       expect(dataOf(setup, meeting.replace('Meetings/', 'Meetings/Summaries/'))?.status).toBe('done');
       expect(snapshotDiff(before, snapshotDir(outsideDir))).toEqual([]);
     });

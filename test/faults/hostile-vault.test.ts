@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { lastToolResults, type RecordedRequest, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { lastToolResults, type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -49,6 +49,8 @@ function model(): Step {
     handler: (req): Step => {
       const name = nameOf(req);
       const calls = toolCallsSoFar(req);
+      // The run's project phase (issue 21), a conversation of its own: nothing to do there.
+      if (!toolNamesOf(req).includes('write_summary')) return { reply: { content: 'Done.' } };
       if (calls.length === 0) {
         if (name === 'V11 renamed during the run') {
           // A person renames the meeting note while the agent works.
@@ -61,16 +63,13 @@ function model(): Step {
         if (name === 'V14 context renamed during the run') {
           renameSync(path.join(setup.vault, `Meetings/Context/${name}.md`), path.join(setup.vault, 'Meetings/Context/V14 moved by a person.md'));
         }
-        return {
-          reply: {
-            toolCalls: [
-              { name: 'write_summary', arguments: { content: SUMMARY_BODY } },
-              { name: 'add_attendee', arguments: { name: 'Carol' } },
-            ],
-          },
-        };
+        // Before the summary: the call that writes it ends the summary phase, its answers unseen.
+        return { reply: { toolCalls: [{ name: 'add_attendee', arguments: { name: 'Carol' } }] } };
       }
-      if (calls.length === 4) results.set(`${name} (2)`, lastToolResults(req));
+      if (calls.length === 3) {
+        results.set(`${name} (2)`, lastToolResults(req));
+        return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
+      }
       return { reply: { content: 'Done.' } };
     },
   };
@@ -273,7 +272,7 @@ describe('fault suite: hostile vault (real daemon)', () => {
       expect(renamed.body).toBe('User notes of V11 renamed during the run.\n');
       // The agent was told the note is gone; it was not edited behind the person's back.
       expect(results.get('V11 renamed during the run')![1]!.output).toMatch(/^Error: /);
-      expect(results.get('V11 renamed during the run (2)')![1]!.output).toMatch(/^Error: /);
+      expect(results.get('V11 renamed during the run (2)')![0]!.output).toMatch(/^Error: /);
     }));
 
   it('the context note renamed during the run: the run still finishes, its state and audit land in a context note at the path the meeting names', () =>

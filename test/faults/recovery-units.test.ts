@@ -125,6 +125,8 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
     const deps: PipelineDeps = { vault, config, log: silentLogger, model: createModelClient(config), retryUrl: () => 'http://127.0.0.1:1/retry' };
     const controller = new AbortController();
     server.script(
+      // Project files are written in the run's project phase, after the summary (issue 21).
+      { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } },
       { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Overview.md', content: '- first run' } }] } },
       { handler: () => (controller.abort(), { hang: true }) },
     );

@@ -1,6 +1,6 @@
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, userTexts } from './scripted-server.js';
+import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, toolNamesOf, userTexts } from './scripted-server.js';
 import { cleanUpAll, freePort, makeTempSetup, type TempSetup } from './daemon-process.js';
 
 /** Shared pieces of the daemon integration tests: notes, the scripted "model", config. */
@@ -9,11 +9,14 @@ export { meetingNote, transcriptNote } from './notes.js';
 
 export const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- Alice: tag it.\n';
 
-/** A model that writes the summary, then says it is done: any number of runs, in any interleaving. */
+/**
+ * A model that writes the summary, then says it is done: any number of runs, in any interleaving.
+ * Offered no write_summary (a run's project phase, issue 21), it is done at once.
+ */
 export function summarizingModel(delayMs = 0): Step {
   const step: Step = {
     handler: (req: RecordedRequest): Step =>
-      toolCallsSoFar(req).some((c) => c.name === 'write_summary')
+      toolCallsSoFar(req).some((c) => c.name === 'write_summary') || !toolNamesOf(req).includes('write_summary')
         ? { reply: { content: 'Done.' } }
         : { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } },
   };

@@ -4,7 +4,9 @@
 // `chunk` lines at a time, then writes the summary, then says it is done. Without tools, it
 // answers a notes request with bullets of the lines it was shown, a condensing request with a
 // selection of the bullets it was shown, and anything else (a compaction summary) briefly;
-// always within the number of words asked for.
+// always within the number of words asked for. With `updatesProjects`, once the summary is
+// written and a request offers write_projectfile, it reads that project file and appends the
+// meeting's decision to it (the project update the default prompt asks for), then says it is done.
 //
 // It can stand behind a server that cuts silently: a request the server counts over
 // `serverWindow` is cut as Ollama cuts it, to its first 4 tokens plus the newest half of the
@@ -26,7 +28,7 @@ const SUMMARY =
 
 /**
  * @param {{ first: number, last: number, chunk?: number, countTokens: (text: string) => number,
- *   serverWindow?: number, scale?: number }} options
+ *   serverWindow?: number, scale?: number, updatesProjects?: { project: string, path: string, content: string } }} options
  */
 export function createReaderModel(options) {
   const { first, last, countTokens } = options;
@@ -37,7 +39,7 @@ export function createReaderModel(options) {
   const reached = new Set();
   /** Lines the agent has seen in tool results: its own memory of the reading. */
   const memory = new Set();
-  const state = { readWhole: false, summaryAsked: false };
+  const state = { readWhole: false, summaryAsked: false, projectRead: false, projectWritten: false };
   const stats = {
     requests: 0,
     agentRequests: 0,
@@ -46,6 +48,10 @@ export function createReaderModel(options) {
     cut: 0,
     /** Set when the model asks to write the summary: had every line reached it by then? */
     everyLineBeforeSummary: undefined,
+    /** Requests after the summary call that offered write_projectfile. */
+    projectOffersAfterSummary: 0,
+    /** The tool names of each agent request, in order. */
+    toolSets: [],
   };
 
   /** @param {{ instructions: string, texts: string[], hasTools: boolean, tokens: number }} request */
@@ -67,14 +73,20 @@ export function createReaderModel(options) {
     let reply;
     if (request.hasTools) {
       stats.agentRequests++;
-      reply = agentTurn(visible, shown, !cut);
+      const tools = request.tools ?? [];
+      stats.toolSets.push(tools);
+      if (state.summaryAsked && tools.includes('write_projectfile')) stats.projectOffersAfterSummary++;
+      reply = agentTurn(visible, shown, !cut, tools);
     } else {
       reply = notesTurn(visible, shown);
     }
     return { ...reply, usage: { input, output: countTokens(reply.content ?? JSON.stringify(reply.toolCalls ?? '')) + 8 } };
   }
 
-  function agentTurn(visible, shown, commit) {
+  function agentTurn(visible, shown, commit, tools) {
+    // A request that names its tools and offers no transcript read is after the reading.
+    const reads = (names) => names.length === 0 || names.includes('read_transcript');
+    if (state.summaryAsked || !reads(tools)) return afterSummary(commit, tools);
     const covered = [...visible.matchAll(NOTES_HEADING)].map((m) => [Number(m[1]), Number(m[2])]);
     if (commit) for (const line of shown) memory.add(line.n);
     const seen = (n) => memory.has(n) || covered.some(([a, b]) => n >= a && n <= b);
@@ -91,6 +103,20 @@ export function createReaderModel(options) {
         stats.everyLineBeforeSummary = reached.size === last - first + 1;
       }
       return { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY } }] };
+    }
+    return afterSummary(commit, tools);
+  }
+
+  function afterSummary(commit, tools) {
+    const update = options.updatesProjects;
+    if (update && !state.projectWritten && tools.includes('write_projectfile')) {
+      const { project, path } = update;
+      if (!state.projectRead && tools.includes('read_projectfile')) {
+        if (commit) state.projectRead = true;
+        return { toolCalls: [{ name: 'read_projectfile', arguments: { project, path } }] };
+      }
+      if (commit) state.projectWritten = true;
+      return { toolCalls: [{ name: 'write_projectfile', arguments: { project, path, content: update.content } }] };
     }
     return { content: 'Done.' };
   }

@@ -37,6 +37,7 @@ export function readerOnServer(options: {
   serverWindow?: number;
   scale?: number;
   fail?: (req: RecordedRequest, conv: ReturnType<typeof requestAsConversation>) => Step | undefined;
+  updatesProjects?: { project: string; path: string; content: string };
 }): ReaderOnServer {
   const reader = createReaderModel({ ...options, countTokens });
   const step: Step = {
@@ -48,6 +49,7 @@ export function readerOnServer(options: {
         instructions: conv.instructions,
         texts: textsOf(conv),
         hasTools: conv.tools.length > 0,
+        tools: conv.tools.map((t) => t.name),
         tokens: estimateRequestTokens(conv),
         ...(req.admission?.kind === 'cut' ? { cut: { sent: req.admission.sent, kept: req.admission.promptTokens } } : {}),
       });

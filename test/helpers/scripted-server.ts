@@ -595,6 +595,12 @@ export function instructionsOf(req: RecordedRequest): string | undefined {
   return system ? textOf(system.content) : undefined;
 }
 
+/** The names of the tools a model request offers, in order (either wire shape). */
+export function toolNamesOf(req: RecordedRequest): string[] {
+  if (!isObj(req.body) || !Array.isArray(req.body.tools)) return [];
+  return req.body.tools.filter(isObj).map((t) => (isObj(t.function) ? str(t.function.name) : str(t.name)));
+}
+
 /** Text of the user messages of a model request, oldest first. */
 export function userTexts(req: RecordedRequest): string[] {
   return conversationItems(req)

@@ -36,7 +36,7 @@ describe('a project folder that is a symbolic link resolving outside the vault i
     });
     await linkedProjects(h);
     await symlink(h.fs, '/vault/Shared/Docs', '/vault/Projects/Docs');
-    const { instructions } = await conversationStart({ vault: h.vault, config: testConfig() }, artifacts({ projects: ['Evil', 'Docs'] }), true);
+    const { instructions } = await conversationStart({ vault: h.vault, config: testConfig() }, artifacts({ projects: ['Evil', 'Docs'] }), { pastTools: true });
     expect(instructions).not.toContain('passwords');
     expect(instructions).toContain('Docs rules: keep it short.');
     expect((await h.call('read_projectfile', { project: 'Docs', path: 'intro.md' })).content).toContain('intro');
