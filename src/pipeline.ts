@@ -14,18 +14,27 @@ import { offeredTools, toolOffer } from './tools/offer.js';
 import { createToolContext, createToolRegistry } from './tools/registry.js';
 import { staleSummaryReminder } from './tools/speaker-names.js';
 import type { RunState } from './tools/types.js';
-import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
+import { createContextNote, readContextState, setContextState } from './vault/context.js';
 import { readNote } from './vault/frontmatter.js';
-import { isNotFound } from './vault/fs.js';
 import {
   BrokenMeetingError,
   findMeetingOfSummary,
   type MeetingArtifacts,
   resolveMeeting,
 } from './vault/meeting.js';
-import { type FailureDetails, type FailureReportInput, isFailureReportText, renderFailureReport } from './vault/summary.js';
+import type { FailureDetails } from './vault/summary.js';
 import type { Vault } from './vault/vault.js';
 import { isExpectedError } from './errors.js';
+import {
+  type FailureWriter,
+  finishContext,
+  type LastResort,
+  recordLastResort,
+  reasonOf,
+  settleContextAsError,
+  unwrittenReportNote,
+  writeFailureReport,
+} from './run-failure.js';
 
 /** One meeting end to end: artifacts -> agent -> summary note or failure report. */
 
@@ -69,6 +78,8 @@ export interface RunOutcome {
   modelRequests?: number;
   /** Failed only because it was stopped (shutdown): nothing was reported, the meeting is to be resumed. */
   aborted?: boolean;
+  /** Failed, and the failure report could not be written: why (logged; catch-up tries again). */
+  reportProblem?: string;
 }
 
 /** Summarize one meeting, given its meeting note. Never throws for the meeting's own problems. */
@@ -78,9 +89,12 @@ export async function summarizeMeeting(
   options: RunOptions = {},
 ): Promise<RunOutcome> {
   const runId = newRunId();
-  const log = deps.log.child({ runId, meeting: deps.vault.rel(meetingPath) });
-  log.info({ trigger: options.trigger ?? 'cli' }, 'run started');
-  return runMeeting(deps, log, runId, meetingPath, undefined, options);
+  const known: LastResort = { summaryWritten: false };
+  return guarded(deps, runId, meetingPath, known, async () => {
+    const log = deps.log.child({ runId, meeting: deps.vault.rel(meetingPath) });
+    log.info({ trigger: options.trigger ?? 'cli' }, 'run started');
+    return runMeeting(deps, log, runId, meetingPath, undefined, options, known);
+  });
 }
 
 /**
@@ -95,18 +109,52 @@ export async function retrySummary(
 ): Promise<RunOutcome> {
   const runId = newRunId();
   const { vault } = deps;
-  let log = deps.log.child({ runId, summary: vault.rel(summaryPath) });
-  log.info({ trigger: options.trigger ?? 'retry' }, 'retry started');
-  let meetingPath: string;
+  const known: LastResort = { summaryWritten: false };
+  return guarded(deps, runId, undefined, known, async () => {
+    let log = deps.log.child({ runId, summary: vault.rel(summaryPath) });
+    log.info({ trigger: options.trigger ?? 'retry' }, 'retry started');
+    let meetingPath: string;
+    try {
+      meetingPath = await findMeetingOfSummary(vault, summaryPath);
+    } catch (err) {
+      const message = `cannot retry ${vault.rel(summaryPath)}: ${errorMessage(err)}`;
+      log.error({ err }, message);
+      return { runId, status: 'failed', summaryPath, error: message };
+    }
+    log = log.child({ meeting: vault.rel(meetingPath) });
+    return runMeeting(deps, log, runId, meetingPath, summaryPath, options, known);
+  });
+}
+
+/**
+ * Every error path of a run ends in the vault (docs/design.md §3 step 4): when the run's own
+ * failure path throws (a logger, a clock, an audit that cannot render), the last resort
+ * writes a plain failure report and sets the context note to `error`.
+ */
+async function guarded(
+  deps: PipelineDeps,
+  runId: string,
+  meetingPath: string | undefined,
+  known: LastResort,
+  run: () => Promise<RunOutcome>,
+): Promise<RunOutcome> {
   try {
-    meetingPath = await findMeetingOfSummary(vault, summaryPath);
+    return await run();
   } catch (err) {
-    const message = `cannot retry ${vault.rel(summaryPath)}: ${errorMessage(err)}`;
-    log.error({ err }, message);
-    return { runId, status: 'failed', summaryPath, error: message };
+    const problem = await recordLastResort(failureWriter(deps), known, err);
+    return {
+      runId,
+      status: 'failed',
+      ...((meetingPath ?? known.artifacts?.meetingPath) !== undefined && { meetingPath: meetingPath ?? known.artifacts?.meetingPath }),
+      ...(known.artifacts && { summaryPath: known.artifacts.summaryPath }),
+      error: `${err instanceof Error ? err.name : 'Error'}: ${reasonOf(err)}`,
+      ...(problem !== undefined && { reportProblem: problem }),
+    };
   }
-  log = log.child({ meeting: vault.rel(meetingPath) });
-  return runMeeting(deps, log, runId, meetingPath, summaryPath, options);
+}
+
+function failureWriter(deps: PipelineDeps): FailureWriter {
+  return { vault: deps.vault, log: deps.log, clock: deps.clock ?? systemClock, retryUrl: deps.retryUrl };
 }
 
 function newRunId(): string {
@@ -134,6 +182,7 @@ async function runMeeting(
   meetingPath: string,
   summaryOverride: string | undefined,
   options: RunOptions,
+  known: LastResort,
 ): Promise<RunOutcome> {
   const { vault } = deps;
   let artifacts: MeetingArtifacts;
@@ -143,6 +192,7 @@ async function runMeeting(
   } catch (err) {
     return failBrokenMeeting(deps, log, runId, meetingPath, summaryOverride, err);
   }
+  known.artifacts = artifacts;
   const audit = new Audit(vault, {
     excluded: [artifacts.summaryPath, artifacts.contextPath],
     journal: auditJournalFolder(vault, artifacts.contextPath),
@@ -154,7 +204,7 @@ async function runMeeting(
     meetingPath,
     artifacts,
     options,
-    state: { summaryWritten: false },
+    state: known,
     model: countingRequests(deps.model),
     audit,
     now: deps.clock ?? systemClock,
@@ -256,7 +306,7 @@ function auditSection({ audit, now }: MeetingRun): string {
 async function recordSuccess(r: MeetingRun): Promise<RunOutcome> {
   const { deps, artifacts, log } = r;
   try {
-    await finishContext(deps, artifacts, 'finished', auditSection(r));
+    await finishContext(deps.vault, artifacts, 'finished', auditSection(r));
     await forgetJournal(r.audit, log);
   } catch (err) {
     // The summary is written; only the notebook could not be updated (a person broke its
@@ -276,19 +326,20 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
   // An aborted run (shutdown) leaves `summarizing` so catch-up resumes the meeting at next start;
   // its audit journal stays, and the resumed run reports these changes with its own (appending
   // them now too would report them twice).
+  let reportProblem: string | undefined;
   if (!aborted) {
     // Rendered before the failure report is written: the audit section lists outside changes as they stood.
     const audit = auditSection(r);
-    try {
-      if (!r.state.summaryWritten) await writeFailureReport(deps, artifacts, details);
-      const errorNote = r.state.summaryWritten
-        ? `## Error (${r.now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
-          `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
+    if (!r.state.summaryWritten) reportProblem = await writeFailureReport(failureWriter(deps), artifacts, details);
+    const errorNote = r.state.summaryWritten
+      ? `## Error (${r.now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
+        `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
+      : reportProblem !== undefined
+        ? unwrittenReportNote(deps.vault, artifacts.summaryPath, reportProblem, r.now())
         : '';
-      await finishContext(deps, artifacts, 'error', [audit, errorNote].filter(Boolean).join('\n\n'));
+    // A context note that cannot be written stays `summarizing`: the next start resumes the meeting.
+    if (await settleContextAsError(failureWriter(deps), artifacts, [audit, errorNote].filter(Boolean).join('\n\n'))) {
       await forgetJournal(r.audit, log);
-    } catch (err) {
-      log.error({ err }, 'could not record the failure in the vault');
     }
   }
   return {
@@ -299,6 +350,7 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
     error: `${details.type}: ${details.message}`,
     modelRequests: r.model.requests,
     ...(aborted && { aborted: true }),
+    ...(reportProblem !== undefined && { reportProblem }),
   };
 }
 
@@ -326,25 +378,6 @@ function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
-/** The audit (and any error note) and the final state land in one atomic write of the context note. */
-async function finishContext(
-  deps: PipelineDeps,
-  artifacts: MeetingArtifacts,
-  state: 'finished' | 'error',
-  appendix: string,
-): Promise<void> {
-  try {
-    await appendToContextBody(deps.vault, artifacts.contextPath, appendix, { state });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    // A person moved or deleted the context note during the run: the final state and the audit
-    // go to a new one where the meeting says it is, rather than nowhere (the run ended in an
-    // exception and the meeting would have been run again at the next start).
-    const body = appendix.trim() === '' ? '' : `${appendix.replace(/\s+$/, '')}\n`;
-    await createContextNote(deps.vault, artifacts, { state, body });
-  }
-}
-
 function failureDetails(err: unknown): FailureDetails {
   if (err instanceof ModelError) {
     return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts };
@@ -356,23 +389,6 @@ function failureDetails(err: unknown): FailureDetails {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * Write the failure report at the summary path. A file there that is not a failure report
- * (a good summary being retried, a note a person put there) is copied to `.trash/` first.
- */
-async function writeFailureReport(
-  deps: PipelineDeps,
-  input: FailureReportInput,
-  details: FailureDetails,
-): Promise<void> {
-  const { vault } = deps;
-  const report = renderFailureReport(vault, input, details, {
-    retryUrl: deps.retryUrl(vault.rel(input.summaryPath)),
-    failedAt: (deps.clock ?? systemClock)(),
-  });
-  await vault.replace(input.summaryPath, report, (existing) => !isFailureReportText(existing));
 }
 
 async function failBrokenMeeting(
@@ -389,12 +405,13 @@ async function failBrokenMeeting(
     ? { type: 'BrokenMeeting', message: errorMessage(err) }
     : { type: err instanceof Error ? err.name : 'Error', message: errorMessage(err) };
   log.error({ err, summary: summaryPath && deps.vault.rel(summaryPath) }, `meeting cannot run: ${details.message}`);
-  if (summaryPath) {
-    try {
-      await writeFailureReport(deps, { meetingPath, summaryPath }, details);
-    } catch (writeErr) {
-      log.error({ err: writeErr }, 'could not write the failure report');
-    }
-  }
-  return { runId, status: 'failed', meetingPath, summaryPath, error: `${details.type}: ${details.message}` };
+  const reportProblem = summaryPath ? await writeFailureReport(failureWriter(deps), { meetingPath, summaryPath }, details) : undefined;
+  return {
+    runId,
+    status: 'failed',
+    meetingPath,
+    summaryPath,
+    error: `${details.type}: ${details.message}`,
+    ...(reportProblem !== undefined && { reportProblem }),
+  };
 }
