@@ -27,11 +27,10 @@ import type { Vault } from './vault/vault.js';
 import { isExpectedError } from './errors.js';
 import {
   type FailureWriter,
-  finishContext,
   type LastResort,
   recordLastResort,
   reasonOf,
-  settleContextAsError,
+  settleContext,
   unwrittenReportNote,
   writeFailureReport,
 } from './run-failure.js';
@@ -89,7 +88,7 @@ export async function summarizeMeeting(
   options: RunOptions = {},
 ): Promise<RunOutcome> {
   const runId = newRunId();
-  const known: LastResort = { summaryWritten: false };
+  const known: LastResort = { summaryWritten: false, resolve: () => resolveMeeting(deps.vault, meetingPath) };
   return guarded(deps, runId, meetingPath, known, async () => {
     const log = deps.log.child({ runId, meeting: deps.vault.rel(meetingPath) });
     log.info({ trigger: options.trigger ?? 'cli' }, 'run started');
@@ -185,10 +184,16 @@ async function runMeeting(
   known: LastResort,
 ): Promise<RunOutcome> {
   const { vault } = deps;
+  const resolve = async () => {
+    const found = await resolveMeeting(vault, meetingPath);
+    return summaryOverride ? { ...found, summaryPath: summaryOverride } : found;
+  };
+  known.resolve = resolve;
   let artifacts: MeetingArtifacts;
   try {
-    artifacts = await resolveMeeting(vault, meetingPath);
-    if (summaryOverride) artifacts = { ...artifacts, summaryPath: summaryOverride };
+    // An I/O error (not a broken meeting) is tried once more: without the artifacts, the
+    // failure has nowhere to be reported.
+    artifacts = await resolve().catch((err: unknown) => (isExpectedError(err) ? Promise.reject(err) : resolve()));
   } catch (err) {
     return failBrokenMeeting(deps, log, runId, meetingPath, summaryOverride, err);
   }
@@ -305,14 +310,9 @@ function auditSection({ audit, now }: MeetingRun): string {
 
 async function recordSuccess(r: MeetingRun): Promise<RunOutcome> {
   const { deps, artifacts, log } = r;
-  try {
-    await finishContext(deps.vault, artifacts, 'finished', auditSection(r));
-    await forgetJournal(r.audit, log);
-  } catch (err) {
-    // The summary is written; only the notebook could not be updated (a person broke its
-    // frontmatter meanwhile, say). The journal stays, so a later run still reports the changes.
-    log.error({ err, context: deps.vault.rel(artifacts.contextPath) }, 'the summary is written, but the context note could not be updated');
-  }
+  // The summary is written; a notebook that cannot be updated (a person broke its frontmatter
+  // meanwhile, say) is logged, and its journal stays, so a later run still reports the changes.
+  if (await settleContext(failureWriter(deps), artifacts, 'finished', auditSection(r))) await forgetJournal(r.audit, log);
   log.info({ summary: deps.vault.rel(artifacts.summaryPath) }, 'run finished');
   return { runId: r.runId, status: 'done', meetingPath: r.meetingPath, summaryPath: artifacts.summaryPath, modelRequests: r.model.requests };
 }
@@ -338,7 +338,7 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
         ? unwrittenReportNote(deps.vault, artifacts.summaryPath, reportProblem, r.now())
         : '';
     // A context note that cannot be written stays `summarizing`: the next start resumes the meeting.
-    if (await settleContextAsError(failureWriter(deps), artifacts, [audit, errorNote].filter(Boolean).join('\n\n'))) {
+    if (await settleContext(failureWriter(deps), artifacts, 'error', [audit, errorNote].filter(Boolean).join('\n\n'))) {
       await forgetJournal(r.audit, log);
     }
   }

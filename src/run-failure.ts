@@ -78,15 +78,18 @@ export async function finishContext(
   }
 }
 
-/** The context note says `error` (with `note` appended); a failure to say so is logged, never thrown. */
-export async function settleContextAsError(w: FailureWriter, artifacts: MeetingArtifacts, note: string): Promise<boolean> {
+/**
+ * The context note's final state (with `note` appended), tried twice; a failure to say so is
+ * logged, never thrown, and answered false (the note stays `summarizing`: the next start resumes).
+ */
+export async function settleContext(w: FailureWriter, artifacts: MeetingArtifacts, state: 'finished' | 'error', note: string): Promise<boolean> {
   for (let attempt = 1; attempt <= 2; attempt++) {
     try {
-      await finishContext(w.vault, artifacts, 'error', note);
+      await finishContext(w.vault, artifacts, state, note);
       return true;
     } catch (err) {
       if (attempt === 2) {
-        safeLog(w.log, 'error', { err, context: w.vault.rel(artifacts.contextPath) }, `could not set the context note ${w.vault.rel(artifacts.contextPath)} to error: ${reasonOf(err)}`);
+        safeLog(w.log, 'error', { err, context: w.vault.rel(artifacts.contextPath) }, `could not set the context note ${w.vault.rel(artifacts.contextPath)} to ${state}: ${reasonOf(err)}`);
       }
     }
   }
@@ -96,6 +99,8 @@ export async function settleContextAsError(w: FailureWriter, artifacts: MeetingA
 /** What the run knows when its own bookkeeping throws: enough to say so in the vault. */
 export interface LastResort {
   artifacts?: MeetingArtifacts;
+  /** Finds the artifacts when the run had not yet (a throw before or during their resolution). */
+  resolve?: () => Promise<MeetingArtifacts>;
   /** The agent wrote the summary in this run: it is never replaced by a failure report. */
   summaryWritten: boolean;
 }
@@ -107,14 +112,14 @@ export interface LastResort {
 export async function recordLastResort(w: FailureWriter, known: LastResort, err: unknown): Promise<ReportProblem> {
   const details: FailureDetails = { type: typeName(err), message: reasonOf(err) };
   safeLog(w.log, 'error', { err }, `run failed in its own bookkeeping: ${details.message}`);
-  const { artifacts } = known;
-  if (!artifacts) return 'the meeting\'s notes are not known';
+  const artifacts = known.artifacts ?? (await known.resolve?.().catch(() => undefined));
+  if (!artifacts) return 'the meeting\'s notes could not be found';
   let problem: ReportProblem;
   if (!known.summaryWritten) problem = await writeFailureReport(w, artifacts, details);
   const note = problem !== undefined
     ? unwrittenReportNote(w.vault, artifacts.summaryPath, problem, now(w.clock))
     : `## Error (${now(w.clock).toISOString()})\n\nThe run failed: ${details.type}: ${details.message}`;
-  await settleContextAsError(w, artifacts, note);
+  await settleContext(w, artifacts, 'error', note);
   return problem;
 }
 
