@@ -56,6 +56,9 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) =>
   return results;
 }
 
+/** The trigger of a job run again because its failure report could not be written. */
+export const UNREPORTED_TRIGGER = 'catch-up (failure report not written)';
+
 /** States after which catch-up leaves a meeting alone: done, or waiting for a person's retry. */
 const SETTLED = new Set(['finished', 'error']);
 
@@ -66,6 +69,8 @@ export class Reconciler {
    * without changing them (a broken meeting) is not re-run every few minutes.
    */
   private readonly attempted = new Map<string, string>();
+  /** Jobs whose failure could not be reported (docs/design.md §3 step 4): run again at the next scan. */
+  private readonly unreported = new Map<string, Job>();
 
   constructor(private readonly options: ReconcileOptions) {
     this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
@@ -114,6 +119,12 @@ export class Reconciler {
 
       const summaries = await mapLimit(await list(folders.Summaries, 'summary'), SCAN_CONCURRENCY, (m) => this.retryJob(m));
       summaries.forEach(add);
+
+      for (const [key, job] of this.unreported) {
+        if (jobs.has(key) || this.options.isQueued(key)) continue;
+        this.unreported.delete(key);
+        jobs.set(key, { ...job, trigger: UNREPORTED_TRIGGER });
+      }
 
       for (const [key, signature] of signatures) this.attempted.set(key, signature);
       return { jobs: [...jobs.values()], checked: heads.stats.checked, read: heads.stats.read, problems };
@@ -193,6 +204,13 @@ export class Reconciler {
    */
   forget(key: string): void {
     this.attempted.delete(key);
+    this.unreported.delete(key);
+  }
+
+  /** A run ended without the failure report it needed: the next scan runs it again. */
+  retryUnreported(job: Job): void {
+    this.attempted.delete(job.key);
+    this.unreported.set(job.key, job);
   }
 }
 
