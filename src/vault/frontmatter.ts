@@ -1,4 +1,4 @@
-import { type Node as YamlNode, type Pair, type ParsedNode, YAMLMap, isCollection, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
+import { type Document, type Node as YamlNode, type Pair, type ParsedNode, YAMLMap, isCollection, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import type { Vault } from './vault.js';
 import { parseSimpleFrontmatter } from './simple-yaml.js';
 import { PARSE_OPTIONS, itemStyles, renderKey, renderPairText, type Style } from './yaml-render.js';
@@ -110,6 +110,40 @@ function lineAt(text: string, offset: number): number {
   return line;
 }
 
+/**
+ * The parser's options for notes. The YAML library finds duplicate keys by comparing each key
+ * with every key before it: 10,000 keys took 3 s a parse, and every frontmatter edit parses
+ * (issue #24 point 8). Duplicates are found here instead, with one set per mapping.
+ */
+export const NOTE_YAML_OPTIONS = { ...PARSE_OPTIONS, uniqueKeys: false } as const;
+
+/**
+ * The first key that repeats one before it in the same mapping, at any depth; linear in the
+ * number of keys. Keys compare as the library compares them: scalars by value and type.
+ * `onKey` is told of each key looked at (tests count the work with it).
+ */
+export function firstDuplicateKey(doc: Document.Parsed, onKey?: () => void): ParsedNode | undefined {
+  let found: ParsedNode | undefined;
+  visit(doc, {
+    Map(_, map) {
+      const seen = new Set<unknown>();
+      for (const pair of map.items) {
+        onKey?.();
+        const key = pair.key as ParsedNode | null;
+        // Collections as keys are refused elsewhere; only scalars (and null) compare here.
+        const id = isScalar(key) ? (typeof key.value === 'object' && key.value !== null ? key : key.value) : key;
+        if (seen.has(id)) {
+          found = key ?? undefined;
+          return visit.BREAK;
+        }
+        seen.add(id);
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
 /** Parses the YAML between the fences; throws FrontmatterError with the line in the whole file. */
 function parseYaml(layout: Layout, file?: string): YAMLMap<ParsedNode, ParsedNode | null> | undefined {
   const block = layout.block;
@@ -124,9 +158,11 @@ function parseYaml(layout: Layout, file?: string): YAMLMap<ParsedNode, ParsedNod
       line: lineAt(yamlText, Math.min(offset ?? 0, lastChar)) + 1,
     });
   };
-  const doc = parseDocument(yamlText, PARSE_OPTIONS);
+  const doc = parseDocument(yamlText, NOTE_YAML_OPTIONS);
   const error = doc.errors[0];
   if (error) fail(error.message.split('\n')[0] ?? error.message, error.pos[0]);
+  const duplicate = firstDuplicateKey(doc);
+  if (duplicate) fail('Map keys must be unique', duplicate.range?.[0]);
   const contents = doc.contents;
   if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
   if (!isMap(contents)) {
