@@ -271,6 +271,9 @@ async function summarize(r: MeetingRun): Promise<void> {
     stopWaiting: options.stopWaiting,
   };
   let { firstMessage } = start;
+  // A resumed run is told what its interrupted attempt already wrote (docs/design.md §3 step 4).
+  const resumed = r.audit.resumedNotice();
+  if (resumed) firstMessage = `${firstMessage}\n\n${resumed}`;
   const notes = await notesForLongTranscript({
     vault,
     meeting: artifacts,

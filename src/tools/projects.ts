@@ -107,6 +107,9 @@ export const writeProjectFile = defineTool({
     await readTextFile(ctx.vault, abs);
     const rel = ctx.vault.rel(abs);
     const byLines = replaceFile || hasRange || args.insert !== undefined;
+    if (!byLines && ctx.audit.alreadyAppended(abs, args.content)) {
+      return `${rel} already has these lines: this meeting's interrupted earlier run appended them. Not appended again.`;
+    }
     let done = '';
     // Applied to the file as it is at the moment of writing, again if someone writes it meanwhile.
     const edit = (old: string | undefined): string | typeof UNCHANGED => {
