@@ -2,8 +2,6 @@ import { parseDocument } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import {
   FrontmatterError,
-  firstDuplicateKey,
-  NOTE_YAML_OPTIONS,
   parseNote,
   readNote,
   renderFrontmatter,
@@ -11,6 +9,7 @@ import {
   updateFrontmatter,
   updateNoteFrontmatter,
 } from '../../src/vault/frontmatter.js';
+import { firstDuplicateKey, NOTE_YAML_OPTIONS } from '../../src/vault/unique-keys.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 // A person's note with everything an editor may leave behind: comments, every quoting
