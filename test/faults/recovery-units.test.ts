@@ -143,7 +143,8 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
     await server.close();
   });
 
-  it('the aborted run appends nothing; the resumed run reports its project write once, in the same section as its own', async () => {
+  /** Meeting M with project Alpha, run by the real pipeline against the scripted server. */
+  const meetingM = () => {
     const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 }, Reconnect: { Attempts: 0 } });
     const vault = new Vault(
       memoryFs({
@@ -154,6 +155,11 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
       config.layout,
     );
     const deps: PipelineDeps = { vault, config, log: silentLogger, model: createModelClient(config), retryUrl: () => 'http://127.0.0.1:1/retry' };
+    return { vault, deps };
+  };
+
+  it('the aborted run appends nothing; the resumed run reports its project write once, in the same section as its own', async () => {
+    const { vault, deps } = meetingM();
     const controller = new AbortController();
     server.script(
       { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Overview.md', content: '- first run' } }] } },
@@ -178,16 +184,7 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
   });
 
   it('the resumed run is told what the aborted one wrote, and its identical append is not made twice', async () => {
-    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 }, Reconnect: { Attempts: 0 } });
-    const vault = new Vault(
-      memoryFs({
-        'Meetings/M.md': meetingNote('M'),
-        'Meetings/Transcripts/M.md': transcriptNote('M', 'finished'),
-        'Projects/Alpha/Overview.md': '# Alpha\n',
-      }),
-      config.layout,
-    );
-    const deps: PipelineDeps = { vault, config, log: silentLogger, model: createModelClient(config), retryUrl: () => 'http://127.0.0.1:1/retry' };
+    const { vault, deps } = meetingM();
     const append = { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Overview.md', content: '- decided: ship Friday' } }] } };
     const controller = new AbortController();
     server.script(append, { handler: () => (controller.abort(), { hang: true }) });
