@@ -100,7 +100,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       ...(outcome.error !== undefined && {
         message: outcome.reportProblem === undefined ? outcome.error : `${outcome.error} (${unreportedText(summary, outcome.reportProblem)})`,
       }),
-      ...(summary !== undefined && { summaryPath: summary }),
+      // No report was written: the status page must not link to one.
+      ...(summary !== undefined && outcome.reportProblem === undefined && { summaryPath: summary }),
     };
     return { result, outcome };
   };

@@ -85,8 +85,9 @@ describe.skipIf(!MOUNTABLE)('a failure report that cannot be written (real daemo
     expect(setup.read(`Meetings/Context/${NAME}.md`)).toContain('its failure report could not be written');
 
     // The status (the API's JSON; the status page shows the same run record) says it too.
-    const status = await (await fetch(`http://127.0.0.1:${setup.port}/api/status`, { headers: { authorization: 'Bearer unwritable-test-token' } })).text();
-    expect(status).toContain('could not write the failure report');
+    const status = () => fetch(`http://127.0.0.1:${setup.port}/api/status`, { headers: { authorization: 'Bearer unwritable-test-token' } }).then((r) => r.text());
+    // The queue records the outcome just after the run's last log line.
+    await waitFor(async () => (await status()).includes('could not write the failure report'), 'the status to say the report was not written');
 
     // The folder becomes writable: the next catch-up runs the meeting again and its report lands.
     if (code === 'ENOSPC') rmSync(filler, { force: true });
