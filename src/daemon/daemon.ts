@@ -206,7 +206,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     notifier,
     clock: clockOf(options),
     onDone: (key) => reconciler.forget(key),
-    onUnreported: (job) => reconciler.retryUnreported(job),
+    onUnreported: (job) => void reconciler.retryUnreported(job),
   });
   const queue = new RunQueue({ concurrency: settings.Daemon.MaxConcurrentSummaries, run: runJob, log, clock: clockOf(options) });
   const enqueue = (job: Job): string => {

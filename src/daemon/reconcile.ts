@@ -5,6 +5,7 @@ import type { Vault } from '../vault/vault.js';
 import { HeadCache } from './heads.js';
 import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from './locate.js';
 import type { Job } from './queue.js';
+import { UnreportedRuns } from './unreported.js';
 import { factsFromData, isRetryRequested, type NoteFacts } from './triggers.js';
 
 /**
@@ -70,10 +71,11 @@ export class Reconciler {
    */
   private readonly attempted = new Map<string, string>();
   /** Jobs whose failure could not be reported (docs/design.md §3 step 4): run again at the next scan. */
-  private readonly unreported = new Map<string, Job>();
+  private readonly unreported: UnreportedRuns;
 
   constructor(private readonly options: ReconcileOptions) {
     this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
+    this.unreported = new UnreportedRuns(options.vault, options.log);
   }
 
   /**
@@ -120,10 +122,10 @@ export class Reconciler {
       const summaries = await mapLimit(await list(folders.Summaries, 'summary'), SCAN_CONCURRENCY, (m) => this.retryJob(m));
       summaries.forEach(add);
 
-      for (const [key, job] of this.unreported) {
-        if (jobs.has(key) || this.options.isQueued(key)) continue;
-        this.unreported.delete(key);
-        jobs.set(key, { ...job, trigger: UNREPORTED_TRIGGER });
+      for (const job of await this.unreported.take()) {
+        if (jobs.has(job.key) || this.options.isQueued(job.key)) continue;
+        await this.unreported.forget(job.key);
+        jobs.set(job.key, { ...job, trigger: UNREPORTED_TRIGGER });
       }
 
       for (const [key, signature] of signatures) this.attempted.set(key, signature);
@@ -204,13 +206,13 @@ export class Reconciler {
    */
   forget(key: string): void {
     this.attempted.delete(key);
-    this.unreported.delete(key);
+    void this.unreported.forget(key);
   }
 
-  /** A run ended without the failure report it needed: the next scan runs it again. */
-  retryUnreported(job: Job): void {
+  /** A run ended without the failure report it needed: the next scan runs it again (after a restart too). */
+  retryUnreported(job: Job): Promise<void> {
     this.attempted.delete(job.key);
-    this.unreported.set(job.key, job);
+    return this.unreported.add(job);
   }
 }
 
