@@ -64,6 +64,11 @@ export interface AuditOptions {
 
 export class Audit {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Files an interrupted earlier attempt of this meeting changed (taken over by `resume`): their
+   * content before it and when this run began, and how many of its appends this run skipped.
+   */
+  private readonly resumed = new Map<string, { before: string; atResume: string; skipped: Map<string, number> }>();
   private readonly excluded: Set<string>;
   private readonly journal: string | undefined;
 
@@ -184,10 +189,53 @@ export class Audit {
         this.entries.set(file, { before, after: undefined, writes: [], movedTo: to });
       } else {
         this.entries.set(file, { before, after, writes: [{ before, after }] });
+        if (after !== undefined && after !== before) this.resumed.set(file, { before: before ?? '', atResume: after, skipped: new Map() });
       }
       taken++;
     }
     return taken;
+  }
+
+  /**
+   * Whether appending `content` to the file would repeat an append the interrupted earlier
+   * attempt of this meeting already made (docs/design.md §3 step 4): the text occurs more
+   * often in the file as this run found it than before that attempt, beyond the repeats this
+   * run already skipped. After SIGKILLs, 20 of 30 appended lines appeared twice (issue #24).
+   * True means: do not append, the line is there; each call that answers true uses up one.
+   */
+  alreadyAppended(absPath: string, content: string): boolean {
+    const record = this.resumed.get(path.resolve(absPath));
+    const block = normalizeBlock(content);
+    if (!record || block === '') return false;
+    const skipped = record.skipped.get(block) ?? 0;
+    const added = occurrences(normalizeBlock(record.atResume), block) - occurrences(normalizeBlock(record.before), block);
+    if (added <= skipped) return false;
+    record.skipped.set(block, skipped + 1);
+    return true;
+  }
+
+  /**
+   * For the resumed run's first message: the external writes the interrupted attempt already
+   * made, as diffs ('' when there were none), so the agent does not make them again.
+   */
+  resumedNotice(maxLines = 60): string {
+    if (this.resumed.size === 0) return '';
+    const lines: string[] = [
+      'An earlier run of this meeting was interrupted (the daemon stopped or crashed) after it had already changed these files. ' +
+        'Those changes are in place: do not make them again (an identical append is skipped). The changes:',
+    ];
+    let budget = maxLines;
+    for (const [file, record] of this.resumed) {
+      lines.push(`- ${this.vault.rel(file)}`);
+      const hunks = diffHunks(record.before, record.atResume);
+      const shown = hunks.slice(0, Math.max(0, budget));
+      budget -= shown.length;
+      if (shown.length > 0) {
+        const fence = fenceFor(shown);
+        lines.push(`${fence}diff`, ...shown, ...(shown.length < hunks.length ? ['… (more changes; read the file)'] : []), fence);
+      }
+    }
+    return lines.join('\n');
   }
 
   /** Forget the journal: called once the audit section is in the context note. */
@@ -240,6 +288,17 @@ export class Audit {
     if (sections.length === 0) return '';
     return `## External changes (${now.toISOString()})\n\n${sections.join('\n\n')}\n`;
   }
+}
+
+/** An append's text as lines, line endings and surrounding blank lines aside. */
+function normalizeBlock(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(/^\n+|\s+$/g, '');
+}
+
+function occurrences(text: string, block: string): number {
+  let n = 0;
+  for (let at = text.indexOf(block); at >= 0; at = text.indexOf(block, at + block.length)) n++;
+  return n;
 }
 
 function changed(entry: Entry): boolean {

@@ -143,7 +143,17 @@ function buildLogger(options: LoggerOptions, create: (base: PinoOptions) => Logg
     serializers: { err: serializeError, error: serializeError },
     hooks: {
       logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
-        method.apply(this, secrets.length > 0 ? args.map((a) => maskSecrets(a, secrets)) : args);
+        // A log line never takes the caller down (a run died here on a DOMException once:
+        // issue #24): whatever cannot be serialized is logged as what can be said of it.
+        try {
+          method.apply(this, secrets.length > 0 ? args.map((a) => maskSecrets(a, secrets)) : args);
+        } catch (err) {
+          try {
+            method.apply(this, [{ logError: describeUnloggable(err) }, maskLine(messageOf(args), secrets)]);
+          } catch {
+            // Even the fallback failed (a destination gone): nothing can be said anywhere.
+          }
+        }
       },
       // Child bindings, serializer output and anything else that escaped the paths above.
       streamWrite: (line: string) => maskLine(line, secrets),
@@ -223,21 +233,58 @@ export function maskSecrets(value: unknown, secrets: string[], depth = 0): unkno
     return out;
   }
   if (depth > 4 || value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) {
-    const copy = Object.create(Object.getPrototypeOf(value)) as Error;
-    for (const key of Object.getOwnPropertyNames(value)) {
-      (copy as unknown as Record<string, unknown>)[key] = maskSecrets(
-        (value as unknown as Record<string, unknown>)[key],
-        secrets,
-        depth + 1,
-      );
-    }
-    return copy;
-  }
+  if (value instanceof Error) return maskedError(value, secrets, depth);
   if (Array.isArray(value)) return value.map((v) => maskSecrets(v, secrets, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) out[k] = maskSecrets(v, secrets, depth + 1);
   return out;
+}
+
+/**
+ * A copy of an error with its secrets masked. It is a plain `Error` holding name, message,
+ * stack and the own fields as data: a copy made on the original's prototype breaks
+ * classes whose getters check their receiver (a `DOMException` from an aborted fetch
+ * throws `Value of "this" must be of DOMException` when its message is read).
+ */
+function maskedError(value: Error, secrets: string[], depth: number): Error {
+  const copy = new Error(String(maskSecrets(safeRead(value, 'message') ?? '', secrets, depth + 1)));
+  const fields = copy as unknown as Record<string, unknown>;
+  for (const key of ['name', 'stack', ...Object.getOwnPropertyNames(value)]) {
+    if (key === 'message') continue;
+    const field = safeRead(value, key);
+    if (field !== undefined) fields[key] = maskSecrets(field, secrets, depth + 1);
+  }
+  // pino names the type after the constructor: keep the original's.
+  const type = safeRead(value, 'constructor') as { name?: unknown } | undefined;
+  if (typeof type?.name === 'string' && type.name !== 'Error') {
+    const named = Object.defineProperty(function () {}, 'name', { value: type.name });
+    Object.defineProperty(copy, 'constructor', { value: named });
+  }
+  return copy;
+}
+
+/** A property that may be a throwing getter (or a revoked proxy), read without throwing. */
+function safeRead(value: object, key: string): unknown {
+  try {
+    return (value as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/** What can be said of a value that would not serialize. */
+function describeUnloggable(err: unknown): string {
+  try {
+    return `this line's fields could not be serialized: ${err instanceof Error ? err.message : String(err)}`;
+  } catch {
+    return "this line's fields could not be serialized";
+  }
+}
+
+/** The message string of a log call's arguments (the first string), for the fallback line. */
+function messageOf(args: unknown[]): string {
+  const text = args.find((a) => typeof a === 'string');
+  return typeof text === 'string' ? text : 'log line';
 }
 
 const SECRET_HEADER_VALUE =
@@ -282,11 +329,16 @@ export function causeChain(err: unknown, limit = 10): string[] {
  * the chain as a list a person can read at a glance.
  */
 function serializeError(err: unknown): unknown {
-  const serialized = pino.stdSerializers.err(err as Error) as unknown;
-  if (!(err instanceof Error) || err.cause === undefined || serialized === null || typeof serialized !== 'object') {
-    return serialized;
+  try {
+    const serialized = pino.stdSerializers.err(err as Error) as unknown;
+    if (!(err instanceof Error) || err.cause === undefined || serialized === null || typeof serialized !== 'object') {
+      return serialized;
+    }
+    return Object.assign(serialized, { causes: causeChain(err).slice(1) });
+  } catch {
+    // An error object whose fields throw when read: say what can be said without them.
+    return { type: typeof err, message: safeString(err) };
   }
-  return Object.assign(serialized, { causes: causeChain(err).slice(1) });
 }
 
 /** A logger that drops everything: the default where a caller passes none. */
@@ -297,5 +349,13 @@ function safeJson(value: unknown): string {
     return JSON.stringify(value) ?? String(value);
   } catch {
     return String(value);
+  }
+}
+
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
   }
 }

@@ -19,20 +19,27 @@ import { createToolContext, createToolRegistry } from './tools/registry.js';
 import type { RunCaches } from './tools/run-caches.js';
 import { staleSummaryReminder } from './tools/speaker-names.js';
 import type { RunState } from './tools/types.js';
-import { appendToContextBody, createContextNote, readContextState, setContextState } from './vault/context.js';
+import { createContextNote, readContextState, setContextState } from './vault/context.js';
 import { readNote } from './vault/frontmatter.js';
 import { endTimeOf } from './vault/end-time.js';
-import { isNotFound } from './vault/fs.js';
 import {
   BrokenMeetingError,
   findMeetingOfSummary,
   type MeetingArtifacts,
   resolveMeeting,
 } from './vault/meeting.js';
-import { type FailureDetails, type FailureReportInput, isFailureReportText, renderFailureReport } from './vault/summary.js';
-import { keepReplacedSummary, keptSummaryNote } from './vault/replaced-summary.js';
+import type { FailureDetails } from './vault/summary.js';
 import type { Vault } from './vault/vault.js';
 import { isExpectedError } from './errors.js';
+import {
+  type FailureWriter,
+  type LastResort,
+  recordLastResort,
+  reasonOf,
+  settleContext,
+  unwrittenReportNote,
+  writeFailureReport,
+} from './run-failure.js';
 
 /** One meeting end to end: artifacts -> agent -> summary note or failure report. */
 
@@ -80,6 +87,8 @@ export interface RunOutcome {
   modelRequests?: number;
   /** Failed only because it was stopped (shutdown): nothing was reported, the meeting is to be resumed. */
   aborted?: boolean;
+  /** Failed, and the failure report could not be written: why (logged; catch-up tries again). */
+  reportProblem?: string;
 }
 
 /** Summarize one meeting, given its meeting note. Never throws for the meeting's own problems. */
@@ -89,9 +98,12 @@ export async function summarizeMeeting(
   options: RunOptions = {},
 ): Promise<RunOutcome> {
   const runId = newRunId();
-  const log = deps.log.child({ runId, meeting: deps.vault.rel(meetingPath) });
-  log.info({ trigger: options.trigger ?? 'cli' }, 'run started');
-  return runMeeting(deps, log, runId, meetingPath, undefined, options);
+  const known: LastResort = { summaryWritten: false, resolve: () => resolveMeeting(deps.vault, meetingPath) };
+  return guarded(deps, runId, meetingPath, known, async () => {
+    const log = deps.log.child({ runId, meeting: deps.vault.rel(meetingPath) });
+    log.info({ trigger: options.trigger ?? 'cli' }, 'run started');
+    return runMeeting(deps, log, runId, meetingPath, undefined, options, known);
+  });
 }
 
 /**
@@ -106,18 +118,52 @@ export async function retrySummary(
 ): Promise<RunOutcome> {
   const runId = newRunId();
   const { vault } = deps;
-  let log = deps.log.child({ runId, summary: vault.rel(summaryPath) });
-  log.info({ trigger: options.trigger ?? 'retry' }, 'retry started');
-  let meetingPath: string;
+  const known: LastResort = { summaryWritten: false };
+  return guarded(deps, runId, undefined, known, async () => {
+    let log = deps.log.child({ runId, summary: vault.rel(summaryPath) });
+    log.info({ trigger: options.trigger ?? 'retry' }, 'retry started');
+    let meetingPath: string;
+    try {
+      meetingPath = await findMeetingOfSummary(vault, summaryPath);
+    } catch (err) {
+      const message = `cannot retry ${vault.rel(summaryPath)}: ${errorMessage(err)}`;
+      log.error({ err }, message);
+      return { runId, status: 'failed', summaryPath, error: message };
+    }
+    log = log.child({ meeting: vault.rel(meetingPath) });
+    return runMeeting(deps, log, runId, meetingPath, summaryPath, options, known);
+  });
+}
+
+/**
+ * Every error path of a run ends in the vault (docs/design.md §3 step 4): when the run's own
+ * failure path throws (a logger, a clock, an audit that cannot render), the last resort
+ * writes a plain failure report and sets the context note to `error`.
+ */
+async function guarded(
+  deps: PipelineDeps,
+  runId: string,
+  meetingPath: string | undefined,
+  known: LastResort,
+  run: () => Promise<RunOutcome>,
+): Promise<RunOutcome> {
   try {
-    meetingPath = await findMeetingOfSummary(vault, summaryPath);
+    return await run();
   } catch (err) {
-    const message = `cannot retry ${vault.rel(summaryPath)}: ${errorMessage(err)}`;
-    log.error({ err }, message);
-    return { runId, status: 'failed', summaryPath, error: message };
+    const problem = await recordLastResort(failureWriter(deps), known, err);
+    return {
+      runId,
+      status: 'failed',
+      ...((meetingPath ?? known.artifacts?.meetingPath) !== undefined && { meetingPath: meetingPath ?? known.artifacts?.meetingPath }),
+      ...(known.artifacts && { summaryPath: known.artifacts.summaryPath }),
+      error: `${err instanceof Error ? err.name : 'Error'}: ${reasonOf(err)}`,
+      ...(problem !== undefined && { reportProblem: problem }),
+    };
   }
-  log = log.child({ meeting: vault.rel(meetingPath) });
-  return runMeeting(deps, log, runId, meetingPath, summaryPath, options);
+}
+
+function failureWriter(deps: PipelineDeps): FailureWriter {
+  return { vault: deps.vault, log: deps.log, clock: deps.clock ?? systemClock, retryUrl: deps.retryUrl };
 }
 
 function newRunId(): string {
@@ -145,15 +191,23 @@ async function runMeeting(
   meetingPath: string,
   summaryOverride: string | undefined,
   options: RunOptions,
+  known: LastResort,
 ): Promise<RunOutcome> {
   const { vault } = deps;
+  const resolve = async () => {
+    const found = await resolveMeeting(vault, meetingPath);
+    return summaryOverride ? { ...found, summaryPath: summaryOverride } : found;
+  };
+  known.resolve = resolve;
   let artifacts: MeetingArtifacts;
   try {
-    artifacts = await resolveMeeting(vault, meetingPath);
-    if (summaryOverride) artifacts = { ...artifacts, summaryPath: summaryOverride };
+    // An I/O error (not a broken meeting) is tried once more: without the artifacts, the
+    // failure has nowhere to be reported.
+    artifacts = await resolve().catch((err: unknown) => (isExpectedError(err) ? Promise.reject(err) : resolve()));
   } catch (err) {
     return failBrokenMeeting(deps, log, runId, meetingPath, summaryOverride, err);
   }
+  known.artifacts = artifacts;
   const audit = new Audit(vault, {
     excluded: [artifacts.summaryPath, artifacts.contextPath],
     journal: auditJournalFolder(vault, artifacts.contextPath),
@@ -165,7 +219,7 @@ async function runMeeting(
     meetingPath,
     artifacts,
     options,
-    state: { summaryWritten: false },
+    state: known,
     model: countingRequests(deps.model),
     audit,
     now: deps.clock ?? systemClock,
@@ -232,6 +286,9 @@ async function summarize(r: MeetingRun): Promise<void> {
     endpoint: deps.endpoint,
   };
   let { firstMessage } = start;
+  // A resumed run is told what its interrupted attempt already wrote (docs/design.md §3 step 4).
+  const resumed = r.audit.resumedNotice();
+  if (resumed) firstMessage = `${firstMessage}\n\n${resumed}`;
   const notes = await notesForLongTranscript({
     vault,
     meeting: artifacts,
@@ -274,14 +331,9 @@ function auditSection({ audit, now }: MeetingRun): string {
 
 async function recordSuccess(r: MeetingRun): Promise<RunOutcome> {
   const { deps, artifacts, log } = r;
-  try {
-    await finishContext(deps, artifacts, 'finished', auditSection(r));
-    await forgetJournal(r.audit, log);
-  } catch (err) {
-    // The summary is written; only the notebook could not be updated (a person broke its
-    // frontmatter meanwhile, say). The journal stays, so a later run still reports the changes.
-    log.error({ err, context: deps.vault.rel(artifacts.contextPath) }, 'the summary is written, but the context note could not be updated');
-  }
+  // The summary is written; a notebook that cannot be updated (a person broke its frontmatter
+  // meanwhile, say) is logged, and its journal stays, so a later run still reports the changes.
+  if (await settleContext(failureWriter(deps), artifacts, 'finished', auditSection(r))) await forgetJournal(r.audit, log);
   log.info({ summary: deps.vault.rel(artifacts.summaryPath) }, 'run finished');
   return { runId: r.runId, status: 'done', meetingPath: r.meetingPath, summaryPath: artifacts.summaryPath, modelRequests: r.model.requests };
 }
@@ -295,19 +347,20 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
   // An aborted run (shutdown) leaves `summarizing` so catch-up resumes the meeting at next start;
   // its audit journal stays, and the resumed run reports these changes with its own (appending
   // them now too would report them twice).
+  let reportProblem: string | undefined;
   if (!aborted) {
     // Rendered before the failure report is written: the audit section lists outside changes as they stood.
     const audit = auditSection(r);
-    try {
-      if (!r.state.summaryWritten) await writeFailureReport(deps, artifacts, details);
-      const errorNote = r.state.summaryWritten
-        ? `## Error (${r.now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
-          `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
+    if (!r.state.summaryWritten) reportProblem = await writeFailureReport(failureWriter(deps), artifacts, details);
+    const errorNote = r.state.summaryWritten
+      ? `## Error (${r.now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
+        `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
+      : reportProblem !== undefined
+        ? unwrittenReportNote(deps.vault, artifacts.summaryPath, reportProblem, r.now())
         : '';
-      await finishContext(deps, artifacts, 'error', [audit, errorNote, lastAnswerSection(failure, r.now())].filter(Boolean).join('\n\n'));
+    // A context note that cannot be written stays `summarizing`: the next start resumes the meeting.
+    if (await settleContext(failureWriter(deps), artifacts, 'error', [audit, errorNote, lastAnswerSection(failure, r.now())].filter(Boolean).join('\n\n'))) {
       await forgetJournal(r.audit, log);
-    } catch (err) {
-      log.error({ err }, 'could not record the failure in the vault');
     }
   }
   return {
@@ -318,6 +371,7 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
     error: `${details.type}: ${details.message}`,
     modelRequests: r.model.requests,
     ...(aborted && { aborted: true }),
+    ...(reportProblem !== undefined && { reportProblem }),
   };
 }
 
@@ -345,25 +399,6 @@ function isBlank(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
-/** The audit (and any error note) and the final state land in one atomic write of the context note. */
-async function finishContext(
-  deps: PipelineDeps,
-  artifacts: MeetingArtifacts,
-  state: 'finished' | 'error',
-  appendix: string,
-): Promise<void> {
-  try {
-    await appendToContextBody(deps.vault, artifacts.contextPath, appendix, { state });
-  } catch (err) {
-    if (!isNotFound(err)) throw err;
-    // A person moved or deleted the context note during the run: the final state and the audit
-    // go to a new one where the meeting says it is, rather than nowhere (the run ended in an
-    // exception and the meeting would have been run again at the next start).
-    const body = appendix.trim() === '' ? '' : `${appendix.replace(/\s+$/, '')}\n`;
-    await createContextNote(deps.vault, artifacts, { state, body });
-  }
-}
-
 function failureDetails(err: unknown, model: string): FailureDetails {
   if (err instanceof ModelError) {
     return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts, ...unreachableAdvice(err) };
@@ -375,26 +410,6 @@ function failureDetails(err: unknown, model: string): FailureDetails {
 
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/**
- * Write the failure report at the summary path. A file there that is not a failure report
- * (a good summary being retried, a note a person put there) is copied to `.trash/` first.
- */
-async function writeFailureReport(
-  deps: PipelineDeps,
-  input: FailureReportInput,
-  details: FailureDetails,
-): Promise<void> {
-  const { vault } = deps;
-  // A good summary being regenerated: the report says where the copy is (docs/design.md §1).
-  const kept = await keepReplacedSummary(vault, input.summaryPath);
-  const notes = [...(details.notes ?? []), ...(kept ? [keptSummaryNote(vault, kept, input.summaryPath)] : [])];
-  const report = renderFailureReport(vault, input, { ...details, notes }, {
-    retryUrl: deps.retryUrl(vault.rel(input.summaryPath)),
-    failedAt: (deps.clock ?? systemClock)(),
-  });
-  await vault.replace(input.summaryPath, report, (existing) => !isFailureReportText(existing) && existing !== kept?.content);
 }
 
 async function failBrokenMeeting(
@@ -411,12 +426,13 @@ async function failBrokenMeeting(
     ? { type: 'BrokenMeeting', message: errorMessage(err) }
     : { type: err instanceof Error ? err.name : 'Error', message: errorMessage(err) };
   log.error({ err, summary: summaryPath && deps.vault.rel(summaryPath) }, `meeting cannot run: ${details.message}`);
-  if (summaryPath) {
-    try {
-      await writeFailureReport(deps, { meetingPath, summaryPath }, details);
-    } catch (writeErr) {
-      log.error({ err: writeErr }, 'could not write the failure report');
-    }
-  }
-  return { runId, status: 'failed', meetingPath, summaryPath, error: `${details.type}: ${details.message}` };
+  const reportProblem = summaryPath ? await writeFailureReport(failureWriter(deps), { meetingPath, summaryPath }, details) : undefined;
+  return {
+    runId,
+    status: 'failed',
+    meetingPath,
+    summaryPath,
+    error: `${details.type}: ${details.message}`,
+    ...(reportProblem !== undefined && { reportProblem }),
+  };
 }

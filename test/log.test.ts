@@ -105,6 +105,41 @@ describe('createLoggerFromConfig: secrets never reach the output', () => {
   });
 });
 
+describe('a log line never throws (issue #24: a run died in the logger on an abort DOMException)', () => {
+  const abortReason = () => {
+    const controller = new AbortController();
+    controller.abort();
+    return controller.signal.reason as unknown;
+  };
+
+  it('logs an abort DOMException, as the error and as a cause, with secrets to mask', () => {
+    const dest = memoryDestination();
+    const log = createLogger({ destination: dest, secrets: ['http-token-secret'] });
+    const timeout = new Error('did not answer within 3 s (http-token-secret)', { cause: abortReason() });
+    expect(() => log.error({ err: abortReason() }, 'aborted')).not.toThrow();
+    expect(() => log.child({ runId: 'r1' }).error({ err: timeout }, 'run failed')).not.toThrow();
+    const [first, second] = parsed(dest);
+    expect(first!.err).toMatchObject({ type: 'DOMException', name: 'AbortError', message: 'This operation was aborted' });
+    expect(second!.err).toMatchObject({ message: expect.stringContaining('[redacted]') });
+    expect(JSON.stringify(second!.err)).toContain('This operation was aborted');
+    expect(dest.text()).not.toContain('http-token-secret');
+  });
+
+  it('an error whose fields throw, a proxy that throws and a circular cause still give a line each', () => {
+    const dest = memoryDestination();
+    const log = createLogger({ destination: dest, secrets: ['some-secret'] });
+    const hostile = new Error('hostile');
+    Object.defineProperty(hostile, 'code', { enumerable: true, get: () => { throw new Error('no code for you'); } });
+    const proxy = new Proxy({}, { ownKeys: () => { throw new Error('no keys'); } });
+    const circular = new Error('circular');
+    (circular as { cause?: unknown }).cause = circular;
+    for (const [err, msg] of [[hostile, 'hostile'], [proxy, 'proxy'], [circular, 'circular']] as const) {
+      expect(() => log.error({ err, ...(msg === 'proxy' && { field: proxy }) }, msg)).not.toThrow();
+    }
+    expect(parsed(dest).map((l) => l.msg)).toEqual(['hostile', 'proxy', 'circular']);
+  });
+});
+
 describe('diagnosis helpers', () => {
   it('logs the cause chain of a failure', () => {
     const dest = memoryDestination();

@@ -50,35 +50,51 @@ const AS_TEXT = { disallowedSpecial: new Set<string>() };
 /**
  * Byte-pair merging is quadratic in the length of one pre-token: a run of 200,000 characters
  * without a space (a small model repeating one character, hostile tool arguments, a pasted
- * blob) took half a minute and blocked the daemon. Runs of at least twice this length are
- * encoded in slices of it; a cut costs at most a token, which the estimate can afford.
+ * blob) took half a minute and blocked the daemon. A run is encoded in slices of this
+ * length; a cut costs at most a token, which the estimate can afford.
  */
 const SLICE = 256;
-const LONG_RUN = new RegExp(`\\S{${2 * SLICE},}`, 'g');
+/**
+ * No piece handed to the tokenizer is much longer than this, cut where a space starts: its
+ * pre-tokenizer regex overflowed the stack on a line of 6,000,000 characters (issue #24), and
+ * finding the runs with a regex of our own did too. One linear scan, no regex.
+ */
+const MAX_PIECE = 16 * 1024;
+
+/** Whitespace as the tokenizer's pre-tokenizer splits on it (`\s`). */
+function isSpace(c: number): boolean {
+  return (
+    c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
 
 /** `text` as pieces that are each cheap to encode and together are `text`. */
-function pieces(text: string): string[] {
-  LONG_RUN.lastIndex = 0;
-  const long = LONG_RUN.test(text);
-  // matchAll starts where test() left the shared regex.
-  LONG_RUN.lastIndex = 0;
-  if (!long) return [text];
+export function pieces(text: string): string[] {
+  if (text.length < 2 * SLICE) return [text];
   const out: string[] = [];
-  let last = 0;
-  for (const m of text.matchAll(LONG_RUN)) {
-    if (m.index > last) out.push(text.slice(last, m.index));
-    const run = m[0];
-    for (let i = 0; i < run.length; ) {
-      let end = Math.min(run.length, i + SLICE);
-      // Never between the two halves of a surrogate pair.
-      const code = run.charCodeAt(end - 1);
-      if (end < run.length && code >= 0xd800 && code <= 0xdbff) end--;
-      out.push(run.slice(i, end));
-      i = end;
+  let start = 0;
+  let runStart = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) {
+      runStart = -1;
+      // The space begins the next piece: it belongs to the word after it, as the tokenizer sees it.
+      if (i - start >= MAX_PIECE) {
+        out.push(text.slice(start, i));
+        start = i;
+      }
+      continue;
     }
-    last = m.index + run.length;
+    if (runStart < 0) runStart = i;
+    // Never between the two halves of a surrogate pair.
+    if (i + 1 - runStart >= SLICE && !(c >= 0xd800 && c <= 0xdbff)) {
+      out.push(text.slice(start, i + 1));
+      start = i + 1;
+      runStart = i + 1;
+    }
   }
-  if (last < text.length) out.push(text.slice(last));
+  if (start < text.length) out.push(text.slice(start));
   return out;
 }
 

@@ -58,7 +58,7 @@ export async function exchange(
   else signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const response = await send(controller.signal);
-    const text = await response.text();
+    const text = await readCappedText(response, MAX_ANSWER_BYTES, () => tooLargeError(context));
     return parseBody(text, context);
   } catch (err) {
     if (err instanceof ModelError) throw err;
@@ -69,6 +69,45 @@ export async function exchange(
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** docs/design.md §3 step 4: an answer larger than this is refused (a failure, not retried). */
+export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The body as text, read piece by piece so that no more than `cap` bytes are ever held: a
+ * body announced or found larger is cancelled and `tooLarge()` thrown (a 600 MB answer once
+ * took the daemon to 975 MB, issue #24). The caller's signal still cuts a stalled read.
+ */
+export async function readCappedText(response: Response, cap: number, tooLarge: () => Error): Promise<string> {
+  const announced = Number(response.headers.get('content-length'));
+  if (Number.isFinite(announced) && announced > cap) {
+    await response.body?.cancel().catch(() => undefined);
+    throw tooLarge();
+  }
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const pieces: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    pieces.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(pieces, size));
+}
+
+function tooLargeError(context: ExchangeContext): ModelError {
+  return new ModelError(
+    `The endpoint ${endpointUrl(context)} sent an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MB; it was refused ` +
+      `unread (no model answer is that large: a proxy or a server fault). Not retried.`,
+    { kind: 'invalid-response' },
+  );
 }
 
 function parseBody(text: string, context: ExchangeContext): JsonObject {
@@ -241,7 +280,13 @@ export function errorNormalizingFetch(inner: typeof fetch = globalThis.fetch): t
   return async (input, init) => {
     const response = await inner(input, init);
     if (response.ok) return response;
-    const text = await response.text();
+    // An error page is read only as far as a message needs (its text is clipped anyway).
+    const text = await readCappedText(response, MAX_ERROR_BODY_BYTES, () => new Error('error body too large')).catch(
+      (err: unknown) => {
+        if (err instanceof Error && err.message === 'error body too large') return '';
+        throw err;
+      },
+    );
     let body = text;
     try {
       const json: unknown = JSON.parse(text);
@@ -257,6 +302,9 @@ export function errorNormalizingFetch(inner: typeof fetch = globalThis.fetch): t
     return new Response(body, { status: response.status, statusText: response.statusText, headers });
   };
 }
+
+/** Error bodies past this are dropped: the status still says what happened. */
+const MAX_ERROR_BODY_BYTES = 1024 * 1024;
 
 function hasCode(err: Error): boolean {
   const cause = err.cause as { code?: unknown } | undefined;

@@ -70,6 +70,10 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
       if (result === 'stopped') throw new ApiError(503, 'the daemon is shutting down; the retry was not queued');
       return { note: vault.rel(summary), result, ...(meeting !== undefined && { meeting: vault.rel(meeting) }) };
     },
+    async noteHoldsLink(note, link): Promise<boolean> {
+      const summary = await retryTarget(vault, note);
+      return (await vault.read(summary)).includes(link);
+    },
     async summarize(note): Promise<RetryAccepted> {
       let meeting: string;
       try {

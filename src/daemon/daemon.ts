@@ -236,6 +236,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     notifier,
     clock: clockOf(options),
     onDone: (key) => reconciler.forget(key),
+    onUnreported: (job) => void reconciler.retryUnreported(job),
   });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
   const run: typeof runJob = async (...args) => {

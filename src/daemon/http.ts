@@ -4,6 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import { escapeHtml } from './html.js';
+import { legacyRetryQuery, retrySignature } from '../vault/state.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
@@ -52,6 +53,8 @@ export interface SessionInput {
 /** What the routes do; the daemon supplies them. Handlers throw ApiError for 4xx answers. */
 export interface HttpHandlers {
   retry(note: unknown, trigger: 'link' | 'api' | 'page' | 'cli'): Promise<RetryAccepted>;
+  /** Whether the summary note's current text holds `link` (an old `token=` retry link); absent: never. */
+  noteHoldsLink?(note: unknown, link: string): Promise<boolean>;
   /** `POST /api/retry {"meeting": …}`: run a meeting now (`meeting-assistant summarize` hands its work over this way). */
   summarize?(meeting: unknown): Promise<RetryAccepted>;
   startSession(input: SessionInput): Promise<Record<string, string>>;
@@ -103,6 +106,33 @@ function digest(value: string): Buffer {
 export function tokenMatches(given: string | undefined, token: string): boolean {
   if (!given || !token) return false;
   return timingSafeEqual(digest(given), digest(token));
+}
+
+const USE_THE_REPORT =
+  'Use the link from the failure report as it was written, or tick <code>retry</code> in the note’s properties.';
+
+/**
+ * Why a `GET /retry` may not run (undefined: it may). A link signs its note (docs/design.md
+ * §1): `sig` must be that note's signature. An old link carrying the token is accepted only
+ * for a note whose text still holds that very link, so a token that leaked from one old
+ * report opens no other note. A bearer header is the API's own way and opens any note.
+ */
+async function retryLinkRefusal(req: IncomingMessage, url: URL, options: HttpServerOptions): Promise<{ status: number; text: string } | undefined> {
+  const note = url.searchParams.get('note');
+  const sig = url.searchParams.get('sig');
+  const legacy = url.searchParams.get('token');
+  if (sig !== null) {
+    if (note !== null && tokenMatches(sig, retrySignature(options.token, note))) return undefined;
+    return { status: 403, text: `This retry link is not signed for this note (altered, or made for another one). ${USE_THE_REPORT}` };
+  }
+  if (legacy !== null) {
+    if (!tokenMatches(legacy, options.token)) return { status: 401, text: `This retry link has a wrong token. ${USE_THE_REPORT}` };
+    const holds = note !== null && (await options.handlers.noteHoldsLink?.(note, legacyRetryQuery(legacy, note)).catch(() => false));
+    if (holds) return undefined;
+    return { status: 403, text: `This old retry link is accepted only from the note that carries it. ${USE_THE_REPORT}` };
+  }
+  if (tokenMatches(bearerOf(req), options.token)) return undefined;
+  return { status: 401, text: `This retry link has no signature. ${USE_THE_REPORT}` };
 }
 
 function bearerOf(req: IncomingMessage): string | undefined {
@@ -214,8 +244,9 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       // Checked inside: this route answers with pages, not JSON.
       auth: false,
       handle: async (req, res, url) => {
-        if (!tokenMatches(url.searchParams.get('token') ?? bearerOf(req), options.token)) {
-          sendHtml(res, 401, 'Not authorized', 'This retry link has a missing or wrong token. Use the link from the failure report as it was written, or tick <code>retry</code> in the note’s properties.');
+        const refusal = await retryLinkRefusal(req, url, options);
+        if (refusal) {
+          sendHtml(res, refusal.status, 'Not authorized', refusal.text);
           return;
         }
         try {

@@ -6,6 +6,7 @@ import { HeadCache } from './heads.js';
 import { EndpointReports } from './endpoint-reports.js';
 import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from './locate.js';
 import type { Job } from './queue.js';
+import { UnreportedRuns } from './unreported.js';
 import { factsFromData, isRetryRequested, type NoteFacts } from './triggers.js';
 
 /**
@@ -57,6 +58,9 @@ export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) =>
   return results;
 }
 
+/** The trigger of a job run again because its failure report could not be written. */
+export const UNREPORTED_TRIGGER = 'catch-up (failure report not written)';
+
 /** States after which catch-up leaves a meeting alone: done, or waiting for a person's retry. */
 const SETTLED = new Set(['finished', 'error']);
 
@@ -67,12 +71,15 @@ export class Reconciler {
    * without changing them (a broken meeting) is not re-run every few minutes.
    */
   private readonly attempted = new Map<string, string>();
+  /** Jobs whose failure could not be reported (docs/design.md §3 step 4): run again at the next scan. */
+  private readonly unreported: UnreportedRuns;
 
   private readonly endpointReports: EndpointReports;
 
   constructor(private readonly options: ReconcileOptions) {
     this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
     this.endpointReports = new EndpointReports(options.vault, this.heads);
+    this.unreported = new UnreportedRuns(options.vault, options.log);
   }
 
   /**
@@ -118,6 +125,12 @@ export class Reconciler {
 
       const summaries = await mapLimit(await list(folders.Summaries, 'summary'), SCAN_CONCURRENCY, (m) => this.retryJob(m));
       summaries.forEach(add);
+
+      for (const job of await this.unreported.take()) {
+        if (jobs.has(job.key) || this.options.isQueued(job.key)) continue;
+        await this.unreported.forget(job.key);
+        jobs.set(job.key, { ...job, trigger: UNREPORTED_TRIGGER });
+      }
 
       for (const [key, signature] of signatures) this.attempted.set(key, signature);
       return { jobs: [...jobs.values()], checked: heads.stats.checked, read: heads.stats.read, problems };
@@ -213,6 +226,13 @@ export class Reconciler {
    */
   forget(key: string): void {
     this.attempted.delete(key);
+    void this.unreported.forget(key);
+  }
+
+  /** A run ended without the failure report it needed: the next scan runs it again (after a restart too). */
+  retryUnreported(job: Job): Promise<void> {
+    this.attempted.delete(job.key);
+    return this.unreported.add(job);
   }
 }
 

@@ -33,6 +33,8 @@ export interface JobRunnerDeps {
   clock: Clock;
   /** A meeting summarized (or left to a command-line run): catch-up may forget what it knew of it. */
   onDone(key: string): void;
+  /** A failure whose report could not be written: catch-up runs the job again (docs/design.md §3 step 4). */
+  onUnreported?(job: Job): void;
   /** Whether a command-line run has the meeting (default: its marker in .meeting-assistant/cli-runs/). */
   cliRunOf?(key: string): Promise<CliRun | undefined>;
 }
@@ -83,6 +85,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       log.info({ runId: outcome.runId, meeting, summary, trigger: job.trigger }, `summary written: ${summary ?? meeting}`);
     } else if (outcome.aborted) {
       log.info({ runId: outcome.runId, meeting, trigger: job.trigger }, `run stopped unfinished: ${meeting} resumes at next start`);
+    } else if (outcome.reportProblem !== undefined) {
+      // The truth, not the report's name: there is none (a full disk, a read-only folder).
+      deps.onUnreported?.(job);
+      log.error(
+        { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error, reportProblem: outcome.reportProblem },
+        `meeting failed: ${meeting}: ${outcome.error ?? 'unknown error'} (${unreportedText(summary, outcome.reportProblem)})`,
+      );
     } else {
       log.warn(
         { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error },
@@ -93,8 +102,11 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       status: outcome.status,
       runId: outcome.runId,
       ...(outcome.aborted && { aborted: true }),
-      ...(outcome.error !== undefined && { message: outcome.error }),
-      ...(summary !== undefined && { summaryPath: summary }),
+      ...(outcome.error !== undefined && {
+        message: outcome.reportProblem === undefined ? outcome.error : `${outcome.error} (${unreportedText(summary, outcome.reportProblem)})`,
+      }),
+      // No report was written: the status page must not link to one.
+      ...(summary !== undefined && outcome.reportProblem === undefined && { summaryPath: summary }),
     };
     return { result, outcome };
   };
@@ -130,4 +142,9 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       await board.finish(job.key, record);
     }
   };
+}
+
+/** What the log and the status page say of a failure report that could not be written. */
+function unreportedText(summary: string | undefined, problem: string): string {
+  return `could not write the failure report${summary ? ` ${summary}` : ''}: ${problem}; tried again at the next catch-up`;
 }

@@ -116,6 +116,10 @@ export const writeProjectFile = defineTool({
     const content = inertMarkdown(args.content);
     const edits = { ...args, content };
     const byLines = hasRange || args.insert !== undefined;
+    // A resumed run does not append again what its interrupted attempt appended (docs/design.md §3 step 4).
+    if (!replaceFile && !byLines && ctx.audit.alreadyAppended(abs, content)) {
+      return `${rel} already has these lines: this meeting's interrupted earlier run appended them. Not appended again.`;
+    }
     // The seed: replace_file rewrites the whole file, read or not; the previous version goes to .trash/ first.
     if (replaceFile && found !== undefined) {
       requireUnchangedSinceSeen(ctx, abs, found, 'read_projectfile');

@@ -1,7 +1,8 @@
 import { type Node as YamlNode, type Pair, type ParsedNode, YAMLMap, isCollection, isMap, isScalar, isSeq, parseDocument, visit } from 'yaml';
 import type { Vault } from './vault.js';
 import { parseSimpleFrontmatter } from './simple-yaml.js';
-import { PARSE_OPTIONS, itemStyles, renderKey, renderPairText, type Style } from './yaml-render.js';
+import { itemStyles, renderKey, renderPairText, type Style } from './yaml-render.js';
+import { firstDuplicateKey, NOTE_YAML_OPTIONS } from './unique-keys.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
@@ -124,9 +125,11 @@ function parseYaml(layout: Layout, file?: string): YAMLMap<ParsedNode, ParsedNod
       line: lineAt(yamlText, Math.min(offset ?? 0, lastChar)) + 1,
     });
   };
-  const doc = parseDocument(yamlText, PARSE_OPTIONS);
+  const doc = parseDocument(yamlText, NOTE_YAML_OPTIONS);
   const error = doc.errors[0];
   if (error) fail(error.message.split('\n')[0] ?? error.message, error.pos[0]);
+  const duplicate = firstDuplicateKey(doc);
+  if (duplicate) fail('Map keys must be unique', duplicate.range?.[0]);
   const contents = doc.contents;
   if (contents === null || (isScalar(contents) && contents.value === null)) return undefined;
   if (!isMap(contents)) {

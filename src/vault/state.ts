@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Settings } from '../config.js';
 import type { Vault } from './vault.js';
 import { readTextIfExists, writeFileAtomic } from './fs.js';
@@ -42,7 +42,24 @@ export function localBaseUrl(http: Settings['Http']): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${http.Port}`;
 }
 
-/** The clickable retry link of a failure report (docs/design.md §1). */
+/**
+ * The clickable retry link of a failure report (docs/design.md §1): the note's path and its
+ * signature, never the token. Notes sync to phones, clouds and other people; a link that
+ * leaks retries that one note only.
+ */
 export function retryUrl(http: Settings['Http'], token: string, summaryRelPath: string): string {
-  return `${localBaseUrl(http)}/retry?note=${encodeURIComponent(summaryRelPath)}&token=${encodeURIComponent(token)}`;
+  return `${localBaseUrl(http)}/retry?note=${encodeURIComponent(summaryRelPath)}&sig=${retrySignature(token, summaryRelPath)}`;
+}
+
+/** HMAC-SHA256 of the note's vault-relative path keyed with the HTTP token, base64url. */
+export function retrySignature(token: string, summaryRelPath: string): string {
+  return createHmac('sha256', token).update(summaryRelPath, 'utf8').digest('base64url');
+}
+
+/**
+ * The query of a retry link as reports before signed links wrote it (`&token=`): accepted
+ * only for a note whose body still holds exactly this link (issue #24 point 10).
+ */
+export function legacyRetryQuery(token: string, summaryRelPath: string): string {
+  return `/retry?note=${encodeURIComponent(summaryRelPath)}&token=${encodeURIComponent(token)}`;
 }

@@ -5,6 +5,7 @@ import {
   estimateRequestTokens,
   fixedTokens,
   messageTokens,
+  pieces,
   toolsTokens,
   truncateToTokens,
 } from '../../src/agent/tokens.js';
@@ -72,5 +73,34 @@ describe('estimateRequestTokens', () => {
   it('separates what compaction cannot change', () => {
     const conv = recordedConversation({ ranges: 2 });
     expect(fixedTokens(conv)).toBe(estimateRequestTokens({ ...conv, messages: [] }));
+  });
+});
+
+describe('hostile sizes (issue #24 point 8: a line of 6,000,000 characters overflowed the stack)', () => {
+  it.each([
+    ['one character', 'a'.repeat(6_000_000)],
+    ['letters, digits and punctuation', 'ab1-'.repeat(1_500_000)],
+    ['CJK', '会議'.repeat(3_000_000)],
+    ['emoji (surrogate pairs)', '😀'.repeat(3_000_000)],
+  ])('a 6,000,000-character line without a space (%s) is counted and truncated', (_name, line) => {
+    const n = countTokens(line);
+    expect(n).toBeGreaterThan(0);
+    expect(truncateToTokens(line, 10).length).toBeGreaterThan(0);
+  });
+
+  it('a long text with spaces is cut into pieces of bounded length that together are the text', () => {
+    const text = 'word '.repeat(1_000_000);
+    const parts = pieces(text);
+    expect(parts.join('')).toBe(text);
+    expect(Math.max(...parts.map((p) => p.length))).toBeLessThanOrEqual(16 * 1024 + 8);
+    // Cut before a space: every piece after the first starts with one, as the tokenizer groups them.
+    expect(parts.slice(1).every((p) => p.startsWith(' '))).toBe(true);
+    // "word", then " word" each, then the last space: the count of the uncut text.
+    expect(countTokens(text)).toBe(1_000_001);
+  });
+
+  it('never cuts between the halves of a surrogate pair', () => {
+    const parts = pieces('😀'.repeat(1000));
+    expect(parts.every((p) => !/[\uD800-\uDBFF]$/.test(p))).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { retrySignature, retryUrl } from '../../src/vault/state.js';
 import { createApiHandlers } from '../../src/daemon/api.js';
 import { HttpStartError, type RunningHttpServer, startHttpServer, tokenMatches } from '../../src/daemon/http.js';
 import type { Job } from '../../src/daemon/queue.js';
@@ -89,7 +90,8 @@ function request(
 }
 
 const auth = { authorization: `Bearer ${TOKEN}` };
-const retryLink = (note: string, token = TOKEN) => `/retry?note=${encodeURIComponent(note)}&token=${encodeURIComponent(token)}`;
+/** A signed retry link, as failure reports write it (docs/design.md §1). */
+const retryLink = (note: string, token = TOKEN) => `/retry?note=${encodeURIComponent(note)}&sig=${retrySignature(token, note)}`;
 
 describe('HTTP API', () => {
   it('GET /healthz answers 200 ok without a token', async () => {
@@ -125,13 +127,46 @@ describe('HTTP API', () => {
     expect(res.status).toBe(200);
   });
 
-  it('the retry link without the token, or with a wrong one, is 401 and enqueues nothing', async () => {
+  it('the retry link without a signature is 401, with a wrong one 403, and enqueues nothing', async () => {
     const none = await request('GET', `/retry?note=${encodeURIComponent('Meetings/Summaries/A.md')}`);
     const wrong = await request('GET', retryLink('Meetings/Summaries/A.md', 'wrong-token'));
     expect(none.status).toBe(401);
-    expect(wrong.status).toBe(401);
+    expect(wrong.status).toBe(403);
     expect(none.body).toMatch(/Not authorized/);
     expect(enqueued).toEqual([]);
+  });
+
+  describe('signed per note (issue #24 point 10: the token in synced notes)', () => {
+    const legacy = (note: string, token = TOKEN) => `/retry?note=${encodeURIComponent(note)}&token=${encodeURIComponent(token)}`;
+
+    it("one note's signature does not retry another note: 403, nothing queued", async () => {
+      const sigOfA = retrySignature(TOKEN, 'Meetings/Summaries/A.md');
+      const res = await request('GET', `/retry?note=${encodeURIComponent('Meetings/Summaries/B.md')}&sig=${sigOfA}`);
+      expect(res.status).toBe(403);
+      expect(res.body).toMatch(/not signed for this note/);
+      expect(enqueued).toEqual([]);
+    });
+
+    it('an old token= link is accepted for the note that still carries it, and for no other note', async () => {
+      write('Meetings/Summaries/Old.md', `---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: false\n---\n# Summary failed: Old\n\n[Retry now](http://127.0.0.1:4777${legacy('Meetings/Summaries/Old.md')})\n`);
+      expect((await request('GET', legacy('Meetings/Summaries/Old.md'))).status).toBe(200);
+      expect(enqueued.map((j) => path.basename(j.target))).toEqual(['Old.md']);
+      // The same token on a note whose text holds no such link (A), or a wrong token: refused.
+      expect((await request('GET', legacy('Meetings/Summaries/A.md'))).status).toBe(403);
+      expect((await request('GET', legacy('Meetings/Summaries/Old.md', 'wrong-token'))).status).toBe(401);
+      // Once the note is rewritten (a new report with a signed link), its old link stops working.
+      write('Meetings/Summaries/Old.md', `---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: false\n---\n# Summary failed: Old\n\n[Retry now](http://127.0.0.1:4777${retryLink('Meetings/Summaries/Old.md')})\n`);
+      expect((await request('GET', legacy('Meetings/Summaries/Old.md'))).status).toBe(403);
+      expect((await request('GET', retryLink('Meetings/Summaries/Old.md'))).status).toBe(200);
+      expect(enqueued).toHaveLength(2);
+    });
+
+    it('the link a report carries holds the signature, never the token', () => {
+      const link = retryUrl({ Host: '127.0.0.1', Port: 4777 } as Parameters<typeof retryUrl>[0], TOKEN, 'Meetings/Summaries/A.md');
+      expect(link).toBe(`http://127.0.0.1:4777/retry?note=Meetings%2FSummaries%2FA.md&sig=${retrySignature(TOKEN, 'Meetings/Summaries/A.md')}`);
+      expect(link).not.toContain(TOKEN);
+      expect(link).not.toContain('token=');
+    });
   });
 
   it.each([

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Reconciler } from '../../src/daemon/reconcile.js';
+import { Reconciler, UNREPORTED_TRIGGER } from '../../src/daemon/reconcile.js';
 import { readFrontmatterText } from '../../src/daemon/notes.js';
 import type { NoteFacts } from '../../src/daemon/triggers.js';
 import { silentLogger } from '../../src/log.js';
@@ -211,5 +211,27 @@ describe('reconcile schedule', () => {
     expect(() => testConfig({ Http: { Enabled: false }, Daemon: { ReconcileSchedule: '61 * * * *' } })).toThrow(
       expect.objectContaining({ name: 'ConfigError', message: expect.stringMatching(/MeetingAssistant\.Daemon\.ReconcileSchedule/) }),
     );
+  });
+});
+
+describe('runs whose failure report could not be written (issue #24 point 9)', () => {
+  it('the next scan runs the job again, once; a daemon started meanwhile finds it too', async () => {
+    const { vault, reconciler } = setup({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'finished'),
+      'Meetings/Context/A.md': context('A', 'error'),
+    });
+    const job = { key: M('A'), kind: 'summarize' as const, target: M('A'), trigger: 'transcript' };
+    // A settled meeting: catch-up leaves it alone until told otherwise.
+    expect((await reconciler.scan()).jobs).toEqual([]);
+    await reconciler.retryUnreported(job);
+
+    // A restart before the next scan: the new daemon's reconciler reads what was saved.
+    const restarted = new Reconciler({ vault, settings: config.settings, log: silentLogger, isQueued: () => false });
+    expect((await restarted.scan({ startup: true })).jobs).toEqual([{ ...job, trigger: UNREPORTED_TRIGGER }]);
+    expect((await restarted.scan()).jobs).toEqual([]);
+    // The first daemon's memory had it too, but the saved copy is gone: taken once.
+    expect((await reconciler.scan()).jobs).toEqual([{ ...job, trigger: UNREPORTED_TRIGGER }]);
+    expect((await reconciler.scan()).jobs).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import http from 'node:http';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { retrySignature } from '../../src/vault/state.js';
 import { FaultTally, snapshotDiff, snapshotDir } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess } from '../helpers/daemon-process.js';
 import { daemonSetup, type DaemonSetup, daemonTestFile, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
@@ -89,7 +90,7 @@ const retryApi = (note: unknown, headers: Record<string, string> = bearer(token)
   headers: { ...json, ...headers },
   body: JSON.stringify({ note }),
 });
-const retryLink = (note: string, t = token) => ({ method: 'GET', path: `/retry?note=${encodeURIComponent(note)}&token=${encodeURIComponent(t)}` });
+const retryLink = (note: string, t = token) => ({ method: 'GET', path: `/retry?note=${encodeURIComponent(note)}&sig=${retrySignature(t, note)}` });
 
 const CASES: HostileRequest[] = [
   // No or wrong token
@@ -101,7 +102,8 @@ const CASES: HostileRequest[] = [
   { name: 'POST /api/retry with a prefix of the token', request: () => retryApi(SUMMARY, bearer(token.slice(0, -1))), status: 401 },
   { name: 'POST /api/retry with the token in upper case', request: () => retryApi(SUMMARY, bearer(token.toUpperCase())), status: 401 },
   { name: 'GET /retry link without a token', request: () => ({ method: 'GET', path: `/retry?note=${encodeURIComponent(SUMMARY)}` }), status: 401 },
-  { name: 'GET /retry link with a wrong token', request: () => retryLink(SUMMARY, 'nope'), status: 401 },
+  { name: 'GET /retry link with a wrong signature', request: () => retryLink(SUMMARY, 'nope'), status: 403 },
+  { name: 'GET /retry link with the token in the query (the old form), for a note that does not hold that link', request: () => ({ method: 'GET', path: `/retry?note=${encodeURIComponent(SUMMARY)}&token=${encodeURIComponent(token)}` }), status: 403 },
   { name: 'GET /api/status without a token', request: () => ({ method: 'GET', path: '/api/status' }), status: 401 },
   { name: 'POST /api/sessions without a token', request: () => ({ method: 'POST', path: '/api/sessions', headers: json, body: JSON.stringify({ title: 'Sneaky' }) }), status: 401 },
   {
@@ -124,8 +126,8 @@ const CASES: HostileRequest[] = [
   { name: 'note 10,000 characters long', request: () => retryApi(`Meetings/Summaries/${'a/'.repeat(5000)}x.md`), status: 400 },
   { name: 'note as an object', request: () => retryApi({ path: SUMMARY }), status: 400 },
   { name: 'note as an array', request: () => retryApi([SUMMARY]), status: 400 },
-  { name: 'GET /retry with a URL-encoded "../.."', request: () => ({ method: 'GET', path: `/retry?note=%2e%2e%2f%2e%2e%2fetc%2fpasswd&token=${token}` }), status: 400 },
-  { name: 'GET /retry with a double-encoded "../.."', request: () => ({ method: 'GET', path: `/retry?note=%252e%252e%252f%252e%252e%252fetc%252fpasswd&token=${token}` }), status: 400 },
+  { name: 'GET /retry with a URL-encoded "../.."', request: () => ({ method: 'GET', path: `/retry?note=%2e%2e%2f%2e%2e%2fetc%2fpasswd&sig=${retrySignature(token, '../../etc/passwd')}` }), status: 400 },
+  { name: 'GET /retry with a double-encoded "../.."', request: () => ({ method: 'GET', path: `/retry?note=%252e%252e%252f%252e%252e%252fetc%252fpasswd&sig=${retrySignature(token, '%2e%2e%2f%2e%2e%2fetc%2fpasswd')}` }), status: 400 },
   { name: 'GET /retry through a symbolic link out', request: () => retryLink('Meetings/Summaries/Escape.md'), status: 400 },
   {
     name: 'PUT /api/sessions/state with a meeting outside the vault',

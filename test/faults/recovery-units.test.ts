@@ -9,7 +9,7 @@ import { tempFileOwner, writeFileAtomic } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 import { auditSections } from '../helpers/faults.js';
 import { memoryFs, memoryVault, testConfig } from '../helpers/memfs.js';
-import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { lastToolResults, type ScriptedServer, startScriptedServer, userTexts } from '../helpers/scripted-server.js';
 import { meetingNote, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -103,6 +103,37 @@ describe('audit journal', () => {
   });
 });
 
+describe('a resumed run does not repeat the appends of the interrupted one (issue #24 point 11)', () => {
+  const journaled = (vault: Vault) =>
+    new Audit(vault, { excluded: [SUMMARY, CONTEXT], journal: auditJournalFolder(vault, CONTEXT) });
+
+  it('an append identical to one the crashed attempt made is recognised once; other text, other files and a second identical append are not', async () => {
+    const vault = memoryVault({ 'Projects/Alpha/log.md': '# Log\n- old line\n', 'Projects/Alpha/other.md': '# Other\n' });
+    const first = journaled(vault);
+    await first.update('/vault/Projects/Alpha/log.md', (old) => `${old}- decided: ship Friday\n`);
+    // Killed here.
+    const second = journaled(vault);
+    expect(await second.resume(true)).toBe(1);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- decided: ship Friday')).toBe(true);
+    // The same text again in this run is a new append of its own.
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- decided: ship Friday')).toBe(false);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- old line')).toBe(false);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- something new')).toBe(false);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/other.md', '- decided: ship Friday')).toBe(false);
+    const notice = second.resumedNotice();
+    expect(notice).toContain('interrupted');
+    expect(notice).toContain('- Projects/Alpha/log.md\n```diff\n@@ -2,1 +2,2 @@\n - old line\n+- decided: ship Friday\n```');
+  });
+
+  it('without an interrupted attempt nothing counts as already appended and the notice is empty', async () => {
+    const vault = memoryVault({ 'Projects/Alpha/log.md': '- decided: ship Friday\n' });
+    const audit = journaled(vault);
+    await audit.resume(false);
+    expect(audit.alreadyAppended('/vault/Projects/Alpha/log.md', '- decided: ship Friday')).toBe(false);
+    expect(audit.resumedNotice()).toBe('');
+  });
+});
+
 describe('pipeline: an aborted run (shutdown) and its resumption', () => {
   let server: ScriptedServer;
   beforeEach(async () => {
@@ -112,7 +143,8 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
     await server.close();
   });
 
-  it('the aborted run appends nothing; the resumed run reports its project write once, in the same section as its own', async () => {
+  /** Meeting M with project Alpha, run by the real pipeline against the scripted server. */
+  const meetingM = () => {
     const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 }, Reconnect: { Attempts: 0 } });
     const vault = new Vault(
       memoryFs({
@@ -123,6 +155,11 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
       config.layout,
     );
     const deps: PipelineDeps = { vault, config, log: silentLogger, model: createModelClient(config), retryUrl: () => 'http://127.0.0.1:1/retry' };
+    return { vault, deps };
+  };
+
+  it('the aborted run appends nothing; the resumed run reports its project write once, in the same section as its own', async () => {
+    const { vault, deps } = meetingM();
     const controller = new AbortController();
     server.script(
       // Project files are written in the run's project phase, after the summary (issue 21).
@@ -146,5 +183,22 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
     expect(context.data.state).toBe('finished');
     expect(auditSections(context.body)).toBe(1);
     expect(context.body).toContain('```diff\n@@ -1,1 +1,3 @@\n # Alpha\n+- first run\n+- second run\n```');
+  });
+
+  it('the resumed run is told what the aborted one wrote, and its identical append is not made twice', async () => {
+    const { vault, deps } = meetingM();
+    const append = { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Overview.md', content: '- decided: ship Friday' } }] } };
+    const controller = new AbortController();
+    server.script(append, { handler: () => (controller.abort(), { hang: true }) });
+    await summarizeMeeting(deps, vault.abs('Meetings/M.md'), { signal: controller.signal });
+
+    server.script({ reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } }, append, { reply: { content: 'Done.' } });
+    const before = server.modelRequests().length;
+    expect((await summarizeMeeting(deps, vault.abs('Meetings/M.md'))).status).toBe('done');
+    const resumedRequests = server.modelRequests().slice(before);
+    expect(userTexts(resumedRequests[0]!)[0]).toContain('An earlier run of this meeting was interrupted');
+    expect(userTexts(resumedRequests[0]!)[0]).toContain('+- decided: ship Friday');
+    expect(lastToolResults(resumedRequests[2]!)[0]?.output).toMatch(/interrupted earlier run appended them\. Not appended again/);
+    expect(await vault.read(vault.abs('Projects/Alpha/Overview.md'))).toBe('# Alpha\n- decided: ship Friday\n');
   });
 });

@@ -72,6 +72,15 @@ export type Step =
   | { hang: true }
   /** A 200 with `content-type: application/json` whose body is not JSON. */
   | { invalidJson: true }
+  /** Send the headers and the first `afterBytes` (default half) of this reply's body, then nothing more, never closing. */
+  | { stall: { reply?: ScriptedReply; afterBytes?: number } }
+  /** Send this reply's body one `bytes`-sized piece (default 1) every `intervalMs`: each piece in time, the whole far too slow. */
+  | { trickle: { reply?: ScriptedReply; intervalMs: number; bytes?: number } }
+  /**
+   * A 200 whose JSON body is `bytes` long (a reply whose content is padding), streamed in
+   * pieces without building it whole; `announce: false` sends no content-length.
+   */
+  | { oversized: { bytes: number; announce?: boolean } }
   | { delayMs: number; then: Step }
   /** Decide from the request (e.g. look at `lastToolResults(req)`) which step answers it. */
   | { handler: (req: RecordedRequest) => Step | Promise<Step> };
@@ -307,6 +316,39 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       res.end(text);
       return;
     }
+    if ('stall' in step) {
+      const full = JSON.stringify(renderReply(req, step.stall.reply ?? { content: 'this answer stalls' }));
+      const sent = Math.min(full.length - 1, step.stall.afterBytes ?? Math.floor(full.length / 2));
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(full)) });
+      res.write(full.slice(0, sent)); // the rest never comes; close() destroys the socket
+      return;
+    }
+    if ('trickle' in step) {
+      const full = JSON.stringify(renderReply(req, step.trickle.reply ?? { content: 'this answer trickles' }));
+      const size = Math.max(1, step.trickle.bytes ?? 1);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(full)) });
+      let at = 0;
+      const timer = setInterval(() => {
+        if (res.destroyed || at >= full.length) {
+          clearInterval(timer);
+          timers.delete(timer);
+          if (!res.destroyed) res.end();
+          return;
+        }
+        res.write(full.slice(at, at + size));
+        at += size;
+      }, step.trickle.intervalMs);
+      timers.add(timer);
+      res.on('close', () => {
+        clearInterval(timer);
+        timers.delete(timer);
+      });
+      return;
+    }
+    if ('oversized' in step) {
+      await streamOversized(res, step.oversized.bytes, step.oversized.announce ?? true);
+      return;
+    }
     if ('status' in step) {
       const headers = { ...step.headers };
       const hasType = Object.keys(headers).some((h) => h.toLowerCase() === 'content-type');
@@ -508,6 +550,28 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
     ...headers,
   });
   res.end(text);
+}
+
+/** `{"choices":[{"message":{"role":"assistant","content":"xxx…"}}]}` of `bytes` bytes, written as the socket drains. */
+async function streamOversized(res: ServerResponse, bytes: number, announce: boolean): Promise<void> {
+  const head = '{"id":"chatcmpl-big","object":"chat.completion","output":[],"choices":[{"index":0,"message":{"role":"assistant","content":"';
+  const tail = '"},"finish_reason":"stop"}]}';
+  const padding = Math.max(0, bytes - head.length - tail.length);
+  res.writeHead(200, { 'content-type': 'application/json', ...(announce && { 'content-length': String(head.length + padding + tail.length) }) });
+  res.write(head);
+  const piece = 'x'.repeat(64 * 1024);
+  let left = padding;
+  while (left > 0 && !res.destroyed) {
+    const chunk = left >= piece.length ? piece : piece.slice(0, left);
+    left -= chunk.length;
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        res.once('drain', resolve);
+        res.once('close', resolve);
+      });
+    }
+  }
+  if (!res.destroyed) res.end(tail);
 }
 
 function readBody(req: IncomingMessage): Promise<string> {

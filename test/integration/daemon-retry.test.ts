@@ -1,6 +1,7 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { retrySignature } from '../../src/vault/state.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
@@ -22,6 +23,11 @@ async function failedMeeting(name: string): Promise<{ s: DaemonSetup; d: DaemonP
   return { s, d, report: s.read(rel) };
 }
 
+/** The daemon's generated HTTP token. */
+function tokenOf(s: DaemonSetup): string {
+  return readFileSync(path.join(s.vault, '.meeting-assistant/token'), 'utf8').trim();
+}
+
 function retryLinkOf(report: string): string {
   const m = /\[Retry now\]\((http:\/\/[^)]+)\)/.exec(report);
   if (!m) throw new Error(`no retry link in:\n${report}`);
@@ -35,7 +41,10 @@ describe('daemon process: failure reports and retries', () => {
     expect(dataOf(s, rel)).toMatchObject({ status: 'failed', retry: false });
     expect(report).toContain('# Summary failed: Retry Box');
     expect(report).toContain('not loaded');
-    expect(retryLinkOf(report)).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/retry\\?note=Meetings%2FSummaries%2FRetry%20Box\\.md&token=`));
+    expect(retryLinkOf(report)).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${s.port}/retry\\?note=Meetings%2FSummaries%2FRetry%20Box\\.md&sig=[\\w-]+$`));
+    // The note syncs everywhere: the token never appears in it (issue #24 point 10).
+    expect(report).not.toContain(tokenOf(s));
+    expect(report).not.toContain('token=');
 
     file.server.setFallback(summarizingModel());
     editProperty(s, rel, 'retry', 'false', 'true');
@@ -45,24 +54,26 @@ describe('daemon process: failure reports and retries', () => {
     await waitFor(() => dataOf(s, 'Meetings/Context/Retry Box.md')?.state === 'finished', 'context state finished');
   });
 
-  it('the retry link with the token does the same; without the token it is 401; outside the summaries folder 400', async () => {
+  it('the signed retry link does the same; unsigned 401, signed for another note 403, a signed note outside the summaries folder 400', async () => {
     const { s, d, report } = await failedMeeting('Retry Link');
     const rel = 'Meetings/Summaries/Retry Link.md';
     const link = retryLinkOf(report);
     const url = new URL(link);
 
-    const noToken = new URL(url);
-    noToken.searchParams.delete('token');
-    const unauthorized = await fetch(noToken);
+    const noSig = new URL(url);
+    noSig.searchParams.delete('sig');
+    const unauthorized = await fetch(noSig);
     expect(unauthorized.status).toBe(401);
-    const wrongToken = new URL(url);
-    wrongToken.searchParams.set('token', 'not-the-token');
-    expect((await fetch(wrongToken)).status).toBe(401);
+    const wrongSig = new URL(url);
+    wrongSig.searchParams.set('sig', 'not-the-signature');
+    expect((await fetch(wrongSig)).status).toBe(403);
     for (const outside of ['Meetings/Retry Link.md', '../config.json', `${s.vault}/Meetings/Transcripts/Retry Link.md`, 'Meetings/Summaries/../../config.json']) {
       const bad = new URL(url);
       bad.searchParams.set('note', outside);
-      const res = await fetch(bad);
-      expect(res.status, outside).toBe(400);
+      // This note's signature opens no other note.
+      expect((await fetch(bad)).status, outside).toBe(403);
+      bad.searchParams.set('sig', retrySignature(tokenOf(s), outside));
+      expect((await fetch(bad)).status, outside).toBe(400);
     }
     // Nothing was retried by any of those.
     expect(dataOf(s, rel)?.status).toBe('failed');
@@ -80,7 +91,7 @@ describe('daemon process: failure reports and retries', () => {
   it('the link also regenerates a good summary, first copying it to .trash; POST /api/retry needs the bearer token', async () => {
     const { s, report } = await failedMeeting('Regenerate');
     const rel = 'Meetings/Summaries/Regenerate.md';
-    const token = new URL(retryLinkOf(report)).searchParams.get('token')!;
+    const token = tokenOf(s);
     file.server.setFallback(summarizingModel());
     const api = `http://127.0.0.1:${s.port}/api/retry`;
     const body = JSON.stringify({ note: rel });

@@ -1,3 +1,4 @@
+import { parseDocument } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import {
   FrontmatterError,
@@ -8,6 +9,7 @@ import {
   updateFrontmatter,
   updateNoteFrontmatter,
 } from '../../src/vault/frontmatter.js';
+import { firstDuplicateKey, NOTE_YAML_OPTIONS } from '../../src/vault/unique-keys.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 // A person's note with everything an editor may leave behind: comments, every quoting
@@ -366,5 +368,49 @@ describe('vault helpers', () => {
     await expect(updateNoteFrontmatter(vault, '/vault/Meetings/a.md', { state: 'x' })).rejects.toBeInstanceOf(FrontmatterError);
     expect(await vault.read('/vault/Meetings/a.md')).toBe(text);
     expect(writes).toEqual([]);
+  });
+});
+
+describe('linear in the number of keys (issue #24 point 8: 10,000 keys took 1 s an edit)', () => {
+  const manyKeys = (n: number) => Array.from({ length: n }, (_, i) => `key_${i}: "value ${i}: x" # note`).join('\n');
+
+  test('duplicate keys are found by one look at each key, not by comparing every pair', () => {
+    const looks = (n: number) => {
+      let count = 0;
+      const doc = parseDocument(manyKeys(n), NOTE_YAML_OPTIONS);
+      expect(firstDuplicateKey(doc, () => count++)).toBeUndefined();
+      return count;
+    };
+    expect(looks(1_000)).toBe(1_000);
+    expect(looks(10_000)).toBe(10_000);
+  });
+
+  test("the library's own pairwise check is off: a counting comparer is never called with the notes' options", () => {
+    let compared = 0;
+    const counting = () => {
+      compared++;
+      return false;
+    };
+    const uniqueKeys = NOTE_YAML_OPTIONS.uniqueKeys === false ? false : counting;
+    parseDocument(manyKeys(2_000), { ...NOTE_YAML_OPTIONS, uniqueKeys });
+    expect(compared).toBe(0);
+    // What it would have cost: every key against every key before it.
+    parseDocument(manyKeys(2_000), { ...NOTE_YAML_OPTIONS, uniqueKeys: counting });
+    expect(compared).toBe((2_000 * 1_999) / 2);
+  });
+
+  test('duplicates are still refused, at any depth, and 1 and "1" are different keys', () => {
+    expect(() => parseNote(`---\n${manyKeys(3)}\nkey_1: again\n---\n`, 'dup.md')).toThrow(/dup\.md line 5: invalid frontmatter: Map keys must be unique/);
+    expect(() => updateFrontmatter('---\na:\n  b: 1\n  b: 2\nc: [x, y]\n---\n', { c: 'z' })).toThrow(FrontmatterError);
+    expect(parseNote('---\n1: number\n"1": text\n---\n').data).toEqual({ 1: 'text' });
+  });
+
+  test('an edit of a 10,000-key frontmatter changes one line and keeps the rest byte for byte', () => {
+    const text = `---\n${manyKeys(10_000)}\n---\nbody\n`;
+    const out = updateFrontmatter(text, { key_5000: 'changed' });
+    const before = text.split('\n');
+    const after = out.split('\n');
+    expect(after).toHaveLength(before.length);
+    expect(after.filter((line, i) => line !== before[i])).toEqual(['key_5000: "changed" # note']);
   });
 });
