@@ -13,6 +13,7 @@ const LAYERS = [
   { name: 'cli', units: ['cli.ts'] },
   { name: 'commands', units: ['commands/'] },
   { name: 'daemon and command helpers', units: ['daemon/', 'doctor/', 'service/', 'example-vault.ts'] },
+  { name: 'import', units: ['import/'] },
   { name: 'runtime and pipeline', units: ['runtime.ts', 'pipeline.ts'] },
   { name: 'tools, agent and audit', units: ['tools/', 'agent/', 'audit.ts'] },
   { name: 'vault and log', units: ['vault/', 'log.ts'] },
