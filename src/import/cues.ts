@@ -18,7 +18,13 @@ export interface Cue {
 
 /** A file the import cannot read: the message says what is wrong and what to do (it goes into the error note). */
 export class ImportError extends MeetingAssistantError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** What the person can do about it (the error note says it); a default fits a file that cannot be read. */
+    readonly hint = 'fix or replace the file (export the transcript again from the tool it came from), or remove it from the inbox',
+    /** The transcriber's last stderr lines, when it failed. */
+    readonly stderr?: string,
+  ) {
     super(message, true);
   }
 }
