@@ -112,7 +112,7 @@ describe('an import (docs/design.md §9)', () => {
 
   it('a recording without a transcriber: the error says how to set one', async () => {
     const { vault, deps } = setup({ 'Meetings/Inbox/call.m4a': 'audio' });
-    const err = await importFile(deps, { file: vault.abs('Meetings/Inbox/call.m4a'), keep: 'move' }).catch((e: unknown) => e as ImportError);
+    const err = (await importFile(deps, { file: vault.abs('Meetings/Inbox/call.m4a'), keep: 'move' }).catch((e: unknown) => e)) as ImportError;
     expect(err).toBeInstanceOf(ImportError);
     expect(err.hint).toMatch(/Import\.TranscribeCommand.*whisper-cli.*\{input\}.*whisperx/);
   });
