@@ -11,7 +11,10 @@ import type { Vault } from '../vault/vault.js';
 import { type VaultEventSource, watchVault } from './events.js';
 import { claimVault, DaemonRunningError, type InstanceLock } from './instance.js';
 import { HttpStartError, type RunningHttpServer } from './http.js';
+import { Inbox } from './inbox.js';
+import type { ImportEntry } from './import-board.js';
 import { Intake, type LastScan } from './intake.js';
+import { commandTranscriber } from '../import/transcribe.js';
 import { readFacts } from './notes.js';
 import { type Job, type QueueStatus, RunQueue, type StopResult } from './queue.js';
 import { Reconciler, type ScanResult } from './reconcile.js';
@@ -67,6 +70,8 @@ export interface DaemonStatus {
   stopping: boolean;
   queue: QueueStatus;
   lastScan: LastScan | undefined;
+  /** The inbox's files and recent imports (docs/design.md §9). */
+  imports: ImportEntry[];
 }
 
 export interface Daemon {
@@ -125,12 +130,13 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   let stopping = false;
 
   const { tracker, board, queue, enqueue, reconciler } = await assembleWork(config, options, runtime);
-  const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock });
+  const inbox = createInbox(config, vault, log, clock);
+  const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock, onScan: (startup) => inbox.catchUp(startup) });
 
   let http: RunningHttpServer | undefined;
-  const status = (): DaemonStatus => daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan });
+  const status = (): DaemonStatus => ({ ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }), imports: inbox.board.list() });
   try {
-    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping });
+    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping, inbox });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
     throw err;
@@ -138,13 +144,14 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   await instance.setHttp(http?.url);
 
   const closeIntake = async () => {
-    await Promise.allSettled([intake.close(), http?.close(), closeSearchWorkers()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), closeSearchWorkers()]);
   };
   try {
     // The expression was checked with the rest of the configuration.
     if (options.schedule ?? true) intake.schedule();
     const { Projects, Summaries } = config.layout.folders;
     await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects] })), { Projects, Summaries });
+    await inbox.watch();
   } catch (err) {
     await closeIntake();
     throw err;
@@ -158,7 +165,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     instance,
     begin: () => void (stopping = true),
     closeIntake,
-    settled: () => intake.settled(),
+    settled: async () => void (await Promise.all([intake.settled(), inbox.settled()])),
   });
   logReady(config, vault, log, http);
 
@@ -226,6 +233,13 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
   return { tracker, board, queue, enqueue, reconciler };
 }
 
+/** The inbox (docs/design.md §9), its recordings transcribed by Import.TranscribeCommand when one is set. */
+function createInbox(config: AppConfig, vault: Vault, log: Logger, clock: Clock): Inbox {
+  const { Import } = config.settings;
+  const transcribe = commandTranscriber({ command: Import.TranscribeCommand, timeoutSeconds: Import.TranscribeTimeoutSeconds });
+  return new Inbox({ vault, settings: Import, log, clock, ...(transcribe ? { transcribe } : {}) });
+}
+
 function daemonStatus(s: {
   config: AppConfig;
   vault: Vault;
@@ -234,7 +248,7 @@ function daemonStatus(s: {
   stopping: boolean;
   queue: RunQueue;
   lastScan: LastScan | undefined;
-}): DaemonStatus {
+}): Omit<DaemonStatus, 'imports'> {
   const q = s.queue.status();
   return {
     pid: process.pid,

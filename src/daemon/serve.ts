@@ -5,6 +5,8 @@ import type { ServerWindowSource } from '../agent/server-window.js';
 import type { Vault } from '../vault/vault.js';
 import { packageVersion } from '../version.js';
 import { createApiHandlers } from './api.js';
+import type { Inbox } from './inbox.js';
+import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './http.js';
 import { pageRoutes } from './page-routes.js';
 import type { Job, QueueStatus } from './queue.js';
@@ -29,6 +31,8 @@ export interface ServeOptions {
   /** The daemon's status, as `GET /status` returns it. */
   status(): { queue: QueueStatus };
   stopping(): boolean;
+  /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
+  inbox?: Inbox;
 }
 
 /** Starts the server; throws HttpStartError when the address cannot be taken. */
@@ -55,7 +59,10 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
     token,
     log,
     handlers,
-    extraRoutes: pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
+    extraRoutes: [
+      ...pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
+      ...(o.inbox ? importRoutes(vault, o.inbox, token, settings.Http.Port) : []),
+    ],
   });
   if (!isLoopbackHost(settings.Http.Host)) {
     log.warn(
