@@ -81,7 +81,12 @@ export class Inbox {
   /** The catch-up scan's part (docs/design.md §2): at start, recovery first. */
   async catchUp(startup: boolean): Promise<void> {
     if (this.#closed) return;
-    if (startup) await this.recover();
+    if (startup) {
+      // In the import queue: recovery must never take an import of this process under way for a crashed one.
+      const recovery = this.#chain.then(() => this.recover());
+      this.#chain = recovery.catch(() => undefined);
+      await recovery;
+    }
     await this.scan();
   }
 
