@@ -1,4 +1,5 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
+import { importLines } from '../daemon/import-status.js';
 import { listMeetingStates } from '../daemon/overview.js';
 import { liveDaemon } from '../daemon/instance.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
@@ -43,6 +44,7 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   for (const r of q.recent.slice(0, 10)) {
     io.out(`  ${r.finishedAt}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);
   }
+  for (const line of importLines(s.imports ?? [], deps.clock())) io.out(line);
   if (s.lastScan) io.out(`last catch-up scan: ${s.lastScan.at}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
   return EXIT_OK;
 }

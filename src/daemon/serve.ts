@@ -53,6 +53,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       // The smaller of ContextWindow.Tokens and what the server last said it has.
       endpointWindow: () => o.serverWindow.known(),
       clock: o.clock,
+      ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
     });
   const http = await startHttpServer({
     settings: settings.Http,

@@ -1,4 +1,5 @@
 import { escapeHtml } from './html.js';
+import { renderImports } from './import-status.js';
 import type { LiveRun } from './run-board.js';
 import type { RunRecord } from './run-history.js';
 import type { FailureView, StatusView } from './status-view.js';
@@ -111,6 +112,7 @@ export function renderMain(view: StatusView, csrf: string): string {
       'queue',
     ),
     table('Failures', ['Meeting', 'Error', 'Failure report', ''], view.failures.map((f) => failureRow(view, f, csrf)), 'No meeting is failing.', 'failures'),
+    ...(view.imports ? [renderImports(view, csrf, { clock, since, noteCell })] : []),
     table(
       `Recent runs (last ${view.recent.length})`,
       ['Meeting', 'Start', 'Duration', 'Outcome', 'Model requests', 'Note'],

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
+import type { ImportEntry } from './import-board.js';
 import type { QueuedJobInfo } from './queue.js';
 import type { LiveRun, RunBoard } from './run-board.js';
 import type { RunRecord } from './run-history.js';
@@ -37,6 +38,8 @@ export interface StatusView {
   recent: RunRecord[];
   /** Meetings whose latest run failed, newest first. */
   failures: FailureView[];
+  /** The inbox's files and recent imports (docs/design.md §9). */
+  imports?: ImportEntry[];
 }
 
 export interface StatusSources {
@@ -54,6 +57,7 @@ export interface StatusSources {
    */
   endpointWindow(): number;
   clock?: Clock;
+  imports?(): ImportEntry[];
 }
 
 export function buildStatusView(sources: StatusSources): StatusView {
@@ -72,6 +76,7 @@ export function buildStatusView(sources: StatusSources): StatusView {
     pending,
     recent,
     failures: latestFailures(recent).map((r) => ({ ...r, retryPending: busy.has(r.meeting) })),
+    ...(sources.imports ? { imports: sources.imports() } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { csrfValue, sessionCookieName, sessionValue } from '../../src/daemon/page-routes.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, summarizingModel } from '../helpers/daemon-helpers.js';
 
 /**
@@ -75,6 +76,32 @@ describe('daemon process: the inbox', () => {
     await waitFor(() => !existsSync(path.join(s.vault, note)), 'the error note gone', 30000);
     expect(existsSync(path.join(setup.vault, '.trash', note))).toBe(true);
     expect(setup.read('Meetings/Sources/broken.vtt')).toBe(VTT);
+  });
+
+  it("the status page's Retry button runs the import again", async () => {
+    file.server.setFallback(summarizingModel());
+    const setup = await daemonSetup(file.server, IMPORT);
+    const daemon = await startDaemonProcess({ configPath: setup.configPath });
+    setup.write('Meetings/Inbox/late.srt', 'garbage\n');
+    const s = setup;
+    const note = 'Meetings/Inbox/late.srt (import failed).md';
+    await waitFor(() => dataOf(s, note)?.status === 'failed', 'the error note', 30000);
+    const token = readToken(setup.vault);
+    const cookie = `${sessionCookieName(setup.port)}=${sessionValue(token)}`;
+    const page = await fetch(`http://127.0.0.1:${setup.port}/status/live`, { headers: { cookie } });
+    expect(await page.text()).toContain('name="file" value="Meetings/Inbox/late.srt (import failed).md"');
+    const failures = () => daemon.logs.filter((l) => l.msg?.startsWith('import failed: Meetings/Inbox/late.srt')).length;
+    expect(failures()).toBe(1);
+    const pressed = await fetch(`http://127.0.0.1:${setup.port}/imports/retry`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ file: note, csrf: csrfValue(token) }).toString(),
+    });
+    expect(pressed.status).toBe(303);
+    await waitFor(() => failures() === 2, 'the import run again', 30000);
+    const refused = await fetch(`http://127.0.0.1:${setup.port}/imports/retry`, { method: 'POST', redirect: 'manual', headers: { cookie }, body: 'file=x' });
+    expect(refused.status).toBe(403);
   });
 
   it('the same content again is kept beside the first in Sources, no second meeting', async () => {
