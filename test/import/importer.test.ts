@@ -235,3 +235,16 @@ describe('a crash at each step of an import', () => {
     expect(outcomes).toEqual(new Set(['in inbox', 'complete']));
   });
 });
+
+describe("the example vault's inbox sample", () => {
+  it('imports as a Beta meeting with its three speakers', async () => {
+    const rel = 'Meetings/Inbox/Beta/2026-12-01 1600 Northwind SSO call.vtt';
+    const text = readFileSync(path.join(FIXTURES, '..', '..', '..', 'example-vault', rel), 'utf8');
+    const { vault, deps } = setup({ [rel]: text, 'Projects/Beta/Overview.md': '# Beta\n' });
+    const outcome = await importFile(deps, { file: vault.abs(rel), keep: 'move' });
+    expect(outcome.meeting).toBe('Meetings/2026-12-01 1600 Northwind SSO call.md');
+    expect((await note(vault, outcome.meeting)).data).toMatchObject({ title: 'Northwind SSO call', projects: ['Beta'], attendees: ['Carol Jensen', 'Priya', 'Bob Schmidt'] });
+    const lines = (await vault.read(vault.abs('Meetings/Transcripts/2026-12-01 1600 Northwind SSO call.md'))).split('\n').filter((l) => l.startsWith('['));
+    expect(lines.length).toBeGreaterThanOrEqual(8);
+  });
+});
