@@ -190,3 +190,9 @@ describe('what cannot be imported', () => {
     await expect(inline('a.txt', '\n\n  \n')).rejects.toThrow(ImportError);
   });
 });
+
+describe('WebVTT without a blank line after the header', () => {
+  it('keeps the first cue', async () => {
+    expect(await inline('x.vtt', 'WEBVTT\n00:00:01.000 --> 00:00:02.000\n<v A>first\n\n00:00:03.000 --> 00:00:04.000\n<v A>second\n')).toHaveLength(2);
+  });
+});

@@ -2,7 +2,7 @@ import { type Cue, type SourceFile } from '../cues.js';
 import { decodeEntities } from './markup.js';
 import { splitSpeaker } from './speaker-prefix.js';
 import { subtitleBlocks } from './subtitle-blocks.js';
-import { decodeText, splitLines } from './text-decode.js';
+import { decodeText } from './text-decode.js';
 
 /**
  * SubRip (docs/design.md §9): index, `HH:MM:SS,mmm --> …`, text. Speakers as the tools write
@@ -12,7 +12,7 @@ import { decodeText, splitLines } from './text-decode.js';
 export function readSrt(file: SourceFile): Cue[] {
   const cues: Cue[] = [];
   let turn = false;
-  for (const raw of subtitleBlocks(splitLines(decodeText(file)))) {
+  for (const raw of subtitleBlocks(decodeText(file))) {
     let text = decodeEntities(raw.text.replace(/<\/?[a-z][^>]*>/gi, '')).replace(/\s+/g, ' ').trim();
     const endsTurn = /\[SPEAKER_TURN\]\s*$/.test(text);
     text = text.replace(/\s*\[SPEAKER_TURN\]\s*$/, '');

@@ -2,7 +2,7 @@ import { type Cue, ImportError, type SourceFile } from '../cues.js';
 import { plainCueText } from './markup.js';
 import { splitSpeaker } from './speaker-prefix.js';
 import { subtitleBlocks } from './subtitle-blocks.js';
-import { decodeText, splitLines } from './text-decode.js';
+import { decodeText } from './text-decode.js';
 
 /**
  * WebVTT (docs/design.md §9), written by hand rather than with a WebVTT library: the
@@ -11,16 +11,17 @@ import { decodeText, splitLines } from './text-decode.js';
  * Teams names the speaker in a voice tag; Zoom writes `Name: text`.
  */
 export function readVtt(file: SourceFile): Cue[] {
-  const lines = splitLines(decodeText(file));
-  if (!/^WEBVTT(\s|$)/.test(lines[0] ?? '')) {
+  const text = decodeText(file);
+  if (!/^WEBVTT([ \t\r\n]|$)/.test(text)) {
     throw new ImportError(`${file.name} does not start with "WEBVTT": it is no WebVTT file; if it is SubRip, name it .srt`);
   }
   const cues: Cue[] = [];
-  for (const raw of subtitleBlocks(lines.slice(1))) {
-    const { speaker, text } = plainCueText(raw.text);
-    if (text === '') continue;
-    const prefixed = speaker ? undefined : splitSpeaker(text);
-    cues.push({ start: raw.start, end: raw.end, ...(prefixed ?? (speaker ? { speaker, text } : { text })) });
+  // The header block (WEBVTT and its metadata lines) has no timing line: it is passed over.
+  for (const raw of subtitleBlocks(text)) {
+    const plain = plainCueText(raw.text);
+    if (plain.text === '') continue;
+    const prefixed = plain.speaker ? undefined : splitSpeaker(plain.text);
+    cues.push({ start: raw.start, end: raw.end, ...(prefixed ?? plain) });
   }
   return cues;
 }
