@@ -9,6 +9,7 @@ import { failureNoteOf, fileOfFailureNote, isFailureNote, isIgnoredInboxName, is
 import { importFile, type ImportOutcome, type ImportRequest, recoverImports, type Transcriber } from '../import/importer.js';
 import type { Logger } from '../log.js';
 import { statIfExists, walkFiles } from '../vault/fs.js';
+import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 import { ImportBoard } from './import-board.js';
 
@@ -47,9 +48,12 @@ export class Inbox {
   #watcher: InboxWatcher | undefined;
   #closed = false;
   readonly #abort = new AbortController();
+  readonly #startedAt: number;
 
   constructor(options: InboxOptions) {
     this.#o = options;
+    // Compared with modification times, which are real time whatever clock the daemon was given.
+    this.#startedAt = Date.now();
     this.board = new ImportBoard(options.clock);
   }
 
@@ -74,8 +78,21 @@ export class Inbox {
   async recover(): Promise<void> {
     const { vault, log, clock } = this.#o;
     const recovered = await recoverImports(vault, clock);
+    await this.#dropStaleUploads();
     for (const meeting of recovered.completed) log.info({ meeting }, `import completed after a crash: ${meeting}`);
     if (recovered.dropped > 0) log.info({ dropped: recovered.dropped }, 'imports a crash interrupted before their commit were undone; their files are imported again');
+  }
+
+  /** Uploads a crash cut off (POST /api/import): older than this daemon, so no request of its own is writing them. */
+  async #dropStaleUploads(): Promise<void> {
+    const { fs, root } = this.#o.vault;
+    const uploads = path.join(root, STATE_FOLDER, 'imports', 'uploads');
+    const entries = await fs.readdir(uploads, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const dir = path.join(uploads, entry.name);
+      const stat = await statIfExists(fs, dir);
+      if (stat && stat.mtimeMs < this.#startedAt) await fs.rm(dir, { recursive: true, force: true });
+    }
   }
 
   /** The catch-up scan's part (docs/design.md §2): at start, recovery first. */

@@ -7,7 +7,7 @@ import type { Vault } from '../vault/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
 import { clearFailureNote } from './failure-note.js';
 import { isRecording, readTranscript } from './formats/index.js';
-import { contentHash, findImported, recordImported } from './ledger.js';
+import { contentHash, fileHash, findImported, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
 
 /**
@@ -79,14 +79,17 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
     throw isNotFound(err) ? new ImportError(`${name} is gone: nothing to import`) : err;
   });
   if (!stat.isFile()) throw new ImportError(`${name} is not a file`);
-  const bytes = await vault.fs.readFile(request.file);
-  if (bytes.length === 0) throw new ImportError(`${name} is empty`, 'wait until the file is complete, or replace it with the full export');
-  const hash = contentHash(bytes);
+  if (stat.size === 0) throw new ImportError(`${name} is empty`, 'wait until the file is complete, or replace it with the full export');
+  // A recording is only hashed (in chunks) and handed to the transcriber, never read whole.
+  const recording = isRecording(name);
+  const bytes = recording ? undefined : await vault.fs.readFile(request.file);
+  const hash = bytes ? contentHash(bytes) : await fileHash(vault.fs, request.file);
   const earlier = await findImported(vault, hash);
   if (earlier) return keepDuplicate(deps, request, name, earlier.meeting);
 
-  let transcript: SourceFile = { name, bytes };
-  if (isRecording(name)) {
+  let transcript: SourceFile;
+  if (bytes) transcript = { name, bytes };
+  else {
     if (!deps.transcribe) throw noTranscriber(name);
     deps.onStage?.('transcribing');
     transcript = await deps.transcribe(request.file, deps.signal);

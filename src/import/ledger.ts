@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { readTextIfExists, writeFileAtomic } from '../vault/fs.js';
+import { type Fs, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
 import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 
@@ -19,6 +19,26 @@ export interface LedgerEntry {
 
 export function contentHash(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+const CHUNK = 1024 * 1024;
+
+/** The hash of a file read a megabyte at a time: a recording of an hour is never held in memory. */
+export async function fileHash(fs: Fs, file: string): Promise<string> {
+  const hash = createHash('sha256');
+  const handle = await fs.open(file, 'r');
+  try {
+    const buffer = new Uint8Array(CHUNK);
+    for (let position = 0; ; ) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  return hash.digest('hex');
 }
 
 function entryPath(vault: Vault, hash: string): string {

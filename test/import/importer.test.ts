@@ -248,3 +248,29 @@ describe("the example vault's inbox sample", () => {
     expect(lines.length).toBeGreaterThanOrEqual(8);
   });
 });
+
+describe('a recording', () => {
+  it('is hashed in chunks, never read whole: a duplicate recording is found without the transcriber', async () => {
+    const { vault, fs } = setup({ 'Meetings/Inbox/a.wav': 'RIFF audio', 'Meetings/Inbox/b.wav': 'RIFF audio' });
+    const reads: string[] = [];
+    const original = fs.readFile.bind(fs);
+    fs.readFile = async (file: string) => {
+      reads.push(String(file));
+      return original(file);
+    };
+    let transcribed = 0;
+    const deps: ImportDeps = {
+      vault,
+      clock,
+      transcribe: async () => {
+        transcribed++;
+        return { name: 'a.txt', bytes: Buffer.from('Alice: hello\n') };
+      },
+    };
+    await importFile(deps, { file: vault.abs('Meetings/Inbox/a.wav'), keep: 'move' });
+    const second = await importFile(deps, { file: vault.abs('Meetings/Inbox/b.wav'), keep: 'move' });
+    expect(second.kind).toBe('duplicate');
+    expect(transcribed).toBe(1);
+    expect(reads.filter((r) => r.endsWith('.wav'))).toEqual([]);
+  });
+});
