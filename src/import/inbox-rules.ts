@@ -1,6 +1,5 @@
 import path from 'node:path';
 import { isTempFile } from '../vault/fs.js';
-import { isAccepted } from './formats/index.js';
 
 /**
  * Which files in the inbox are the import's (docs/design.md §9). Names sync tools and
@@ -46,4 +45,3 @@ export function isInboxCandidate(name: string): boolean {
   return !isIgnoredInboxName(name) && !isFailureNote(name);
 }
 
-export { isAccepted };

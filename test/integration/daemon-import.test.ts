@@ -1,4 +1,5 @@
 import { existsSync, readdirSync, readFileSync, renameSync, utimesSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -198,6 +199,16 @@ describe('daemon process: POST /api/import', () => {
     });
     const tooBig = await fetch(url('name=big.txt'), { method: 'POST', headers: auth, body: big, duplex: 'half' } as RequestInit).catch((err: unknown) => err as Error);
     if (tooBig instanceof Response) expect(tooBig.status).toBe(413);
+    // A declared length over the cap is refused before any byte is read.
+    const declared = await new Promise<number | undefined>((resolve, reject) => {
+      const req = request(url('name=big.vtt'), { method: 'POST', headers: { ...auth, 'content-length': String(200 * 1024 * 1024) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', reject);
+      req.write('WEBVTT\n');
+    });
+    expect(declared).toBe(413);
     const uploads = path.join(setup.vault, '.meeting-assistant/imports/uploads');
     await waitFor(() => !existsSync(uploads) || readdirSync(uploads).length === 0, 'no upload left behind');
     const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
