@@ -273,7 +273,7 @@ function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHtt
       vault: vault.root,
       config: config.file,
       http: http?.url,
-      watching: [vault.rel(config.layout.folders.Transcripts), vault.rel(config.layout.folders.Summaries)],
+      watching: [vault.rel(config.layout.folders.Transcripts), vault.rel(config.layout.folders.Summaries), vault.rel(config.layout.folders.Inbox)],
       maxConcurrentSummaries: config.settings.Daemon.MaxConcurrentSummaries,
     },
     `ready: vault ${vault.root}${http ? `, HTTP ${http.url}` : ', HTTP off'}`,
