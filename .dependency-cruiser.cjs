@@ -13,6 +13,7 @@ const LAYERS = [
   { name: 'cli', units: ['cli.ts'] },
   { name: 'commands', units: ['commands/'] },
   { name: 'daemon and command helpers', units: ['daemon/', 'doctor/', 'service/', 'example-vault.ts'] },
+  { name: 'import', units: ['import/'] },
   { name: 'runtime and pipeline', units: ['runtime.ts', 'pipeline.ts', 'run-failure.ts'] },
   // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
   { name: 'mcp server', units: ['mcp/'] },

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processDeps } from './commands/common.js';
+import type { ImportOptions } from './commands/import.js';
 import type { LogsOptions } from './commands/logs.js';
 import type { OpenOptions } from './commands/open.js';
 import type { ServiceOptions } from './commands/service.js';
@@ -58,6 +59,14 @@ function addRunCommands({ program, act, deps }: Declare): void {
     .description('retry one summary note (a failure report or a summary to regenerate), then exit')
     .argument('<summary-note>', "the summary note, or a meeting note for its summary (named as for summarize)")
     .action(act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).retry(note, opts, deps())));
+
+  withConfig(program.command('import'))
+    .description('import transcripts or recordings as meetings, then summarize them (README: Importing transcripts and recordings)')
+    .argument('<file...>', 'transcript files (.vtt .srt .json .txt .md .docx) or recordings; copied, the originals stay')
+    .option('--title <title>', 'the meeting title (default: from the file name)')
+    .option('--projects <list>', 'comma-separated project names')
+    .option('--start <iso>', 'the start time (default: from the file name, else its modification time)')
+    .action(act(async (files: string[], opts: ImportOptions) => (await import('./commands/import.js')).importFiles(files, opts, deps())));
 
   withConfig(program.command('status'))
     .description("meetings and their states, newest first; the daemon's queue when it runs")

@@ -25,6 +25,9 @@ const FoldersSchema = section({
   Projects: z.string().min(1).default('Projects'),
   Identities: z.string().min(1).default('Meetings/Speakers'),
   Templates: z.string().min(1).default('Templates'),
+  // Imports (docs/design.md §9): files dropped here become meetings; their originals are kept in Sources.
+  Inbox: z.string().min(1).default('Meetings/Inbox'),
+  Sources: z.string().min(1).default('Meetings/Sources'),
 });
 
 const SettingsSchema = z
@@ -104,6 +107,12 @@ const SettingsSchema = z
     Notify: section({
       OnSuccess: z.boolean().default(false),
       OnFailure: z.boolean().default(false),
+    }),
+    Import: section({
+      SettleSeconds: z.number().min(0).default(5),
+      // argv: the program, then its arguments with {input}, {output_dir}, {output_base}; empty: none.
+      TranscribeCommand: z.array(z.string().min(1)).default([]),
+      TranscribeTimeoutSeconds: positive().default(7200),
     }),
   });
 

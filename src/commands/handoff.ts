@@ -84,6 +84,17 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
   }
   io.err(`a daemon (pid ${daemon.pid}, ${daemon.http}) runs on this vault: ${work.note} handed to it (${String(accepted.body.result)}); waiting for the outcome`);
   const meeting = typeof accepted.body.meeting === 'string' ? accepted.body.meeting : undefined;
+  return awaitOutcome({ ...work, ...(meeting !== undefined ? { meeting } : {}) }, asked, deps);
+}
+
+/**
+ * Polls the daemon's status until the run of `work.meeting` (else of `work.kind` on
+ * `work.note`) that started after `asked` has finished, and reports it as the command's own
+ * outcome. `import` uses it for the run the daemon starts by itself once the notes are there.
+ */
+export async function awaitOutcome(work: HandOff & { meeting?: string }, asked: string, deps: Pick<CommandDeps, 'io' | 'clock'>): Promise<number> {
+  const { daemon, token, meeting } = work;
+  const { io } = deps;
   // A request merged into a job already waiting for the meeting (a retry wins over a
   // summarize) is carried by the next run of that meeting, whatever its kind and target.
   const ours = (r: QueuedRun) => (meeting !== undefined ? r.key === meeting : r.kind === work.kind && r.target === work.note);

@@ -1,4 +1,5 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
+import { importLines } from '../daemon/import-status.js';
 import { listMeetingStates, type MeetingState } from '../daemon/overview.js';
 import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../daemon/instance.js';
@@ -41,6 +42,7 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   for (const r of q.recent.slice(0, 10)) {
     io.out(`  ${local(r.finishedAt)}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);
   }
+  for (const line of importLines(s.imports ?? [], deps.clock())) io.out(line);
   if (s.lastScan) io.out(`last catch-up scan: ${local(s.lastScan.at)}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
   return EXIT_OK;
 }

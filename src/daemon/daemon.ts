@@ -11,7 +11,10 @@ import type { Vault } from '../vault/vault.js';
 import { type VaultEventSource, watchVault } from './events.js';
 import { claimVault, DaemonRunningError, type InstanceLock } from './instance.js';
 import { HttpStartError, type RunningHttpServer } from './http.js';
+import { Inbox } from './inbox.js';
+import type { ImportEntry } from './import-board.js';
 import { Intake, type LastScan } from './intake.js';
+import { commandTranscriber } from '../import/transcribe.js';
 import { readFacts } from './notes.js';
 import { type Job, type QueueStatus, RunQueue, type StopResult } from './queue.js';
 import { Reconciler, type ScanResult } from './reconcile.js';
@@ -74,6 +77,8 @@ export interface DaemonStatus {
   lastScan: LastScan | undefined;
   /** The model endpoint as the runs see it: since when it does not answer (docs/design.md §2). */
   endpoint?: { downSince?: string; waiting: number };
+  /** The inbox's files and recent imports (docs/design.md §9). */
+  imports: ImportEntry[];
 }
 
 export interface Daemon {
@@ -135,16 +140,43 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
   const { tracker, board, queue, enqueue, reconciler, endpoint } = await assembleWork(config, options, runtime, () => rescan.now());
-  const intake = new Intake({ vault, settings, log, tracker, reconciler, enqueue, stopping: () => stopping, clock, watch: runtime.caches.watch });
+  const inbox = createInbox(config, vault, log, clock);
+  const intake = new Intake({
+    vault,
+    settings,
+    log,
+    tracker,
+    reconciler,
+    enqueue,
+    stopping: () => stopping,
+    clock,
+    watch: runtime.caches.watch,
+    onScan: (startup) => inbox.catchUp(startup),
+  });
   rescan.now = () => void intake.reconcile(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => ({
     ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }),
     endpoint: endpointState(endpoint.status()),
+    imports: inbox.board.list(),
   });
   try {
-    http = await serveHttp({ config, vault, token, log, board, startedAt, clock, serverWindow: runtime.serverWindow, enqueue, status, stopping: () => stopping, endpointDownSince: () => endpoint.status().downSince });
+    http = await serveHttp({
+      config,
+      vault,
+      token,
+      log,
+      board,
+      startedAt,
+      clock,
+      serverWindow: runtime.serverWindow,
+      enqueue,
+      status,
+      stopping: () => stopping,
+      endpointDownSince: () => endpoint.status().downSince,
+      inbox,
+    });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
     throw err;
@@ -153,7 +185,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), http?.close()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close()]);
     runtime.caches.close();
   };
   try {
@@ -161,6 +193,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     if (options.schedule ?? true) intake.schedule();
     const { Projects, Summaries } = config.layout.folders;
     await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects] })), { Projects, Summaries });
+    await inbox.watch();
   } catch (err) {
     await closeIntake();
     throw err;
@@ -178,7 +211,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
       endpoint.close();
     },
     closeIntake,
-    settled: () => intake.settled(),
+    settled: async () => void (await Promise.all([intake.settled(), inbox.settled()])),
   });
   logReady(config, vault, log, http);
 
@@ -266,6 +299,13 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
   return { tracker, board, queue, enqueue, reconciler, endpoint };
 }
 
+/** The inbox (docs/design.md §9), its recordings transcribed by Import.TranscribeCommand when one is set. */
+function createInbox(config: AppConfig, vault: Vault, log: Logger, clock: Clock): Inbox {
+  const { Import } = config.settings;
+  const transcribe = commandTranscriber({ command: Import.TranscribeCommand, timeoutSeconds: Import.TranscribeTimeoutSeconds });
+  return new Inbox({ vault, settings: Import, log, clock, ...(transcribe ? { transcribe } : {}) });
+}
+
 function daemonStatus(s: {
   config: AppConfig;
   vault: Vault;
@@ -274,7 +314,7 @@ function daemonStatus(s: {
   stopping: boolean;
   queue: RunQueue;
   lastScan: LastScan | undefined;
-}): DaemonStatus {
+}): Omit<DaemonStatus, 'imports'> {
   const q = s.queue.status();
   return {
     pid: process.pid,
@@ -303,7 +343,7 @@ function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHtt
       vault: vault.root,
       config: config.file,
       http: http?.url,
-      watching: [vault.rel(config.layout.folders.Transcripts), vault.rel(config.layout.folders.Summaries)],
+      watching: [vault.rel(config.layout.folders.Transcripts), vault.rel(config.layout.folders.Summaries), vault.rel(config.layout.folders.Inbox)],
       maxConcurrentSummaries: config.settings.Daemon.MaxConcurrentSummaries,
     },
     `ready: vault ${vault.root}${http ? `, HTTP ${http.url}` : ', HTTP off'}`,

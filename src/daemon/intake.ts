@@ -38,6 +38,8 @@ export interface IntakeOptions {
   clock: Clock;
   /** The invalidations and watcher trust of the runs' caches (tools/run-caches.ts). */
   watch: FileWatch;
+  /** More to catch up on in each scan: the inbox (docs/design.md §9). */
+  onScan?(startup: boolean): Promise<void>;
 }
 
 export class Intake {
@@ -68,6 +70,7 @@ export class Intake {
     const started = performance.now();
     const result = await this.#o.reconciler.scan({ startup });
     if (this.#o.stopping()) return result;
+    await this.#o.onScan?.(startup).catch((err: unknown) => log.error({ err }, 'catch-up scan of the inbox failed'));
     // A broken note is reported when first found, not every few minutes until someone fixes it.
     for (const problem of result.problems) if (!this.#reported.has(problem)) log.warn({ scan: true }, problem);
     this.#reported.clear();

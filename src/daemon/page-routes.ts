@@ -29,7 +29,7 @@ export const sessionCookieName = (port: number) => `ma_session_${port}`;
 export const sessionValue = (token: string) => derive(token, 'status page session');
 export const csrfValue = (token: string) => derive(token, 'status page csrf');
 
-function cookieOf(req: IncomingMessage, name: string): string | undefined {
+export function cookieOf(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const eq = part.indexOf('=');
     if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
@@ -61,7 +61,7 @@ const SIGNED_OUT =
   'This page needs the daemon’s token. Open it with <code>meeting-assistant open</code> (or <code>meeting-assistant open --print</code> for the address).';
 
 /** Origin, when the browser sends one, must be the host the request was sent to. */
-function sameOrigin(req: IncomingMessage): boolean {
+export function sameOrigin(req: IncomingMessage): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   return origin === `http://${req.headers.host ?? ''}`;

@@ -5,6 +5,8 @@ import type { ServerWindowSource } from '../agent/server-window.js';
 import type { Vault } from '../vault/vault.js';
 import { packageVersion } from '../version.js';
 import { createApiHandlers } from './api.js';
+import type { Inbox } from './inbox.js';
+import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './http.js';
 import { pageRoutes } from './page-routes.js';
 import type { Job, QueueStatus } from './queue.js';
@@ -32,6 +34,8 @@ export interface ServeOptions {
   stopping(): boolean;
   /** Whether the endpoint answers: since when it does not (docs/design.md §2). */
   endpointDownSince?(): string | undefined;
+  /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
+  inbox?: Inbox;
 }
 
 /** Starts the server; throws HttpStartError when the address cannot be taken. */
@@ -54,13 +58,17 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       endpointWindow: () => o.serverWindow.known(),
       ...(o.endpointDownSince && { endpointDownSince: o.endpointDownSince }),
       clock: o.clock,
+      ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
     }));
   const http = await startHttpServer({
     settings: settings.Http,
     token,
     log,
     handlers,
-    extraRoutes: pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
+    extraRoutes: [
+      ...pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
+      ...(o.inbox ? importRoutes(vault, o.inbox, token, settings.Http.Port) : []),
+    ],
   });
   if (!isLoopbackHost(settings.Http.Host)) {
     log.warn(

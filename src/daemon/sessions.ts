@@ -10,6 +10,7 @@ import { HeadCache } from './heads.js';
 import { contextOfMeeting, LocateError } from './locate.js';
 import { PathError, resolveNotePath } from '../vault/confine.js';
 import { isExpectedError, MeetingAssistantError } from '../errors.js';
+import { fileNameOfTitle, localIsoTime, sessionStamp } from '../vault/note-names.js';
 
 /**
  * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
@@ -42,31 +43,8 @@ export interface SessionNotes {
   context: string;
 }
 
-/** Characters Obsidian and the common file systems do not allow in a note's name. */
-const FORBIDDEN = /[\\/:*?"<>|#^[\]\u0000-\u001f\u007f]/g;
-
-/** The title as a file name: forbidden characters become `-`, no leading/trailing dots or spaces. */
-export function fileNameOfTitle(title: string): string {
-  return title.replace(FORBIDDEN, '-').replace(/\s+/g, ' ').trim().replace(/[. ]+$/, '');
-}
-
-const pad = (n: number, width = 2) => String(Math.abs(n)).padStart(width, '0');
-
-/** `2026-11-30 0900`: the local-time prefix of session note names. */
-export function sessionStamp(date: Date): string {
-  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(date.getHours())}${pad(date.getMinutes())}`;
-}
-
-/** Local time with its UTC offset, to the second: `2026-11-30T09:00:00+01:00`, as recorders write it. */
-export function localIsoTime(date: Date): string {
-  const offset = -date.getTimezoneOffset();
-  const sign = offset >= 0 ? '+' : '-';
-  return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}` +
-    `${sign}${pad(Math.trunc(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`
-  );
-}
+// The naming lives in vault/ so that imports (src/import/) name their notes the same way.
+export { fileNameOfTitle, localIsoTime, sessionStamp };
 
 function isIsoDateTime(value: string): boolean {
   return /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim()) && Number.isFinite(Date.parse(value));

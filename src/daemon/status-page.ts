@@ -2,6 +2,7 @@ import { localDateTime } from '../clock.js';
 import { escapeHtml } from './html.js';
 import type { EndpointHealth } from './endpoint-health.js';
 import { triggerLabel } from './trigger-labels.js';
+import { renderImports } from './import-status.js';
 import type { LiveRun } from './run-board.js';
 import type { RunRecord } from './run-history.js';
 import type { FailureView, StatusView, SummaryView } from './status-view.js';
@@ -166,6 +167,7 @@ export function renderMain(view: StatusView, csrf: string): string {
     ),
     table('Failures', ['Meeting', 'Error', 'Failure report', ''], view.failures.map((f) => failureRow(view, f, csrf)), 'No meeting is failing.', 'failures'),
     renderSummaries(view, csrf),
+    ...(view.imports ? [renderImports(view, csrf, { clock, since, noteCell })] : []),
     table(
       `Recent runs (last ${view.recent.length})`,
       ['Meeting', 'Start', 'Duration', 'Outcome', 'Model requests', 'Note'],

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
+import type { ImportEntry } from './import-board.js';
 import type { QueuedJobInfo } from './queue.js';
 import type { LiveRun, RunBoard } from './run-board.js';
 import type { RunRecord } from './run-history.js';
@@ -47,6 +48,8 @@ export interface StatusView {
   failures: FailureView[];
   /** Meetings whose latest run wrote a summary, newest first, with its text (summary-texts.ts). */
   summaries: SummaryView[];
+  /** The inbox's files and recent imports (docs/design.md §9). */
+  imports?: ImportEntry[];
 }
 
 export interface StatusSources {
@@ -67,6 +70,7 @@ export interface StatusSources {
   endpointWindow(): number;
   endpointDownSince?(): string | undefined;
   clock?: Clock;
+  imports?(): ImportEntry[];
 }
 
 export function buildStatusView(sources: StatusSources): StatusView {
@@ -87,6 +91,7 @@ export function buildStatusView(sources: StatusSources): StatusView {
     failures: latestFailures(recent).map((r) => ({ ...r, retryPending: busy.has(r.meeting) })),
     // The texts are read from the vault afterwards (summary-texts.ts), this view being synchronous.
     summaries: latestSummaries(recent).map((r) => ({ ...r, retryPending: busy.has(r.meeting) })),
+    ...(sources.imports ? { imports: sources.imports() } : {}),
   };
 }
 

@@ -39,8 +39,23 @@ export class InvalidStateError extends MeetingAssistantError {
 export async function createContextNote(
   vault: Vault,
   artifacts: MeetingArtifacts,
-  options: { state?: ContextState; agenda?: string; scheduledEnd?: string; body?: string } = {},
+  options: ContextNoteOptions = {},
 ): Promise<boolean> {
+  const content = renderContextNote(vault, artifacts, options);
+  // Decided on the file as it is right before the write: a note that appeared meanwhile is left alone.
+  const result = await vault.update(artifacts.contextPath, (current) => (current === undefined ? content : UNCHANGED));
+  return result.changed;
+}
+
+export interface ContextNoteOptions {
+  state?: ContextState;
+  agenda?: string;
+  scheduledEnd?: string;
+  body?: string;
+}
+
+/** A new context note's text, every key of the contract in its order (an import stages it before it places it). */
+export function renderContextNote(vault: Vault, artifacts: MeetingArtifacts, options: ContextNoteOptions = {}): string {
   const state = options.state ?? 'collecting metadata';
   if (!isContextState(state)) throw new InvalidStateError(state);
   const data: Record<string, unknown> = {
@@ -54,10 +69,7 @@ export async function createContextNote(
     agenda: options.agenda ?? '',
   };
   if (options.scheduledEnd !== undefined) data.scheduled_end = options.scheduledEnd;
-  const content = renderFrontmatter(data) + (options.body ?? '');
-  // Decided on the file as it is right before the write: a note that appeared meanwhile is left alone.
-  const result = await vault.update(artifacts.contextPath, (current) => (current === undefined ? content : UNCHANGED));
-  return result.changed;
+  return renderFrontmatter(data) + (options.body ?? '');
 }
 
 /** Sets `state` (one of the six, else InvalidStateError and nothing is written) and any `extra` keys. */

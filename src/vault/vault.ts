@@ -33,7 +33,7 @@ export interface VaultOptions {
 }
 
 /** The most specific configured folder wins, so nested defaults (Meetings/Transcripts) work. */
-export type NoteKind = 'meeting' | 'transcript' | 'summary' | 'context' | 'project' | 'identity' | 'template';
+export type NoteKind = 'meeting' | 'transcript' | 'summary' | 'context' | 'project' | 'identity' | 'template' | 'inbox' | 'source';
 
 const KIND_OF_FOLDER: Record<FolderKey, NoteKind> = {
   Meetings: 'meeting',
@@ -44,6 +44,9 @@ const KIND_OF_FOLDER: Record<FolderKey, NoteKind> = {
   Identities: 'identity',
   // Summary templates are never meeting notes, even when the folder lies inside `Meetings`.
   Templates: 'template',
+  // Files waiting to be imported and imported originals (§9), never meeting notes either.
+  Inbox: 'inbox',
+  Sources: 'source',
 };
 
 export const TRASH_FOLDER = '.trash';

@@ -1,0 +1,255 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Clock } from '../clock.js';
+import { isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
+import { STATE_FOLDER } from '../vault/state.js';
+import type { Vault } from '../vault/vault.js';
+import { ImportError, type SourceFile } from './cues.js';
+import { clearFailureNote } from './failure-note.js';
+import { isRecording, readTranscript } from './formats/index.js';
+import { contentHash, fileHash, findImported, recordImported } from './ledger.js';
+import { planMeeting } from './meeting-notes.js';
+
+/**
+ * One import (docs/design.md §9) as a small transaction, so that a crash at any point leaves
+ * either the file where it was or a complete meeting, never half of one:
+ *
+ * 1. the three notes are written complete into a staging folder of the state folder, then
+ *    the plan naming them (`plan.json`);
+ * 2. the original is moved (or copied) to `Folders.Sources`: the commit point;
+ * 3. the notes are renamed into place, the transcript (`state: finished`, the trigger) last;
+ * 4. the content hash is recorded, an old error note goes to `.trash/`, the staging folder goes.
+ *
+ * recoverImports() finishes what a crash interrupted: a plan whose original reached
+ * `Folders.Sources` is completed, any other staging folder is dropped (the file is still in
+ * the inbox and is imported again). The original is never changed.
+ */
+
+export type Transcriber = (recording: string, signal?: AbortSignal) => Promise<SourceFile>;
+
+export interface ImportDeps {
+  vault: Vault;
+  clock: Clock;
+  /** Turns a recording into a transcript file; undefined: recordings cannot be imported. */
+  transcribe?: Transcriber;
+  /** Told when a recording starts being transcribed (the status page shows it). */
+  onStage?: (stage: 'transcribing' | 'importing') => void;
+  signal?: AbortSignal;
+}
+
+export interface ImportRequest {
+  /** Absolute path of the file to import. */
+  file: string;
+  /** `move` (the inbox, an upload) or `copy` (the command line: the original stays where it is). */
+  keep: 'move' | 'copy';
+  /** The name the title and start come from; default the file's own. */
+  name?: string;
+  title?: string;
+  projects?: string[];
+  start?: Date;
+}
+
+export type ImportOutcome =
+  | { kind: 'imported'; meeting: string; transcript: string; context: string; summary: string; source: string }
+  | { kind: 'duplicate'; meeting: string; source: string };
+
+interface Plan {
+  pid: number;
+  hash: string;
+  original: string;
+  keep: 'move' | 'copy';
+  source: string;
+  meeting: string;
+  /** In placing order: staged name (in the staging folder) → final absolute path. */
+  notes: { staged: string; final: string }[];
+  summary: string;
+}
+
+const STAGING = 'imports';
+
+function stagingRoot(vault: Vault): string {
+  return path.join(vault.root, STATE_FOLDER, STAGING);
+}
+
+/** Imports one file; an ImportError says why it could not be (the caller writes the error note). */
+export async function importFile(deps: ImportDeps, request: ImportRequest): Promise<ImportOutcome> {
+  const { vault } = deps;
+  const name = request.name ?? path.basename(request.file);
+  const stat = await vault.fs.stat(request.file).catch((err: unknown) => {
+    throw isNotFound(err) ? new ImportError(`${name} is gone: nothing to import`) : err;
+  });
+  if (!stat.isFile()) throw new ImportError(`${name} is not a file`);
+  if (stat.size === 0) throw new ImportError(`${name} is empty`, 'wait until the file is complete, or replace it with the full export');
+  // A recording is only hashed (in chunks) and handed to the transcriber, never read whole.
+  const recording = isRecording(name);
+  const bytes = recording ? undefined : await vault.fs.readFile(request.file);
+  const hash = bytes ? contentHash(bytes) : await fileHash(vault.fs, request.file);
+  const earlier = await findImported(vault, hash);
+  if (earlier) return keepDuplicate(deps, request, name, earlier.meeting);
+
+  let transcript: SourceFile;
+  if (bytes) transcript = { name, bytes };
+  else {
+    if (!deps.transcribe) throw noTranscriber(name);
+    deps.onStage?.('transcribing');
+    transcript = await deps.transcribe(request.file, deps.signal);
+  }
+  deps.onStage?.('importing');
+  const cues = await readTranscript(transcript);
+  const projects = request.projects ?? (await projectOfInboxFolder(vault, request.file));
+  const source = await freeSourcePath(vault, name);
+  const plan = await planMeeting(vault, cues, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source });
+  const staged = await stage(vault, {
+    pid: process.pid,
+    hash,
+    original: request.file,
+    keep: request.keep,
+    source,
+    meeting: plan.meeting.path,
+    summary: plan.summaryPath,
+    notes: [plan.context, plan.meeting, plan.transcript].map((note, i) => ({ staged: `${i}.md`, final: note.path, content: note.content })),
+  });
+  await commitOriginal(vault, request.file, source, request.keep);
+  await complete(vault, staged.dir, staged.plan, deps.clock);
+  return {
+    kind: 'imported',
+    meeting: vault.rel(plan.meeting.path),
+    transcript: vault.rel(plan.transcript.path),
+    context: vault.rel(plan.context.path),
+    summary: vault.rel(plan.summaryPath),
+    source: vault.rel(source),
+  };
+}
+
+function noTranscriber(name: string): ImportError {
+  return new ImportError(
+    `${name} is a recording, and no transcriber is configured to turn it into a transcript`,
+    'set Import.TranscribeCommand in the configuration to the command of a transcriber, for whisper.cpp ' +
+      '["whisper-cli", "-m", "/path/ggml-base.en.bin", "-f", "{input}", "-oj", "-of", "{output_base}"], for WhisperX ' +
+      '["whisperx", "{input}", "--output_dir", "{output_dir}", "--output_format", "json"] (README: Importing transcripts and recordings), restart the daemon',
+  );
+}
+
+/** `Meetings/Inbox/Alpha/call.vtt` binds `Alpha` when `Projects/Alpha` exists. */
+async function projectOfInboxFolder(vault: Vault, file: string): Promise<string[]> {
+  const rel = path.relative(vault.layout.folders.Inbox, file);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return [];
+  const first = rel.split(path.sep)[0]!;
+  if (first === rel) return [];
+  const folder = await statIfExists(vault.fs, path.join(vault.layout.folders.Projects, first));
+  return folder?.isDirectory() ? [first] : [];
+}
+
+/** `Folders.Sources/<name>`, else `<stem> (2)<ext>`, …: an original never replaces another. */
+async function freeSourcePath(vault: Vault, name: string): Promise<string> {
+  const ext = path.extname(name);
+  const stem = path.basename(name, ext);
+  for (let n = 1; ; n++) {
+    const candidate = path.join(vault.layout.folders.Sources, `${stem}${n > 1 ? ` (${n})` : ''}${ext}`);
+    if (!(await vault.exists(candidate))) return candidate;
+  }
+}
+
+async function keepDuplicate(deps: ImportDeps, request: ImportRequest, name: string, meeting: string): Promise<ImportOutcome> {
+  const source = await freeSourcePath(deps.vault, name);
+  await commitOriginal(deps.vault, request.file, source, request.keep);
+  if (request.keep === 'move') await clearFailureNote(deps.vault, request.file);
+  return { kind: 'duplicate', meeting, source: deps.vault.rel(source) };
+}
+
+async function stage(vault: Vault, plan: Plan & { notes: { staged: string; final: string; content: string }[] }): Promise<{ dir: string; plan: Plan }> {
+  const dir = path.join(stagingRoot(vault), `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`);
+  await vault.fs.mkdir(dir, { recursive: true });
+  for (const note of plan.notes) await writeFileAtomic(vault.fs, path.join(dir, note.staged), note.content);
+  const kept: Plan = { ...plan, notes: plan.notes.map(({ staged, final }) => ({ staged, final })) };
+  // Written last: a staging folder without its plan is one a crash interrupted before the commit.
+  await writeFileAtomic(vault.fs, path.join(dir, 'plan.json'), JSON.stringify(kept, null, 1));
+  return { dir, plan: kept };
+}
+
+/** The commit point: after it, the import is completed even across a crash. */
+async function commitOriginal(vault: Vault, file: string, source: string, keep: 'move' | 'copy'): Promise<void> {
+  await vault.fs.mkdir(path.dirname(source), { recursive: true });
+  if (keep === 'move') {
+    try {
+      await vault.fs.rename(file, source);
+      return;
+    } catch (err) {
+      // Folders.Sources on another file system: copy, commit the copy, then remove the original.
+      if ((err as { code?: unknown }).code !== 'EXDEV') throw err;
+    }
+  }
+  const tmp = path.join(path.dirname(source), `.${path.basename(source)}.${process.pid}-${randomBytes(4).toString('hex')}.ma-tmp`);
+  await vault.fs.copyFile(file, tmp);
+  await vault.fs.rename(tmp, source);
+  if (keep === 'move') await vault.fs.unlink(file);
+}
+
+/** Steps 3 and 4: idempotent, so recovery can run them again after a crash in the middle. */
+async function complete(vault: Vault, dir: string, plan: Plan, clock: Clock): Promise<void> {
+  for (const note of plan.notes) {
+    const staged = path.join(dir, note.staged);
+    if (!(await vault.exists(staged))) continue;
+    await vault.fs.mkdir(path.dirname(note.final), { recursive: true });
+    if (await vault.exists(note.final)) {
+      // Taken meanwhile by someone else's note: ours goes beside it rather than over it.
+      throw new ImportError(`${vault.rel(note.final)} appeared while the import ran; the import's notes are kept in ${vault.rel(dir)}`);
+    }
+    await vault.fs.rename(staged, note.final);
+  }
+  await recordImported(vault, plan.hash, { meeting: vault.rel(plan.meeting), source: vault.rel(plan.source), importedAt: clock().toISOString() });
+  if (plan.keep === 'move') await clearFailureNote(vault, plan.original);
+  await vault.fs.rm(dir, { recursive: true, force: true });
+}
+
+function isAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+export interface Recovered {
+  completed: string[];
+  dropped: number;
+}
+
+/**
+ * After a crash: completes each import whose original was committed, drops the staging of
+ * the others (their file is still in place and is imported again). Imports of another live
+ * process (a command-line import) are left to it.
+ */
+export async function recoverImports(vault: Vault, clock: Clock): Promise<Recovered> {
+  const root = stagingRoot(vault);
+  const recovered: Recovered = { completed: [], dropped: 0 };
+  let entries;
+  try {
+    entries = await vault.fs.readdir(root, { withFileTypes: true });
+  } catch (err) {
+    if (isNotFound(err)) return recovered;
+    throw err;
+  }
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name === 'uploads') continue;
+    const dir = path.join(root, entry.name);
+    const text = await vault.readIfExists(path.join(dir, 'plan.json'));
+    let plan: Plan | undefined;
+    try {
+      plan = text === undefined ? undefined : (JSON.parse(text) as Plan);
+    } catch {
+      plan = undefined;
+    }
+    if (plan && isAlive(plan.pid)) continue;
+    if (plan && (await vault.exists(plan.source))) {
+      await complete(vault, dir, plan, clock);
+      recovered.completed.push(vault.rel(plan.meeting));
+    } else {
+      await vault.fs.rm(dir, { recursive: true, force: true });
+      recovered.dropped++;
+    }
+  }
+  return recovered;
+}

@@ -1,0 +1,47 @@
+import path from 'node:path';
+import { isTempFile } from '../vault/fs.js';
+
+/**
+ * Which files in the inbox are the import's (docs/design.md §9). Names sync tools and
+ * browsers use while a file is still being written are never imported: a download or a
+ * sync renames its file into place when it is complete, and that file is then imported.
+ */
+
+export const FAILURE_SUFFIX = ' (import failed).md';
+
+/** `*.tmp`, `*.part`, `*.crdownload`, Syncthing's temporaries and conflicts, dot-files, our own temporaries, editors' backups. */
+export function isIgnoredInboxName(name: string): boolean {
+  return (
+    name.startsWith('.') ||
+    name.startsWith('~syncthing~') ||
+    name.startsWith('~$') ||
+    name.endsWith('~') ||
+    /\.(tmp|temp|part|partial|crdownload|download|opdownload|!ut)$/i.test(name) ||
+    /\.sync-conflict-/i.test(name) ||
+    /\.syncthing\./i.test(name) ||
+    isTempFile(name)
+  );
+}
+
+export function isFailureNote(name: string): boolean {
+  return name.endsWith(FAILURE_SUFFIX);
+}
+
+/** The note beside a file that could not be imported. */
+export function failureNoteOf(file: string): string {
+  return path.join(path.dirname(file), `${path.basename(file)}${FAILURE_SUFFIX}`);
+}
+
+/** The file a failure note is about. */
+export function fileOfFailureNote(note: string): string {
+  return path.join(path.dirname(note), path.basename(note).slice(0, -FAILURE_SUFFIX.length));
+}
+
+/**
+ * What the inbox does with a file: import it, or pass over it. Unknown extensions are
+ * imported too, so that they get their error note rather than lying there unexplained.
+ */
+export function isInboxCandidate(name: string): boolean {
+  return !isIgnoredInboxName(name) && !isFailureNote(name);
+}
+

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { type Fs, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
+import { STATE_FOLDER } from '../vault/state.js';
+import type { Vault } from '../vault/vault.js';
+
+/**
+ * What has been imported, by the SHA-256 of the file's bytes (docs/design.md §9: the same
+ * content is not imported twice). One small file per hash in the state folder, written
+ * atomically when an import completes.
+ */
+
+export interface LedgerEntry {
+  /** Vault-relative paths. */
+  meeting: string;
+  source: string;
+  importedAt: string;
+}
+
+export function contentHash(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+const CHUNK = 1024 * 1024;
+
+/** The hash of a file read a megabyte at a time: a recording of an hour is never held in memory. */
+export async function fileHash(fs: Fs, file: string): Promise<string> {
+  const hash = createHash('sha256');
+  const handle = await fs.open(file, 'r');
+  try {
+    const buffer = new Uint8Array(CHUNK);
+    for (let position = 0; ; ) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
+  } finally {
+    await handle.close();
+  }
+  return hash.digest('hex');
+}
+
+function entryPath(vault: Vault, hash: string): string {
+  return path.join(vault.root, STATE_FOLDER, 'imported', `${hash}.json`);
+}
+
+/** The earlier import of this content, when its meeting note still exists (a deleted meeting may be imported again). */
+export async function findImported(vault: Vault, hash: string): Promise<LedgerEntry | undefined> {
+  const text = await readTextIfExists(vault.fs, entryPath(vault, hash));
+  if (text === undefined) return undefined;
+  let entry: LedgerEntry;
+  try {
+    entry = JSON.parse(text) as LedgerEntry;
+  } catch {
+    return undefined;
+  }
+  return typeof entry.meeting === 'string' && (await vault.exists(vault.abs(entry.meeting))) ? entry : undefined;
+}
+
+export async function recordImported(vault: Vault, hash: string, entry: LedgerEntry): Promise<void> {
+  await writeFileAtomic(vault.fs, entryPath(vault, hash), JSON.stringify(entry) + '\n');
+}

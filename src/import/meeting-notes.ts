@@ -1,0 +1,108 @@
+import path from 'node:path';
+import { renderContextNote } from '../vault/context.js';
+import { renderFrontmatter } from '../vault/frontmatter.js';
+import { formatLink } from '../vault/links.js';
+import { fileNameOfTitle, localIsoTime, sessionStamp } from '../vault/note-names.js';
+import type { Vault } from '../vault/vault.js';
+import type { Cue } from './cues.js';
+import { ImportError } from './cues.js';
+import { factsOfName } from './file-name.js';
+import { attendeesOf, durationOf, transcriptLines } from './transcript-lines.js';
+
+/**
+ * The notes an import makes (docs/design.md §9), named and linked as `session start` names
+ * them (§6): `<YYYY-MM-DD HHmm> <title>.md` in the meetings, transcripts and context folders.
+ */
+
+export interface MeetingFacts {
+  /** The original's file name: title and start come from it unless given. */
+  name: string;
+  /** The original's modification time (ms): the start is this minus the duration when the name carries none. */
+  mtimeMs: number;
+  title?: string;
+  start?: Date;
+  projects: string[];
+  /** Absolute path the original is kept at (Folders.Sources). */
+  sourcePath: string;
+}
+
+export interface PlannedNote {
+  /** Absolute final path. */
+  path: string;
+  content: string;
+}
+
+export interface MeetingPlan {
+  meeting: PlannedNote;
+  transcript: PlannedNote;
+  context: PlannedNote;
+  summaryPath: string;
+  title: string;
+}
+
+/** The three notes for `cues`, under names no existing note has. */
+export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: MeetingFacts): Promise<MeetingPlan> {
+  const fromName = factsOfName(facts.name);
+  const title = facts.title?.trim() || fromName.title;
+  const safe = fileNameOfTitle(title);
+  if (safe === '' || /^-+$/.test(safe)) throw new ImportError(`the title "${title}" leaves nothing for a file name; give another one`);
+  const duration = durationOf(cues);
+  const start = facts.start ?? fromName.start ?? new Date(facts.mtimeMs - duration * 1000);
+  const end = new Date(start.getTime() + duration * 1000);
+  const paths = await freeNames(vault, `${sessionStamp(start)} ${safe}`);
+  const links = {
+    meeting: formatLink(vault, paths.meeting),
+    transcript: formatLink(vault, paths.transcript),
+    context: formatLink(vault, paths.context),
+    summary: formatLink(vault, paths.summary),
+  };
+  const startTime = localIsoTime(start);
+  const endTime = localIsoTime(end);
+  const attendees = attendeesOf(cues);
+  const meeting = renderFrontmatter({
+    title,
+    start_time: startTime,
+    end_time: endTime,
+    attendees,
+    projects: facts.projects,
+    source: formatLink(vault, facts.sourcePath),
+    transcript: links.transcript,
+    context: links.context,
+    summary: links.summary,
+  });
+  const transcript = renderFrontmatter({ meeting: links.meeting, state: 'finished' }) + transcriptLines(cues).join('\n') + '\n';
+  const context = renderContextNote(vault, {
+    meetingPath: paths.meeting,
+    transcriptPath: paths.transcript,
+    contextPath: paths.context,
+    summaryPath: paths.summary,
+    title,
+    startTime,
+    endTime,
+    attendees,
+    projects: facts.projects,
+  });
+  return {
+    meeting: { path: paths.meeting, content: meeting },
+    transcript: { path: paths.transcript, content: transcript },
+    context: { path: paths.context, content: context },
+    summaryPath: paths.summary,
+    title,
+  };
+}
+
+/** `<stem>.md`, else `<stem> (2).md`, … : the first name free in all four folders. */
+async function freeNames(vault: Vault, stem: string) {
+  const { folders } = vault.layout;
+  for (let n = 1; ; n++) {
+    const name = `${stem}${n > 1 ? ` (${n})` : ''}.md`;
+    const paths = {
+      meeting: path.join(folders.Meetings, name),
+      transcript: path.join(folders.Transcripts, name),
+      context: path.join(folders.Context, name),
+      summary: path.join(folders.Summaries, name),
+    };
+    const taken = await Promise.all(Object.values(paths).map((p) => vault.exists(p)));
+    if (!taken.some(Boolean)) return paths;
+  }
+}
