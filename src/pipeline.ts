@@ -303,7 +303,7 @@ async function summarize(r: MeetingRun): Promise<void> {
   if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
 
   const result = await runAgentPhases({
-    ...(projectTools && start.projects ? { projects: { ...start.projects, tools: projectTools } } : {}),
+    ...(projectTools && start.projects ? { projects: { ...start.projects, tools: projectTools, firstMessage: projectMessage(start.projects, resumed) } } : {}),
     summary: () => r.state.summaryBody,
     room,
     model,
@@ -322,6 +322,11 @@ async function summarize(r: MeetingRun): Promise<void> {
     stopWaiting: options.stopWaiting,
   });
   log.info({ turns: result.turns }, 'agent finished');
+}
+
+/** The project phase's first message; a resumed run's is told what the interrupted attempt wrote too, since appends are made there. */
+function projectMessage(phase: { firstMessage(summary: string): string }, resumed: string | undefined): (summary: string) => string {
+  return (summary) => (resumed ? `${phase.firstMessage(summary)}\n\n${resumed}` : phase.firstMessage(summary));
 }
 
 /** The audit of outside changes, as the context note records it ('' when there were none). */

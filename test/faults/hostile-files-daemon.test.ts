@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { lastToolResults, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
+import { lastToolResults, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, meetingOfRequest, SUMMARY_BODY, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -93,6 +93,8 @@ describe('files that are not files', () => {
     file.server.setFallback({
       handler: (req): Step => {
         const calls = toolCallsSoFar(req);
+        // The project tools come in the run's project phase, after the summary (issue 21).
+        if (!toolNamesOf(req).includes('read_projectfile')) return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
         if (calls.length === 0) {
           return {
             reply: {
@@ -105,10 +107,7 @@ describe('files that are not files', () => {
             },
           };
         }
-        if (calls.length === 4) {
-          results = lastToolResults(req);
-          return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
-        }
+        if (calls.length === 4) results = lastToolResults(req);
         return { reply: { content: 'Done.' } };
       },
     });
@@ -117,6 +116,7 @@ describe('files that are not files', () => {
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
     const d = await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary despite the FIFO', 30_000);
+    await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'finished', 'the project phase to end', 30_000);
     const texts = results.map((r) => r.output);
     expect(texts[0]).not.toContain('pipe.md');
     expect(texts[1]).toMatch(/^Error: Projects\/Alpha\/pipe.md is a FIFO \(named pipe\), not a regular file/);

@@ -189,7 +189,10 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
     const { vault, deps } = meetingM();
     const append = { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'Overview.md', content: '- decided: ship Friday' } }] } };
     const controller = new AbortController();
-    server.script(append, { handler: () => (controller.abort(), { hang: true }) });
+    // Project files are written in the run's project phase, after the summary (issue 21).
+    server.script({ reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } }, append, {
+      handler: () => (controller.abort(), { hang: true }),
+    });
     await summarizeMeeting(deps, vault.abs('Meetings/M.md'), { signal: controller.signal });
 
     server.script({ reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } }, append, { reply: { content: 'Done.' } });
@@ -198,6 +201,8 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
     const resumedRequests = server.modelRequests().slice(before);
     expect(userTexts(resumedRequests[0]!)[0]).toContain('An earlier run of this meeting was interrupted');
     expect(userTexts(resumedRequests[0]!)[0]).toContain('+- decided: ship Friday');
+    // The project phase, where appends are made, is told as well.
+    expect(userTexts(resumedRequests[1]!)[0]).toContain('An earlier run of this meeting was interrupted');
     expect(lastToolResults(resumedRequests[2]!)[0]?.output).toMatch(/interrupted earlier run appended them\. Not appended again/);
     expect(await vault.read(vault.abs('Projects/Alpha/Overview.md'))).toBe('# Alpha\n- decided: ship Friday\n');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type RecordedRequest, type Step, toolCallsSoFar, userTexts } from '../helpers/scripted-server.js';
+import { type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf, userTexts } from '../helpers/scripted-server.js';
 import { daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -17,12 +17,12 @@ const line = (name: string) => `- Decided in ${name}: ship on Friday.`;
 
 type Phase = 'start' | 'summary' | 'append' | 'done';
 
+/** Project files are written in the run's project phase, a conversation of its own after the summary (issue 21). */
 function phaseOf(req: RecordedRequest): Phase {
   const calls = toolCallsSoFar(req).map((c) => c.name);
+  if (toolNamesOf(req).includes('write_projectfile')) return calls.includes('write_projectfile') ? 'done' : 'append';
   if (!calls.includes('read_transcript')) return 'start';
-  if (!calls.includes('write_summary')) return 'summary';
-  if (!calls.includes('write_projectfile')) return 'append';
-  return 'done';
+  return 'summary';
 }
 
 describe('a run resumed after SIGKILL does not repeat its appends (real daemon)', () => {
