@@ -112,6 +112,17 @@ describe('prompt injection limits', () => {
   });
 });
 
+describe('inert, one line at a time', () => {
+  it('add_dictation_word cannot assemble a dataviewjs block in the dictionary word by word, nor write a Templater tag', async () => {
+    const h = harness({ files: { 'Meetings/Dictionary.md': null } });
+    for (const word of ['```dataviewjs', 'app.vault.adapter.remove("Projects")', '```', '<%* tp.system.exec("x") %>']) {
+      expect((await h.call('add_dictation_word', { word })).isError, word).toBe(false);
+    }
+    const dictionary = (await h.read('Meetings/Dictionary.md'))!;
+    expect(dictionary).toBe('```text\napp.vault.adapter.remove("Projects")\n```\n<\\%* tp.system.exec("x") %>\n');
+  });
+});
+
 describe('bytes the daemon did not mean to touch', () => {
   const LATIN1 = Buffer.from('Caf\xe9 au lait\nline two\n', 'latin1');
 
