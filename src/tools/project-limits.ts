@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { realLocation } from '../vault/confine.js';
+import { keepsExecutableBlocks } from '../vault/inert.js';
 import { ToolError } from './errors.js';
 import { sameProject } from './past-index.js';
 import type { ProjectFolder } from './project-files.js';
@@ -34,4 +35,17 @@ export async function refuseInstructionsFile(ctx: ToolContext, project: ProjectF
   if ([abs, real].some((file) => path.basename(file).toLowerCase() === 'agents.md')) {
     throw new ToolError(`AGENTS.md holds the project's instructions for the agent and is written only by people; put this in another file of project ${project.name}.`);
   }
+}
+
+/**
+ * Refuses an edit after which the note runs code it did not run before: lines put into a
+ * person's ```dataviewjs block, or a fence line taken away so that text becomes code. What
+ * the agent writes is inert already (vault/inert.ts); the code around it is the person's.
+ */
+export function refuseExecutableChange(before: string | undefined, after: string): void {
+  if (keepsExecutableBlocks(before ?? '', after)) return;
+  throw new ToolError(
+    'this edit would change the code of a dataviewjs/js-engine block (code that Obsidian runs when the note opens), or make text part of one; ' +
+      'edit the lines outside the block. Nothing was changed.',
+  );
 }

@@ -123,6 +123,35 @@ describe('inert, one line at a time', () => {
   });
 });
 
+describe("a person's executable blocks", () => {
+  it('write_projectfile does not add code to a dataviewjs block already in a file, nor turn text into one; edits elsewhere go through', async () => {
+    const dashboard = 'Dashboard\n```dataviewjs\ndv.table(["a"], [])\n```\nNotes\n';
+    const h = harness({ files: { 'Projects/Alpha/Dashboard.md': dashboard, 'Projects/Alpha/Open.md': 'Query\n```dataviewjs\ndv.list([])\n' } });
+    await h.call('read_projectfile', { project: 'Alpha', path: 'Dashboard.md' });
+    await h.call('read_projectfile', { project: 'Alpha', path: 'Open.md' });
+    const inserted = await h.call('write_projectfile', { project: 'Alpha', path: 'Dashboard.md', content: 'app.vault.adapter.remove("Projects")', insert: 3 });
+    expect(inserted.content).toMatch(/^Error: this edit would change the code of a dataviewjs\/js-engine block/);
+    const unclosed = await h.call('write_projectfile', { project: 'Alpha', path: 'Dashboard.md', content: 'Notes, edited', from: 4, to: 5 });
+    expect(unclosed.isError).toBe(true);
+    // Appended to a file that ends inside an open block, the lines would run too.
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'Open.md', content: 'app.vault.adapter.remove("x")' })).isError).toBe(true);
+    expect(await h.read('Projects/Alpha/Dashboard.md')).toBe(dashboard);
+    expect(await h.read('Projects/Alpha/Open.md')).toBe('Query\n```dataviewjs\ndv.list([])\n');
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'Dashboard.md', content: 'Notes, edited', from: 5, to: 5 })).isError).toBe(false);
+    expect(await h.read('Projects/Alpha/Dashboard.md')).toBe(dashboard.replace('Notes', 'Notes, edited'));
+  });
+
+  it('write_context neither, in a block a person put into the notebook', async () => {
+    const context = '---\ntitle: Weekly Sync\n---\nNotebook\n```dataviewjs\ndv.list([])\n```\n';
+    const h = harness({ files: { 'Meetings/Context/2026-11-30 Weekly Sync.md': context } });
+    await h.call('read_context');
+    const r = await h.call('write_context', { mode: 'insert', line: 3, content: 'app.vault.adapter.remove("x")' });
+    expect(r.content).toMatch(/^Error: this edit would change the code of a dataviewjs/);
+    expect(await h.read('Meetings/Context/2026-11-30 Weekly Sync.md')).toBe(context);
+    expect((await h.call('write_context', { mode: 'insert', line: 1, content: 'First' })).isError).toBe(false);
+  });
+});
+
 describe('bytes the daemon did not mean to touch', () => {
   const LATIN1 = Buffer.from('Caf\xe9 au lait\nline two\n', 'latin1');
 
