@@ -2,8 +2,7 @@ import path from 'node:path';
 import { realLocation } from '../vault/confine.js';
 import { keepsExecutableBlocks } from '../vault/inert.js';
 import { ToolError } from './errors.js';
-import { sameProject } from './past-index.js';
-import type { ProjectFolder } from './project-files.js';
+import { findProject, listProjectFolders, type ProjectFolder } from './project-files.js';
 import type { ToolContext } from './types.js';
 
 /**
@@ -18,7 +17,10 @@ import type { ToolContext } from './types.js';
 export async function writableProject(ctx: ToolContext, project: ProjectFolder): Promise<ProjectFolder> {
   if (ctx.settings.Agent.WritableProjects === 'all') return project;
   const own = ctx.meeting.projects;
-  if (own.some((name) => sameProject(name, project.name))) return project;
+  // The folder each of the meeting's names denotes (exact, else the one differing in case only):
+  // on a case-sensitive disk `alpha` next to the meeting's `Alpha` is another project.
+  const folders = await listProjectFolders(ctx.vault);
+  if (own.some((name) => findProject(folders, name)?.abs === project.abs)) return project;
   throw new ToolError(
     `project ${project.name} is not one of this meeting's projects (${own.length > 0 ? own.join(', ') : 'it lists none'}); ` +
       'write_projectfile writes only the projects the meeting is about. You may still read it with read_projectfile.',

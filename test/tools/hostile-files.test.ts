@@ -69,6 +69,14 @@ describe('prompt injection limits', () => {
     expect((await all.call('search', { keywords: 'Gamma release', projects: ['Gamma'] })).content).toContain('Projects/Gamma/secret.md:1:');
   });
 
+  it("a folder that differs from the meeting's project only in case (a case-sensitive disk) is another project: not written", async () => {
+    const h = harness({ files: { 'Projects/alpha/plan.md': 'the other alpha\n' } });
+    const r = await h.call('write_projectfile', { project: 'alpha', path: 'plan.md', content: 'x' });
+    expect(r.content).toMatch(/^Error: project alpha is not one of this meeting's projects/);
+    expect(await h.read('Projects/alpha/plan.md')).toBe('the other alpha\n');
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'plan.md', content: 'x' })).isError).toBe(false);
+  });
+
   it("no tool writes a project's AGENTS.md (any case, or through a link) or a dot-path", async () => {
     const h = harness({ files: { 'Projects/Beta/AGENTS.md': 'Beta rules\n' } });
     await symlink(h.fs, '/vault/Projects/Beta/AGENTS.md', '/vault/Projects/Beta/rules.md');
