@@ -6,6 +6,7 @@ import { countActionItems } from '../vault/summary-sections.js';
 import { UNCHANGED } from '../vault/update.js';
 import { defineTool } from './define.js';
 import { inertMarkdown, inertNotice } from '../vault/inert.js';
+import { refuseExecutableChange } from './project-limits.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
 import { formatRead, resultBudget } from './format.js';
@@ -244,6 +245,7 @@ export const writeContext = defineTool({
       done = edited.done;
       const body = joinContextBody(joinLines(edited.lines, eolOf(text)), record, eolOf(text));
       notebookAfter = splitContextBody(body).notebook;
+      refuseExecutableChange(notebook, notebookAfter);
       return replaceBody(text, body);
     });
     rememberSeen(ctx, abs, notebookAfter);

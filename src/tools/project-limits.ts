@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { realLocation } from '../vault/confine.js';
+import { keepsExecutableBlocks } from '../vault/inert.js';
 import { ToolError } from './errors.js';
-import { sameProject } from './past-index.js';
-import type { ProjectFolder } from './project-files.js';
+import { findProject, listProjectFolders, type ProjectFolder } from './project-files.js';
 import type { ToolContext } from './types.js';
 
 /**
@@ -17,7 +17,10 @@ import type { ToolContext } from './types.js';
 export async function writableProject(ctx: ToolContext, project: ProjectFolder): Promise<ProjectFolder> {
   if (ctx.settings.Agent.WritableProjects === 'all') return project;
   const own = ctx.meeting.projects;
-  if (own.some((name) => sameProject(name, project.name))) return project;
+  // The folder each of the meeting's names denotes (exact, else the one differing in case only):
+  // on a case-sensitive disk `alpha` next to the meeting's `Alpha` is another project.
+  const folders = await listProjectFolders(ctx.vault);
+  if (own.some((name) => findProject(folders, name)?.abs === project.abs)) return project;
   throw new ToolError(
     `project ${project.name} is not one of this meeting's projects (${own.length > 0 ? own.join(', ') : 'it lists none'}); ` +
       'write_projectfile writes only the projects the meeting is about. You may still read it with read_projectfile.',
@@ -34,4 +37,17 @@ export async function refuseInstructionsFile(ctx: ToolContext, project: ProjectF
   if ([abs, real].some((file) => path.basename(file).toLowerCase() === 'agents.md')) {
     throw new ToolError(`AGENTS.md holds the project's instructions for the agent and is written only by people; put this in another file of project ${project.name}.`);
   }
+}
+
+/**
+ * Refuses an edit after which the note runs code it did not run before: lines put into a
+ * person's ```dataviewjs block, or a fence line taken away so that text becomes code. What
+ * the agent writes is inert already (vault/inert.ts); the code around it is the person's.
+ */
+export function refuseExecutableChange(before: string | undefined, after: string): void {
+  if (keepsExecutableBlocks(before ?? '', after)) return;
+  throw new ToolError(
+    'this edit would change the code of a dataviewjs/js-engine block (code that Obsidian runs when the note opens), or make text part of one; ' +
+      'edit the lines outside the block. Nothing was changed.',
+  );
 }

@@ -8,7 +8,7 @@ import { filesOfProject, findProject, listProjectFolders, resolveProject } from 
 import { readTextFile } from './read.js';
 import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './seen.js';
 import { inertMarkdown, inertNotice } from '../vault/inert.js';
-import { writableProject, refuseInstructionsFile } from './project-limits.js';
+import { writableProject, refuseExecutableChange, refuseInstructionsFile } from './project-limits.js';
 import { UNCHANGED } from '../vault/update.js';
 import { assertFileRewritable } from '../vault/regular-file.js';
 
@@ -137,6 +137,7 @@ export const writeProjectFile = defineTool({
       // that version goes to .trash/ as well once the write is done.
       if (replaceFile && old !== found) requireUnchangedSinceSeen(ctx, abs, old, 'read_projectfile');
       const result = projectEdit(edits, old, rel);
+      refuseExecutableChange(old, result.next);
       done = result.done;
       return result.next === old ? UNCHANGED : result.next;
     };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { eolOf, splitLines } from '../vault/lines.js';
 import { isTempFile, walkFiles } from '../vault/fs.js';
 import { isSyncToolFile } from '../vault/sync-files.js';
+import { inertMarkdown } from '../vault/inert.js';
 import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
 import { normLabel, speakerLabel } from '../vault/transcript.js';
 import { Vault } from '../vault/vault.js';
@@ -25,7 +26,8 @@ export const addDictationWord = defineTool({
   description: 'Teach the transcriber a misheard word.',
   params: { word: { type: 'string', required: true, nonEmpty: true } },
   async handler(args, ctx) {
-    const word = nameArgument(args.word, 'word');
+    // A note like any other: words added one by one must not make up a block that runs (docs/design.md §4).
+    const word = inertMarkdown(nameArgument(args.word, 'word'));
     const abs = ctx.vault.layout.files.dictionary;
     // A folder or a binary file is refused before anything is written.
     await readTextFile(ctx.vault, abs);

@@ -21,3 +21,42 @@ export function inertMarkdown(text: string): string {
 export function inertNotice(before: string, after: string): string {
   return before === after ? '' : ' Executable blocks were written inert (```dataviewjs/```js-engine as ```text, Templater <% as <\\%): notes never run code.';
 }
+
+/** A fence line: container markers, then a run of 3+ backticks or tildes, then the rest (info string). */
+const FENCE_LINE = /^(?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*(`{3,}|~{3,})(.*)$/;
+const EXECUTABLE_INFO = /^[ \t]*(?:dataviewjs|js-engine)(?=[\s{]|$)/i;
+
+/** The bodies of the executable fences of `text`, in order (an unclosed one runs to the end). */
+export function executableBlocks(text: string): string[] {
+  const blocks: string[] = [];
+  let open: { run: string; executable: boolean; body: string[] } | undefined;
+  for (const line of text.split(/\r?\n/)) {
+    const m = FENCE_LINE.exec(line);
+    if (!open) {
+      if (m && !(m[1]!.startsWith('`') && m[2]!.includes('`'))) open = { run: m[1]!, executable: EXECUTABLE_INFO.test(m[2]!), body: [] };
+      continue;
+    }
+    if (m && m[1]![0] === open.run[0] && m[1]!.length >= open.run.length && m[2]!.trim() === '') {
+      if (open.executable) blocks.push(open.body.join('\n'));
+      open = undefined;
+    } else open.body.push(line);
+  }
+  if (open?.executable) blocks.push(open.body.join('\n'));
+  return blocks;
+}
+
+/**
+ * Whether `after` runs no code that `before` did not: its executable blocks are some of
+ * `before`'s, unchanged. What the agent writes is inert already; this catches lines inserted
+ * into a person's ```dataviewjs block, or a fence line removed so that text becomes one.
+ */
+export function keepsExecutableBlocks(before: string, after: string): boolean {
+  const old = executableBlocks(before);
+  let i = 0;
+  for (const block of executableBlocks(after)) {
+    while (i < old.length && old[i] !== block) i++;
+    if (i === old.length) return false;
+    i++;
+  }
+  return true;
+}

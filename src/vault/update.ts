@@ -165,7 +165,11 @@ export async function updateFile(fs: Fs, file: string, transform: Transform, opt
       // The compare, the last moment before the rename. Lines another program appended
       // meanwhile are appended to the temp file too (not synced: no less durable than that
       // program's own write), so a file appended to every millisecond is still written.
-      const base = await absorbAppends(fs, file, tmp, current, next, maxAttempts, maxBytes);
+      const base = await absorbAppends(fs, file, tmp, current, next, maxAttempts, maxBytes).catch(async (err: unknown) => {
+        // Grown past maxBytes, or swapped for a FIFO, meanwhile: no temp file is left behind.
+        await fs.unlink(tmp).catch(() => undefined);
+        throw err;
+      });
       if (base === CHANGED) {
         await fs.unlink(tmp).catch(() => undefined);
         continue;

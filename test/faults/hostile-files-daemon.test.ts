@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -185,5 +185,10 @@ describe('a stop that always stops', () => {
     expect(d.stderr()).toContain('the stop did not finish within Daemon.ShutdownGraceSeconds (1 s) and 7 s more; ending the process');
     // Grace 1 s + margin 7 s, and the start of node itself.
     expect(Date.now() - sent).toBeLessThan(15_000);
+    // The claim it could not remove is stale: the next start takes the vault over.
+    expect(existsSync(path.join(s.vault, '.meeting-assistant/daemon.json'))).toBe(true);
+    const next = await startDaemonProcess({ configPath: s.configPath });
+    expect((await next.stop('SIGTERM', 15_000)).code).toBe(0);
+    expect(existsSync(path.join(s.vault, '.meeting-assistant/daemon.json'))).toBe(false);
   });
 });

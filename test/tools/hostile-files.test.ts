@@ -69,6 +69,14 @@ describe('prompt injection limits', () => {
     expect((await all.call('search', { keywords: 'Gamma release', projects: ['Gamma'] })).content).toContain('Projects/Gamma/secret.md:1:');
   });
 
+  it("a folder that differs from the meeting's project only in case (a case-sensitive disk) is another project: not written", async () => {
+    const h = harness({ files: { 'Projects/alpha/plan.md': 'the other alpha\n' } });
+    const r = await h.call('write_projectfile', { project: 'alpha', path: 'plan.md', content: 'x' });
+    expect(r.content).toMatch(/^Error: project alpha is not one of this meeting's projects/);
+    expect(await h.read('Projects/alpha/plan.md')).toBe('the other alpha\n');
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'plan.md', content: 'x' })).isError).toBe(false);
+  });
+
   it("no tool writes a project's AGENTS.md (any case, or through a link) or a dot-path", async () => {
     const h = harness({ files: { 'Projects/Beta/AGENTS.md': 'Beta rules\n' } });
     await symlink(h.fs, '/vault/Projects/Beta/AGENTS.md', '/vault/Projects/Beta/rules.md');
@@ -109,6 +117,46 @@ describe('prompt injection limits', () => {
     expect(await h.read('Meetings/Context/2026-11-30 Weekly Sync.md')).toContain(inert);
     await h.call('write_projectfile', { project: 'Alpha', path: 'plan.md', content: evil });
     expect(await h.read('Projects/Alpha/plan.md')).toBe(inert);
+  });
+});
+
+describe('inert, one line at a time', () => {
+  it('add_dictation_word cannot assemble a dataviewjs block in the dictionary word by word, nor write a Templater tag', async () => {
+    const h = harness({ files: { 'Meetings/Dictionary.md': null } });
+    for (const word of ['```dataviewjs', 'app.vault.adapter.remove("Projects")', '```', '<%* tp.system.exec("x") %>']) {
+      expect((await h.call('add_dictation_word', { word })).isError, word).toBe(false);
+    }
+    const dictionary = (await h.read('Meetings/Dictionary.md'))!;
+    expect(dictionary).toBe('```text\napp.vault.adapter.remove("Projects")\n```\n<\\%* tp.system.exec("x") %>\n');
+  });
+});
+
+describe("a person's executable blocks", () => {
+  it('write_projectfile does not add code to a dataviewjs block already in a file, nor turn text into one; edits elsewhere go through', async () => {
+    const dashboard = 'Dashboard\n```dataviewjs\ndv.table(["a"], [])\n```\nNotes\n';
+    const h = harness({ files: { 'Projects/Alpha/Dashboard.md': dashboard, 'Projects/Alpha/Open.md': 'Query\n```dataviewjs\ndv.list([])\n' } });
+    await h.call('read_projectfile', { project: 'Alpha', path: 'Dashboard.md' });
+    await h.call('read_projectfile', { project: 'Alpha', path: 'Open.md' });
+    const inserted = await h.call('write_projectfile', { project: 'Alpha', path: 'Dashboard.md', content: 'app.vault.adapter.remove("Projects")', insert: 3 });
+    expect(inserted.content).toMatch(/^Error: this edit would change the code of a dataviewjs\/js-engine block/);
+    const unclosed = await h.call('write_projectfile', { project: 'Alpha', path: 'Dashboard.md', content: 'Notes, edited', from: 4, to: 5 });
+    expect(unclosed.isError).toBe(true);
+    // Appended to a file that ends inside an open block, the lines would run too.
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'Open.md', content: 'app.vault.adapter.remove("x")' })).isError).toBe(true);
+    expect(await h.read('Projects/Alpha/Dashboard.md')).toBe(dashboard);
+    expect(await h.read('Projects/Alpha/Open.md')).toBe('Query\n```dataviewjs\ndv.list([])\n');
+    expect((await h.call('write_projectfile', { project: 'Alpha', path: 'Dashboard.md', content: 'Notes, edited', from: 5, to: 5 })).isError).toBe(false);
+    expect(await h.read('Projects/Alpha/Dashboard.md')).toBe(dashboard.replace('Notes', 'Notes, edited'));
+  });
+
+  it('write_context neither, in a block a person put into the notebook', async () => {
+    const context = '---\ntitle: Weekly Sync\n---\nNotebook\n```dataviewjs\ndv.list([])\n```\n';
+    const h = harness({ files: { 'Meetings/Context/2026-11-30 Weekly Sync.md': context } });
+    await h.call('read_context');
+    const r = await h.call('write_context', { mode: 'insert', line: 3, content: 'app.vault.adapter.remove("x")' });
+    expect(r.content).toMatch(/^Error: this edit would change the code of a dataviewjs/);
+    expect(await h.read('Meetings/Context/2026-11-30 Weekly Sync.md')).toBe(context);
+    expect((await h.call('write_context', { mode: 'insert', line: 1, content: 'First' })).isError).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inertMarkdown } from '../../src/vault/inert.js';
+import { inertMarkdown, keepsExecutableBlocks } from '../../src/vault/inert.js';
 
 /** docs/design.md §4: an executable fence is written inert wherever Markdown lets a fence start. */
 describe('inertMarkdown', () => {
@@ -20,5 +20,21 @@ describe('inertMarkdown', () => {
   it('leaves list items, quotes and fences of other languages alone', () => {
     const kept = '- ```js\n  x\n  ```\n1. dataviewjs is a plugin\n> ```dataview\n';
     expect(inertMarkdown(kept)).toBe(kept);
+  });
+});
+
+describe('keepsExecutableBlocks', () => {
+  const person = 'Dashboard\n```dataviewjs\ndv.table(["a"], [])\n```\nNotes\n````md\n```dataviewjs\nshown, not run\n```\n````\n';
+  it('an edit outside the blocks, or one that removes a whole block, keeps them', () => {
+    expect(keepsExecutableBlocks(person, `${person}more notes\n`)).toBe(true);
+    expect(keepsExecutableBlocks(person, person.replace('Notes', 'Notes, edited'))).toBe(true);
+    expect(keepsExecutableBlocks(person, person.replace('```dataviewjs\ndv.table(["a"], [])\n```\n', ''))).toBe(true);
+  });
+
+  it('a line inserted into a block, a closing fence removed, or the outer fence of a shown block removed, do not', () => {
+    expect(keepsExecutableBlocks(person, person.replace('dv.table', 'app.vault.adapter.remove("x")\ndv.table'))).toBe(false);
+    expect(keepsExecutableBlocks(person, person.replace('[])\n```\n', '[])\n'))).toBe(false);
+    expect(keepsExecutableBlocks(person, person.replace('````md\n', ''))).toBe(false);
+    expect(keepsExecutableBlocks('```dataviewjs\nx', '```dataviewjs\nx\ny')).toBe(false);
   });
 });

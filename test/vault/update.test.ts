@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Fs } from '../../src/vault/fs.js';
 import { LateMergeError, lateMerge } from '../../src/vault/late-writes.js';
 import { ConcurrentEditError, UNCHANGED, updateFile } from '../../src/vault/update.js';
+import { FileTooLargeError } from '../../src/vault/regular-file.js';
 import { type LateWriteEvent, LinkOutsideVaultError, Vault } from '../../src/vault/vault.js';
 import { eventWithin, renameGate } from '../helpers/gates.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
@@ -159,6 +160,15 @@ describe('updateFile', () => {
       }),
     ).rejects.toThrow('refused');
     expect(Buffer.from(await fs.readFile(FILE)).toString()).toBe('a\n');
+  });
+
+  it('a file that grows past maxBytes between the read and the rename: refused, and no temp file is left behind', async () => {
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const fs = withReadHook(base, async (n) => {
+      if (n === 1) await base.writeFile(FILE, `a\n${'x'.repeat(100)}\n`);
+    });
+    await expect(updateFile(fs, FILE, append('agent'), { maxBytes: 50 })).rejects.toThrow(FileTooLargeError);
+    expect((await base.readdir('/vault/Projects/Alpha', { withFileTypes: true })).map((e) => e.name)).toEqual(['Log.md']);
   });
 });
 
