@@ -6,6 +6,7 @@ import { Audit, auditJournalFolder } from './audit.js';
 import { AgentError, type ContextController } from './agent/loop.js';
 import { conversationStart } from './agent/conversation-start.js';
 import { runAgentPhases } from './agent/phases.js';
+import { SUMMARY_REMINDER } from './agent/prompt.js';
 import type { RunProgress } from './agent/progress.js';
 import type { EndpointGate } from './agent/retry.js';
 import { unreachableAdvice } from './agent/endpoint-wait.js';
@@ -315,6 +316,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     retry,
     context,
     summaryWritten: () => r.state.summaryWritten,
+    summaryReminder: SUMMARY_REMINDER,
     summaryIssue: () => staleSummaryReminder(r.state),
     log,
     signal: options.signal,

@@ -1,6 +1,5 @@
 import type { Logger } from '../log.js';
 import type { ProgressSink } from './progress.js';
-import { SUMMARY_REMINDER } from './prompt.js';
 import { type EndpointGate, withRetry } from './retry.js';
 import { logTurn } from './turn-line.js';
 import { estimateRequestTokens } from './tokens.js';
@@ -63,6 +62,8 @@ export interface AgentLoopOptions {
   context?: ContextController;
   /** True once the summary note has been written in this run. */
   summaryWritten: () => boolean;
+  /** What the model is told, once, when it stops before the summary is written (the meeting's words, not the engine's). */
+  summaryReminder: string;
   /**
    * What the written summary still lacks, as the model is told it (undefined: nothing). A run
    * does not end on it: the model is reminded once, and fails when it ends again unchanged.
@@ -187,13 +188,13 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
  */
 function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>, turn: number, textOnly: string | undefined): string | undefined {
   if (!options.summaryWritten()) {
-    if (reminded.has(SUMMARY_REMINDER) && textOnly !== undefined) {
+    if (reminded.has(options.summaryReminder) && textOnly !== undefined) {
       // docs/design.md §2: many small local models have no tool calling at all.
       throw new AgentError('no-tool-calls', 'the model answered in text without ever calling a tool, even after a reminder', textOnly);
     }
-    if (reminded.has(SUMMARY_REMINDER)) throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
+    if (reminded.has(options.summaryReminder)) throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
     options.log.info({ turn }, 'model stopped without write_summary: reminding it once');
-    return SUMMARY_REMINDER;
+    return options.summaryReminder;
   }
   const issue = options.summaryIssue?.();
   if (issue === undefined) return undefined;

@@ -1,7 +1,6 @@
 import { readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processIsAlive } from './temps.js';
 
 /**
  * Whether the process a daemon.json names is a running daemon (docs/design.md §2, one daemon
@@ -11,6 +10,16 @@ import { processIsAlive } from './temps.js';
  * when neither can be asked (no HTTP, no /proc on macOS and Windows) a live pid counts, the
  * cautious answer.
  */
+
+/** Whether a process with this pid exists (EPERM: it does, it just is not ours to signal). */
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code === 'EPERM';
+  }
+}
 
 /** What daemon.json and a command-line run's marker say of the process that holds them. */
 export interface HolderRecord {

@@ -2,7 +2,6 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Fs } from '../vault/fs.js';
 import { DEFAULT_MAX_FILE_BYTES, openRegular, readAllBounded } from '../vault/regular-file.js';
 import { parseNote } from '../vault/frontmatter.js';
-import { factsFromData, type NoteFacts } from './triggers.js';
 
 /**
  * Reading only the frontmatter of notes: the catch-up scan looks at tens of thousands of
@@ -82,4 +81,25 @@ export function readFacts(content: string): NoteFacts | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The frontmatter keys the triggers look at; undefined fields were absent. */
+export interface NoteFacts {
+  /** Transcript and context notes. */
+  state?: string;
+  /** Summary notes: `done` or `failed`. */
+  status?: string;
+  retry?: boolean;
+}
+
+/** The facts from parsed frontmatter data (whatever parser produced it). */
+export function factsFromData(data: Record<string, unknown>): NoteFacts {
+  const text = (value: unknown): string | undefined =>
+    typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+  const retry = data.retry;
+  return {
+    state: text(data.state),
+    status: text(data.status),
+    retry: retry === true || (typeof retry === 'string' && retry.trim().toLowerCase() === 'true'),
+  };
 }

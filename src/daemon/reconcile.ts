@@ -7,7 +7,8 @@ import { EndpointReports } from './endpoint-reports.js';
 import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from './locate.js';
 import type { Job } from './queue.js';
 import { UnreportedRuns } from './unreported.js';
-import { factsFromData, isRetryRequested, type NoteFacts } from './triggers.js';
+import { factsFromData, type NoteFacts } from './notes.js';
+import { isRetryRequested } from './triggers.js';
 
 /**
  * Catch-up (docs/design.md §2): find the triggers the daemon missed while it was down or a

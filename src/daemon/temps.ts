@@ -4,6 +4,7 @@ import type { Logger } from '../log.js';
 import { isNotFound, isTempFile, tempFileOwner, type WalkedEntry, walkFiles } from '../vault/fs.js';
 import { Vault } from '../vault/vault.js';
 import { STATE_FOLDER } from '../vault/state.js';
+import { processIsAlive } from './holder.js';
 
 /**
  * Temporary files that a killed process left behind. An atomic write never leaves a
@@ -21,16 +22,6 @@ export interface SweepOptions {
 }
 
 const DEFAULT_MAX_AGE_MS = 60 * 60 * 1000;
-
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, it just is not ours to signal.
-    return (err as { code?: string }).code === 'EPERM';
-  }
-}
 
 /** The folders the daemon and its tools write into, none inside another. */
 export function writtenFolders(vault: Vault): string[] {

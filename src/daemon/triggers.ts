@@ -1,21 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { NoteKind } from '../vault/vault.js';
 import type { VaultEvent } from './events.js';
+import type { NoteFacts } from './notes.js';
 
 /**
  * The trigger rules of docs/design.md §2, as pure logic: given a file event, the note's
  * current content and what was known about it before, decide whether the daemon has work.
  * The daemon reacts to a change of state, not to every save, and never to its own writes.
  */
-
-/** The frontmatter keys the triggers look at; undefined fields were absent. */
-export interface NoteFacts {
-  /** Transcript and context notes. */
-  state?: string;
-  /** Summary notes: `done` or `failed`. */
-  status?: string;
-  retry?: boolean;
-}
 
 /** Reads the facts from a note's text; undefined when its frontmatter does not parse. */
 export type FactsReader = (content: string) => NoteFacts | undefined;
@@ -99,14 +91,3 @@ export class TriggerTracker {
   }
 }
 
-/** The facts from parsed frontmatter data (whatever parser produced it). */
-export function factsFromData(data: Record<string, unknown>): NoteFacts {
-  const text = (value: unknown): string | undefined =>
-    typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
-  const retry = data.retry;
-  return {
-    state: text(data.state),
-    status: text(data.status),
-    retry: retry === true || (typeof retry === 'string' && retry.trim().toLowerCase() === 'true'),
-  };
-}

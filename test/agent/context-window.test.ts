@@ -337,6 +337,7 @@ describe('a 3-hour meeting in an 8192-token window', () => {
       retry: { attempts: 0, delayMs: 0 },
       context: cm,
       summaryWritten: () => summaryWritten,
+      summaryReminder: 'Write the summary.',
       log,
     });
     expect(summaryWritten).toBe(true);

@@ -61,6 +61,7 @@ function options(replies: Reply[], extra: Partial<PhasedRunOptions> & { stale?: 
     maxOutputTokens: 1000,
     retry: { attempts: 0, delayMs: 0 },
     summaryWritten: () => state.summary !== undefined,
+    summaryReminder: 'Write the summary.',
     summaryIssue: () => extra.stale?.(),
     log: silentLogger,
     onProgress: (event) => progress.push(event),

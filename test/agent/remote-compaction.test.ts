@@ -123,6 +123,7 @@ async function run(settings: Settings, remote: RemoteCompactor | undefined, log:
     retry: { attempts: 0, delayMs: 0 },
     context,
     summaryWritten: tools.summary,
+    summaryReminder: 'Write the summary.',
     log,
   });
   return { result, summaryWritten: tools.summary() };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Reconciler, UNREPORTED_TRIGGER } from '../../src/daemon/reconcile.js';
 import { readFrontmatterText } from '../../src/daemon/notes.js';
-import type { NoteFacts } from '../../src/daemon/triggers.js';
+import type { NoteFacts } from '../../src/daemon/notes.js';
 import { silentLogger } from '../../src/log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, TRANSCRIPT_BODY, transcriptNote } from '../helpers/notes.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { factsFromData, type NoteFacts, TriggerTracker } from '../../src/daemon/triggers.js';
+import { factsFromData, type NoteFacts } from '../../src/daemon/notes.js';
+import { TriggerTracker } from '../../src/daemon/triggers.js';
 import type { VaultEvent } from '../../src/daemon/events.js';
 import { memoryVault } from '../helpers/memfs.js';
 import { transcriptNote } from '../helpers/notes.js';
