@@ -14,11 +14,11 @@ const LAYERS = [
   { name: 'commands', units: ['commands/'] },
   { name: 'daemon and command helpers', units: ['daemon/', 'doctor/', 'service/', 'example-vault.ts'] },
   { name: 'import', units: ['import/'] },
-  { name: 'runtime and pipeline', units: ['runtime.ts', 'pipeline.ts', 'run-failure.ts'] },
+  { name: 'runtime and meeting', units: ['runtime.ts', 'meeting/'] },
   // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
   { name: 'mcp server', units: ['mcp/'] },
-  { name: 'tools, agent and audit', units: ['tools/', 'agent/', 'audit.ts'] },
-  { name: 'vault and log', units: ['vault/', 'log.ts'] },
+  { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },
+  { name: 'vault, log and external programs', units: ['vault/', 'log.ts', 'external-programs.ts'] },
   { name: 'config', units: ['config.ts', 'config-hints.ts'] },
   { name: 'shared definitions', units: ['errors.ts', 'clock.ts'] },
 ];
@@ -63,10 +63,16 @@ const PEERS = [
     why: 'the tools record their writes in the audit; helpers both need (binary detection, the state folder) belong in vault/',
   },
   {
-    name: 'pipeline-not-runtime',
-    from: ['pipeline.ts'],
+    name: 'agent-not-vault',
+    from: ['agent/'],
+    to: ['vault/'],
+    why: 'the agent is a model engine that knows no meetings and no notes: what it needs of a meeting (the prompt, the first message, the tools) is handed to it by meeting/',
+  },
+  {
+    name: 'meeting-not-runtime',
+    from: ['meeting/'],
     to: ['runtime.ts'],
-    why: 'the runtime assembles the pipeline\'s dependencies (model client, vault, logger); the pipeline gets them passed in',
+    why: 'the runtime assembles the meeting run\'s dependencies (model client, vault, logger); the run gets them passed in',
   },
   {
     name: 'daemon-apart-from-command-helpers',

@@ -9,7 +9,7 @@
 import { dist } from './_lib.mjs';
 
 const { ModelError } = await dist('agent/types.js');
-const { estimateRequestTokens } = await dist('agent/tokens.js');
+const { estimateRequestTokens } = await dist('agent/window/tokens.js');
 
 export function readerClient(reader, { scale = 1, refuseOver, onRequest } = {}) {
   let calls = 0;

@@ -29,9 +29,9 @@ import { readerClient } from './_reader-client.mjs';
 const { resolveConfig } = await dist('config.js');
 const { Vault } = await dist('vault/vault.js');
 const { nodeFs } = await dist('vault/fs.js');
-const { summarizeMeeting } = await dist('pipeline.js');
-const { ContextManager } = await dist('agent/context-window.js');
-const { countTokens, fixedTokens, messagesTokens } = await dist('agent/tokens.js');
+const { summarizeMeeting } = await dist('meeting/pipeline.js');
+const { ContextManager } = await dist('agent/window/window-budget.js');
+const { countTokens, fixedTokens, messagesTokens } = await dist('agent/window/tokens.js');
 const { createLogger, silentLogger } = await dist('log.js');
 const { readFileSync } = await import('node:fs');
 
@@ -51,7 +51,7 @@ const CASES = [
   { name: '131072', label: '131,072', window: 131_072, tokens: 131_072, maxOutput: 4096 },
 ].filter((c) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').includes(c.name));
 
-/** The first message's meeting facts, and the transcript notes appended to them (src/agent/transcript-notes.ts notesForAgent). */
+/** The first message's meeting facts, and the transcript notes appended to them (src/meeting/long-transcript/notes-pass.ts notesForAgent). */
 function splitNotes(first) {
   const at = first.indexOf('\n\nThe transcript (');
   return at < 0 ? [first, ''] : [first.slice(0, at), first.slice(at + 2)];

@@ -42,7 +42,7 @@ for (let i = 0; i < MEETINGS; i++) {
 console.log(`vault: ${MEETINGS} meetings, 4 notes each (${(bytes / 1e6).toFixed(0)} MB; ${PENDING} to catch up), generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const { resolveConfig } = await dist('config.js');
-const { Reconciler } = await dist('daemon/reconcile.js');
+const { Reconciler } = await dist('daemon/intake/catch-up.js');
 const { Vault } = await dist('vault/vault.js');
 const { nodeFs } = await dist('vault/fs.js');
 const { silentLogger } = await dist('log.js');

@@ -10,10 +10,10 @@ import { transcriptLines } from '../test/helpers/long-meeting-text.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (p) => pathToFileURL(path.join(here, '..', 'dist', p)).href;
-const { estimateRequestTokens, fixedTokens } = await import(dist('agent/tokens.js'));
+const { estimateRequestTokens, fixedTokens } = await import(dist('agent/window/tokens.js'));
 const { catLine } = await import(dist('vault/lines.js'));
-const compaction = await import(dist('agent/compaction.js'));
-const { ContextManager } = await import(dist('agent/context-window.js'));
+const compaction = await import(dist('agent/window/compaction.js'));
+const { ContextManager } = await import(dist('agent/window/window-budget.js'));
 const { silentLogger } = await import(dist('log.js'));
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);

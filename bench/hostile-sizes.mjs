@@ -4,7 +4,7 @@
 import { dist, report, runs, stats, timeRuns } from './_lib.mjs';
 
 const { updateFrontmatter } = await dist('vault/frontmatter.js');
-const { countTokens } = await dist('agent/tokens.js');
+const { countTokens } = await dist('agent/window/tokens.js');
 
 const ms = (v) => `${v.toFixed(1)} ms`;
 const note = (n) => `---\n${Array.from({ length: n }, (_, i) => `key_${i}: "value ${i}: x" # note`).join('\n')}\n---\nbody\n`;

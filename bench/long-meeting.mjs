@@ -19,9 +19,9 @@ import { readerClient } from './_reader-client.mjs';
 const { resolveConfig } = await dist('config.js');
 const { Vault } = await dist('vault/vault.js');
 const { nodeFs } = await dist('vault/fs.js');
-const { summarizeMeeting } = await dist('pipeline.js');
-const { ContextManager } = await dist('agent/context-window.js');
-const { countTokens, fixedTokens } = await dist('agent/tokens.js');
+const { summarizeMeeting } = await dist('meeting/pipeline.js');
+const { ContextManager } = await dist('agent/window/window-budget.js');
+const { countTokens, fixedTokens } = await dist('agent/window/tokens.js');
 const { createLogger, silentLogger } = await dist('log.js');
 
 const SCALE = Number(process.env.BENCH_SERVER_SCALE ?? 1.1);

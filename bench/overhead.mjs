@@ -7,10 +7,10 @@
 // project phase, 1,300 for a meeting with past summaries and no project folder, 1,600 for all nineteen.
 import { dist } from './_lib.mjs';
 
-const { requestOverhead } = await dist('agent/overhead.js');
-const { buildInstructions, buildProjectInstructions } = await dist('agent/prompt.js');
-const { offeredTools, phasedTools } = await dist('tools/offer.js');
-const { summaryShapeSection } = await dist('agent/summary-shape.js');
+const { requestOverhead } = await dist('agent/window/overhead.js');
+const { buildInstructions, buildProjectInstructions } = await dist('meeting/prompt.js');
+const { offeredTools, phasedTools } = await dist('tools/offered-tools.js');
+const { summaryShapeSection } = await dist('meeting/summary-shape.js');
 // The built-in summary structure with a named language: the longest shape without a template.
 const shape = summaryShapeSection({ language: { value: 'pt-BR', source: 'meeting' }, taskFormat: 'dataview' });
 const everything = { projects: true, past: true, identities: true };

@@ -45,7 +45,7 @@ for (const read of READS) {
 
 // --- inside the agent loop -------------------------------------------------------------------
 const { runAgentLoop } = await dist('agent/loop.js');
-const { ContextManager } = await dist('agent/context-window.js');
+const { ContextManager } = await dist('agent/window/window-budget.js');
 const { resolveConfig } = await dist('config.js');
 const { silentLogger } = await dist('log.js');
 const { createToolContext, createToolRegistry } = await dist('tools/registry.js');

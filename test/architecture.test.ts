@@ -42,11 +42,21 @@ describe('dependency rules', () => {
     });
     const violations = await checkDependencies(root);
     const seen = violations.map((v) => `${v.rule}: ${v.from} → ${v.to}`);
-    expect(seen).toContain('layer-config-not-vault-and-log: src/config.ts → src/vault/fs.ts');
+    expect(seen).toContain('layer-config-not-vault-log-and-external-programs: src/config.ts → src/vault/fs.ts');
     expect(seen).toContain('no-unit-cycle: config.ts → vault/ → config.ts');
     expect(seen.some((s) => s.startsWith('no-circular: src/agent/a.ts → src/agent/b.ts → src/agent/a.ts'))).toBe(true);
-    const layer = violations.find((v) => v.rule === 'layer-config-not-vault-and-log');
-    expect(layer?.message).toMatch(/^config \(config\.ts, config-hints\.ts\) may not use vault and log \(vault\/, log\.ts\)/);
+    const layer = violations.find((v) => v.rule === 'layer-config-not-vault-log-and-external-programs');
+    expect(layer?.message).toMatch(/^config \(config\.ts, config-hints\.ts\) may not use vault, log and external programs \(vault\/, log\.ts, external-programs\.ts\)/);
+  });
+
+  it('the model engine knows no notes: agent/ importing vault/ is refused though vault/ lies below it', async () => {
+    const root = project({
+      'vault/lines.ts': 'export const catLine = (n: number) => String(n);\n',
+      'agent/engine.ts': "import { catLine } from '../vault/lines.js';\nexport const line = catLine(1);\n",
+    });
+    const shown = (await checkDependencies(root)).map(describeViolation).join('\n');
+    expect(shown).toContain('agent-not-vault: src/agent/engine.ts → src/vault/lines.ts');
+    expect(shown).toContain('agent/ may not use vault/: the agent is a model engine that knows no meetings');
   });
 
   it('a failure names the layer that may not use the other: agent/ importing tools/ (one layer, a rule of its own)', async () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { estimateRequestTokens } from '../src/agent/tokens.js';
+import { estimateRequestTokens } from '../src/agent/window/tokens.js';
 import type { Message, ToolSchema } from '../src/agent/types.js';
-import { summarizeMeeting } from '../src/pipeline.js';
+import { summarizeMeeting } from '../src/meeting/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { capturedLogger } from './helpers/captured-log.js';

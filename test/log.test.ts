@@ -13,7 +13,7 @@ import {
 } from '../src/log.js';
 import { prettyFormatter, wantsPrettyLogs } from '../src/log-pretty.js';
 import { createRuntime } from '../src/runtime.js';
-import { summarizeMeeting } from '../src/pipeline.js';
+import { summarizeMeeting } from '../src/meeting/pipeline.js';
 import { rolledFiles } from '../src/service/log-files.js';
 import { endLogger } from './helpers/end-logger.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';

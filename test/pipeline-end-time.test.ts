@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { summarizeMeeting } from '../src/pipeline.js';
+import { summarizeMeeting } from '../src/meeting/pipeline.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { Vault } from '../src/vault/vault.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, SUMMARY_REMINDER } from '../src/agent/prompt.js';
-import { summaryShapeSection } from '../src/agent/summary-shape.js';
-import { retrySummary, summarizeMeeting } from '../src/pipeline.js';
+import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, SUMMARY_REMINDER } from '../src/meeting/prompt.js';
+import { summaryShapeSection } from '../src/meeting/summary-shape.js';
+import { retrySummary, summarizeMeeting } from '../src/meeting/pipeline.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { Vault } from '../src/vault/vault.js';
 import { memoryFs, testConfig } from './helpers/memfs.js';

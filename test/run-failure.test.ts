@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ModelClient, ModelResponse } from '../src/agent/types.js';
 import { ModelError } from '../src/agent/types.js';
 import type { Logger } from '../src/log.js';
-import { summarizeMeeting, type RunOutcome } from '../src/pipeline.js';
+import { summarizeMeeting, type RunOutcome } from '../src/meeting/pipeline.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import type { Fs } from '../src/vault/fs.js';
 import { Vault } from '../src/vault/vault.js';

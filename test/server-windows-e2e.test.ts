@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { summarizeMeeting } from '../src/pipeline.js';
+import { summarizeMeeting } from '../src/meeting/pipeline.js';
 import { createRuntime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { bundledConfig } from './helpers/bundled-config.js';

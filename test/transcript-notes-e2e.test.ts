@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunProgress } from '../src/agent/progress.js';
-import { retrySummary, summarizeMeeting } from '../src/pipeline.js';
+import { retrySummary, summarizeMeeting } from '../src/meeting/pipeline.js';
 import { createRuntime, type Runtime } from '../src/runtime.js';
 import { parseNote } from '../src/vault/frontmatter.js';
 import { resolveMeeting } from '../src/vault/meeting.js';
-import { parseNotesSection } from '../src/vault/transcript-notes.js';
+import { parseNotesSection } from '../src/vault/transcript-notes-section.js';
 import { createToolContext, createToolRegistry } from '../src/tools/registry.js';
 import { transcriptLines } from './helpers/long-meeting.js';
 import { capturedLogger } from './helpers/captured-log.js';

@@ -1,8 +1,8 @@
 import type { Logger } from '../log.js';
 import type { ProgressSink } from './progress.js';
-import { type EndpointGate, withRetry } from './retry.js';
+import { type EndpointGate, withRetry } from './model/retry.js';
 import { logTurn } from './turn-line.js';
-import { estimateRequestTokens } from './tokens.js';
+import { estimateRequestTokens } from './window/tokens.js';
 import {
   type Message,
   ModelError,
@@ -20,7 +20,7 @@ export interface LoopConversation {
   messages: Message[];
 }
 
-/** What the loop needs of the context-window manager (src/agent/context-window.ts). */
+/** What the loop needs of the context-window manager (src/agent/window/window-budget.ts). */
 export interface ContextController {
   beforeRequest(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void>;
   afterResponse(request: ModelRequest, response: ModelResponse): 'ok' | 'truncated';

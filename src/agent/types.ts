@@ -72,7 +72,7 @@ export interface ModelResponse {
   finishReason?: string;
 }
 
-/** One wire API behind one interface; retries live outside (agent/retry.ts). */
+/** One wire API behind one interface; retries live outside (agent/model/retry.ts). */
 export interface ModelClient {
   readonly api: 'chat-completions' | 'responses';
   complete(request: ModelRequest): Promise<ModelResponse>;

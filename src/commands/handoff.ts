@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { localDateTime } from '../clock.js';
-import type { DaemonInstance } from '../daemon/instance.js';
+import type { DaemonInstance } from '../instance/daemon-claim.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
 
 /**

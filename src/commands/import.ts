@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { type DaemonInstance, liveDaemon } from '../daemon/instance.js';
+import { type DaemonInstance, liveDaemon } from '../instance/daemon-claim.js';
 import { ImportError } from '../import/cues.js';
 import { isAccepted } from '../import/formats/index.js';
 import { importFile, type ImportOutcome, recoverImports } from '../import/importer.js';

@@ -1,6 +1,6 @@
-import { type CommandRunner, findOnPath, launch } from '../daemon/external.js';
-import { statusPageUrl } from '../daemon/address.js';
-import { daemonBaseUrl } from '../daemon/instance.js';
+import { type CommandRunner, findOnPath, launch } from '../external-programs.js';
+import { statusPageUrl } from '../instance/status-page-url.js';
+import { daemonBaseUrl } from '../instance/daemon-claim.js';
 import { readHttpToken } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';

@@ -1,6 +1,6 @@
-import { reportEndpointProblems } from '../agent/endpoint-check.js';
+import { reportEndpointProblems } from '../agent/model/endpoint-check.js';
 import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
-import { endpointWaitFromEnv } from '../daemon/endpoint-wait.js';
+import { endpointWaitFromEnv } from '../daemon/runs/endpoint-gate.js';
 import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';

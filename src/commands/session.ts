@@ -1,5 +1,5 @@
-import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../daemon/sessions.js';
-import { finishSession } from '../daemon/session-finish.js';
+import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../sessions/sessions.js';
+import { finishSession } from '../sessions/session-finish.js';
 import type { AppConfig } from '../config.js';
 import { Vault } from '../vault/vault.js';
 import { noteArgument } from './note-argument.js';

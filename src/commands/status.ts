@@ -1,9 +1,9 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
-import { importLines } from '../daemon/import-status.js';
-import { listMeetingStates, type MeetingState } from '../daemon/overview.js';
+import { importLines } from '../daemon/http/import-status.js';
+import { listMeetingStates, type MeetingState } from '../vault/meeting-overview.js';
 import { localDateTime } from '../clock.js';
-import { liveDaemon } from '../daemon/instance.js';
-import { triggerLabel } from '../daemon/trigger-labels.js';
+import { liveDaemon } from '../instance/daemon-claim.js';
+import { triggerLabel } from '../daemon/http/trigger-labels.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';

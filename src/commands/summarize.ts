@@ -1,8 +1,8 @@
-import { retrySummary, summarizeMeeting, type RunOutcome } from '../pipeline.js';
-import { markCliRun } from '../daemon/cli-runs.js';
-import { HeadCache } from '../daemon/heads.js';
-import { liveDaemon } from '../daemon/instance.js';
-import { meetingOfNote } from '../daemon/locate.js';
+import { retrySummary, summarizeMeeting, type RunOutcome } from '../meeting/pipeline.js';
+import { markCliRun } from '../instance/cli-run-marker.js';
+import { HeadCache } from '../vault/head-cache.js';
+import { liveDaemon } from '../instance/daemon-claim.js';
+import { meetingOfNote } from '../vault/locate-meeting.js';
 import { createRuntime } from '../runtime.js';
 import { handOff } from './handoff.js';
 import { noteArgument } from './note-argument.js';

@@ -1,9 +1,9 @@
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Vault } from '../vault/vault.js';
-import type { InstanceLock } from './instance.js';
-import { saveLeftover } from './leftover.js';
-import type { RunQueue, StopResult } from './queue.js';
+import type { InstanceLock } from '../instance/daemon-claim.js';
+import { saveLeftover } from './runs/unstarted-jobs.js';
+import type { RunQueue, StopResult } from './runs/queue.js';
 
 /**
  * The daemon's stop (docs/design.md §2): take no more work, give running runs

@@ -1,5 +1,5 @@
 import { type AppConfig, ConfigError } from '../config.js';
-import { check, type DoctorCheck } from '../agent/endpoint-check.js';
+import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
 
 /** The config check: every problem of a config that did not load, or where the settings came from. */
 export function checkConfig(config: AppConfig | ConfigError): DoctorCheck {

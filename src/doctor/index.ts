@@ -1,7 +1,7 @@
 import { type AppConfig, ConfigError } from '../config.js';
-import { check, checkEndpoint, type DoctorCheck } from '../agent/endpoint-check.js';
+import { check, checkEndpoint, type DoctorCheck } from '../agent/model/endpoint-check.js';
 import { checkConfig } from './config.js';
-import { checkContextLength } from './context-window.js';
+import { checkContextLength } from './window.js';
 import { checkHttpPort } from './port.js';
 import { checkToolCalling } from './tool-calling.js';
 import type { DoctorDeps, DoctorReport } from './types.js';
@@ -10,11 +10,11 @@ import { checkVault } from './vault.js';
 /**
  * `meeting-assistant doctor` without the command line: every check a person needs when the
  * service misbehaves, each with what was found and how to fix it. One module per family of
- * checks; the endpoint, key and model checks are agent/endpoint-check.ts, which the daemon
+ * checks; the endpoint, key and model checks are agent/model/endpoint-check.ts, which the daemon
  * also runs at start. Printing is the command's job (src/commands/doctor.ts).
  */
 
-export type { CheckStatus, DoctorCheck } from '../agent/endpoint-check.js';
+export type { CheckStatus, DoctorCheck } from '../agent/model/endpoint-check.js';
 export type { DoctorDeps, DoctorReport, PortState } from './types.js';
 export { listenCheck } from './port.js';
 

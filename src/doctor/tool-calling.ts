@@ -1,6 +1,6 @@
 import type { AppConfig } from '../config.js';
-import { createModelClient } from '../agent/client.js';
-import { check, type DoctorCheck } from '../agent/endpoint-check.js';
+import { createModelClient } from '../agent/model/client.js';
+import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
 
 /**

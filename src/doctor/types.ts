@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { DoctorCheck } from '../agent/endpoint-check.js';
+import type { DoctorCheck } from '../agent/model/endpoint-check.js';
 import type { Fs } from '../vault/fs.js';
 import type { ModelClient } from '../agent/types.js';
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { AppConfig, FolderKey } from '../config.js';
-import { check, type DoctorCheck } from '../agent/endpoint-check.js';
+import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
 import { shellQuote } from '../service/install.js';
 import { type Fs, isNotFound, TEMP_SUFFIX } from '../vault/fs.js';
 import { resolveTemplate, TemplateError } from '../vault/template.js';

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import { ToolError } from '../tools/errors.js';
-import { translateDotNetRegex } from '../tools/regex.js';
-import { SearchTimeoutError, searchPattern } from '../tools/search-worker.js';
+import { translateDotNetRegex } from '../tools/search/dotnet-regex.js';
+import { SearchTimeoutError, searchPattern } from '../tools/search/worker-pool.js';
 import { inRange, newestFirst, parseRange } from './filters.js';
 import type { MeetingIndex } from './meeting-index.js';
 import type { Scope } from './tool.js';
 import { defineMcpTool } from './tool.js';
 
 /**
- * `search_meetings` (docs/design.md §10): the agent's search engine (tools/search-worker.ts:
+ * `search_meetings` (docs/design.md §10): the agent's search engine (tools/search/worker-pool.ts:
  * the same .NET-style patterns, worker threads stopped at `Agent.SearchTimeoutSeconds`, the
  * same text cache) over the summaries and transcripts of the meetings asked for, newest
  * meetings first.

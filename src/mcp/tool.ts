@@ -4,7 +4,7 @@ import type { Logger } from '../log.js';
 import type { Vault } from '../vault/vault.js';
 import type { MeetingIndex } from './meeting-index.js';
 import type { RunCaches } from '../tools/run-caches.js';
-import type { SearchPlans } from '../tools/search-plans.js';
+import type { SearchPlans } from '../tools/search/search-plans.js';
 
 /** What every MCP tool gets: the vault read through the vault layer, its index, the settings. */
 /** The files a search_meetings call covers, in result order, and how many of each kind. */

@@ -11,7 +11,7 @@ import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
 import { formatRead, resultBudget } from './format.js';
 import { readTextFile } from './read.js';
-import { rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './seen.js';
+import { rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './last-seen.js';
 import { staleLabelsSentence, staleSpeakerLabels } from './speaker-names.js';
 import type { ToolContext } from './types.js';
 

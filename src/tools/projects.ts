@@ -6,7 +6,7 @@ import { formatRead, resultBudget } from './format.js';
 import { resolveInside } from '../vault/confine.js';
 import { filesOfProject, findProject, listProjectFolders, resolveProject } from './project-files.js';
 import { readTextFile } from './read.js';
-import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './seen.js';
+import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './last-seen.js';
 import { inertMarkdown, inertNotice } from '../vault/inert.js';
 import { writableProject, refuseExecutableChange, refuseInstructionsFile } from './project-limits.js';
 import { UNCHANGED } from '../vault/update.js';

@@ -21,7 +21,7 @@ import type { PastSummaryIndex } from './past-index.js';
 import { listPastProjectMeetings, readPastProjectMeetingSummary } from './past-meetings.js';
 import { listProjectFiles, listProjects, readProjectFile, writeProjectFile } from './projects.js';
 import { RunCaches } from './run-caches.js';
-import { search } from './search.js';
+import { search } from './search/search-tool.js';
 import { addDictationWord, deleteIdentity, overrideSpeaker } from './speakers.js';
 import type { AnyTool, RunState, ToolContext } from './types.js';
 

@@ -1,9 +1,9 @@
-import { releaseTokenizer } from '../agent/tokens.js';
+import { releaseTokenizer } from '../agent/window/tokens.js';
 import type { Vault } from '../vault/vault.js';
 import { FileWatch } from './file-cache.js';
 import { PastSummaryIndex } from './past-index.js';
-import { SearchPlans } from './search-plans.js';
-import { SearchWorkerPool } from './search-worker.js';
+import { SearchPlans } from './search/search-plans.js';
+import { SearchWorkerPool } from './search/worker-pool.js';
 
 /**
  * The caches the runs of one vault share, with an owner and a lifetime (docs/design.md §4,

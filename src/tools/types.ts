@@ -39,7 +39,7 @@ export interface RunState {
   agentTitle?: string;
   /** Labels `override_speaker` replaced with names in this run (label -> name): the summary must use the names. */
   speakerNames?: Map<string, string>;
-  /** What the agent last read or wrote of each file it may edit by line numbers (tools/seen.ts). */
+  /** What the agent last read or wrote of each file it may edit by line numbers (tools/last-seen.ts). */
   seen?: Map<string, string>;
 }
 

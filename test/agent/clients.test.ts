@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ChatCompletionsClient } from '../../src/agent/chat-completions.js';
-import { createModelClient } from '../../src/agent/client.js';
-import { ResponsesClient } from '../../src/agent/responses.js';
-import { stripThinking } from '../../src/agent/think.js';
+import { ChatCompletionsClient } from '../../src/agent/model/chat-completions.js';
+import { createModelClient } from '../../src/agent/model/client.js';
+import { ResponsesClient } from '../../src/agent/model/responses.js';
+import { stripThinking } from '../../src/agent/model/strip-thinking.js';
 import { type Message, type ModelClient, ModelError, type ModelRequest } from '../../src/agent/types.js';
-import { withRetries } from '../../src/agent/retry.js';
-import { retryAfterMs } from '../../src/agent/wire.js';
+import { withRetries } from '../../src/agent/model/retry.js';
+import { retryAfterMs } from '../../src/agent/model/exchange.js';
 import { silentLogger } from '../../src/log.js';
 import { testConfig } from '../helpers/memfs.js';
 import {

@@ -13,9 +13,9 @@ import {
   StageUndone,
   SUMMARY_HEADER,
   summarizeOlder,
-} from '../../src/agent/compaction.js';
-import { conversationProblems, groupMessages } from '../../src/agent/message-groups.js';
-import { countTokens, estimateRequestTokens, fixedTokens, messagesTokens } from '../../src/agent/tokens.js';
+} from '../../src/agent/window/compaction.js';
+import { conversationProblems, groupMessages } from '../../src/agent/window/message-groups.js';
+import { countTokens, estimateRequestTokens, fixedTokens, messagesTokens } from '../../src/agent/window/tokens.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse } from '../../src/agent/types.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
 import { capturedLogger } from '../helpers/captured-log.js';

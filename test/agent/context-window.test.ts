@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { SUMMARY_HEADER } from '../../src/agent/compaction.js';
-import { conversationProblems } from '../../src/agent/message-groups.js';
+import { SUMMARY_HEADER } from '../../src/agent/window/compaction.js';
+import { conversationProblems } from '../../src/agent/window/message-groups.js';
 import {
   ContextManager,
   type ContextManagerOptions,
   contextLimitFrom,
   ContextOverflowError,
   type Conversation,
-} from '../../src/agent/context-window.js';
+} from '../../src/agent/window/window-budget.js';
 import { runAgentLoop } from '../../src/agent/loop.js';
 import type { ToolExecutor } from '../../src/agent/types.js';
-import type { RemoteCompactor } from '../../src/agent/remote-compaction.js';
-import { estimateRequestTokens } from '../../src/agent/tokens.js';
+import type { RemoteCompactor } from '../../src/agent/window/remote-compaction.js';
+import { estimateRequestTokens } from '../../src/agent/window/tokens.js';
 import {
   ModelError,
   type ModelClient,

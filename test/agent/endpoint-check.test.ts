@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reportEndpointProblems } from '../../src/agent/endpoint-check.js';
+import { reportEndpointProblems } from '../../src/agent/model/endpoint-check.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { freePort } from '../helpers/daemon-process.js';
 import { testConfig } from '../helpers/memfs.js';

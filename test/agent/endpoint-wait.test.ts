@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { EndpointWaiter, isUnreachable, unreachableAdvice } from '../../src/agent/endpoint-wait.js';
-import { withRetry } from '../../src/agent/retry.js';
+import { EndpointWaiter, isUnreachable, unreachableAdvice } from '../../src/agent/model/endpoint-wait.js';
+import { withRetry } from '../../src/agent/model/retry.js';
 import { ModelError } from '../../src/agent/types.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createModelClient } from '../../src/agent/client.js';
+import { createModelClient } from '../../src/agent/model/client.js';
 import { type ModelClient, ModelError, type ModelRequest } from '../../src/agent/types.js';
-import { MAX_ANSWER_BYTES, readCappedText } from '../../src/agent/wire.js';
+import { MAX_ANSWER_BYTES, readCappedText } from '../../src/agent/model/exchange.js';
 import { testConfig } from '../helpers/memfs.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { requestOverhead } from '../../src/agent/overhead.js';
-import { buildInstructions, buildProjectInstructions, DEFAULT_PROMPT, PAST_STEP, PROJECT_PHASE_NOTE, PROJECT_PROMPT } from '../../src/agent/prompt.js';
-import { summaryShapeSection } from '../../src/agent/summary-shape.js';
-import { offeredTools, phasedTools, type ToolOffer } from '../../src/tools/offer.js';
+import { requestOverhead } from '../../src/agent/window/overhead.js';
+import { buildInstructions, buildProjectInstructions, DEFAULT_PROMPT, PAST_STEP, PROJECT_PHASE_NOTE, PROJECT_PROMPT } from '../../src/meeting/prompt.js';
+import { summaryShapeSection } from '../../src/meeting/summary-shape.js';
+import { offeredTools, phasedTools, type ToolOffer } from '../../src/tools/offered-tools.js';
 import { TOOLS } from '../../src/tools/registry.js';
 import type { AnyTool } from '../../src/tools/types.js';
 

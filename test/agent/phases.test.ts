@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { AgentError } from '../../src/agent/loop.js';
-import { type PhasedRunOptions, runAgentPhases, summaryForRoom } from '../../src/agent/phases.js';
+import { type PhasedRunOptions, runAgentPhases, summaryForRoom } from '../../src/meeting/phases.js';
 import type { RunProgress } from '../../src/agent/progress.js';
-import { countTokens } from '../../src/agent/tokens.js';
+import { countTokens } from '../../src/agent/window/tokens.js';
 import type { ModelRequest, ModelResponse, ToolCall, ToolExecutor } from '../../src/agent/types.js';
 import { silentLogger } from '../../src/log.js';
 
 /**
- * Issue 21: a run in phases (src/agent/phases.ts). The summary phase with the meeting's tools
+ * Issue 21: a run in phases (src/meeting/phases.ts). The summary phase with the meeting's tools
  * ends once the summary is written; the project phase is a new conversation with only its own
  * tools and the summary handed on; both count against one Agent.MaxTurns.
  */

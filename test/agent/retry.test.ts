@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createModelClient } from '../../src/agent/client.js';
+import { createModelClient } from '../../src/agent/model/client.js';
 import {
   defaultSleep,
   MAX_RETRY_AFTER_MS,
@@ -7,7 +7,7 @@ import {
   retryPolicyFromSettings,
   withRetries,
   withRetry,
-} from '../../src/agent/retry.js';
+} from '../../src/agent/model/retry.js';
 import { ModelError, type ModelRequest } from '../../src/agent/types.js';
 import { createLogger } from '../../src/log.js';
 import { capturedLogger } from '../helpers/captured-log.js';

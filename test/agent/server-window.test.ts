@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { probeServerWindow, raiseWindowHint, serverRoot, ServerWindowSource } from '../../src/agent/server-window.js';
+import { probeServerWindow, raiseWindowHint, serverRoot, ServerWindowSource } from '../../src/agent/window/server-window.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import type { ServerEmulation } from '../helpers/server-kinds.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeLanguage, summaryShapeSection } from '../../src/agent/summary-shape.js';
+import { describeLanguage, summaryShapeSection } from '../../src/meeting/summary-shape.js';
 import { countActionItems, guessLanguage, headingsFor } from '../../src/vault/summary-sections.js';
 import { isUnnamedLabel, transcriptSpeech, unnamedSpeakers } from '../../src/vault/transcript.js';
 

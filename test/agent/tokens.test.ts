@@ -8,7 +8,7 @@ import {
   pieces,
   toolsTokens,
   truncateToTokens,
-} from '../../src/agent/tokens.js';
+} from '../../src/agent/window/tokens.js';
 import type { Message } from '../../src/agent/types.js';
 import { exactTemplateTokens, INSTRUCTIONS, recordedConversation, TOOL_SCHEMAS, transcriptLines } from '../helpers/long-meeting.js';
 

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ContextManager, ContextOverflowError } from '../../src/agent/context-window.js';
-import { condenseNotes, type NotesCall } from '../../src/agent/notes-condense.js';
-import { fitReadResult } from '../../src/agent/read-sizing.js';
-import { countTokens, estimateRequestTokens } from '../../src/agent/tokens.js';
-import { type ContextRoom, notesForLongTranscript, readTranscriptInParts, type TranscriptToRead } from '../../src/agent/transcript-notes.js';
+import { ContextManager, ContextOverflowError } from '../../src/agent/window/window-budget.js';
+import { condenseNotes, type NotesCall } from '../../src/meeting/long-transcript/condense.js';
+import { fitReadResult } from '../../src/agent/window/read-sizing.js';
+import { countTokens, estimateRequestTokens } from '../../src/agent/window/tokens.js';
+import { type ContextRoom, notesForLongTranscript, readTranscriptInParts, type TranscriptToRead } from '../../src/meeting/long-transcript/notes-pass.js';
 import type { MeetingArtifacts } from '../../src/vault/meeting.js';
-import { lineTokens, speakerOf, splitAtTurns } from '../../src/agent/transcript-parts.js';
+import { lineTokens, speakerOf, splitAtTurns } from '../../src/meeting/long-transcript/parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from '../../src/agent/types.js';
 import { DEFAULT_SETTINGS } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { setContextState, splitContextBody } from '../../src/vault/context.js';
-import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection, writeNotesSection } from '../../src/vault/transcript-notes.js';
+import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection, writeNotesSection } from '../../src/vault/transcript-notes-section.js';
 import { readResult, recordedConversation, transcriptNote } from '../helpers/long-meeting.js';
 import { memoryVault } from '../helpers/memfs.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ContextManager, type Conversation } from '../../src/agent/context-window.js';
-import { estimateRequestTokens } from '../../src/agent/tokens.js';
-import { windowShownByCut } from '../../src/agent/truncation.js';
+import { ContextManager, type Conversation } from '../../src/agent/window/window-budget.js';
+import { estimateRequestTokens } from '../../src/agent/window/tokens.js';
+import { windowShownByCut } from '../../src/agent/window/truncation.js';
 import { ModelError, type ModelClient, type ModelRequest, type ModelResponse } from '../../src/agent/types.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/config.js';
 import { capturedLogger } from '../helpers/captured-log.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeCall } from '../../src/agent/turn-line.js';
-import { summarizeMeeting } from '../../src/pipeline.js';
+import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { Vault } from '../../src/vault/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';

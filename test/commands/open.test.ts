@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { CliError } from '../../src/commands/common.js';
 import { open, type OpenDeps } from '../../src/commands/open.js';
-import type { CommandResult } from '../../src/daemon/external.js';
+import type { CommandResult } from '../../src/external-programs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { standInDaemon } from '../helpers/stand-in-daemon.js';
 
@@ -102,7 +102,7 @@ describe('open', () => {
 
 describe('launch (how open starts the browser opener)', () => {
   it('reports an opener that fails at once or does not exist, and leaves one that keeps running alone', async () => {
-    const { launch } = await import('../../src/daemon/external.js');
+    const { launch } = await import('../../src/external-programs.js');
     expect((await launch('sh', ['-c', 'exit 3'])).code).toBe(3);
     const missing = await launch('/nonexistent/xdg-open', ['http://x']);
     expect(missing.code).toBeNull();

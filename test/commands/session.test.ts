@@ -4,7 +4,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { sessionStart, sessionState, sessionStop } from '../../src/commands/session.js';
 import { status } from '../../src/commands/status.js';
 import { CliError, EXIT_USAGE } from '../../src/commands/common.js';
-import { localIsoTime } from '../../src/daemon/sessions.js';
+import { localIsoTime } from '../../src/sessions/sessions.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cliRunOf, markCliRun } from '../../src/daemon/cli-runs.js';
-import type { HolderProbe } from '../../src/daemon/holder.js';
+import { cliRunOf, markCliRun } from '../../src/instance/cli-run-marker.js';
+import type { HolderProbe } from '../../src/instance/liveness.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 /** The markers of command-line runs (docs/design.md §2), on memfs with the process checks stood in. */

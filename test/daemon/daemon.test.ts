@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, type PipelineFns, startDaemon } from '../../src/daemon/daemon.js';
-import type { VaultEvent, VaultEventListener, VaultEventSource } from '../../src/daemon/events.js';
+import type { VaultEvent, VaultEventListener, VaultEventSource } from '../../src/daemon/intake/file-events.js';
 import { silentLogger } from '../../src/log.js';
-import type { RunOutcome } from '../../src/pipeline.js';
+import type { RunOutcome } from '../../src/meeting/pipeline.js';
 import { setContextState } from '../../src/vault/context.js';
 import { updateNoteFrontmatter } from '../../src/vault/frontmatter.js';
 import type { Fs } from '../../src/vault/fs.js';

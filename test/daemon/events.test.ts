@@ -6,7 +6,7 @@ import {
   type TimerApi,
   triggerFolders,
   type VaultEvent,
-} from '../../src/daemon/events.js';
+} from '../../src/daemon/intake/file-events.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 /** A manual clock: timers fire only when the test advances it. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Daemon, type PipelineFns, startDaemon } from '../../src/daemon/daemon.js';
-import type { VaultEventListener, VaultEventSource } from '../../src/daemon/events.js';
+import type { VaultEventListener, VaultEventSource } from '../../src/daemon/intake/file-events.js';
 import { silentLogger } from '../../src/log.js';
 import type { IdleTimers, RunCaches } from '../../src/tools/run-caches.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';

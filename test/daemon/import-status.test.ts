@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ImportBoard } from '../../src/daemon/import-board.js';
-import { importLines } from '../../src/daemon/import-status.js';
-import { escapeHtml } from '../../src/daemon/html.js';
-import { obsidianUrl, renderMain } from '../../src/daemon/status-page.js';
-import type { StatusView } from '../../src/daemon/status-view.js';
+import { ImportBoard } from '../../src/daemon/intake/import-board.js';
+import { importLines } from '../../src/daemon/http/import-status.js';
+import { escapeHtml } from '../../src/daemon/http/html.js';
+import { obsidianUrl, renderMain } from '../../src/daemon/http/status-page.js';
+import type { StatusView } from '../../src/daemon/http/status-view.js';
 
 const now = new Date('2026-12-02T10:00:00Z');
 

@@ -2,10 +2,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findOnPath } from '../../src/daemon/external.js';
-import type { CommandResult } from '../../src/daemon/external.js';
-import { createNotifier, type NotifierOptions } from '../../src/daemon/notify.js';
-import type { RunRecord } from '../../src/daemon/run-history.js';
+import { findOnPath } from '../../src/external-programs.js';
+import type { CommandResult } from '../../src/external-programs.js';
+import { createNotifier, type NotifierOptions } from '../../src/daemon/runs/notify.js';
+import type { RunRecord } from '../../src/daemon/runs/run-history.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 
 /** Desktop notifications: which program, which arguments, and silence when asked for none. */

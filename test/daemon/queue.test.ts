@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type Job, type JobResult, RunQueue } from '../../src/daemon/queue.js';
+import { type Job, type JobResult, RunQueue } from '../../src/daemon/runs/queue.js';
 import { silentLogger } from '../../src/log.js';
 
 interface Call {

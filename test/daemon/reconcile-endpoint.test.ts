@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Reconciler } from '../../src/daemon/reconcile.js';
+import { Reconciler } from '../../src/daemon/intake/catch-up.js';
 import { silentLogger } from '../../src/log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../helpers/notes.js';

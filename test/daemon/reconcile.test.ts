@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Reconciler, UNREPORTED_TRIGGER } from '../../src/daemon/reconcile.js';
-import { readFrontmatterText } from '../../src/daemon/notes.js';
-import type { NoteFacts } from '../../src/daemon/notes.js';
+import { Reconciler, UNREPORTED_TRIGGER } from '../../src/daemon/intake/catch-up.js';
+import { readFrontmatterText } from '../../src/vault/note-head.js';
+import type { NoteFacts } from '../../src/vault/note-head.js';
 import { silentLogger } from '../../src/log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, TRANSCRIPT_BODY, transcriptNote } from '../helpers/notes.js';
@@ -202,7 +202,7 @@ describe('frontmatter head', () => {
 
 describe('reconcile schedule', () => {
   it('a schedule stops cleanly', async () => {
-    const { scheduleReconcile } = await import('../../src/daemon/reconcile.js');
+    const { scheduleReconcile } = await import('../../src/daemon/intake/catch-up.js');
     const schedule = scheduleReconcile('*/5 * * * *', async () => undefined, silentLogger);
     expect(() => schedule.stop()).not.toThrow();
   });

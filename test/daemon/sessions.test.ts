@@ -6,10 +6,10 @@ import {
   setSessionState,
   startSession,
   stopSession,
-} from '../../src/daemon/sessions.js';
-import { listMeetingStates } from '../../src/daemon/overview.js';
+} from '../../src/sessions/sessions.js';
+import { listMeetingStates } from '../../src/vault/meeting-overview.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { createApiHandlers } from '../../src/daemon/api.js';
+import { createApiHandlers } from '../../src/daemon/http/api-handlers.js';
 import { Vault } from '../../src/vault/vault.js';
 import { eventWithin, renameGate } from '../helpers/gates.js';
 import { memoryVault, testConfig } from '../helpers/memfs.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { RunBoard } from '../../src/daemon/run-board.js';
-import { RunHistory } from '../../src/daemon/run-history.js';
-import { renderMain } from '../../src/daemon/status-page.js';
-import { buildStatusView } from '../../src/daemon/status-view.js';
-import { gateOnBoard } from '../../src/daemon/endpoint-wait.js';
+import { RunBoard } from '../../src/daemon/runs/run-board.js';
+import { RunHistory } from '../../src/daemon/runs/run-history.js';
+import { renderMain } from '../../src/daemon/http/status-page.js';
+import { buildStatusView } from '../../src/daemon/http/status-view.js';
+import { gateOnBoard } from '../../src/daemon/runs/endpoint-gate.js';
 import { silentLogger } from '../../src/log.js';
 import { memoryVault } from '../helpers/memfs.js';
 

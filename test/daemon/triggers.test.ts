@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { factsFromData, type NoteFacts } from '../../src/daemon/notes.js';
-import { TriggerTracker } from '../../src/daemon/triggers.js';
-import type { VaultEvent } from '../../src/daemon/events.js';
+import { factsFromData, type NoteFacts } from '../../src/vault/note-head.js';
+import { TriggerTracker } from '../../src/daemon/intake/triggers.js';
+import type { VaultEvent } from '../../src/daemon/intake/file-events.js';
 import { memoryVault } from '../helpers/memfs.js';
 import { transcriptNote } from '../helpers/notes.js';
 

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DirectoryWatcher } from '../../src/vault/dir-watch.js';
-import { type VaultEvent, type VaultEventSource, watchVault } from '../../src/daemon/events.js';
+import { type VaultEvent, type VaultEventSource, watchVault } from '../../src/daemon/intake/file-events.js';
 import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { nodeFs } from '../../src/vault/fs.js';

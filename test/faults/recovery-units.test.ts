@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Audit, auditJournalFolder } from '../../src/audit.js';
-import { createModelClient } from '../../src/agent/client.js';
-import { sweepTempFiles } from '../../src/daemon/temps.js';
+import { createModelClient } from '../../src/agent/model/client.js';
+import { sweepTempFiles } from '../../src/daemon/intake/temp-sweep.js';
 import { silentLogger } from '../../src/log.js';
-import { type PipelineDeps, summarizeMeeting } from '../../src/pipeline.js';
+import { type PipelineDeps, summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { tempFileOwner, writeFileAtomic } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';

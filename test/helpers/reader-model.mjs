@@ -11,7 +11,7 @@
 // It can stand behind a server that cuts silently: a request the server counts over
 // `serverWindow` is cut as Ollama cuts it, to its first 4 tokens plus the newest half of the
 // window (only the lines in that tail reach the model), and the usage reports those kept
-// tokens, 4 + (serverWindow - 4) / 2, as Ollama does (src/agent/truncation.ts). The server
+// tokens, 4 + (serverWindow - 4) / 2, as Ollama does (src/agent/window/truncation.ts). The server
 // counts with its own tokenizer: `scale` times the client's estimate. Behind the scripted
 // server's emulation (server-kinds.ts) the server decides instead: a request's `cut` says what
 // it kept.

@@ -1,4 +1,4 @@
-import { countTokens, estimateRequestTokens } from '../../src/agent/tokens.js';
+import { countTokens, estimateRequestTokens } from '../../src/agent/window/tokens.js';
 import type { Message } from '../../src/agent/types.js';
 import { createReaderModel, type ReaderModel } from './reader-model.mjs';
 import type { RecordedRequest, Step } from './scripted-server.js';

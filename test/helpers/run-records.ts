@@ -1,4 +1,4 @@
-import type { RunRecord } from '../../src/daemon/run-history.js';
+import type { RunRecord } from '../../src/daemon/runs/run-history.js';
 
 /** A finished run of `Meetings/<meeting>.md` at 10:<minute> (42 s long), as the run history keeps it. */
 export const runRecord = (meeting: string, status: 'done' | 'failed', minute: number, extra: Partial<RunRecord> = {}): RunRecord => ({

@@ -1,4 +1,4 @@
-import { estimateRequestTokens } from '../../src/agent/tokens.js';
+import { estimateRequestTokens } from '../../src/agent/window/tokens.js';
 import type { Message, ToolCall, ToolSchema } from '../../src/agent/types.js';
 
 /**

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { csrfValue, sessionCookieName, sessionValue } from '../../src/daemon/page-routes.js';
+import { csrfValue, sessionCookieName, sessionValue } from '../../src/daemon/http/page-routes.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, summarizingModel } from '../helpers/daemon-helpers.js';
 
 /**

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOnPath } from '../../src/daemon/external.js';
+import { findOnPath } from '../../src/external-programs.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type RecordedRequest, type Step } from '../helpers/scripted-server.js';
 import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, failingModel, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationStart } from '../../src/agent/conversation-start.js';
+import { conversationStart } from '../../src/meeting/conversation-start.js';
 import { inertMarkdown } from '../../src/vault/inert.js';
 import { testConfig } from '../helpers/memfs.js';
 import { SUMMARY, artifacts, harness, symlink } from '../helpers/tool-harness.js';

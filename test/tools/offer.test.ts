@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isProjectPhaseTool, offeredTools, PAST_TOOLS, phasedTools, PROJECT_TOOLS, toolOffer } from '../../src/tools/offer.js';
+import { isProjectPhaseTool, offeredTools, PAST_TOOLS, phasedTools, PROJECT_TOOLS, toolOffer } from '../../src/tools/offered-tools.js';
 import { harness, summaryNote } from '../helpers/tool-harness.js';
 
 const names = async (h: ReturnType<typeof harness>) => offeredTools(await toolOffer(h.ctx)).map((t) => t.name);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { translateDotNetRegex } from '../../src/tools/regex.js';
+import { translateDotNetRegex } from '../../src/tools/search/dotnet-regex.js';
 
 const re = (p: string) => {
   const t = translateDotNetRegex(p);

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { countTokens, tokenizerLoaded } from '../../src/agent/tokens.js';
+import { countTokens, tokenizerLoaded } from '../../src/agent/window/tokens.js';
 import { type IdleTimers, RunCaches } from '../../src/tools/run-caches.js';
-import { MAX_PLANS, SearchPlans } from '../../src/tools/search-plans.js';
+import { MAX_PLANS, SearchPlans } from '../../src/tools/search/search-plans.js';
 import { harness } from '../helpers/tool-harness.js';
 
 /** Timers that fire only when the test says so. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type HeldText, type ThreadPattern, type ThreadRequest, answerRequest } from '../../src/tools/search-lines.js';
+import { type HeldText, type ThreadPattern, type ThreadRequest, answerRequest } from '../../src/tools/search/match-lines.js';
 
 /** What a search worker thread does with one message, run here on the main thread. */
 function request(over: Partial<ThreadRequest>): ThreadRequest {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { translateDotNetRegex } from '../../src/tools/regex.js';
+import { translateDotNetRegex } from '../../src/tools/search/dotnet-regex.js';
 import { FileWatch } from '../../src/tools/file-cache.js';
-import { type SearchFile, SearchWorkerPool, scannable, searchPattern } from '../../src/tools/search-worker.js';
+import { type SearchFile, SearchWorkerPool, scannable, searchPattern } from '../../src/tools/search/worker-pool.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 const pool = new SearchWorkerPool(new FileWatch(memoryVault()));

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
-import { HeadCache } from '../../src/daemon/heads.js';
+import { HeadCache } from '../../src/vault/head-cache.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import { createToolContext, createToolRegistry } from '../../src/tools/registry.js';
 import { nodeFs } from '../../src/vault/fs.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEditorTempName } from '../../src/daemon/events.js';
+import { isEditorTempName } from '../../src/daemon/intake/file-events.js';
 import { resolveLink } from '../../src/vault/links.js';
 import { isSyncToolFile } from '../../src/vault/sync-files.js';
 import { SUMMARY, harness, summaryNote } from '../helpers/tool-harness.js';

@@ -1,0 +1,80 @@
+import type { Clock } from '../../clock.js';
+import type { AppConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { ServerWindowSource } from '../../agent/window/server-window.js';
+import type { Vault } from '../../vault/vault.js';
+import { packageVersion } from '../../version.js';
+import { createApiHandlers } from './api-handlers.js';
+import type { Inbox } from '../intake/inbox.js';
+import { importRoutes } from './import-route.js';
+import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './server.js';
+import { pageRoutes } from './page-routes.js';
+import type { Job, QueueStatus } from '../runs/queue.js';
+import type { RunBoard } from '../runs/run-board.js';
+import { buildStatusView } from './status-view.js';
+import { SummaryTexts } from './summary-texts.js';
+
+/**
+ * The daemon's HTTP side (docs/design.md §7): the API (retries, sessions, status) and the
+ * status page, on one server. Undefined when `Http.Enabled` is false.
+ */
+
+export interface ServeOptions {
+  config: AppConfig;
+  vault: Vault;
+  token: string;
+  log: Logger;
+  board: RunBoard;
+  startedAt: Date;
+  clock: Clock;
+  serverWindow: ServerWindowSource;
+  enqueue(job: Job): string;
+  /** The daemon's status, as `GET /status` returns it. */
+  status(): { queue: QueueStatus };
+  stopping(): boolean;
+  /** Whether the endpoint answers: since when it does not (docs/design.md §2). */
+  endpointDownSince?(): string | undefined;
+  /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
+  inbox?: Inbox;
+}
+
+/** Starts the server; throws HttpStartError when the address cannot be taken. */
+export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | undefined> {
+  const settings = o.config.settings;
+  if (!settings.Http.Enabled) return undefined;
+  const { vault, token, log } = o;
+  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState });
+  const texts = new SummaryTexts(vault);
+  const view = () =>
+    texts.fill(buildStatusView({
+      version: packageVersion(),
+      startedAt: o.startedAt,
+      vaultRoot: vault.root,
+      board: o.board,
+      pending: () => o.status().queue.pending,
+      stopping: o.stopping,
+      endpoint: { url: settings.Endpoint.BaseUrl, model: settings.Endpoint.Model, api: settings.Endpoint.Api },
+      // The smaller of ContextWindow.Tokens and what the server last said it has.
+      endpointWindow: () => o.serverWindow.known(),
+      ...(o.endpointDownSince && { endpointDownSince: o.endpointDownSince }),
+      clock: o.clock,
+      ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
+    }));
+  const http = await startHttpServer({
+    settings: settings.Http,
+    token,
+    log,
+    handlers,
+    extraRoutes: [
+      ...pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
+      ...(o.inbox ? importRoutes(vault, o.inbox, token, settings.Http.Port) : []),
+    ],
+  });
+  if (!isLoopbackHost(settings.Http.Host)) {
+    log.warn(
+      { host: settings.Http.Host },
+      `the HTTP API listens on ${settings.Http.Host}, beyond this machine: anyone who can reach it and has the token can start retries and sessions`,
+    );
+  }
+  return http;
+}

@@ -1,0 +1,255 @@
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { DirectoryWatcher } from '../../vault/dir-watch.js';
+import type { Settings } from '../../config.js';
+import type { Logger } from '../../log.js';
+import { isTempFile } from '../../vault/fs.js';
+import { isSyncToolFile } from '../../vault/sync-files.js';
+import { Vault } from '../../vault/vault.js';
+
+/**
+ * Normalised file events for the daemon: only Markdown notes, only after they stopped
+ * changing, at most one per file per quiet period. The watcher adapters live here (folder
+ * watches, dir-watch.ts; chokidar when polling) so the trigger logic above them can be tested
+ * with any event source.
+ */
+
+export type VaultEventType = 'add' | 'change' | 'unlink';
+
+export interface VaultEvent {
+  type: VaultEventType;
+  /** Absolute path. */
+  path: string;
+}
+
+export type VaultEventListener = (event: VaultEvent) => void;
+
+/** Anything that produces vault events: the chokidar watcher in production, a fake in tests. */
+export interface VaultEventSource {
+  on(listener: VaultEventListener): void;
+  /**
+   * Every change below the watched folders (any file or folder, at once, not debounced): the
+   * search and past-summary caches drop what changed, so they can trust the watcher.
+   */
+  onChange?(listener: (absPath: string) => void): void;
+  /** Resolves once the initial tree is known, so a scan after it misses nothing. */
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Folders no note of ours lives in: Obsidian's trash and settings, git, our own state. */
+const IGNORED_FOLDERS = new Set(['.trash', '.obsidian', '.git', '.meeting-assistant']);
+
+/**
+ * Editors' temporary and swap files: vim (`*.swp`, `*.swx`, `*~`, the `4913` probe), emacs
+ * (`.#*` locks, `#*#` autosaves), and our own atomic-write temporaries.
+ */
+export function isEditorTempName(name: string): boolean {
+  return (
+    name.startsWith('.') ||
+    name.endsWith('~') ||
+    /\.sw[a-p]$/i.test(name) ||
+    /\.swx$/i.test(name) ||
+    name === '4913' ||
+    (name.startsWith('#') && name.endsWith('#')) ||
+    /\.(tmp|temp|crdownload|part)$/i.test(name) ||
+    isTempFile(name) ||
+    // Sync tools' conflict copies and temporaries are not notes (docs/design.md §4).
+    isSyncToolFile(name)
+  );
+}
+
+/** True for paths the daemon never looks at (whether file or folder). */
+export function isIgnoredPath(vaultRoot: string, absPath: string): boolean {
+  const rel = path.relative(vaultRoot, absPath);
+  if (rel === '') return false;
+  const segments = rel.split(path.sep);
+  // Outside the vault (a configured folder given as an absolute path elsewhere) only the
+  // file's own name is judged.
+  const judged = rel.startsWith('..') || path.isAbsolute(rel) ? [path.basename(absPath)] : segments;
+  return judged.some((segment) => IGNORED_FOLDERS.has(segment) || isEditorTempName(segment));
+}
+
+export function isNoteEvent(vaultRoot: string, absPath: string): boolean {
+  return absPath.toLowerCase().endsWith('.md') && !isIgnoredPath(vaultRoot, absPath);
+}
+
+export interface Debouncer {
+  push(event: VaultEvent): void;
+  /** Drop everything pending (on close). */
+  cancel(): void;
+  readonly pending: number;
+}
+
+export interface TimerApi {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realTimers: TimerApi = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/**
+ * One event per file per quiet period of `ms`: a burst of saves becomes one event. The last
+ * event's type wins, except that an add followed by changes stays an add.
+ */
+export function createDebouncer(ms: number, emit: VaultEventListener, timers: TimerApi = realTimers): Debouncer {
+  const pending = new Map<string, { type: VaultEventType; timer: unknown }>();
+  return {
+    push(event) {
+      const previous = pending.get(event.path);
+      if (previous) timers.clearTimeout(previous.timer);
+      const type = previous?.type === 'add' && event.type === 'change' ? 'add' : event.type;
+      const timer = timers.setTimeout(() => {
+        pending.delete(event.path);
+        emit({ type, path: event.path });
+      }, ms);
+      pending.set(event.path, { type, timer });
+    },
+    cancel() {
+      for (const { timer } of pending.values()) timers.clearTimeout(timer);
+      pending.clear();
+    },
+    get pending() {
+      return pending.size;
+    },
+  };
+}
+
+export interface WatchOptions {
+  /** Folders to watch (absolute); default: transcripts and summaries. */
+  folders?: string[];
+  /** More folders watched only for `onChange` (the projects, for the search cache). */
+  cacheFolders?: string[];
+  /** How long a file must go without an event (or, polling, keep its size) before it counts as written. */
+  stabilityMs?: number;
+  /** Quiet period per file before its event is passed on. */
+  debounceMs?: number;
+  /** Polling instead of native events (network filesystems). */
+  usePolling?: boolean;
+}
+
+/** Transcripts and summaries are where triggers come from; nothing else moves the daemon. */
+export function triggerFolders(vault: Vault): string[] {
+  const { Transcripts, Summaries } = vault.layout.folders;
+  // A folder inside another watched one is already covered.
+  return Vault.outermost([Transcripts, Summaries]);
+}
+
+/** The watcher behind a `VaultEventSource`: one watch per folder (dir-watch.ts), or chokidar polling. */
+export function watchVault(
+  vault: Vault,
+  _settings: Settings,
+  log: Logger,
+  options: WatchOptions = {},
+): VaultEventSource {
+  const folders = options.folders ?? triggerFolders(vault);
+  const watched = Vault.outermost([...folders, ...(options.cacheFolders ?? [])]);
+  const listeners: VaultEventListener[] = [];
+  const changeListeners: ((absPath: string) => void)[] = [];
+  const debouncer = createDebouncer(options.debounceMs ?? 50, (event) => {
+    for (const listener of listeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        log.error({ err, path: event.path }, 'file event handler failed');
+      }
+    }
+  });
+  const inTriggerFolder = (abs: string) => folders.some((f) => Vault.isInside(f, abs));
+  const forward = (type: VaultEventType) => (p: string) => {
+    const abs = path.resolve(p);
+    if (isNoteEvent(vault.root, abs) && inTriggerFolder(abs)) debouncer.push({ type, path: abs });
+  };
+  const changed = (p: string) => {
+    const abs = path.resolve(p);
+    for (const listener of changeListeners) listener(abs);
+  };
+  const backend = options.usePolling
+    ? pollingWatch(vault, watched, { stabilityMs: options.stabilityMs ?? 150, forward, changed, log })
+    : new DirectoryWatcher({
+        roots: watched,
+        ignored: (p) => isIgnoredPath(vault.root, p),
+        onRaw: changed,
+        onSettled: (type, p) => forward(type)(p),
+        quietMs: options.stabilityMs ?? 150,
+        onError: (err) => log.warn({ err }, 'file watcher error'),
+      });
+  const ready = backend.ready;
+  log.debug({ folders: watched.map((f) => vault.rel(f)) }, 'watching folders');
+  return {
+    on(listener) {
+      listeners.push(listener);
+    },
+    onChange(listener) {
+      changeListeners.push(listener);
+    },
+    ready,
+    async close() {
+      debouncer.cancel();
+      await backend.close();
+    },
+  };
+}
+
+/**
+ * chokidar with polling (network filesystems, where folder events do not arrive): it stats
+ * every file on a timer, so it costs what the folder watcher saves, and a rewrite whose old
+ * mtime was set back is seen only by the caches' version check and the next catch-up.
+ */
+function pollingWatch(
+  vault: Vault,
+  watched: string[],
+  on: { stabilityMs: number; forward: (type: VaultEventType) => (p: string) => void; changed: (p: string) => void; log: Logger },
+): { ready: Promise<void>; close(): Promise<void> } {
+  const watcher: FSWatcher = watch(watched, {
+    ignoreInitial: true,
+    persistent: true,
+    usePolling: true,
+    // Stats are only known for some events; directories must never be ignored by extension.
+    ignored: (p: string) => isIgnoredPath(vault.root, p),
+    awaitWriteFinish: { stabilityThreshold: on.stabilityMs, pollInterval: 50 },
+    atomic: true,
+  });
+  watcher.on('all', (_event, p) => on.changed(p));
+  watcher.on('add', on.forward('add'));
+  watcher.on('change', on.forward('change'));
+  watcher.on('unlink', on.forward('unlink'));
+  watcher.on('error', (err) => on.log.warn({ err }, 'file watcher error'));
+  const raw = passRawChanges(watcher, { quietMs: on.stabilityMs + 50, change: on.changed, note: on.forward('change') });
+  return {
+    ready: new Promise<void>((resolve) => watcher.once('ready', () => resolve())),
+    close: async () => {
+      raw.cancel();
+      await watcher.close();
+    },
+  };
+}
+
+/**
+ * chokidar drops a change whose mtime equals the one it saw before while the access time is
+ * newer (its "only the access time changed" test), so a sync tool that writes new bytes and
+ * sets the old mtime back (Obsidian Sync does) went unseen until catch-up (docs/design.md §4).
+ * The kernel's own event says a file was written or its times set: every raw change is passed
+ * on too, to the caches at once and as a note event after `quietMs` without another one (the
+ * write-stability wait chokidar does for its own events). A duplicate of chokidar's event is
+ * harmless: the debouncer merges them, and the trigger tracker compares content.
+ */
+function passRawChanges(
+  watcher: FSWatcher,
+  on: { quietMs: number; change: (abs: string) => void; note: (abs: string) => void },
+  timers: TimerApi = realTimers,
+): Debouncer {
+  const quiet = createDebouncer(on.quietMs, (event) => on.note(event.path), timers);
+  watcher.on('raw', (event: string, evPath: unknown, details: unknown) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (event !== 'change' || typeof evPath !== 'string' || typeof watched !== 'string') return;
+    // A file's own watch names the file; a folder's names the child.
+    const abs = path.resolve(path.basename(watched) === evPath ? watched : path.join(watched, evPath));
+    on.change(abs);
+    quiet.push({ type: 'change', path: abs });
+  });
+  return quiet;
+}

@@ -1,0 +1,277 @@
+import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Clock } from '../../clock.js';
+import type { Settings } from '../../config.js';
+import { isExpectedError } from '../../errors.js';
+import { ImportError } from '../../import/cues.js';
+import { isRetryTicked, writeFailureNote } from '../../import/failure-note.js';
+import { failureNoteOf, fileOfFailureNote, isFailureNote, isIgnoredInboxName, isInboxCandidate } from '../../import/inbox-rules.js';
+import { importFile, type ImportOutcome, type ImportRequest, recoverImports, type Transcriber } from '../../import/importer.js';
+import type { Logger } from '../../log.js';
+import { statIfExists, walkFiles } from '../../vault/fs.js';
+import { STATE_FOLDER } from '../../vault/state.js';
+import type { Vault } from '../../vault/vault.js';
+import { ImportBoard } from './import-board.js';
+
+/**
+ * The daemon's inbox (docs/design.md §9): chokidar watches `Folders.Inbox`; a file that has
+ * not changed for `Import.SettleSeconds` is imported, one import at a time; a file that
+ * cannot be imported gets its error note, and ticking `retry` there imports it again. The
+ * catch-up scan walks the inbox too, so files dropped while the daemon was down are found.
+ */
+
+export interface InboxOptions {
+  vault: Vault;
+  settings: Settings['Import'];
+  log: Logger;
+  clock: Clock;
+  transcribe?: Transcriber;
+  /** Default: chokidar on the inbox; tests may pass a fake. */
+  watcher?: (folder: string) => InboxWatcher;
+}
+
+export interface InboxWatcher {
+  on(listener: (type: 'add' | 'change' | 'unlink', absPath: string) => void): void;
+  readonly ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+export class Inbox {
+  readonly board: ImportBoard;
+  readonly #o: InboxOptions;
+  readonly #timers = new Map<string, NodeJS.Timeout>();
+  /** Size and modification time each settling file had when last looked at. */
+  readonly #seen = new Map<string, string>();
+  /** Files queued or being imported: not queued twice. */
+  readonly #busy = new Set<string>();
+  #chain: Promise<unknown> = Promise.resolve();
+  #watcher: InboxWatcher | undefined;
+  #closed = false;
+  readonly #abort = new AbortController();
+  readonly #startedAt: number;
+
+  constructor(options: InboxOptions) {
+    this.#o = options;
+    // Compared with modification times, which are real time whatever clock the daemon was given.
+    this.#startedAt = Date.now();
+    this.board = new ImportBoard(options.clock);
+  }
+
+  get folder(): string {
+    return this.#o.vault.layout.folders.Inbox;
+  }
+
+  async watch(): Promise<void> {
+    await this.#o.vault.fs.mkdir(this.folder, { recursive: true });
+    const watcher = (this.#o.watcher ?? chokidarInbox)(this.folder);
+    this.#watcher = watcher;
+    watcher.on((type, file) => {
+      if (this.#closed || type === 'unlink') return;
+      const name = path.basename(file);
+      if (isFailureNote(name)) void this.#onFailureNote(file);
+      else if (isInboxCandidate(name)) this.#settle(file);
+    });
+    await watcher.ready;
+  }
+
+  /** At start: finish or undo imports a crash interrupted, before anything in the inbox is looked at. */
+  async recover(): Promise<void> {
+    const { vault, log, clock } = this.#o;
+    const recovered = await recoverImports(vault, clock);
+    await this.#dropStaleUploads();
+    for (const meeting of recovered.completed) log.info({ meeting }, `import completed after a crash: ${meeting}`);
+    if (recovered.dropped > 0) log.info({ dropped: recovered.dropped }, 'imports a crash interrupted before their commit were undone; their files are imported again');
+  }
+
+  /** Uploads a crash cut off (POST /api/import): older than this daemon, so no request of its own is writing them. */
+  async #dropStaleUploads(): Promise<void> {
+    const { fs, root } = this.#o.vault;
+    const uploads = path.join(root, STATE_FOLDER, 'imports', 'uploads');
+    const entries = await fs.readdir(uploads, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const dir = path.join(uploads, entry.name);
+      const stat = await statIfExists(fs, dir);
+      if (stat && stat.mtimeMs < this.#startedAt) await fs.rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  /** The catch-up scan's part (docs/design.md §2): at start, recovery first. */
+  async catchUp(startup: boolean): Promise<void> {
+    if (this.#closed) return;
+    if (startup) {
+      // In the import queue: recovery must never take an import of this process under way for a crashed one.
+      const recovery = this.#chain.then(() => this.recover());
+      this.#chain = recovery.catch(() => undefined);
+      await recovery;
+    }
+    await this.scan();
+  }
+
+  /** Catch-up: every file in the inbox not yet imported nor waiting for a person (an error note without `retry`). */
+  async scan(): Promise<void> {
+    const { vault } = this.#o;
+    const files: string[] = [];
+    await walkFiles(vault.fs, this.folder, { skip: isIgnoredInboxName }, ({ abs, entry }) => {
+      if (entry.isFile()) files.push(abs);
+    });
+    const present = new Set(files);
+    for (const file of files) {
+      const name = path.basename(file);
+      if (isFailureNote(name)) {
+        if (present.has(fileOfFailureNote(file))) await this.#onFailureNote(file);
+        continue;
+      }
+      if (!isInboxCandidate(name) || this.#timers.has(file) || this.#busy.has(file)) continue;
+      if (await this.#waitsForPerson(file)) continue;
+      this.#settle(file);
+    }
+  }
+
+  /** An error note without `retry` ticked, written after the file last changed: the person's turn. */
+  async #waitsForPerson(file: string): Promise<boolean> {
+    const { vault } = this.#o;
+    const note = failureNoteOf(file);
+    const [noteStat, fileStat] = await Promise.all([statIfExists(vault.fs, note), statIfExists(vault.fs, file)]);
+    if (!noteStat || !fileStat) return false;
+    if (fileStat.mtimeMs > noteStat.mtimeMs) return false;
+    return !isRetryTicked(await vault.readIfExists(note));
+  }
+
+  async #onFailureNote(note: string): Promise<void> {
+    const file = fileOfFailureNote(note);
+    if (this.#busy.has(file) || !isRetryTicked(await this.#o.vault.readIfExists(note))) return;
+    this.#o.log.info({ file: this.#o.vault.rel(file) }, `import retry requested: ${this.#o.vault.rel(file)}`);
+    void this.#enqueue(file).catch(() => undefined);
+  }
+
+  /** The status page's Retry button: import the file of this error note (or this inbox file) again. */
+  async retry(relPath: string): Promise<void> {
+    const { vault } = this.#o;
+    const abs = vault.abs(relPath);
+    const file = isFailureNote(path.basename(abs)) ? fileOfFailureNote(abs) : abs;
+    if (!vault.contains(file) || path.relative(this.folder, file).startsWith('..')) throw new ImportError(`${relPath} is not in the inbox`);
+    if (!(await vault.exists(file))) throw new ImportError(`${vault.rel(file)} is no longer in the inbox`);
+    void this.#enqueue(file).catch(() => undefined);
+  }
+
+  /** Waits until `file` has not changed for Import.SettleSeconds, then queues it. */
+  #settle(file: string): void {
+    if (this.#busy.has(file)) return;
+    clearTimeout(this.#timers.get(file));
+    const rel = this.#o.vault.rel(file);
+    const look = async () => {
+      this.#timers.delete(file);
+      if (this.#closed) return;
+      const stat = await statIfExists(this.#o.vault.fs, file).catch(() => undefined);
+      if (!stat?.isFile()) {
+        this.#seen.delete(file);
+        this.board.drop(rel);
+        return;
+      }
+      const signature = `${stat.size}:${stat.mtimeMs}`;
+      const settled = this.#seen.get(file) === signature;
+      this.#seen.set(file, signature);
+      if (!settled) {
+        this.board.set(rel, 'settling');
+        this.#timers.set(file, setTimeout(() => void look(), this.#o.settings.SettleSeconds * 1000));
+        return;
+      }
+      this.#seen.delete(file);
+      void this.#enqueue(file).catch(() => undefined);
+    };
+    this.#seen.delete(file);
+    void look();
+  }
+
+  /** One import after the other: a long transcription does not run beside another import. */
+  #enqueue(file: string): Promise<ImportOutcome | undefined> {
+    const rel = this.#o.vault.rel(file);
+    this.#busy.add(file);
+    this.board.set(rel, 'waiting');
+    const run = this.#chain.then(() => this.#importInbox(file));
+    this.#chain = run.catch(() => undefined);
+    return run.finally(() => this.#busy.delete(file));
+  }
+
+  async #importInbox(file: string): Promise<ImportOutcome | undefined> {
+    if (this.#closed) return undefined;
+    const { vault } = this.#o;
+    if (!(await vault.exists(file))) {
+      this.board.drop(vault.rel(file));
+      return undefined;
+    }
+    return this.#run(vault.rel(file), { file, keep: 'move' }, true);
+  }
+
+  /**
+   * An upload (`POST /api/import`) or the command line's file, through the same queue; the
+   * error is thrown to the caller instead of written beside the file.
+   */
+  importNow(label: string, request: ImportRequest): Promise<ImportOutcome> {
+    this.board.set(label, 'waiting');
+    const run = this.#chain.then(() => this.#run(label, request, false));
+    this.#chain = run.catch(() => undefined);
+    return run as Promise<ImportOutcome>;
+  }
+
+  async #run(label: string, request: ImportRequest, noteOnFailure: boolean): Promise<ImportOutcome | undefined> {
+    const { vault, log, clock } = this.#o;
+    const started = performance.now();
+    try {
+      const outcome = await importFile(
+        { vault, clock, transcribe: this.#o.transcribe, signal: this.#abort.signal, onStage: (stage) => this.board.set(label, stage) },
+        request,
+      );
+      const ms = Math.round(performance.now() - started);
+      if (outcome.kind === 'imported') {
+        this.board.set(label, 'imported', { meeting: outcome.meeting });
+        log.info({ file: label, meeting: outcome.meeting, source: outcome.source, durationMs: ms }, `imported ${label}: ${outcome.meeting}`);
+      } else {
+        this.board.set(label, 'duplicate', { meeting: outcome.meeting });
+        log.info({ file: label, meeting: outcome.meeting, source: outcome.source }, `${label} was imported before as ${outcome.meeting}: kept in ${outcome.source}, not imported again`);
+      }
+      return outcome;
+    } catch (err) {
+      const failure =
+        err instanceof ImportError
+          ? { message: err.message, hint: err.hint, ...(err.stderr ? { stderr: err.stderr } : {}) }
+          : { message: `the import failed: ${(err as Error).message}`, hint: 'see the daemon log; tick retry once the cause is fixed' };
+      if (isExpectedError(err)) log.warn({ file: label, err: failure.message }, `import failed: ${label}: ${failure.message}`);
+      else log.error({ file: label, err }, `import failed: ${label}`);
+      let failureNote: string | undefined;
+      if (noteOnFailure && !this.#closed) {
+        failureNote = vault.rel(await writeFailureNote(vault, request.file, failure, clock).catch((e: unknown) => {
+          log.error({ err: e, file: label }, 'could not write the import error note');
+          return request.file;
+        }));
+      }
+      this.board.set(label, 'failed', { error: failure.message, ...(failureNote ? { failureNote } : {}) });
+      if (noteOnFailure) return undefined;
+      throw err;
+    }
+  }
+
+  /** Resolves when the imports queued so far are done. */
+  async settled(): Promise<void> {
+    await this.#chain;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#abort.abort();
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    await this.#watcher?.close();
+  }
+}
+
+function chokidarInbox(folder: string): InboxWatcher {
+  const listeners: ((type: 'add' | 'change' | 'unlink', absPath: string) => void)[] = [];
+  const watcher: FSWatcher = watch(folder, {
+    ignoreInitial: true,
+    ignored: (p: string) => p !== folder && path.basename(p).startsWith('.'),
+  });
+  for (const type of ['add', 'change', 'unlink'] as const) watcher.on(type, (p: string) => listeners.forEach((l) => l(type, path.resolve(p))));
+  const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  return { on: (l) => void listeners.push(l), ready, close: () => watcher.close() };
+}

@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { NoteKind } from '../../vault/vault.js';
+import type { VaultEvent } from './file-events.js';
+import type { NoteFacts } from '../../vault/note-head.js';
+
+/**
+ * The trigger rules of docs/design.md §2, as pure logic: given a file event, the note's
+ * current content and what was known about it before, decide whether the daemon has work.
+ * The daemon reacts to a change of state, not to every save, and never to its own writes.
+ */
+
+/** Reads the facts from a note's text; undefined when its frontmatter does not parse. */
+export type FactsReader = (content: string) => NoteFacts | undefined;
+
+export type Trigger =
+  | { kind: 'summarize'; transcriptPath: string }
+  | { kind: 'retry'; summaryPath: string };
+
+export interface TriggerTrackerOptions {
+  /** `Daemon.TriggerState`. */
+  triggerState: string;
+  kindOf(absPath: string): NoteKind | undefined;
+  readFacts: FactsReader;
+}
+
+export function contentHash(content: string): string {
+  return createHash('sha1').update(content).digest('hex');
+}
+
+/** `retry: true` as Obsidian's checkbox writes it; a quoted "true" is meant the same. */
+export function isRetryRequested(facts: NoteFacts | undefined): boolean {
+  return facts?.status === 'failed' && facts.retry === true;
+}
+
+export class TriggerTracker {
+  private readonly known = new Map<string, NoteFacts>();
+  private readonly ownWrites = new Map<string, string>();
+
+  constructor(private readonly options: TriggerTrackerOptions) {}
+
+  /**
+   * The daemon wrote `content` to `absPath`: an event showing exactly this content is its own
+   * echo, and what it wrote is the note's known state from now on (so a failure report the
+   * daemon writes with `retry: false` is the baseline a person's tick is compared with).
+   */
+  noteOwnWrite(absPath: string, content: string): void {
+    this.ownWrites.set(absPath, contentHash(content));
+    const facts = this.options.readFacts(content);
+    if (facts) this.known.set(absPath, facts);
+  }
+
+  /** What a scan found, so the first event after start is compared with it. */
+  remember(absPath: string, facts: NoteFacts): void {
+    this.known.set(absPath, facts);
+  }
+
+  knownFacts(absPath: string): NoteFacts | undefined {
+    return this.known.get(absPath);
+  }
+
+  /**
+   * Decide on one event. `content` is the note as read after the event (undefined when it is
+   * gone again). Returns the trigger it fires, if any.
+   */
+  onEvent(event: VaultEvent, content: string | undefined): Trigger | undefined {
+    const file = event.path;
+    if (event.type === 'unlink' || content === undefined) {
+      this.known.delete(file);
+      this.ownWrites.delete(file);
+      return undefined;
+    }
+    const own = this.ownWrites.get(file);
+    if (own !== undefined) {
+      if (own === contentHash(content)) return undefined;
+      this.ownWrites.delete(file);
+    }
+    const kind = this.options.kindOf(file);
+    if (kind !== 'transcript' && kind !== 'summary') return undefined;
+    const facts = this.options.readFacts(content);
+    // A half-typed frontmatter says nothing: keep the last good state so fixing it is no flip.
+    if (!facts) return undefined;
+    const previous = this.known.get(file);
+    this.known.set(file, facts);
+    if (kind === 'transcript') {
+      const wanted = this.options.triggerState;
+      if (facts.state === wanted && previous?.state !== wanted) return { kind: 'summarize', transcriptPath: file };
+      return undefined;
+    }
+    if (isRetryRequested(facts) && !isRetryRequested(previous)) return { kind: 'retry', summaryPath: file };
+    return undefined;
+  }
+}
+

@@ -1,0 +1,150 @@
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { PipelineDeps, RunOutcome, RunOptions } from '../../meeting/pipeline.js';
+import type { Vault } from '../../vault/vault.js';
+import { HeadCache } from '../../vault/head-cache.js';
+import { type CliRun, cliRunOf } from '../../instance/cli-run-marker.js';
+import { contextOfMeeting } from '../../vault/locate-meeting.js';
+import { gateOnBoard } from './endpoint-gate.js';
+import { readNoteHead } from '../../vault/note-head.js';
+import type { Notifier } from './notify.js';
+import type { Job, JobResult, JobRunner } from './queue.js';
+import type { RunBoard } from './run-board.js';
+import type { RunRecord } from './run-history.js';
+
+/**
+ * One queued job through the pipeline, as the daemon runs it: a stale trigger is skipped,
+ * the run's progress goes to the status page's board, its outcome to the log, the board's
+ * history and (when asked for) a desktop notification.
+ */
+
+export interface PipelineFns {
+  summarize(deps: PipelineDeps, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
+  retry(deps: PipelineDeps, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
+}
+
+export interface JobRunnerDeps {
+  vault: Vault;
+  log: Logger;
+  pipelineDeps: PipelineDeps;
+  pipeline: PipelineFns;
+  board: RunBoard;
+  notifier: Notifier;
+  clock: Clock;
+  /** A meeting summarized (or left to a command-line run): catch-up may forget what it knew of it. */
+  onDone(key: string): void;
+  /** A failure whose report could not be written: catch-up runs the job again (docs/design.md §3 step 4). */
+  onUnreported?(job: Job): void;
+  /** Whether a command-line run has the meeting (default: its marker in .meeting-assistant/cli-runs/). */
+  cliRunOf?(key: string): Promise<CliRun | undefined>;
+}
+
+/** The meeting note's title, for the status page and notifications; undefined when it has none. */
+async function titleOf(vault: Vault, meetingPath: string): Promise<string | undefined> {
+  if (vault.kindOf(meetingPath) !== 'meeting') return undefined;
+  const data = await readNoteHead(vault.fs, meetingPath).then((h) => h.data, () => undefined);
+  const title = data?.title;
+  return typeof title === 'string' && title.trim() !== '' ? title.trim() : undefined;
+}
+
+export function createJobRunner(deps: JobRunnerDeps): JobRunner {
+  const { vault, log, board } = deps;
+
+  const cliRun = deps.cliRunOf ?? ((key: string) => cliRunOf(vault, key));
+
+  const runPipeline = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
+    const cli = await cliRun(job.key);
+    if (cli !== undefined) {
+      // Not twice at once; catch-up looks again once the command has ended.
+      const message = `not run now: \`meeting-assistant ${cli.command}\` (pid ${cli.pid}) is running this meeting`;
+      log.info({ meeting, trigger: job.trigger }, message);
+      deps.onDone(job.key);
+      return { result: { status: 'skipped', message } };
+    }
+    if (job.kind === 'summarize' && job.trigger !== 'cli') {
+      // A person's `summarize` runs regardless; a trigger may be stale by now: a follow-up after
+      // the run that finished it, a catch-up of a meeting a person has since retried.
+      const context = await contextOfMeeting(vault, job.target, new HeadCache(vault)).catch(() => undefined);
+      if (context?.state === 'finished' || (context?.state === 'error' && job.trigger === 'catch-up')) {
+        const message = `not summarized again: its context note is ${context.state}`;
+        log.info({ meeting, trigger: job.trigger }, message);
+        return { result: { status: 'skipped', message } };
+      }
+    }
+    const run = job.kind === 'summarize' ? deps.pipeline.summarize : deps.pipeline.retry;
+    // The status page follows the run's progress by the queue's key: one entry per meeting.
+    const pipelineDeps: PipelineDeps = {
+      ...deps.pipelineDeps,
+      onProgress: (runId, event) => board.progress(job.key, runId, event),
+      ...(deps.pipelineDeps.endpoint && { endpoint: gateOnBoard(deps.pipelineDeps.endpoint, board, job.key) }),
+    };
+    const outcome = await run(pipelineDeps, job.target, { signal, stopWaiting, trigger: job.trigger });
+    const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
+    if (outcome.status === 'done') {
+      deps.onDone(job.key);
+      log.info({ runId: outcome.runId, meeting, summary, trigger: job.trigger }, `summary written: ${summary ?? meeting}`);
+    } else if (outcome.aborted) {
+      log.info({ runId: outcome.runId, meeting, trigger: job.trigger }, `run stopped unfinished: ${meeting} resumes at next start`);
+    } else if (outcome.reportProblem !== undefined) {
+      // The truth, not the report's name: there is none (a full disk, a read-only folder).
+      deps.onUnreported?.(job);
+      log.error(
+        { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error, reportProblem: outcome.reportProblem },
+        `meeting failed: ${meeting}: ${outcome.error ?? 'unknown error'} (${unreportedText(summary, outcome.reportProblem)})`,
+      );
+    } else {
+      log.warn(
+        { runId: outcome.runId, meeting, summary, trigger: job.trigger, error: outcome.error },
+        `meeting failed: ${meeting}: ${outcome.error ?? 'unknown error'}${summary ? ` (failure report: ${summary})` : ''}`,
+      );
+    }
+    const result: JobResult = {
+      status: outcome.status,
+      runId: outcome.runId,
+      ...(outcome.aborted && { aborted: true }),
+      ...(outcome.error !== undefined && {
+        message: outcome.reportProblem === undefined ? outcome.error : `${outcome.error} (${unreportedText(summary, outcome.reportProblem)})`,
+      }),
+      // No report was written: the status page must not link to one.
+      ...(summary !== undefined && outcome.reportProblem === undefined && { summaryPath: summary }),
+    };
+    return { result, outcome };
+  };
+
+  return async (job, signal, stopWaiting) => {
+    const meeting = vault.rel(job.key);
+    const title = await titleOf(vault, job.key);
+    const startedAt = deps.clock().toISOString();
+    board.start(job.key, { meeting, ...(title !== undefined && { title }), kind: job.kind, trigger: job.trigger, startedAt });
+    let record: RunRecord | undefined;
+    try {
+      const { result, outcome } = await runPipeline(job, signal, stopWaiting, meeting);
+      // A run stopped by shutdown resumes at next start: no outcome to record or announce yet.
+      if (outcome && !outcome.aborted) {
+        record = {
+          runId: outcome.runId,
+          kind: job.kind,
+          trigger: job.trigger,
+          meeting,
+          ...(title !== undefined && { title }),
+          startedAt,
+          finishedAt: deps.clock().toISOString(),
+          status: outcome.status,
+          ...(result.message !== undefined && { error: result.message }),
+          ...(result.summaryPath !== undefined && { summary: result.summaryPath }),
+          ...(outcome.modelRequests !== undefined && { modelRequests: outcome.modelRequests }),
+        };
+        // Never waited for: a notification may wait for its click.
+        void deps.notifier.runFinished(record);
+      }
+      return result;
+    } finally {
+      await board.finish(job.key, record);
+    }
+  };
+}
+
+/** What the log and the status page say of a failure report that could not be written. */
+function unreportedText(summary: string | undefined, problem: string): string {
+  return `could not write the failure report${summary ? ` ${summary}` : ''}: ${problem}; tried again at the next catch-up`;
+}

@@ -1,0 +1,445 @@
+import { randomUUID } from 'node:crypto';
+import { type Clock, systemClock } from '../clock.js';
+import type { AppConfig } from '../config.js';
+import type { Logger } from '../log.js';
+import { Audit, auditJournalFolder } from '../audit.js';
+import { AgentError, type ContextController } from '../agent/loop.js';
+import { conversationStart } from './conversation-start.js';
+import { runAgentPhases } from './phases.js';
+import { SUMMARY_REMINDER } from './prompt.js';
+import type { RunProgress } from '../agent/progress.js';
+import type { EndpointGate } from '../agent/model/retry.js';
+import { unreachableAdvice } from '../agent/model/endpoint-wait.js';
+import { lastAnswerSection, noToolCallsAdvice } from './no-tool-calls.js';
+import { fixedTokens, messagesTokens } from '../agent/window/tokens.js';
+import { type ContextRoom, contextRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
+import { ModelError, type ModelClient } from '../agent/types.js';
+import { DEFAULT_MAX_RESULT_CHARS } from '../tools/format.js';
+import { phasedTools, toolOffer } from '../tools/offered-tools.js';
+import { createToolContext, createToolRegistry } from '../tools/registry.js';
+import type { RunCaches } from '../tools/run-caches.js';
+import { staleSummaryReminder } from '../tools/speaker-names.js';
+import type { RunState } from '../tools/types.js';
+import { createContextNote, readContextState, setContextState } from '../vault/context.js';
+import { readNote } from '../vault/frontmatter.js';
+import { endTimeOf } from '../vault/end-time.js';
+import {
+  BrokenMeetingError,
+  findMeetingOfSummary,
+  type MeetingArtifacts,
+  resolveMeeting,
+} from '../vault/meeting.js';
+import type { FailureDetails } from '../vault/summary.js';
+import type { Vault } from '../vault/vault.js';
+import { isExpectedError } from '../errors.js';
+import {
+  type FailureWriter,
+  type LastResort,
+  recordLastResort,
+  reasonOf,
+  settleContext,
+  unwrittenReportNote,
+  writeFailureReport,
+} from './run-failure.js';
+
+/** One meeting end to end: artifacts -> agent -> summary note or failure report. */
+
+export interface PipelineDeps {
+  vault: Vault;
+  config: AppConfig;
+  log: Logger;
+  model: ModelClient;
+  /** The clickable retry link for a summary note (vault-relative path). */
+  retryUrl(summaryRelPath: string): string;
+  /**
+   * Builds the context-window manager of one run (compaction); absent means no tracking.
+   * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
+   */
+  contextManager?: (log: Logger, signal?: AbortSignal) => ContextController & Partial<ContextRoom>;
+  /** Where the run's timestamps come from; default the system clock. */
+  clock?: Clock;
+  /** Waits between retries; tests inject one that does not wait. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** The daemon's wait for an endpoint that does not answer (docs/design.md §2); absent: such a run fails. */
+  endpoint?: EndpointGate;
+  /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
+  onProgress?: (runId: string, event: RunProgress) => void;
+  /** The caches the runs share (tools/run-caches.ts); default: the run's own. */
+  caches?: RunCaches;
+}
+
+export interface RunOptions {
+  signal?: AbortSignal;
+  /** Fires when the daemon stops: a run waiting to retry ends at once and is resumed at next start. */
+  stopWaiting?: AbortSignal;
+  /** What started the run, for the logs: `transcript`, `catch-up`, `retry`, `cli`, `api`. */
+  trigger?: string;
+}
+
+export interface RunOutcome {
+  runId: string;
+  status: 'done' | 'failed';
+  /** Absolute paths, when they could be determined. */
+  meetingPath?: string;
+  summaryPath?: string;
+  /** One line for people when failed. */
+  error?: string;
+  /** Requests sent to the model for the agent (retries included); absent when the run never reached it. */
+  modelRequests?: number;
+  /** Failed only because it was stopped (shutdown): nothing was reported, the meeting is to be resumed. */
+  aborted?: boolean;
+  /** Failed, and the failure report could not be written: why (logged; catch-up tries again). */
+  reportProblem?: string;
+}
+
+/** Summarize one meeting, given its meeting note. Never throws for the meeting's own problems. */
+export async function summarizeMeeting(
+  deps: PipelineDeps,
+  meetingPath: string,
+  options: RunOptions = {},
+): Promise<RunOutcome> {
+  const runId = newRunId();
+  const known: LastResort = { summaryWritten: false, resolve: () => resolveMeeting(deps.vault, meetingPath) };
+  return guarded(deps, runId, meetingPath, known, async () => {
+    const log = deps.log.child({ runId, meeting: deps.vault.rel(meetingPath) });
+    log.info({ trigger: options.trigger ?? 'cli' }, 'run started');
+    return runMeeting(deps, log, runId, meetingPath, undefined, options, known);
+  });
+}
+
+/**
+ * The retry operation (docs/design.md §2): resolve the meeting from the summary note's
+ * `meeting` link, everything else from the meeting note, then overwrite the summary note
+ * with a new summary or a new failure report.
+ */
+export async function retrySummary(
+  deps: PipelineDeps,
+  summaryPath: string,
+  options: RunOptions = {},
+): Promise<RunOutcome> {
+  const runId = newRunId();
+  const { vault } = deps;
+  const known: LastResort = { summaryWritten: false };
+  return guarded(deps, runId, undefined, known, async () => {
+    let log = deps.log.child({ runId, summary: vault.rel(summaryPath) });
+    log.info({ trigger: options.trigger ?? 'retry' }, 'retry started');
+    let meetingPath: string;
+    try {
+      meetingPath = await findMeetingOfSummary(vault, summaryPath);
+    } catch (err) {
+      const message = `cannot retry ${vault.rel(summaryPath)}: ${errorMessage(err)}`;
+      log.error({ err }, message);
+      return { runId, status: 'failed', summaryPath, error: message };
+    }
+    log = log.child({ meeting: vault.rel(meetingPath) });
+    return runMeeting(deps, log, runId, meetingPath, summaryPath, options, known);
+  });
+}
+
+/**
+ * Every error path of a run ends in the vault (docs/design.md §3 step 4): when the run's own
+ * failure path throws (a logger, a clock, an audit that cannot render), the last resort
+ * writes a plain failure report and sets the context note to `error`.
+ */
+async function guarded(
+  deps: PipelineDeps,
+  runId: string,
+  meetingPath: string | undefined,
+  known: LastResort,
+  run: () => Promise<RunOutcome>,
+): Promise<RunOutcome> {
+  try {
+    return await run();
+  } catch (err) {
+    const problem = await recordLastResort(failureWriter(deps), known, err);
+    return {
+      runId,
+      status: 'failed',
+      ...((meetingPath ?? known.artifacts?.meetingPath) !== undefined && { meetingPath: meetingPath ?? known.artifacts?.meetingPath }),
+      ...(known.artifacts && { summaryPath: known.artifacts.summaryPath }),
+      error: `${err instanceof Error ? err.name : 'Error'}: ${reasonOf(err)}`,
+      ...(problem !== undefined && { reportProblem: problem }),
+    };
+  }
+}
+
+function failureWriter(deps: PipelineDeps): FailureWriter {
+  return { vault: deps.vault, log: deps.log, clock: deps.clock ?? systemClock, retryUrl: deps.retryUrl };
+}
+
+function newRunId(): string {
+  return randomUUID().slice(0, 8);
+}
+
+/** One run of one meeting, as its steps see it. */
+interface MeetingRun {
+  deps: PipelineDeps;
+  log: Logger;
+  runId: string;
+  meetingPath: string;
+  artifacts: MeetingArtifacts;
+  options: RunOptions;
+  state: RunState;
+  model: ModelClient & { readonly requests: number };
+  audit: Audit;
+  now: Clock;
+}
+
+async function runMeeting(
+  deps: PipelineDeps,
+  log: Logger,
+  runId: string,
+  meetingPath: string,
+  summaryOverride: string | undefined,
+  options: RunOptions,
+  known: LastResort,
+): Promise<RunOutcome> {
+  const { vault } = deps;
+  const resolve = async () => {
+    const found = await resolveMeeting(vault, meetingPath);
+    return summaryOverride ? { ...found, summaryPath: summaryOverride } : found;
+  };
+  known.resolve = resolve;
+  let artifacts: MeetingArtifacts;
+  try {
+    // An I/O error (not a broken meeting) is tried once more: without the artifacts, the
+    // failure has nowhere to be reported.
+    artifacts = await resolve().catch((err: unknown) => (isExpectedError(err) ? Promise.reject(err) : resolve()));
+  } catch (err) {
+    return failBrokenMeeting(deps, log, runId, meetingPath, summaryOverride, err);
+  }
+  known.artifacts = artifacts;
+  const audit = new Audit(vault, {
+    excluded: [artifacts.summaryPath, artifacts.contextPath],
+    journal: auditJournalFolder(vault, artifacts.contextPath),
+  });
+  const run: MeetingRun = {
+    deps,
+    log,
+    runId,
+    meetingPath,
+    artifacts,
+    options,
+    state: known,
+    model: countingRequests(deps.model),
+    audit,
+    now: deps.clock ?? systemClock,
+  };
+  let failure: unknown;
+  try {
+    await beginRun(run);
+    await summarize(run);
+  } catch (err) {
+    failure = err;
+  }
+  return failure === undefined ? recordSuccess(run) : recordFailure(run, failure);
+}
+
+/** The context note says `summarizing` (with an end time), and an interrupted run's changes are taken over. */
+async function beginRun({ deps: { vault }, artifacts, audit, log, now }: MeetingRun): Promise<void> {
+  // A context note still `summarizing` means the last run was killed or aborted: the files it
+  // changed are reported with this run's (its audit journal), so no change goes unreported.
+  const previousState = await readContextState(vault, artifacts.contextPath).catch(() => undefined);
+  const resumed = await audit.resume(previousState === 'summarizing');
+  if (resumed > 0) log.info({ files: resumed }, 'the interrupted run\'s changes are reported with this run\'s');
+  await createContextNote(vault, artifacts, { state: 'summarizing' });
+  const contextNote = await readNote(vault, artifacts.contextPath);
+  await setContextState(vault, artifacts.contextPath, 'summarizing', {
+    ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), now()) } : {}),
+  });
+}
+
+/** The agent's work: its tools, its first message (with notes of a long transcript), the loop. */
+async function summarize(r: MeetingRun): Promise<void> {
+  const { deps, artifacts, log, options, model, runId } = r;
+  const { vault } = deps;
+  const settings = deps.config.settings;
+  const context = deps.contextManager?.(log, options.signal);
+  const room = contextRoom(context, settings.ContextWindow);
+  // The server's window, asked now (when the context manager can): the parts are sized by it.
+  await room.prepare?.();
+  const toolContext = createToolContext({
+    vault,
+    settings,
+    meeting: artifacts,
+    audit: r.audit,
+    log,
+    run: r.state,
+    signal: options.signal,
+    // A transcript that fits the room is read in one result; the context manager cuts in tokens.
+    maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
+    ...(deps.caches ? { caches: deps.caches } : {}),
+  });
+  // Only the tools that can act for this meeting, in phases: the summary, then the project
+  // files (docs/design.md §3 step 9).
+  const offer = await toolOffer(toolContext);
+  const phases = phasedTools(offer);
+  const start = await conversationStart(deps, artifacts, { pastTools: offer.past, phased: phases.projects !== undefined });
+  const { instructions } = start;
+  const tools = createToolRegistry(toolContext, phases.summary);
+  const projectTools = phases.projects && start.projects && createToolRegistry(toolContext, phases.projects);
+  log.debug({ tools: tools.schemas.length, projectPhaseTools: projectTools?.schemas.length, ...offer }, 'tools offered');
+  const retry = {
+    attempts: settings.Reconnect.Attempts,
+    delayMs: settings.Reconnect.DelaySeconds * 1000,
+    sleep: deps.sleep,
+    stopWaiting: options.stopWaiting,
+    endpoint: deps.endpoint,
+  };
+  let { firstMessage } = start;
+  // A resumed run is told what its interrupted attempt already wrote (docs/design.md §3 step 4).
+  const resumed = r.audit.resumedNotice();
+  if (resumed) firstMessage = `${firstMessage}\n\n${resumed}`;
+  const notes = await notesForLongTranscript({
+    vault,
+    meeting: artifacts,
+    model,
+    retry,
+    log,
+    room,
+    ...(options.signal ? { signal: options.signal } : {}),
+    carried: fixedTokens({ instructions, tools: tools.schemas }) + messagesTokens([{ role: 'user', content: firstMessage }]),
+    onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
+  });
+  if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
+
+  const result = await runAgentPhases({
+    ...(projectTools && start.projects ? { projects: { ...start.projects, tools: projectTools, firstMessage: projectMessage(start.projects, resumed) } } : {}),
+    summary: () => r.state.summaryBody,
+    room,
+    model,
+    tools,
+    instructions,
+    firstMessage,
+    maxTurns: settings.Agent.MaxTurns,
+    maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
+    retry,
+    context,
+    summaryWritten: () => r.state.summaryWritten,
+    summaryReminder: SUMMARY_REMINDER,
+    summaryIssue: () => staleSummaryReminder(r.state),
+    log,
+    signal: options.signal,
+    onProgress: deps.onProgress && ((event) => deps.onProgress!(runId, event)),
+    stopWaiting: options.stopWaiting,
+  });
+  log.info({ turns: result.turns }, 'agent finished');
+}
+
+/** The project phase's first message; a resumed run's is told what the interrupted attempt wrote too, since appends are made there. */
+function projectMessage(phase: { firstMessage(summary: string): string }, resumed: string | undefined): (summary: string) => string {
+  return (summary) => (resumed ? `${phase.firstMessage(summary)}\n\n${resumed}` : phase.firstMessage(summary));
+}
+
+/** The audit of outside changes, as the context note records it ('' when there were none). */
+function auditSection({ audit, now }: MeetingRun): string {
+  return audit.isEmpty ? '' : audit.render(now());
+}
+
+async function recordSuccess(r: MeetingRun): Promise<RunOutcome> {
+  const { deps, artifacts, log } = r;
+  // The summary is written; a notebook that cannot be updated (a person broke its frontmatter
+  // meanwhile, say) is logged, and its journal stays, so a later run still reports the changes.
+  if (await settleContext(failureWriter(deps), artifacts, 'finished', auditSection(r))) await forgetJournal(r.audit, log);
+  log.info({ summary: deps.vault.rel(artifacts.summaryPath) }, 'run finished');
+  return { runId: r.runId, status: 'done', meetingPath: r.meetingPath, summaryPath: artifacts.summaryPath, modelRequests: r.model.requests };
+}
+
+async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcome> {
+  const { deps, artifacts, log } = r;
+  const details = failureDetails(failure, deps.config.settings.Endpoint.Model);
+  const aborted = failure instanceof ModelError && failure.kind === 'aborted';
+  if (aborted) log.info({ attempts: details.attempts }, 'run stopped (the daemon is stopping)');
+  else log.error({ err: failure, ...details }, 'run failed');
+  // An aborted run (shutdown) leaves `summarizing` so catch-up resumes the meeting at next start;
+  // its audit journal stays, and the resumed run reports these changes with its own (appending
+  // them now too would report them twice).
+  let reportProblem: string | undefined;
+  if (!aborted) {
+    // Rendered before the failure report is written: the audit section lists outside changes as they stood.
+    const audit = auditSection(r);
+    if (!r.state.summaryWritten) reportProblem = await writeFailureReport(failureWriter(deps), artifacts, details);
+    const errorNote = r.state.summaryWritten
+      ? `## Error (${r.now().toISOString()})\n\nThe summary was written, but the run then failed: ${details.type}` +
+        `${details.status ? ` (HTTP ${details.status})` : ''}: ${details.message}`
+      : reportProblem !== undefined
+        ? unwrittenReportNote(deps.vault, artifacts.summaryPath, reportProblem, r.now())
+        : '';
+    // A context note that cannot be written stays `summarizing`: the next start resumes the meeting.
+    if (await settleContext(failureWriter(deps), artifacts, 'error', [audit, errorNote, lastAnswerSection(failure, r.now())].filter(Boolean).join('\n\n'))) {
+      await forgetJournal(r.audit, log);
+    }
+  }
+  return {
+    runId: r.runId,
+    status: 'failed',
+    meetingPath: r.meetingPath,
+    summaryPath: artifacts.summaryPath,
+    error: `${details.type}: ${details.message}`,
+    modelRequests: r.model.requests,
+    ...(aborted && { aborted: true }),
+    ...(reportProblem !== undefined && { reportProblem }),
+  };
+}
+
+/** The run's model client, counting the requests it sends (the status page shows them). */
+function countingRequests(model: ModelClient): ModelClient & { readonly requests: number } {
+  let requests = 0;
+  return {
+    api: model.api,
+    complete: (request) => {
+      requests++;
+      return model.complete(request);
+    },
+    get requests() {
+      return requests;
+    },
+  };
+}
+
+/** The audit is in the context note: its journal must not be reported again. */
+async function forgetJournal(audit: Audit, log: Logger): Promise<void> {
+  await audit.clearJournal().catch((err: unknown) => log.warn({ err }, 'could not remove the audit journal'));
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function failureDetails(err: unknown, model: string): FailureDetails {
+  if (err instanceof ModelError) {
+    return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts, ...unreachableAdvice(err) };
+  }
+  if (err instanceof AgentError) return { type: `AgentError (${err.kind})`, message: err.message, ...noToolCallsAdvice(err, model) };
+  if (err instanceof Error) return { type: err.name || 'Error', message: err.message };
+  return { type: 'Error', message: String(err) };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+async function failBrokenMeeting(
+  deps: PipelineDeps,
+  log: Logger,
+  runId: string,
+  meetingPath: string,
+  summaryOverride: string | undefined,
+  err: unknown,
+): Promise<RunOutcome> {
+  const summaryPath = summaryOverride ?? (err instanceof BrokenMeetingError ? err.summaryPath : undefined);
+  const known = isExpectedError(err);
+  const details: FailureDetails = known
+    ? { type: 'BrokenMeeting', message: errorMessage(err) }
+    : { type: err instanceof Error ? err.name : 'Error', message: errorMessage(err) };
+  log.error({ err, summary: summaryPath && deps.vault.rel(summaryPath) }, `meeting cannot run: ${details.message}`);
+  const reportProblem = summaryPath ? await writeFailureReport(failureWriter(deps), { meetingPath, summaryPath }, details) : undefined;
+  return {
+    runId,
+    status: 'failed',
+    meetingPath,
+    summaryPath,
+    error: `${details.type}: ${details.message}`,
+    ...(reportProblem !== undefined && { reportProblem }),
+  };
+}

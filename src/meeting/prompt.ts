@@ -1,0 +1,136 @@
+/**
+ * The built-in instructions and the first user message. The prompt is product work: small
+ * local models follow a short, concrete procedure far better than general advice, so it
+ * says what to read, in which order, and exactly what to write. It is also sent with every
+ * request, next to the tool schemas, so every sentence must earn its tokens (a 4,096-token
+ * window is common): what a tool does is in its description, not repeated here.
+ */
+
+/**
+ * The summary's procedure. Project files are updated in a phase of their own, after the
+ * summary (PROJECT_PROMPT, docs/design.md §3 step 9): this prompt names only the meeting's tools.
+ */
+export const DEFAULT_PROMPT = `You are Meeting Assistant: you turn one finished meeting into a faithful summary note.
+1. Read the meeting note, the user's notes, the glossary and the whole transcript (a long one in ranges of 200 lines to its end, keeping notes with write_context).
+2. Only when sure: fix speaker labels, attendees, misheard words.
+3. Call write_summary, in the summary structure given below. Real names; never invent facts, owners or dates.
+Finally answer with a short sentence, no tool call. On "Error:", correct the call.`;
+
+/**
+ * The step about past meetings, part of the default prompt only when the summary's
+ * conversation is offered the past-meeting tools (a meeting whose projects have past summaries
+ * but no folder to update; src/tools/offered-tools.ts): without them it would name tools the model
+ * does not have, and cost every request its tokens.
+ */
+export const PAST_STEP = '4. Past summaries are read-only history; consult them only when the meeting refers to earlier ones.';
+
+/** The reminder sent once when the model stops without having written the summary. */
+export const SUMMARY_REMINDER =
+  'You have not written the summary yet. Call write_summary now with the complete summary, in the structure the instructions give. The summary is only saved through that tool.';
+
+/**
+ * The instructions of a run's project phase (docs/design.md §3 step 9): the summary is written
+ * and handed on in the first message; the model now has only the project and history tools.
+ */
+export const PROJECT_PROMPT = `You are Meeting Assistant. A finished meeting's summary is written (in the message below); now bring the meeting's projects up to date.
+1. Find the files the meeting concerns (list_projectfiles, read_projectfile); past summaries (read-only) and search show what is known.
+2. Add the new decisions and facts the summary states to existing project files: small write_projectfile edits (append, or insert/replace lines you read). Nothing new: write nothing.
+Finally answer with a short sentence, no tool call. On "Error:", correct the call.`;
+
+/** A configured prompt describes the whole run; the project phase tells the model where it is. */
+export const PROJECT_PHASE_NOTE =
+  'This step: the summary is already written (in the message below). Only update the project files now; no other tool is available.';
+
+/** Told in the summary phase's first message, so the model does not look for project tools. */
+export const PROJECTS_LATER = 'The project files are updated in a next step, after the summary.';
+
+export interface ProjectAgentsFile {
+  project: string;
+  content: string;
+}
+
+/**
+ * The instructions: the configured prompt when non-blank, else the default (with its past
+ * step when the summary's conversation is offered the past-meeting tools); then the summary's shape
+ * (summary-shape.ts), whichever prompt that is; then, when any bound project has an AGENTS.md,
+ * a `---` line, a `projects:` line, and per such project (in the meeting's order)
+ * `# <Project>` followed by the file's content (docs/design.md §3 step 1).
+ */
+export function buildInstructions(
+  configuredPrompt: string,
+  agentsFiles: ProjectAgentsFile[],
+  options: { pastTools?: boolean; shape?: string } = {},
+): string {
+  const prompt = configuredPrompt.trim() ? configuredPrompt : options.pastTools ? withPastStep(DEFAULT_PROMPT) : DEFAULT_PROMPT;
+  const base = options.shape ? `${prompt.replace(/\s+$/, '')}\n\n${options.shape}` : prompt;
+  if (agentsFiles.length === 0) return base;
+  const lines = [base.replace(/\s+$/, ''), '---', 'projects:'];
+  for (const file of agentsFiles) lines.push(`# ${file.project}`, file.content.replace(/\s+$/, ''));
+  return lines.join('\n') + '\n';
+}
+
+/** The default prompt with PAST_STEP before its closing line. */
+function withPastStep(prompt: string): string {
+  const at = prompt.lastIndexOf('\nFinally');
+  return `${prompt.slice(0, at)}\n${PAST_STEP}${prompt.slice(at)}`;
+}
+
+/** The project phase's instructions: PROJECT_PROMPT (or the configured prompt and PROJECT_PHASE_NOTE), then the AGENTS.md files. */
+export function buildProjectInstructions(configuredPrompt: string, agentsFiles: ProjectAgentsFile[]): string {
+  const prompt = configuredPrompt.trim() ? `${configuredPrompt.replace(/\s+$/, '')}\n\n${PROJECT_PHASE_NOTE}` : PROJECT_PROMPT;
+  return buildInstructions(prompt, agentsFiles);
+}
+
+export interface MeetingFacts {
+  meetingNote: string;
+  title?: string;
+  startTime?: string;
+  endTime?: string;
+  attendees: string[];
+  projects: string[];
+  /** From summary-shape.ts: the template line and the unnamed speaker labels. */
+  template?: string;
+  speakers?: string[];
+  /** The run has a project phase after the summary (PROJECTS_LATER is said). */
+  projectsLater?: boolean;
+}
+
+/**
+ * The project phase's first message: the meeting, where its summary is, and the summary as
+ * written (or its first part, `summary` being already cut to the room by the caller).
+ */
+export function projectPhaseMessage(facts: MeetingFacts & { summaryNote: string }, summary: string): string {
+  return [
+    "Update this meeting's project files from its summary.",
+    '',
+    `Meeting note: ${facts.meetingNote}`,
+    `Title: ${facts.title ?? '(none)'}`,
+    `Start: ${facts.startTime ?? '(unknown)'}`,
+    `Projects: ${facts.projects.length > 0 ? facts.projects.join(', ') : '(none listed)'}`,
+    `Summary note: ${facts.summaryNote}`,
+    '',
+    '<summary>',
+    summary.replace(/\s+$/, ''),
+    '</summary>',
+  ].join('\n');
+}
+
+/** The first user message names the meeting; the content itself is read through tools. */
+export function firstUserMessage(facts: MeetingFacts): string {
+  const list = (items: string[]) => (items.length > 0 ? items.join(', ') : '(none listed)');
+  return [
+    'Summarize this meeting.',
+    '',
+    `Meeting note: ${facts.meetingNote}`,
+    `Title: ${facts.title ?? '(none: supply one with write_summary)'}`,
+    `Start: ${facts.startTime ?? '(unknown)'}`,
+    `End: ${facts.endTime ?? '(unknown)'}`,
+    `Attendees: ${list(facts.attendees)}`,
+    ...(facts.speakers ?? []),
+    `Projects: ${list(facts.projects)}`,
+    ...(facts.template ? [facts.template] : []),
+    '',
+    'Read the meeting note, the user notes, the glossary and the transcript through the tools, then write the summary with write_summary.',
+    ...(facts.projectsLater ? [PROJECTS_LATER] : []),
+  ].join('\n');
+}

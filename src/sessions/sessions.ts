@@ -1,0 +1,193 @@
+import path from 'node:path';
+import { type Clock, systemClock } from '../clock.js';
+import { createContextNote, isContextState, setContextState } from '../vault/context.js';
+import { daemonStateRefusal, isRecorderState, RECORDER_STATES } from './recorder-states.js';
+import { FrontmatterError, renderFrontmatter, updateNoteFrontmatter } from '../vault/frontmatter.js';
+import { formatLink } from '../vault/links.js';
+import { resolveMeeting } from '../vault/meeting.js';
+import type { Vault } from '../vault/vault.js';
+import { HeadCache } from '../vault/head-cache.js';
+import { contextOfMeeting, LocateError } from '../vault/locate-meeting.js';
+import { PathError, resolveNotePath } from '../vault/confine.js';
+import { isExpectedError, MeetingAssistantError } from '../errors.js';
+import { fileNameOfTitle, localIsoTime, sessionStamp } from '../vault/note-names.js';
+
+/**
+ * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
+ * and the HTTP API: start a meeting (its three notes), move its context state, stop it.
+ */
+
+export type SessionErrorKind = 'usage' | 'not-found' | 'conflict' | 'broken';
+
+export class SessionError extends MeetingAssistantError {
+  constructor(
+    readonly kind: SessionErrorKind,
+    message: string,
+  ) {
+    super(message, true);
+  }
+}
+
+export interface StartSessionInput {
+  title: string;
+  projects?: string[];
+  agenda?: string;
+  /** ISO 8601. */
+  scheduledEnd?: string;
+}
+
+/** Vault-relative paths of the notes a session start created. */
+export interface SessionNotes {
+  meeting: string;
+  transcript: string;
+  context: string;
+}
+
+// The naming lives in vault/ so that imports (src/import/) name their notes the same way.
+export { fileNameOfTitle, localIsoTime, sessionStamp };
+
+function isIsoDateTime(value: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(value.trim()) && Number.isFinite(Date.parse(value));
+}
+
+export function parseProjects(list: string | undefined): string[] {
+  return (list ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
+}
+
+/** Creates the meeting, transcript and context notes of a new meeting, linked to each other. */
+export async function startSession(vault: Vault, input: StartSessionInput, clock: Clock = systemClock): Promise<SessionNotes> {
+  const now = clock();
+  const title = input.title.trim();
+  if (title === '') throw new SessionError('usage', 'a title is required');
+  const safe = fileNameOfTitle(title);
+  if (safe === '' || /^-+$/.test(safe)) throw new SessionError('usage', `the title "${title}" leaves nothing for a file name`);
+  const scheduledEnd = input.scheduledEnd?.trim();
+  if (scheduledEnd !== undefined && scheduledEnd !== '' && !isIsoDateTime(scheduledEnd)) {
+    throw new SessionError('usage', `--scheduled-end must be an ISO 8601 time like 2026-11-30T10:00:00+01:00, not "${input.scheduledEnd}"`);
+  }
+  const projects = (input.projects ?? []).map((p) => p.trim()).filter(Boolean);
+  for (const project of projects) {
+    if (project.includes('/') || project.includes('\\') || project === '.' || project === '..') {
+      throw new SessionError('usage', `a project is the name of a folder in Folders.Projects, not a path: "${project}"`);
+    }
+  }
+
+  const name = `${sessionStamp(now)} ${safe}.md`;
+  const { folders } = vault.layout;
+  const meetingPath = path.join(folders.Meetings, name);
+  const transcriptPath = path.join(folders.Transcripts, name);
+  const contextPath = path.join(folders.Context, name);
+  const summaryPath = path.join(folders.Summaries, name);
+  for (const existing of [meetingPath, transcriptPath, contextPath]) {
+    if (await vault.exists(existing)) {
+      throw new SessionError('conflict', `${vault.rel(existing)} already exists: a session with this title started this minute`);
+    }
+  }
+
+  const startTime = localIsoTime(now);
+  const links = {
+    meeting: formatLink(vault, meetingPath),
+    transcript: formatLink(vault, transcriptPath),
+    context: formatLink(vault, contextPath),
+    summary: formatLink(vault, summaryPath),
+  };
+  // Context and transcript first: once the meeting note exists, everything it links to does.
+  await createContextNote(
+    vault,
+    { meetingPath, transcriptPath, contextPath, summaryPath, title, startTime, endTime: undefined, attendees: [], projects },
+    { state: 'collecting metadata', agenda: input.agenda ?? '', ...(scheduledEnd ? { scheduledEnd } : {}) },
+  );
+  await vault.write(transcriptPath, renderFrontmatter({ meeting: links.meeting, state: 'transcribing' }));
+  await vault.write(
+    meetingPath,
+    renderFrontmatter({
+      title,
+      start_time: startTime,
+      attendees: [],
+      projects,
+      transcript: links.transcript,
+      context: links.context,
+      summary: links.summary,
+    }),
+  );
+  return { meeting: vault.rel(meetingPath), transcript: vault.rel(transcriptPath), context: vault.rel(contextPath) };
+}
+
+/** The meeting note a session call names, confined to `Folders.Meetings`. */
+export async function meetingNote(vault: Vault, meeting: unknown): Promise<string> {
+  let abs: string;
+  try {
+    abs = await resolveNotePath(vault, meeting, { folder: vault.layout.folders.Meetings, folderName: 'Folders.Meetings' });
+  } catch (err) {
+    if (err instanceof PathError) throw new SessionError(/no such note/.test(err.message) ? 'not-found' : 'usage', err.message);
+    throw err;
+  }
+  if (vault.kindOf(abs) !== 'meeting') {
+    throw new SessionError('usage', `${vault.rel(abs)} is not a meeting note (it lies in another configured folder)`);
+  }
+  return abs;
+}
+
+export async function contextPathOf(vault: Vault, meeting: string): Promise<{ path: string; exists: boolean }> {
+  try {
+    return await contextOfMeeting(vault, meeting, new HeadCache(vault));
+  } catch (err) {
+    if (err instanceof LocateError) throw new SessionError('broken', err.message);
+    throw err;
+  }
+}
+
+export interface StateChange {
+  meeting: string;
+  context: string;
+  state: string;
+}
+
+/**
+ * Sets the context note's `state` (one of the recorder's three, docs/design.md §6), creating
+ * the note when it is missing. The daemon's own states are refused (session-finish.ts).
+ */
+export async function setSessionState(vault: Vault, meeting: unknown, state: unknown): Promise<StateChange> {
+  if (isContextState(state) && !isRecorderState(state)) throw new SessionError('usage', daemonStateRefusal(state));
+  if (!isContextState(state)) {
+    throw new SessionError('usage', `"${String(state)}" is not a recorder state; use one of: ${RECORDER_STATES.join(', ')}`);
+  }
+  const meetingPath = await meetingNote(vault, meeting);
+  const context = await contextPathOf(vault, meetingPath);
+  try {
+    if (!context.exists) {
+      const artifacts = await resolveMeeting(vault, meetingPath);
+      await createContextNote(vault, artifacts, { state });
+    }
+    await setContextState(vault, context.path, state);
+  } catch (err) {
+    // A note of the meeting the vault cannot use (broken frontmatter or links): the person's to fix.
+    if (isExpectedError(err)) throw new SessionError('broken', err.message);
+    throw err;
+  }
+  return { meeting: vault.rel(meetingPath), context: vault.rel(context.path), state };
+}
+
+export interface SessionStopResult {
+  meeting: string;
+  context?: string;
+  end_time: string;
+}
+
+/** Writes `end_time` (now, local time with offset) to the meeting note and its context note. */
+export async function stopSession(vault: Vault, meeting: unknown, clock: Clock = systemClock): Promise<SessionStopResult> {
+  const meetingPath = await meetingNote(vault, meeting);
+  const endTime = localIsoTime(clock());
+  const context = await contextPathOf(vault, meetingPath);
+  try {
+    await updateNoteFrontmatter(vault, meetingPath, { end_time: endTime });
+    if (context.exists) await updateNoteFrontmatter(vault, context.path, { end_time: endTime });
+  } catch (err) {
+    if (err instanceof FrontmatterError) throw new SessionError('broken', `${err.message}; the note was not changed`);
+    throw err;
+  }
+  return { meeting: vault.rel(meetingPath), ...(context.exists ? { context: vault.rel(context.path) } : {}), end_time: endTime };
+}
