@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { reportEndpointProblems } from '../../../src/agent/model/endpoint-check.js';
+import { capturedLogger } from '../../helpers/captured-log.js';
+import { freePort } from '../../helpers/daemon-process.js';
+import { testConfig } from '../../helpers/memfs.js';
+import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
+
+/** The daemon's one start-up check of the endpoint: one line saying what is wrong and the fix. */
+
+function memoryLog() {
+  const { log, lines } = capturedLogger();
+  return { log, lines, warnings: () => lines.filter((l) => l.level === 'warn') };
+}
+
+let server: ScriptedServer;
+beforeAll(async () => {
+  server = await startScriptedServer({ models: ['llama3.2:3b', 'qwen3:4b'] });
+});
+afterAll(async () => {
+  await server.close();
+});
+
+const config = (BaseUrl: string, Model = 'qwen3:4b') => testConfig({ Endpoint: { BaseUrl, Model, ApiKeyEnvironmentVariable: '' } });
+
+describe('reportEndpointProblems', () => {
+  it('says nothing above debug when the endpoint lists the model', async () => {
+    const { log, lines, warnings } = memoryLog();
+    expect(await reportEndpointProblems(config(server.baseUrl), log)).toBeUndefined();
+    expect(warnings()).toEqual([]);
+    expect(lines.some((l) => l.msg === 'endpoint check: the endpoint is up and lists the model')).toBe(true);
+    expect(server.requests.at(-1)).toMatchObject({ kind: 'models', method: 'GET' });
+  });
+
+  it('one line when the endpoint cannot be reached: start the server or set Endpoint.BaseUrl', async () => {
+    const { log, warnings } = memoryLog();
+    const base = `http://127.0.0.1:${await freePort()}/v1`;
+    expect(await reportEndpointProblems(config(base), log)).toMatchObject({ name: 'endpoint' });
+    expect(warnings()).toHaveLength(1);
+    const msg = String(warnings()[0]!.msg);
+    expect(msg).toContain(`GET ${base}/models failed`);
+    expect(msg).toMatch(/ECONNREFUSED/);
+    expect(msg).toContain('ollama serve');
+    expect(msg).toContain('MeetingAssistant.Endpoint.BaseUrl');
+  });
+
+  it('one line when the model is not listed, naming close models; Ollama gets the ollama pull command', async () => {
+    const { log, warnings } = memoryLog();
+    await reportEndpointProblems(config(server.baseUrl, 'qwen3:8b'), log);
+    expect(warnings()).toHaveLength(1);
+    expect(String(warnings()[0]!.msg)).toMatch(/qwen3:8b is not listed; close names: qwen3:4b/);
+    expect(String(warnings()[0]!.msg)).toContain('MeetingAssistant.Endpoint.Model');
+
+    // An endpoint on Ollama's port: the fix names the pull command (the answer comes from a stub fetch).
+    const ollama = memoryLog();
+    const fetchStub: typeof fetch = async () => new Response(JSON.stringify({ object: 'list', data: [{ id: 'llama3.2:3b' }] }));
+    await reportEndpointProblems(config('http://localhost:11434/v1', 'qwen3:8b'), ollama.log, { fetch: fetchStub });
+    expect(String(ollama.warnings()[0]!.msg)).toContain('ollama pull qwen3:8b');
+  });
+
+  it('gives up after its short timeout, and stays quiet when the daemon stops first', async () => {
+    const hanging: typeof fetch = (_url, init) =>
+      new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));
+    const slow = memoryLog();
+    await reportEndpointProblems(config('http://127.0.0.1:9/v1'), slow.log, { fetch: hanging, timeoutMs: 50 });
+    expect(String(slow.warnings()[0]!.msg)).toMatch(/did not answer within/);
+
+    const stopped = memoryLog();
+    const controller = new AbortController();
+    const pending = reportEndpointProblems(config('http://127.0.0.1:9/v1'), stopped.log, { fetch: hanging, signal: controller.signal });
+    controller.abort();
+    expect(await pending).toBeUndefined();
+    expect(stopped.warnings()).toEqual([]);
+  });
+});

@@ -1,0 +1,220 @@
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DirectoryWatcher } from '../../../src/vault/dir-watch.js';
+import { type VaultEvent, type VaultEventSource, watchVault } from '../../../src/daemon/intake/file-events.js';
+import { resolveConfig } from '../../../src/config.js';
+import { silentLogger } from '../../../src/log.js';
+import { nodeFs } from '../../../src/vault/fs.js';
+import { Vault } from '../../../src/vault/vault.js';
+
+/** The watcher on a real folder: write stability, ignore rules, our own atomic writes. */
+
+let dir: string;
+let vault: Vault;
+let source: VaultEventSource | undefined;
+const seen: { event: VaultEvent; content: string | undefined }[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'ma-watch-'));
+  const config = resolveConfig({ MeetingAssistant: { VaultPath: dir } });
+  for (const folder of Object.values(config.layout.folders)) mkdirSync(folder, { recursive: true });
+  vault = new Vault(nodeFs, config.layout);
+  seen.length = 0;
+});
+
+afterEach(async () => {
+  await source?.close();
+  source = undefined;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function watch(stabilityMs?: number): Promise<void> {
+  source = watchVault(vault, resolveConfig({}).settings, silentLogger, stabilityMs ? { stabilityMs } : {});
+  source.on((event) => {
+    let content: string | undefined;
+    try {
+      content = readFileSync(event.path, 'utf8');
+    } catch {
+      content = undefined;
+    }
+    seen.push({ event, content });
+  });
+  await source.ready;
+}
+
+function eventFor(file: string, timeoutMs = 10_000): Promise<VaultEvent> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const poll = () => {
+      const hit = seen.find((s) => s.event.path === file);
+      if (hit) return resolve(hit.event);
+      if (Date.now() > deadline) return reject(new Error(`no event for ${file}`));
+      setTimeout(poll, 10);
+    };
+    poll();
+  });
+}
+
+const T = (name: string) => path.join(dir, 'Meetings/Transcripts', name);
+
+describe('watching the vault', () => {
+  it('a transcript written in pieces is reported once, after the last piece, with its whole content', async () => {
+    // Pieces 30 ms apart, stability 600 ms: a busy machine stretching a gap cannot split the write.
+    await watch(600);
+    const file = T('Growing.md');
+    const head = '---\nmeeting: "[[Meetings/Growing]]"\nstate: finished\n---\n';
+    writeFileSync(file, head);
+    let full = head;
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      const line = `[00:00:${String(i).padStart(2, '0')}] Alice: part ${i}\n`;
+      appendFileSync(file, line);
+      full += line;
+    }
+    await eventFor(file);
+    // A sentinel written afterwards proves every event of the growing file has been delivered.
+    writeFileSync(T('Sentinel.md'), '---\nstate: transcribing\n---\n');
+    await eventFor(T('Sentinel.md'));
+    const events = seen.filter((s) => s.event.path === file);
+    expect(events).toHaveLength(1);
+    expect(events[0]!.content).toBe(full);
+  });
+
+  it('ignores editor swap and backup files, temporaries, .trash and non-Markdown files', async () => {
+    mkdirSync(path.join(dir, '.trash/Meetings/Transcripts'), { recursive: true });
+    await watch();
+    const ignored = [
+      T('.Sync.md.swp'),
+      T('Sync.md~'),
+      T('.#Sync.md'),
+      T('4913'),
+      T('.Sync.md.a1b2c3.ma-tmp'),
+      T('recording.m4a'),
+      path.join(dir, '.trash/Meetings/Transcripts/Old.md'),
+    ];
+    for (const file of ignored) writeFileSync(file, '---\nstate: finished\n---\n');
+    writeFileSync(T('Sentinel.md'), '---\nstate: transcribing\n---\n');
+    await eventFor(T('Sentinel.md'));
+    expect(seen.map((s) => path.relative(dir, s.event.path))).toEqual(['Meetings/Transcripts/Sentinel.md']);
+  });
+
+  it("the vault's own atomic write is one change event for the note, never one for its temporary file", async () => {
+    const file = path.join(dir, 'Meetings/Summaries/S.md');
+    writeFileSync(file, '---\nstatus: failed\nretry: false\n---\n');
+    await watch();
+    await vault.write(file, '---\nstatus: done\n---\n## Summary\n');
+    await eventFor(file);
+    writeFileSync(T('Sentinel.md'), '---\nstate: transcribing\n---\n');
+    await eventFor(T('Sentinel.md'));
+    const forSummary = seen.filter((s) => s.event.path !== T('Sentinel.md'));
+    expect(forSummary).toEqual([{ event: { type: 'change', path: file }, content: '---\nstatus: done\n---\n## Summary\n' }]);
+  });
+});
+
+describe('the folder watcher (one watch per folder, none per file)', () => {
+  it('watches folders, not files; a folder made later is watched, its notes are adds; removing it unlinks them', async () => {
+    mkdirSync(path.join(dir, 'Meetings/Transcripts/2025'), { recursive: true });
+    for (let i = 0; i < 30; i++) writeFileSync(T(`2025/Old ${i}.md`), '---\nstate: finished\n---\n');
+    const events: VaultEvent[] = [];
+    const errors: string[] = [];
+    const watcher = new DirectoryWatcher({
+      roots: [path.join(dir, 'Meetings/Transcripts')],
+      ignored: () => false,
+      onRaw: () => undefined,
+      onSettled: (type, p) => events.push({ type, path: p }),
+      quietMs: 50,
+      onError: (err) => errors.push(String(err)),
+    });
+    try {
+      await watcher.ready;
+      expect(watcher.watchedFolders).toBe(2);
+      mkdirSync(T('2026'));
+      writeFileSync(T('2026/New.md'), '---\nstate: recording\n---\n');
+      const until = async (check: () => boolean, what: string) => {
+        const deadline = Date.now() + 10_000;
+        while (!check()) {
+          if (Date.now() > deadline) throw new Error(`no ${what}: ${JSON.stringify(events)}`);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      };
+      await until(() => events.some((e) => e.path === T('2026/New.md')), 'add');
+      expect(events).toEqual([{ type: 'add', path: T('2026/New.md') }]);
+      expect(watcher.watchedFolders).toBe(3);
+      writeFileSync(T('2026/New.md'), '---\nstate: finished\n---\n');
+      await until(() => events.length === 2, 'change');
+      expect(events[1]).toEqual({ type: 'change', path: T('2026/New.md') });
+      rmSync(T('2025'), { recursive: true });
+      await until(() => events.length === 32, 'unlinks');
+      expect(new Set(events.slice(2).map((e) => e.type))).toEqual(new Set(['unlink']));
+      expect(watcher.watchedFolders).toBe(2);
+      expect(errors).toEqual([]);
+    } finally {
+      await watcher.close();
+    }
+  });
+});
+
+describe('a sync tool that sets the old mtime back (docs/design.md §4)', () => {
+  // Obsidian Sync writes new bytes in place, then restores the file's old mtime: chokidar's
+  // own change test (mtime changed, or atime not newer) let that pass unseen.
+  const OLD = new Date('2026-11-01T10:00:00Z');
+  const syncWrite = (file: string, text: string) => {
+    writeFileSync(file, text);
+    utimesSync(file, new Date(), OLD);
+  };
+
+  it('a transcript rewritten in place with its old mtime restored is reported with the new content', async () => {
+    const file = T('Synced.md');
+    writeFileSync(file, '---\nstate: recording\n---\n');
+    utimesSync(file, OLD, OLD);
+    await watch();
+    syncWrite(file, '---\nstate: finished!\n---\n');
+    await eventFor(file);
+    expect(seen.find((s) => s.event.path === file)).toEqual({ event: { type: 'change', path: file }, content: '---\nstate: finished!\n---\n' });
+  });
+
+  it('a project file rewritten that way reaches the caches', async () => {
+    const note = path.join(dir, 'Projects/Alpha/Budget.md');
+    mkdirSync(path.dirname(note), { recursive: true });
+    writeFileSync(note, 'budget: 1000 EUR\n');
+    utimesSync(note, OLD, OLD);
+    source = watchVault(vault, resolveConfig({}).settings, silentLogger, { cacheFolders: [vault.layout.folders.Projects] });
+    const changed: string[] = [];
+    source.onChange?.((p) => changed.push(p));
+    await source.ready;
+    syncWrite(note, 'budget: 9000 EUR\n');
+    const deadline = Date.now() + 10_000;
+    while (!changed.includes(note) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(changed).toContain(note);
+  });
+});
+
+describe('watching the projects for the search cache', () => {
+  it('reports every change below a cache folder at once, and no note event for it', async () => {
+    source = watchVault(vault, resolveConfig({}).settings, silentLogger, { cacheFolders: [vault.layout.folders.Projects] });
+    const changed: string[] = [];
+    source.onChange?.((p) => changed.push(p));
+    source.on((event) => seen.push({ event, content: undefined }));
+    await source.ready;
+
+    const note = path.join(dir, 'Projects/Alpha/Overview.md');
+    const data = path.join(dir, 'Projects/Alpha/data.csv');
+    mkdirSync(path.dirname(note), { recursive: true });
+    writeFileSync(note, '# Alpha\n');
+    writeFileSync(data, 'a,b\n');
+    const transcript = T('2026-11-30 Sync.md');
+    writeFileSync(transcript, '---\nstate: transcribing\n---\n');
+
+    await eventFor(transcript);
+    const deadline = Date.now() + 10_000;
+    while (!(changed.includes(note) && changed.includes(data)) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(changed).toContain(note);
+    expect(changed).toContain(data);
+    expect(changed).toContain(path.join(dir, 'Projects/Alpha'));
+    expect(seen.map((s) => s.event.path)).toEqual([transcript]);
+  });
+});
