@@ -256,10 +256,10 @@ export async function toolSetup(vault, meeting, raw = {}, ctxOptions = {}) {
   const { resolveConfig } = await dist('config.js');
   const { Vault } = await dist('vault/vault.js');
   const { nodeFs } = await dist('vault/fs.js');
-  const { createToolContext, createToolRegistry } = await dist('tools/registry.js');
+  const { createToolBinding, createToolRegistry } = await dist('tools/registry.js');
   const config = resolveConfig({ MeetingAssistant: { VaultPath: vault, ...raw } });
   const v = new Vault(nodeFs, config.layout);
-  const ctx = createToolContext({ vault: v, settings: config.settings, meeting, ...ctxOptions });
+  const ctx = createToolBinding({ vault: v, settings: config.settings, meeting, ...ctxOptions });
   const registry = createToolRegistry(ctx);
   let n = 0;
   const call = async (name, args = {}) => {

@@ -17,7 +17,7 @@
 // reached the model before the summary, the largest request the server took, whether the project
 // file was appended after a request offering write_projectfile, and per phase the fixed part of
 // its largest request (instructions + tool schemas + first message, as the run's room check and
-// its ContextOverflowError count it: without the transcript notes, printed apart) as a share of
+// its WindowOverflowError count it: without the transcript notes, printed apart) as a share of
 // the window, in the server's tokens.
 // BENCH_CASES=4096-told,8192 runs only those.
 import path from 'node:path';
@@ -30,7 +30,7 @@ const { resolveConfig } = await dist('config.js');
 const { Vault } = await dist('vault/vault.js');
 const { nodeFs } = await dist('vault/fs.js');
 const { summarizeMeeting } = await dist('meeting/pipeline.js');
-const { ContextManager } = await dist('agent/window/window-budget.js');
+const { WindowBudget } = await dist('agent/window/window-budget.js');
 const { countTokens, fixedTokens, messagesTokens } = await dist('agent/window/tokens.js');
 const { createLogger, silentLogger } = await dist('log.js');
 const { readFileSync } = await import('node:fs');
@@ -111,7 +111,7 @@ async function runCase(c) {
     model,
     retryUrl: () => 'http://127.0.0.1/retry',
     contextManager: (log) =>
-      new ContextManager({
+      new WindowBudget({
         settings: settings.ContextWindow,
         api: 'chat-completions',
         model,

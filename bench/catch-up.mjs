@@ -42,7 +42,7 @@ for (let i = 0; i < MEETINGS; i++) {
 console.log(`vault: ${MEETINGS} meetings, 4 notes each (${(bytes / 1e6).toFixed(0)} MB; ${PENDING} to catch up), generated in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
 const { resolveConfig } = await dist('config.js');
-const { Reconciler } = await dist('daemon/intake/catch-up.js');
+const { CatchUp } = await dist('daemon/intake/catch-up.js');
 const { Vault } = await dist('vault/vault.js');
 const { nodeFs } = await dist('vault/fs.js');
 const { silentLogger } = await dist('log.js');
@@ -73,8 +73,8 @@ async function bareConcurrent() {
 // A daemon start: a new process, so nothing remembered from an earlier scan.
 let last;
 async function startupScan() {
-  const reconciler = new Reconciler({ vault: v, settings: config.settings, log: silentLogger, isQueued: () => false });
-  last = await reconciler.scan({ startup: true });
+  const catchUp = new CatchUp({ vault: v, settings: config.settings, log: silentLogger, isQueued: () => false });
+  last = await catchUp.scan({ startup: true });
 }
 
 await bareSequential(); // page cache warm for everyone
@@ -99,19 +99,19 @@ const reference = { label: 'bare readFile loop', stats: stats(seq) };
 reportReference('bare script: list + fs.readFile every note, one after another', reference.stats);
 reportReference('bare script: list + fs.readFile every note, 16 at a time', stats(conc));
 const s = stats(scan);
-report('catch-up scan at start (Reconciler.scan, nothing remembered)', s, {
+report('catch-up scan at start (CatchUp.scan, nothing remembered)', s, {
   reference,
   target: { text: '≤ 1.5× the bare script', ok: s.median <= 1.5 * reference.stats.median },
   note: `${(s.median / stats(conc).median).toFixed(2)}× the 16-at-a-time variant`,
 });
 
 // The scheduled scans after it (every 5 minutes by default): unchanged notes are not read again.
-const reconciler = new Reconciler({ vault: v, settings: config.settings, log: silentLogger, isQueued: () => false });
-await reconciler.scan({ startup: true });
+const catchUp = new CatchUp({ vault: v, settings: config.settings, log: silentLogger, isQueued: () => false });
+await catchUp.scan({ startup: true });
 const warm = [];
 for (let i = 0; i < RUNS; i++) {
   const t = performance.now();
-  await reconciler.scan({ startup: false });
+  await catchUp.scan({ startup: false });
   warm.push(performance.now() - t);
 }
 report('scheduled catch-up scan (nothing changed)', stats(warm), { reference, note: 'no target' });

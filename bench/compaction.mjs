@@ -13,7 +13,7 @@ const dist = (p) => pathToFileURL(path.join(here, '..', 'dist', p)).href;
 const { estimateRequestTokens, fixedTokens } = await import(dist('agent/window/tokens.js'));
 const { catLine } = await import(dist('vault/lines.js'));
 const compaction = await import(dist('agent/window/compaction.js'));
-const { ContextManager } = await import(dist('agent/window/window-budget.js'));
+const { WindowBudget } = await import(dist('agent/window/window-budget.js'));
 const { silentLogger } = await import(dist('log.js'));
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 9);
@@ -157,7 +157,7 @@ let report;
 for (let i = 0; i < RUNS; i++) {
   for (const [list, warmUp] of [[totals, true], [coldTotals, false]]) {
     const conv = conversation(t.lines);
-    const cm = new ContextManager({ settings, api: 'chat-completions', model, log: silentLogger });
+    const cm = new WindowBudget({ settings, api: 'chat-completions', model, log: silentLogger });
     if (warmUp) estimateRequestTokens(conv);
     const s = performance.now();
     await cm.beforeRequest(conv, conv.tools);

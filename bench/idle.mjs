@@ -147,16 +147,16 @@ const w = await measure('bare chokidar watcher, same folders', bare, /watcher re
 
 // 3. The catch-up scan in process: cold, then warm.
 const { resolveConfig } = await import(path.join(dist, 'config.js'));
-const { Reconciler } = await import(path.join(dist, 'daemon', 'reconcile.js'));
+const { CatchUp } = await import(path.join(dist, 'daemon', 'intake', 'catch-up.js'));
 const { Vault } = await import(path.join(dist, 'vault', 'vault.js'));
 const { nodeFs } = await import(path.join(dist, 'vault', 'fs.js'));
 const { silentLogger } = await import(path.join(dist, 'log.js'));
 const config = resolveConfig({ MeetingAssistant: { VaultPath: vault } });
-const reconciler = new Reconciler({ vault: new Vault(nodeFs, config.layout), settings: config.settings, log: silentLogger, isQueued: () => false });
+const catchUp = new CatchUp({ vault: new Vault(nodeFs, config.layout), settings: config.settings, log: silentLogger, isQueued: () => false });
 const scans = [];
 for (const startup of [true, false, false]) {
   const s0 = performance.now();
-  const r = await reconciler.scan({ startup });
+  const r = await catchUp.scan({ startup });
   scans.push({ ms: performance.now() - s0, checked: r.checked, read: r.read, jobs: r.jobs.length });
 }
 

@@ -20,7 +20,7 @@ const { resolveConfig } = await dist('config.js');
 const { Vault } = await dist('vault/vault.js');
 const { nodeFs } = await dist('vault/fs.js');
 const { summarizeMeeting } = await dist('meeting/pipeline.js');
-const { ContextManager } = await dist('agent/window/window-budget.js');
+const { WindowBudget } = await dist('agent/window/window-budget.js');
 const { countTokens, fixedTokens } = await dist('agent/window/tokens.js');
 const { createLogger, silentLogger } = await dist('log.js');
 
@@ -73,7 +73,7 @@ async function runCase(c) {
     log: process.env.BENCH_LOG ? createLogger({ level: process.env.BENCH_LOG, destination: process.stderr }) : silentLogger,
     model,
     retryUrl: () => 'http://127.0.0.1/retry',
-    contextManager: (log) => new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model, log }),
+    contextManager: (log) => new WindowBudget({ settings: settings.ContextWindow, api: 'chat-completions', model, log }),
     sleep: async () => {},
   };
   const started = performance.now();
@@ -110,7 +110,7 @@ for (const c of CASES) {
       `instructions + tool schemas ${r.fixed ?? '(no agent request made)'}${r.fixed ? ' tokens' : ''}; ${Math.round(r.ms)} ms`,
   );
   console.log(`  target: ${checks.map(([what, pass]) => `${what} ${pass ? 'ok' : 'MISSED'}`).join('; ')}`);
-  if (!done && /ContextOverflowError/.test(r.outcome.error ?? '')) {
+  if (!done && /WindowOverflowError/.test(r.outcome.error ?? '')) {
     console.log(`  (the instructions, tool schemas and first message left no room in the window the run learned; see the error)`);
   }
 }

@@ -45,17 +45,17 @@ for (const read of READS) {
 
 // --- inside the agent loop -------------------------------------------------------------------
 const { runAgentLoop } = await dist('agent/loop.js');
-const { ContextManager } = await dist('agent/window/window-budget.js');
+const { WindowBudget } = await dist('agent/window/window-budget.js');
 const { resolveConfig } = await dist('config.js');
 const { silentLogger } = await dist('log.js');
-const { createToolContext, createToolRegistry } = await dist('tools/registry.js');
+const { createToolBinding, createToolRegistry } = await dist('tools/registry.js');
 
 const TURNS = READS.length * Math.max(3, Math.ceil(CALLS / 10));
 const settings = resolveConfig({
   MeetingAssistant: { VaultPath: vault, ContextWindow: { Tokens: 4_000_000, MaxOutputTokens: 4096 } },
 }).settings;
 const run = { summaryWritten: false };
-const ctx = createToolContext({ vault: h.vault, settings, meeting, run, caches: h.ctx.caches });
+const ctx = createToolBinding({ vault: h.vault, settings, meeting, run, caches: h.ctx.caches });
 const registry = createToolRegistry(ctx);
 /** Per tool: the times from the request that asked for it to the next request. */
 const intervals = new Map();
@@ -86,7 +86,7 @@ await runAgentLoop({
   maxTurns: TURNS + 5,
   maxOutputTokens: 4096,
   retry: { attempts: 0, delayMs: 0 },
-  context: new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model, log: silentLogger }),
+  context: new WindowBudget({ settings: settings.ContextWindow, api: 'chat-completions', model, log: silentLogger }),
   summaryWritten: () => run.summaryWritten,
   log: silentLogger,
 });

@@ -2,7 +2,7 @@ import type { Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { addLogSecret, createLoggerFromConfig, type Logger } from './log.js';
 import { createModelClient } from './agent/model/client.js';
-import { ContextManager } from './agent/window/window-budget.js';
+import { WindowBudget } from './agent/window/window-budget.js';
 import { createOpenAI } from './agent/model/openai-sdk.js';
 import { createRemoteCompactor } from './agent/window/remote-compaction.js';
 import { ServerWindowSource } from './agent/window/server-window.js';
@@ -76,7 +76,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     retryUrl: (rel) => retryUrl(settings.Http, token, rel),
     ...(options.clock ? { clock: options.clock } : {}),
     contextManager: (runLog) =>
-      new ContextManager({
+      new WindowBudget({
         settings: settings.ContextWindow,
         api: settings.Endpoint.Api,
         model,

@@ -21,7 +21,7 @@ export interface LoopConversation {
 }
 
 /** What the loop needs of the context-window manager (src/agent/window/window-budget.ts). */
-export interface ContextController {
+export interface WindowController {
   beforeRequest(conv: LoopConversation, tools: ToolSchema[], signal?: AbortSignal): Promise<void>;
   afterResponse(request: ModelRequest, response: ModelResponse): 'ok' | 'truncated';
   /** `cause` is the error that asked for it (a context-length 400 may name the real limit). */
@@ -59,7 +59,7 @@ export interface AgentLoopOptions {
   maxTurns: number;
   maxOutputTokens: number;
   retry: { attempts: number; delayMs: number; sleep?: (ms: number, signal?: AbortSignal) => Promise<void>; endpoint?: EndpointGate | undefined };
-  context?: ContextController;
+  context?: WindowController;
   /** True once the summary note has been written in this run. */
   summaryWritten: () => boolean;
   /** What the model is told, once, when it stops before the summary is written (the meeting's words, not the engine's). */

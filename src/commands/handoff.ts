@@ -5,7 +5,7 @@ import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io }
 
 /**
  * `summarize` / `retry` while a daemon runs on the vault (docs/design.md §2): the work goes to
- * that daemon through its HTTP API (`POST /api/retry`, with `meeting` for a summarize), so a
+ * that daemon through its HTTP API (`POST /api/summarize` or `POST /api/retry`), so a
  * meeting never runs twice at once; the command then polls `GET /api/status` until the run it
  * asked for has finished, and exits as if it had run the meeting itself.
  */
@@ -74,7 +74,7 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
   const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note, from: 'cli' };
   let accepted;
   try {
-    accepted = await call(`${daemon.http}/api/retry`, token, { method: 'POST', body });
+    accepted = await call(`${daemon.http}/api/${work.kind === 'summarize' ? 'summarize' : 'retry'}`, token, { method: 'POST', body });
   } catch (err) {
     throw new CliError(`a daemon (pid ${daemon.pid}) runs on this vault but its HTTP API ${daemon.http} does not answer: ${(err as Error).message}`, EXIT_FAILED);
   }

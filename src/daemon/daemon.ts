@@ -17,7 +17,7 @@ import { Intake, type LastScan } from './intake/intake.js';
 import { commandTranscriber } from '../import/transcribe.js';
 import { readFacts } from '../vault/note-head.js';
 import { type Job, type QueueStatus, RunQueue, type StopResult } from './runs/queue.js';
-import { Reconciler, type ScanResult } from './intake/catch-up.js';
+import { CatchUp, type ScanResult } from './intake/catch-up.js';
 import { createNotifier, type Notifier } from './runs/notify.js';
 import { RunBoard } from './runs/run-board.js';
 import { createEndpointWaiter, type EndpointWaitSettings } from './runs/endpoint-gate.js';
@@ -93,7 +93,7 @@ export interface Daemon {
   /** The catch-up scan started with the daemon (it runs after "ready"). */
   readonly startupScan: Promise<ScanResult>;
   /** One catch-up scan now, its jobs enqueued. */
-  reconcile(startup?: boolean): Promise<ScanResult>;
+  catchUp(startup?: boolean): Promise<ScanResult>;
   /** Stop taking work, give running runs the grace period, abort the rest. Idempotent. */
   stop(reason?: string): Promise<StopResult>;
   /** Resolves when the daemon has stopped. */
@@ -139,21 +139,21 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
-  const { tracker, board, queue, enqueue, reconciler, endpoint } = await assembleWork(config, options, runtime, () => rescan.now());
+  const { tracker, board, queue, enqueue, catchUp, endpoint } = await assembleWork(config, options, runtime, () => rescan.now());
   const inbox = createInbox(config, vault, log, clock);
   const intake = new Intake({
     vault,
     settings,
     log,
     tracker,
-    reconciler,
+    catchUp,
     enqueue,
     stopping: () => stopping,
     clock,
     watch: runtime.caches.watch,
     onScan: (startup) => inbox.catchUp(startup),
   });
-  rescan.now = () => void intake.reconcile(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
+  rescan.now = () => void intake.catchUp(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => ({
@@ -230,7 +230,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     queue,
     status,
     eventsHandled: () => intake.eventsHandled(),
-    reconcile: (startup) => intake.reconcile(startup),
+    catchUp: (startup) => intake.catchUp(startup),
     stop: shutdown.stop,
     done: shutdown.done,
   };
@@ -254,7 +254,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     log,
     clock: clockOf(options),
     onBackUp: () => {
-      reconciler.endpointAnswersAgain();
+      catchUp.endpointAnswersAgain();
       onEndpointBack();
     },
     ...(options.endpointWait && { settings: options.endpointWait }),
@@ -268,8 +268,8 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     board,
     notifier,
     clock: clockOf(options),
-    onDone: (key) => reconciler.forget(key),
-    onUnreported: (job) => void reconciler.retryUnreported(job),
+    onDone: (key) => catchUp.forget(key),
+    onUnreported: (job) => void catchUp.retryUnreported(job),
   });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
   const run: typeof runJob = async (...args) => {
@@ -289,14 +289,14 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
     );
     return result;
   };
-  const reconciler = new Reconciler({
+  const catchUp = new CatchUp({
     vault,
     settings,
     log,
     isQueued: (key) => queue.has(key),
     remember: (p, facts) => tracker.remember(p, facts),
   });
-  return { tracker, board, queue, enqueue, reconciler, endpoint };
+  return { tracker, board, queue, enqueue, catchUp, endpoint };
 }
 
 /** The inbox (docs/design.md §9), its recordings transcribed by Import.TranscribeCommand when one is set. */

@@ -3,7 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { Audit, auditJournalFolder } from '../audit.js';
-import { AgentError, type ContextController } from '../agent/loop.js';
+import { AgentError, type WindowController } from '../agent/loop.js';
 import { conversationStart } from './conversation-start.js';
 import { runAgentPhases } from './phases.js';
 import { SUMMARY_REMINDER } from './prompt.js';
@@ -12,11 +12,11 @@ import type { EndpointGate } from '../agent/model/retry.js';
 import { unreachableAdvice } from '../agent/model/endpoint-wait.js';
 import { lastAnswerSection, noToolCallsAdvice } from './no-tool-calls.js';
 import { fixedTokens, messagesTokens } from '../agent/window/tokens.js';
-import { type ContextRoom, contextRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
+import { type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../tools/format.js';
 import { phasedTools, toolOffer } from '../tools/offered-tools.js';
-import { createToolContext, createToolRegistry } from '../tools/registry.js';
+import { createToolBinding, createToolRegistry } from '../tools/registry.js';
 import type { RunCaches } from '../tools/run-caches.js';
 import { staleSummaryReminder } from '../tools/speaker-names.js';
 import type { RunState } from '../tools/types.js';
@@ -52,10 +52,10 @@ export interface PipelineDeps {
   /** The clickable retry link for a summary note (vault-relative path). */
   retryUrl(summaryRelPath: string): string;
   /**
-   * Builds the context-window manager of one run (compaction); absent means no tracking.
+   * Builds the window budget of one run (compaction); absent means no tracking.
    * The daemon passes one factory so the remote-compaction memory (404 seen) is shared.
    */
-  contextManager?: (log: Logger, signal?: AbortSignal) => ContextController & Partial<ContextRoom>;
+  contextManager?: (log: Logger, signal?: AbortSignal) => WindowController & Partial<WindowRoom>;
   /** Where the run's timestamps come from; default the system clock. */
   clock?: Clock;
   /** Waits between retries; tests inject one that does not wait. */
@@ -255,10 +255,10 @@ async function summarize(r: MeetingRun): Promise<void> {
   const { vault } = deps;
   const settings = deps.config.settings;
   const context = deps.contextManager?.(log, options.signal);
-  const room = contextRoom(context, settings.ContextWindow);
+  const room = windowRoom(context, settings.ContextWindow);
   // The server's window, asked now (when the context manager can): the parts are sized by it.
   await room.prepare?.();
-  const toolContext = createToolContext({
+  const toolContext = createToolBinding({
     vault,
     settings,
     meeting: artifacts,

@@ -1,19 +1,19 @@
 import { type ArgsOf, type ParamSpecs, jsonSchemaOf, parseArgs } from './args.js';
-import type { ToolContext, ToolDefinition } from './types.js';
+import type { ToolBinding, ToolDefinition } from './types.js';
 
 /** A tool declared once: its JSON Schema and its argument parser come from `params`. */
 export function defineTool<S extends ParamSpecs>(spec: {
   name: string;
   description: string;
   params: S;
-  handler(args: ArgsOf<S>, ctx: ToolContext): Promise<string>;
+  handler(args: ArgsOf<S>, ctx: ToolBinding): Promise<string>;
 }): ToolDefinition<ArgsOf<S>> {
   return {
     name: spec.name,
     description: spec.description,
     parameters: jsonSchemaOf(spec.params),
     handler: spec.handler,
-    async invoke(raw: string, ctx: ToolContext): Promise<string> {
+    async invoke(raw: string, ctx: ToolBinding): Promise<string> {
       const { args, ignored } = parseArgs(spec.name, spec.params, raw);
       const result = await spec.handler(args, ctx);
       return ignored.length > 0

@@ -5,12 +5,12 @@
  */
 
 import { catLine } from '../vault/lines.js';
-import type { ToolContext } from './types.js';
+import type { ToolBinding } from './types.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 60_000;
 
 /** The per-result character budget of a run (the pipeline derives it from the context window). */
-export function resultBudget(ctx: Pick<ToolContext, 'maxResultChars'>): number {
+export function resultBudget(ctx: Pick<ToolBinding, 'maxResultChars'>): number {
   return ctx.maxResultChars ?? DEFAULT_MAX_RESULT_CHARS;
 }
 

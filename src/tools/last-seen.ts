@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { ToolError } from './errors.js';
-import type { ToolContext } from './types.js';
+import type { ToolBinding } from './types.js';
 
 /**
  * What the agent last saw of each file it edits by line numbers (docs/design.md §1): the
@@ -9,17 +9,17 @@ import type { ToolContext } from './types.js';
  * holds no longer mean what it thinks, and a replacement would erase what it never saw.
  */
 
-function seenOf(ctx: ToolContext): Map<string, string> {
+function seenOf(ctx: ToolBinding): Map<string, string> {
   return (ctx.run.seen ??= new Map());
 }
 
 /** The agent now knows `content` as `abs` (a read, or its own write). */
-export function rememberSeen(ctx: ToolContext, abs: string, content: string): void {
+export function rememberSeen(ctx: ToolBinding, abs: string, content: string): void {
   seenOf(ctx).set(path.resolve(abs), content);
 }
 
 /** Whether the agent has seen `abs` at all in this run. */
-export function lastSeen(ctx: ToolContext, abs: string): string | undefined {
+export function lastSeen(ctx: ToolBinding, abs: string): string | undefined {
   return seenOf(ctx).get(path.resolve(abs));
 }
 
@@ -27,7 +27,7 @@ export function lastSeen(ctx: ToolContext, abs: string): string | undefined {
  * Refuses when `current` is not what the agent last saw of `abs`. A file the agent never saw
  * passes; for one it must have read first, see requireReadAndUnchanged.
  */
-export function requireUnchangedSinceSeen(ctx: ToolContext, abs: string, current: string | undefined, readTool: string, what = ctx.vault.rel(abs)): void {
+export function requireUnchangedSinceSeen(ctx: ToolBinding, abs: string, current: string | undefined, readTool: string, what = ctx.vault.rel(abs)): void {
   const seen = lastSeen(ctx, abs);
   if (seen === undefined || seen === current) return;
   throw new ToolError(
@@ -41,7 +41,7 @@ export function requireUnchangedSinceSeen(ctx: ToolContext, abs: string, current
  * somewhere else (a search result, an earlier meeting) and may no longer match, and when it
  * changed since. `current` undefined (no file yet: a creation) passes.
  */
-export function requireReadAndUnchanged(ctx: ToolContext, abs: string, current: string | undefined, readTool: string, what = ctx.vault.rel(abs)): void {
+export function requireReadAndUnchanged(ctx: ToolBinding, abs: string, current: string | undefined, readTool: string, what = ctx.vault.rel(abs)): void {
   if (current === undefined) return;
   if (lastSeen(ctx, abs) === undefined) {
     throw new ToolError(

@@ -13,7 +13,7 @@ import { formatRead, resultBudget } from './format.js';
 import { readTextFile } from './read.js';
 import { rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './last-seen.js';
 import { staleLabelsSentence, staleSpeakerLabels } from './speaker-names.js';
-import type { ToolContext } from './types.js';
+import type { ToolBinding } from './types.js';
 
 /**
  * The meeting's own notes: reading the meeting note, user notes, transcript, context note and
@@ -25,13 +25,13 @@ import type { ToolContext } from './types.js';
 // window has no room for prose the result's own header (`path (lines A-B of N)`) makes plain.
 const RANGE = { from: { type: 'integer' }, to: { type: 'integer' } } as const;
 
-async function readRequired(ctx: ToolContext, abs: string, what: string): Promise<string> {
+async function readRequired(ctx: ToolBinding, abs: string, what: string): Promise<string> {
   const text = await readTextFile(ctx.vault, abs);
   if (text === undefined) throw new ToolError(`the ${what} ${ctx.vault.rel(abs)} does not exist.`);
   return text;
 }
 
-function parse(ctx: ToolContext, text: string, abs: string, what: string): ParsedNote {
+function parse(ctx: ToolBinding, text: string, abs: string, what: string): ParsedNote {
   try {
     return parseNote(text, ctx.vault.rel(abs));
   } catch (err) {
@@ -110,7 +110,7 @@ function attendeeList(value: unknown): string[] {
   return [];
 }
 
-async function editAttendees(ctx: ToolContext, edit: (current: string[]) => string[] | string): Promise<string> {
+async function editAttendees(ctx: ToolBinding, edit: (current: string[]) => string[] | string): Promise<string> {
   const abs = ctx.meeting.meetingPath;
   await readRequired(ctx, abs, 'meeting note');
   const outcome: { answer: string | string[] } = { answer: '' };

@@ -2,7 +2,7 @@ import { pastSummariesFor } from './past-meetings.js';
 import { findProject, listProjectFolders } from './project-files.js';
 import { TOOLS } from './registry.js';
 import { hasIdentities } from './speakers.js';
-import type { AnyTool, ToolContext } from './types.js';
+import type { AnyTool, ToolBinding } from './types.js';
 
 /**
  * The tools offered to one meeting (docs/design.md §3 step 9): only those that can act for it.
@@ -30,7 +30,7 @@ export interface ToolOffer {
   identities: boolean;
 }
 
-export async function toolOffer(ctx: ToolContext): Promise<ToolOffer> {
+export async function toolOffer(ctx: ToolBinding): Promise<ToolOffer> {
   const own = ctx.meeting.projects;
   const [projects, past, identities] = await Promise.all([
     own.length === 0

@@ -9,7 +9,7 @@ import { formatRead, resultBudget } from './format.js';
 import { type PastSummary, intersects, sameProject } from './past-index.js';
 import { checkRelativePath, realLocation, sameFile } from '../vault/confine.js';
 import { readTextFile } from './read.js';
-import type { ToolContext } from './types.js';
+import type { ToolBinding } from './types.js';
 
 /**
  * Past meetings of the same projects: summary notes in `Folders.Summaries` whose `projects`
@@ -23,7 +23,7 @@ import type { ToolContext } from './types.js';
  * With `Agent.WritableProjects: "all"` a requested project need not be the meeting's
  * (docs/design.md §4); without any request the scope is still the meeting's own.
  */
-export function scopeProjects(ctx: ToolContext, requested: string[] | undefined): string[] {
+export function scopeProjects(ctx: ToolBinding, requested: string[] | undefined): string[] {
   const own = ctx.meeting.projects;
   if (requested === undefined || requested.length === 0) return [...own];
   const out: string[] = [];
@@ -48,7 +48,7 @@ export function scopeProjects(ctx: ToolContext, requested: string[] | undefined)
  * Past summaries whose projects intersect `scope`: failure reports and the current summary
  * excluded; sorted by path, or newest first.
  */
-export async function pastSummariesFor(ctx: ToolContext, scope: readonly string[], order: 'path' | 'newest' = 'path'): Promise<PastSummary[]> {
+export async function pastSummariesFor(ctx: ToolBinding, scope: readonly string[], order: 'path' | 'newest' = 'path'): Promise<PastSummary[]> {
   if (scope.length === 0) return [];
   const all = order === 'newest' ? await ctx.pastSummaries.newestFirst() : await ctx.pastSummaries.all();
   // Once per call, not per summary: ten thousand of them are filtered on every call.
@@ -94,7 +94,7 @@ export const listPastProjectMeetings = defineTool({
 });
 
 /** The summary a model-supplied path or `[[link]]` denotes, before the refusals. */
-async function locateSummary(ctx: ToolContext, value: string): Promise<string> {
+async function locateSummary(ctx: ToolBinding, value: string): Promise<string> {
   const raw = value.trim();
   if (raw.includes('\0') || raw.includes('\\')) checkRelativePath(raw, 'the vault');
   const target = linkTarget(raw);

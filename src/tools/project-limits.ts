@@ -3,7 +3,7 @@ import { realLocation } from '../vault/confine.js';
 import { keepsExecutableBlocks } from '../vault/inert.js';
 import { ToolError } from './errors.js';
 import { findProject, listProjectFolders, type ProjectFolder } from './project-files.js';
-import type { ToolContext } from './types.js';
+import type { ToolBinding } from './types.js';
 
 /**
  * What a model may write in the projects (docs/design.md §4). A transcript is words other
@@ -14,7 +14,7 @@ import type { ToolContext } from './types.js';
  */
 
 /** `project` when the agent may write it in this run; a ToolError naming the meeting's projects otherwise. */
-export async function writableProject(ctx: ToolContext, project: ProjectFolder): Promise<ProjectFolder> {
+export async function writableProject(ctx: ToolBinding, project: ProjectFolder): Promise<ProjectFolder> {
   if (ctx.settings.Agent.WritableProjects === 'all') return project;
   const own = ctx.meeting.projects;
   // The folder each of the meeting's names denotes (exact, else the one differing in case only):
@@ -32,7 +32,7 @@ export async function writableProject(ctx: ToolContext, project: ProjectFolder):
  * any depth: a project folder a person linked to the projects folder (or a subfolder that is
  * another project's real folder) holds other projects' instructions below its top.
  */
-export async function refuseInstructionsFile(ctx: ToolContext, project: ProjectFolder, abs: string): Promise<void> {
+export async function refuseInstructionsFile(ctx: ToolBinding, project: ProjectFolder, abs: string): Promise<void> {
   const real = await realLocation(ctx.vault.fs, abs);
   if ([abs, real].some((file) => path.basename(file).toLowerCase() === 'agents.md')) {
     throw new ToolError(`AGENTS.md holds the project's instructions for the agent and is written only by people; put this in another file of project ${project.name}.`);

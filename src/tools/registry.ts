@@ -23,7 +23,7 @@ import { listProjectFiles, listProjects, readProjectFile, writeProjectFile } fro
 import { RunCaches } from './run-caches.js';
 import { search } from './search/search-tool.js';
 import { addDictationWord, deleteIdentity, overrideSpeaker } from './speakers.js';
-import type { AnyTool, RunState, ToolContext } from './types.js';
+import type { AnyTool, RunState, ToolBinding } from './types.js';
 
 /**
  * The agent's tools, bound to one meeting. `call` never throws: an unknown tool, arguments
@@ -56,7 +56,7 @@ export const TOOLS: readonly AnyTool[] = [
   search,
 ];
 
-export function createToolRegistry(ctx: ToolContext, tools: readonly AnyTool[] = TOOLS): ToolRegistry {
+export function createToolRegistry(ctx: ToolBinding, tools: readonly AnyTool[] = TOOLS): ToolRegistry {
   // A caller that builds the context by hand may leave the caches out: they are its own then.
   ctx.caches ??= new RunCaches(ctx.vault);
   ctx.pastSummaries ??= ctx.caches.pastSummaries;
@@ -127,7 +127,7 @@ export function summarizeArgs(raw: string | undefined): Record<string, unknown> 
   return out;
 }
 
-export interface ToolContextOptions {
+export interface ToolBindingOptions {
   vault: Vault;
   settings: Settings;
   meeting: MeetingArtifacts;
@@ -145,11 +145,11 @@ export interface ToolContextOptions {
   searchMaxResults?: number;
 }
 
-/** A ToolContext with the defaults filled in: what the pipeline builds for one run. */
-export function createToolContext(options: ToolContextOptions): ToolContext {
+/** A ToolBinding with the defaults filled in: what the pipeline builds for one run. */
+export function createToolBinding(options: ToolBindingOptions): ToolBinding {
   const { vault, meeting } = options;
   const caches = options.caches ?? new RunCaches(vault);
-  const ctx: ToolContext = {
+  const ctx: ToolBinding = {
     vault,
     settings: options.settings,
     meeting,

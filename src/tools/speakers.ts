@@ -14,7 +14,7 @@ import { rewriteHint } from './speaker-names.js';
 import { checkFolderName, realLocation } from '../vault/confine.js';
 import { readTextFile } from './read.js';
 import { UNCHANGED } from '../vault/update.js';
-import type { ToolContext } from './types.js';
+import type { ToolBinding } from './types.js';
 
 /**
  * Speech recognition aids: the dictation dictionary, speaker labels in the transcript, and the
@@ -75,7 +75,7 @@ export const overrideSpeaker = defineTool({
 });
 
 /** Every transcript line spoken by `speaker` relabelled `name`; a ToolError when nobody speaks as `speaker`. */
-function relabel(ctx: ToolContext, text: string, abs: string, speaker: string, name: string): { text: string; changed: number } {
+function relabel(ctx: ToolBinding, text: string, abs: string, speaker: string, name: string): { text: string; changed: number } {
   let bodyStart: number;
   try {
     bodyStart = parseNote(text, ctx.vault.rel(abs)).bodyStartLine;
@@ -108,7 +108,7 @@ function relabel(ctx: ToolContext, text: string, abs: string, speaker: string, n
 }
 
 /** Identity files below the identities folder (absolute paths), dot-entries and temp files skipped. */
-async function identityFiles(ctx: ToolContext): Promise<string[]> {
+async function identityFiles(ctx: ToolBinding): Promise<string[]> {
   const out: string[] = [];
   const skip = (name: string) => name.startsWith('.') || isTempFile(name) || isSyncToolFile(name);
   await walkFiles(ctx.vault.fs, ctx.vault.layout.folders.Identities, { skip }, ({ abs, entry }) => {
@@ -118,7 +118,7 @@ async function identityFiles(ctx: ToolContext): Promise<string[]> {
 }
 
 /** Whether there is any identity for delete_identity to act on. */
-export async function hasIdentities(ctx: ToolContext): Promise<boolean> {
+export async function hasIdentities(ctx: ToolBinding): Promise<boolean> {
   return (await identityFiles(ctx)).length > 0;
 }
 

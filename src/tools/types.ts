@@ -8,7 +8,7 @@ import type { PastSummaryIndex } from './past-index.js';
 import type { RunCaches } from './run-caches.js';
 
 /** What one run's tools share: the meeting they are bound to and the services they use. */
-export interface ToolContext {
+export interface ToolBinding {
   vault: Vault;
   settings: Settings;
   meeting: MeetingArtifacts;
@@ -45,9 +45,9 @@ export interface RunState {
 
 export interface ToolDefinition<Args = Record<string, unknown>> extends ToolSchema {
   /** Runs the tool on parsed arguments; a refusal is thrown as a ToolError. */
-  handler(args: Args, ctx: ToolContext): Promise<string>;
+  handler(args: Args, ctx: ToolBinding): Promise<string>;
   /** Parses the raw argument text (coercing what is unambiguous), then runs the handler. */
-  invoke(rawArguments: string, ctx: ToolContext): Promise<string>;
+  invoke(rawArguments: string, ctx: ToolBinding): Promise<string>;
 }
 
 /** A tool with its argument type erased, as the registry holds it. */

@@ -18,11 +18,18 @@ afterEach(async () => {
   close = undefined;
 });
 
+/** The routes the command posted to, in order. */
+let posted: string[] = [];
+
 async function fakeDaemon(accepted: Record<string, unknown>, queueAt: (poll: number) => Record<string, unknown>) {
   let polls = 0;
+  posted = [];
   const server = http.createServer((req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (req.method === 'POST' && req.url === '/api/retry') return void req.resume().on('end', () => json(202, accepted));
+    if (req.method === 'POST' && (req.url === '/api/retry' || req.url === '/api/summarize')) {
+      posted.push(req.url);
+      return void req.resume().on('end', () => json(202, accepted));
+    }
     if (req.method === 'GET' && req.url === '/api/status') return void json(200, { queue: { pending: [], running: [], recent: [], ...queueAt(polls++) } });
     json(404, {});
   });
@@ -43,6 +50,8 @@ describe('handOff', () => {
     );
     const io = memoryIo();
     const code = await handOff({ daemon: { pid: 4242, startedAt: 'then', http: url }, token: 't', kind: 'summarize', note: MEETING, pollMs: 5 }, deps(io));
+    // A summarize says so in its route (POST /api/summarize), not as a retry.
+    expect(posted).toEqual(['/api/summarize']);
     expect(code).toBe(0);
     expect(io.outLines).toEqual([`summary: ${SUMMARY}`]);
   });

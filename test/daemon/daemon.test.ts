@@ -191,7 +191,7 @@ describe('daemon triggers', () => {
       'Meetings/Context/A.md': context('A', 'error'),
     });
     await d.queue.onIdle();
-    expect((await d.reconcile()).jobs).toEqual([]);
+    expect((await d.catchUp()).jobs).toEqual([]);
     expect(pipeline.calls).toEqual([]);
   });
 });

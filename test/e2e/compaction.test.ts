@@ -10,7 +10,7 @@ import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServ
 import { requestAsConversation as bodyAsConversation } from '../helpers/server-kinds.js';
 
 /**
- * Long meetings on small windows, end to end: the real pipeline, the real ContextManager and
+ * Long meetings on small windows, end to end: the real pipeline, the real WindowBudget and
  * remote compactor, the real openai client, and a scripted model that reads a 3-hour
  * transcript in ranges as a careful small model would.
  */

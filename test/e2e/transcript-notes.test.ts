@@ -5,7 +5,7 @@ import { createRuntime, type Runtime } from '../../src/runtime.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { resolveMeeting } from '../../src/vault/meeting.js';
 import { parseNotesSection } from '../../src/vault/transcript-notes-section.js';
-import { createToolContext, createToolRegistry } from '../../src/tools/registry.js';
+import { createToolBinding, createToolRegistry } from '../../src/tools/registry.js';
 import { transcriptLines } from '../helpers/long-meeting.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
@@ -14,7 +14,7 @@ import { errorBody, type ScriptedServer, startScriptedServer } from '../helpers/
 
 /**
  * Three-hour meetings on small windows, end to end over both wire APIs: the real pipeline,
- * ContextManager and openai client, and the scripted reader model behind the scripted server.
+ * WindowBudget and openai client, and the scripted reader model behind the scripted server.
  */
 
 const NAME = '2026-11-30 Quarterly Planning';
@@ -60,7 +60,7 @@ async function contextBody(runtime: Runtime): Promise<string> {
 /** What the agent's read_context returns: its notebook, the daemon's record left out. */
 async function readContext(runtime: Runtime): Promise<string> {
   const meeting = await resolveMeeting(runtime.vault, runtime.vault.abs(MEETING));
-  const ctx = createToolContext({ vault: runtime.vault, settings: runtime.config.settings, meeting, maxResultChars: 1_000_000 });
+  const ctx = createToolBinding({ vault: runtime.vault, settings: runtime.config.settings, meeting, maxResultChars: 1_000_000 });
   const result = await createToolRegistry(ctx).call({ id: 'call_1', name: 'read_context', arguments: '{}' });
   expect(result.isError).toBe(false);
   return result.content;

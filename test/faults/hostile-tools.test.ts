@@ -8,7 +8,7 @@ import { resolveConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
-import { createToolContext, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
+import { createToolBinding, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
 import { RunCaches } from '../../src/tools/run-caches.js';
 import type { ToolResult } from '../../src/agent/types.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
@@ -80,7 +80,7 @@ beforeAll(async () => {
   const abs = (rel: string) => path.join(vaultDir, rel);
   caches = new RunCaches(vault);
   registry = createToolRegistry(
-    createToolContext({
+    createToolBinding({
       caches,
       vault,
       settings: config.settings,

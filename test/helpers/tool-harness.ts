@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { createToolContext, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
+import { createToolBinding, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
 import { RunCaches } from '../../src/tools/run-caches.js';
-import type { ToolContext } from '../../src/tools/types.js';
+import type { ToolBinding } from '../../src/tools/types.js';
 import type { ToolResult } from '../../src/agent/types.js';
 import type { MeetingArtifacts } from '../../src/vault/meeting.js';
 import type { Fs } from '../../src/vault/fs.js';
@@ -93,7 +93,7 @@ export function artifacts(overrides: Partial<MeetingArtifacts> = {}): MeetingArt
 export interface Harness {
   fs: Fs;
   vault: Vault;
-  ctx: ToolContext;
+  ctx: ToolBinding;
   registry: ToolRegistry;
   /** Call a tool with arguments given as an object (serialised) or as raw text. */
   call(name: string, args?: Record<string, unknown> | string): Promise<ToolResult>;
@@ -122,7 +122,7 @@ export function harness(
     files?: Record<string, string | null>;
     meeting?: Partial<MeetingArtifacts>;
     config?: Record<string, unknown>;
-    ctx?: Partial<Pick<ToolContext, 'maxResultChars' | 'searchTimeoutMs' | 'searchMaxResults'>>;
+    ctx?: Partial<Pick<ToolBinding, 'maxResultChars' | 'searchTimeoutMs' | 'searchMaxResults'>>;
   } = {},
 ): Harness {
   // `null` removes a base file here (memfs would make it a folder).
@@ -130,7 +130,7 @@ export function harness(
   const fs = memoryFs(files);
   const vault = new Vault(fs, testConfig(options.config).layout);
   const config = testConfig(options.config);
-  const ctx = createToolContext({
+  const ctx = createToolBinding({
     vault,
     settings: config.settings,
     meeting: artifacts(options.meeting),

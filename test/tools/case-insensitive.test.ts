@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createToolContext, createToolRegistry } from '../../src/tools/registry.js';
+import { createToolBinding, createToolRegistry } from '../../src/tools/registry.js';
 import { PastSummaryIndex } from '../../src/tools/past-index.js';
 import type { Fs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
@@ -42,7 +42,7 @@ function caseInsensitive(inner: Fs): Fs {
 function setup() {
   const fs = caseInsensitive(memoryFs({ ...BASE_FILES, [SUMMARY]: summaryNote('Weekly Sync', '2026-11-30', ['Alpha', 'Beta']) }));
   const vault = new Vault(fs, testConfig().layout);
-  const ctx = createToolContext({ vault, settings: testConfig().settings, meeting: artifacts(), pastSummaries: new PastSummaryIndex(vault) });
+  const ctx = createToolBinding({ vault, settings: testConfig().settings, meeting: artifacts(), pastSummaries: new PastSummaryIndex(vault) });
   const registry = createToolRegistry(ctx);
   const call = (name: string, args: Record<string, unknown>) => registry.call({ id: '1', name, arguments: JSON.stringify(args) });
   return { fs, vault, ctx, call };

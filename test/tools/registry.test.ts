@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import { createToolRegistry, summarizeArgs, TOOLS } from '../../src/tools/registry.js';
-import type { ToolContext } from '../../src/tools/types.js';
+import type { ToolBinding } from '../../src/tools/types.js';
 import { harness } from '../helpers/tool-harness.js';
 
 const DESIGN_TOOLS = [
@@ -155,7 +155,7 @@ describe('tool registry', () => {
     failing.readFile = async () => {
       throw Object.assign(new Error('permission denied, open'), { code: 'EACCES' });
     };
-    const ctx: ToolContext = { ...h.ctx, vault: Object.assign(Object.create(Object.getPrototypeOf(h.vault)), h.vault, { fs: failing }) };
+    const ctx: ToolBinding = { ...h.ctx, vault: Object.assign(Object.create(Object.getPrototypeOf(h.vault)), h.vault, { fs: failing }) };
     const registry = createToolRegistry(ctx);
     const r = await registry.call({ id: '1', name: 'read_transcript', arguments: '{}' });
     expect(r.isError).toBe(true);

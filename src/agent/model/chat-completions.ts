@@ -13,7 +13,7 @@ import {
   errorAnswer,
   errorNormalizingFetch,
   type Endpoint,
-  type ExchangeContext,
+  type ExchangeCall,
   type ModelClientOptions,
   exchange,
   isObject,
@@ -29,7 +29,7 @@ import {
 export class ChatCompletionsClient implements ModelClient {
   readonly api = 'chat-completions' as const;
   readonly #sdk: OpenAI;
-  readonly #context: ExchangeContext;
+  readonly #context: ExchangeCall;
   readonly #ids = new CallIds();
 
   constructor(endpoint: Endpoint, apiKey: string | undefined, options: ModelClientOptions = {}) {

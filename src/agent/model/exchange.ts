@@ -12,7 +12,7 @@ import { CONTEXT_TOO_LONG, ModelError, type Usage } from '../types.js';
 
 export type Endpoint = Settings['Endpoint'];
 
-export interface ExchangeContext {
+export interface ExchangeCall {
   endpoint: Endpoint;
   /** Whether a key was configured: a 401 message differs when none was. */
   hasKey: boolean;
@@ -42,7 +42,7 @@ export const isObject = (value: unknown): value is JsonObject =>
  * whole exchange, body included, runs under our own timer.
  */
 export async function exchange(
-  context: ExchangeContext,
+  context: ExchangeCall,
   signal: AbortSignal | undefined,
   send: (signal: AbortSignal) => Promise<Response>,
 ): Promise<JsonObject> {
@@ -102,7 +102,7 @@ export async function readCappedText(response: Response, cap: number, tooLarge: 
   return new TextDecoder().decode(Buffer.concat(pieces, size));
 }
 
-function tooLargeError(context: ExchangeContext): ModelError {
+function tooLargeError(context: ExchangeCall): ModelError {
   return new ModelError(
     `The endpoint ${endpointUrl(context)} sent an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MB; it was refused ` +
       `unread (no model answer is that large: a proxy or a server fault). Not retried.`,
@@ -110,7 +110,7 @@ function tooLargeError(context: ExchangeContext): ModelError {
   );
 }
 
-function parseBody(text: string, context: ExchangeContext): JsonObject {
+function parseBody(text: string, context: ExchangeCall): JsonObject {
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -121,7 +121,7 @@ function parseBody(text: string, context: ExchangeContext): JsonObject {
   return body;
 }
 
-export function invalidResponse(context: ExchangeContext, detail: string, options: { brokenBody?: boolean } = {}): ModelError {
+export function invalidResponse(context: ExchangeCall, detail: string, options: { brokenBody?: boolean } = {}): ModelError {
   return new ModelError(
     `The endpoint ${endpointUrl(context)} did not answer with a valid ${operationName(context.path)}: ${detail}. ` +
       `Check that Endpoint.BaseUrl points at an OpenAI-compatible API and that Endpoint.Api matches what it serves.`,
@@ -134,7 +134,7 @@ export function invalidResponse(context: ExchangeContext, detail: string, option
  * this way ("…loaded with context length of only 4096 tokens…"): that is the same refusal as
  * a context-too-long 400, so it is reported as one and teaches the window the same way.
  */
-export function errorAnswer(context: ExchangeContext, answer: JsonObject): ModelError {
+export function errorAnswer(context: ExchangeCall, answer: JsonObject): ModelError {
   const error = answer.error;
   const text = typeof error === 'string' ? error : isObject(error) && typeof error.message === 'string' ? error.message : undefined;
   if (text !== undefined && CONTEXT_TOO_LONG.test(text)) {
@@ -148,7 +148,7 @@ export function abortedError(cause?: unknown): ModelError {
   return new ModelError('The request to the model endpoint was aborted.', { kind: 'aborted', cause });
 }
 
-function timeoutError(context: ExchangeContext, cause: unknown): ModelError {
+function timeoutError(context: ExchangeCall, cause: unknown): ModelError {
   return new ModelError(
     `The model endpoint ${endpointUrl(context)} did not answer within ${context.endpoint.TimeoutSeconds} s ` +
       `(Endpoint.TimeoutSeconds).`,
@@ -157,7 +157,7 @@ function timeoutError(context: ExchangeContext, cause: unknown): ModelError {
 }
 
 /** Map anything the SDK or fetch threw to a `ModelError`. */
-export function toModelError(err: unknown, context: ExchangeContext): ModelError {
+export function toModelError(err: unknown, context: ExchangeCall): ModelError {
   if (err instanceof ModelError) return err;
   if (err instanceof APIUserAbortError || isAbortError(err)) return abortedError(err);
   if (err instanceof APIConnectionTimeoutError) return timeoutError(context, err);
@@ -178,7 +178,7 @@ export function toModelError(err: unknown, context: ExchangeContext): ModelError
   return invalidResponse(context, mask(err instanceof Error ? err.message : String(err), context));
 }
 
-function httpError(err: APIError, status: number, context: ExchangeContext): ModelError {
+function httpError(err: APIError, status: number, context: ExchangeCall): ModelError {
   const detail = mask(serverMessage(err), context).replace(/[.\s]+$/, '');
   const { endpoint } = context;
   let message = `HTTP ${status} from ${endpointUrl(context)}${detail ? `: ${detail}` : ''}`;
@@ -315,12 +315,12 @@ function isAbortError(err: unknown): boolean {
   return err instanceof Error && err.name === 'AbortError';
 }
 
-function mask(text: string, context: ExchangeContext): string {
+function mask(text: string, context: ExchangeCall): string {
   const key = context.apiKey;
   return key && key.length >= 4 ? text.split(key).join('[redacted]') : text;
 }
 
-function endpointUrl(context: ExchangeContext): string {
+function endpointUrl(context: ExchangeCall): string {
   return `${context.endpoint.BaseUrl.replace(/\/+$/, '')}${context.path}`;
 }
 
@@ -369,7 +369,7 @@ export class CallIds {
 /** The per-request SDK options: our signal, the timeout, and no placeholder key on the wire. */
 export function requestOptions(
   signal: AbortSignal,
-  context: ExchangeContext,
+  context: ExchangeCall,
 ): { signal: AbortSignal; timeout: number; headers?: Record<string, null> } {
   return {
     signal,

@@ -13,7 +13,7 @@ import {
   errorAnswer,
   errorNormalizingFetch,
   type Endpoint,
-  type ExchangeContext,
+  type ExchangeCall,
   type ModelClientOptions,
   exchange,
   invalidResponse,
@@ -27,7 +27,7 @@ import {
 export class ResponsesClient implements ModelClient {
   readonly api = 'responses' as const;
   readonly #sdk: OpenAI;
-  readonly #context: ExchangeContext;
+  readonly #context: ExchangeCall;
   readonly #ids = new CallIds();
 
   constructor(endpoint: Endpoint, apiKey: string | undefined, options: ModelClientOptions = {}) {

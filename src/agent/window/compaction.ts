@@ -48,7 +48,7 @@ export interface LocalCompactionReport {
   fits: boolean;
 }
 
-export interface StageContext {
+export interface StageInput {
   /** Tokens (estimate) the whole request must come down to. */
   target: number;
   /** Instructions, tool schemas and reply priming: what compaction cannot change. */
@@ -65,7 +65,7 @@ export interface StageContext {
   signal?: AbortSignal;
 }
 
-export type Stage = (messages: Message[], ctx: StageContext) => Promise<Message[]>;
+export type Stage = (messages: Message[], ctx: StageInput) => Promise<Message[]>;
 
 /** Marks the message that stands in for summarized history; later stages keep it pinned. */
 export const SUMMARY_HEADER = '[Summary of the earlier part of this conversation, condensed to save context]';
@@ -86,7 +86,7 @@ You get the older part of its conversation as text. Write a compact account that
 Be factual and terse; use short bullet points; do not invent anything; do not call tools; no preamble.`;
 
 /** Total request tokens of `messages` under the context's fixed part. */
-function measure(messages: readonly Message[], ctx: Pick<StageContext, 'fixed'>): number {
+function measure(messages: readonly Message[], ctx: Pick<StageInput, 'fixed'>): number {
   return ctx.fixed + messagesTokens(messages);
 }
 
@@ -386,7 +386,7 @@ export function summaryPromptTokens(): number {
 }
 
 /** The stage context with the defaults filled in. */
-export function stageContext(conv: Pick<Conversation, 'instructions'>, options: LocalCompactionOptions): StageContext {
+export function stageContext(conv: Pick<Conversation, 'instructions'>, options: LocalCompactionOptions): StageInput {
   const fixed = fixedTokens({ instructions: conv.instructions, tools: options.tools });
   const room = Math.max(0, options.target - fixed);
   return {

@@ -4,7 +4,7 @@ import type { Logger } from '../../log.js';
 import { conversationProblems, groupMessages } from './message-groups.js';
 import { responsesRequestBody } from '../model/responses.js';
 import { type Conversation, type Message, ModelError, type ToolCall } from '../types.js';
-import { exchange, type ExchangeContext, isObject, type JsonObject, requestOptions } from '../model/exchange.js';
+import { exchange, type ExchangeCall, isObject, type JsonObject, requestOptions } from '../model/exchange.js';
 
 /**
  * Remote compaction (docs/design.md §3 step 5a): the conversation is posted to
@@ -53,7 +53,7 @@ const ABSENT_STATUSES = new Set([404, 405]);
 
 class HttpRemoteCompactor implements RemoteCompactor {
   readonly #options: RemoteCompactorOptions;
-  readonly #context: ExchangeContext;
+  readonly #context: ExchangeCall;
   /** Set once the endpoint showed it cannot help; the compactor lives as long as the daemon. */
   #disabled: string | undefined;
 

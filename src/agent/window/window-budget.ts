@@ -38,7 +38,7 @@ export { contextLimitFrom } from './refusal-limits.js';
 
 export type { Conversation } from '../types.js';
 
-export interface ContextManagerOptions {
+export interface WindowBudgetOptions {
   settings: Settings['ContextWindow'];
   api: 'chat-completions' | 'responses';
   /** Used by the "summarize older spans" stage (a request without tools). */
@@ -61,7 +61,7 @@ export interface CompactionReport extends LocalCompactionReport {
 }
 
 /** The conversation cannot be made to fit the window the server has: the run must fail rather than go on blind. */
-export class ContextOverflowError extends MeetingAssistantError {
+export class WindowOverflowError extends MeetingAssistantError {
   constructor(message: string) {
     super(message, false);
   }
@@ -109,7 +109,7 @@ export const SERVER_SETTINGS =
   'Ollama: OLLAMA_CONTEXT_LENGTH or "PARAMETER num_ctx" in the Modelfile; llama.cpp: -c (--ctx-size); ' +
   'LM Studio: the model\'s context length; vLLM: --max-model-len';
 
-export class ContextManager {
+export class WindowBudget {
   readonly #settings: Settings['ContextWindow'];
   readonly #api: 'chat-completions' | 'responses';
   readonly #model: ModelClient;
@@ -137,7 +137,7 @@ export class ContextManager {
   #remoteFallbackLogged = false;
   #lastCompaction: CompactionReport | undefined;
 
-  constructor(options: ContextManagerOptions) {
+  constructor(options: WindowBudgetOptions) {
     this.#settings = options.settings;
     this.#api = options.api;
     this.#model = options.model;
@@ -276,7 +276,7 @@ export class ContextManager {
   /**
    * After a context-too-long 400 or a truncation: compact now so the next request fits (the
    * observed window when truncation was seen). Pass the 400's error as `cause`: when its
-   * message names the server's limit, that becomes the window. Throws ContextOverflowError
+   * message names the server's limit, that becomes the window. Throws WindowOverflowError
    * when compaction is disabled or cannot bring the conversation under the target, so that
    * the run fails with a reason instead of sending what cannot fit.
    */
@@ -317,7 +317,7 @@ export class ContextManager {
     this.#last = undefined;
     if (!this.#settings.Compaction.Enabled) {
       if (estimate <= target) return this.#nothingToDo(reason, estimate, target);
-      throw new ContextOverflowError(
+      throw new WindowOverflowError(
         `The conversation (about ${estimate} tokens) does not fit the server's context window (about ${this.#window} tokens) ` +
           `and compaction is disabled (ContextWindow.Compaction.Enabled). Enable it, or raise the server's context length (${SERVER_SETTINGS}).`,
       );
@@ -328,7 +328,7 @@ export class ContextManager {
     // cannot be sent (report.target is in the estimate's units, hence the ratio).
     const budgetInEstimateUnits = Math.floor(report.target / (1 - this.#settings.Compaction.Threshold));
     if (!report.fits && report.after > budgetInEstimateUnits) {
-      throw new ContextOverflowError(
+      throw new WindowOverflowError(
         `The conversation cannot be made to fit the server's context window (about ${this.#window} tokens): after compaction ` +
           `it still needs about ${report.after} tokens for the instructions, the tool schemas, the first message and the newest ` +
           `tool results. Raise the server's context length (${SERVER_SETTINGS}) and ContextWindow.Tokens to match.`,

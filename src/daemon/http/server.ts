@@ -55,7 +55,7 @@ export interface HttpHandlers {
   retry(note: unknown, trigger: 'link' | 'api' | 'page' | 'cli'): Promise<RetryAccepted>;
   /** Whether the summary note's current text holds `link` (an old `token=` retry link); absent: never. */
   noteHoldsLink?(note: unknown, link: string): Promise<boolean>;
-  /** `POST /api/retry {"meeting": …}`: run a meeting now (`meeting-assistant summarize` hands its work over this way). */
+  /** `POST /api/summarize {"meeting": …}`: run a meeting now (`meeting-assistant summarize` hands its work over this way). */
   summarize?(meeting: unknown): Promise<RetryAccepted>;
   startSession(input: SessionInput): Promise<Record<string, string>>;
   setSessionState(meeting: unknown, state: unknown): Promise<Record<string, string>>;
@@ -270,8 +270,19 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       auth: true,
       handle: async (req, res) => {
         const body = await readJsonBody(req, limit);
+        // {"meeting"} is how `summarize` handed its work over before POST /api/summarize: still taken.
         const run = body.meeting !== undefined && body.note === undefined && handlers.summarize;
         sendJson(res, 202, run ? await run(body.meeting) : await handlers.retry(body.note, body.from === 'cli' ? 'cli' : 'api'));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/summarize',
+      auth: true,
+      handle: async (req, res) => {
+        const body = await readJsonBody(req, limit);
+        if (!handlers.summarize) throw new ApiError(404, 'this daemon does not take summaries over its API');
+        sendJson(res, 202, await handlers.summarize(body.meeting));
       },
     },
     {

@@ -16,7 +16,7 @@ import { isRetryRequested } from './triggers.js';
  * Only frontmatter is read, and only for notes changed since the previous scan.
  */
 
-export interface ReconcileOptions {
+export interface CatchUpOptions {
   vault: Vault;
   settings: Settings;
   log: Logger;
@@ -65,7 +65,7 @@ export const UNREPORTED_TRIGGER = 'catch-up (failure report not written)';
 /** States after which catch-up leaves a meeting alone: done, or waiting for a person's retry. */
 const SETTLED = new Set(['finished', 'error']);
 
-export class Reconciler {
+export class CatchUp {
   readonly heads: HeadCache;
   /**
    * What each job's notes looked like when catch-up last enqueued it: a job that ends
@@ -77,7 +77,7 @@ export class Reconciler {
 
   private readonly endpointReports: EndpointReports;
 
-  constructor(private readonly options: ReconcileOptions) {
+  constructor(private readonly options: CatchUpOptions) {
     this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
     this.endpointReports = new EndpointReports(options.vault, this.heads);
     this.unreported = new UnreportedRuns(options.vault, options.log);
@@ -242,7 +242,7 @@ export interface Schedule {
 }
 
 /** Run `task` on `Daemon.ReconcileSchedule`; a tick while the previous one still runs is skipped. */
-export function scheduleReconcile(expression: string, task: () => Promise<void>, log: Logger): Schedule {
+export function scheduleCatchUp(expression: string, task: () => Promise<void>, log: Logger): Schedule {
   let running = false;
   const job = cron.schedule(
     expression,
@@ -258,14 +258,14 @@ export function scheduleReconcile(expression: string, task: () => Promise<void>,
       }
     },
     {
-      name: 'meeting-assistant-reconcile',
+      name: 'meeting-assistant-catch-up',
       noOverlap: true,
       // A laptop waking from sleep misses ticks; the next one catches up anyway.
       suppressMissedWarning: true,
       logger: {
         info: (message) => log.debug({ cron: true }, message),
         warn: (message) => log.debug({ cron: true }, message),
-        error: (message, err) => log.warn({ err: err ?? message }, 'reconcile schedule error'),
+        error: (message, err) => log.warn({ err: err ?? message }, 'catch-up schedule error'),
         debug: (message) => log.trace({ cron: true }, String(message)),
       },
     },

@@ -7,7 +7,7 @@ import type { Vault } from '../../vault/vault.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource } from './file-events.js';
 import { takeLeftover } from '../runs/unstarted-jobs.js';
 import type { Job } from '../runs/queue.js';
-import { type Reconciler, type Schedule, scheduleReconcile, type ScanResult } from './catch-up.js';
+import { type CatchUp, type Schedule, scheduleCatchUp, type ScanResult } from './catch-up.js';
 import { sweepTempFiles } from './temp-sweep.js';
 import type { Trigger, TriggerTracker } from './triggers.js';
 
@@ -31,7 +31,7 @@ export interface IntakeOptions {
   settings: Settings;
   log: Logger;
   tracker: TriggerTracker;
-  reconciler: Reconciler;
+  catchUp: CatchUp;
   /** Puts a job on the queue; returns what the queue did with it (for the log). */
   enqueue(job: Job): string;
   stopping(): boolean;
@@ -58,7 +58,7 @@ export class Intake {
   }
 
   /** One catch-up scan, after any scan still running; its jobs enqueued. */
-  reconcile(startup = false): Promise<ScanResult> {
+  catchUp(startup = false): Promise<ScanResult> {
     const next = this.#scans.then(() => this.#scanOnce(startup));
     this.#scans = next.catch(() => undefined);
     return next;
@@ -68,7 +68,7 @@ export class Intake {
     const { log } = this.#o;
     const begun = this.#o.clock();
     const started = performance.now();
-    const result = await this.#o.reconciler.scan({ startup });
+    const result = await this.#o.catchUp.scan({ startup });
     if (this.#o.stopping()) return result;
     await this.#o.onScan?.(startup).catch((err: unknown) => log.error({ err }, 'catch-up scan of the inbox failed'));
     // A broken note is reported when first found, not every few minutes until someone fixes it.
@@ -93,7 +93,7 @@ export class Intake {
 
   /** Catch-up on `Daemon.ReconcileSchedule` (a valid expression: the configuration checked it). */
   schedule(): void {
-    this.#schedule = scheduleReconcile(this.#o.settings.Daemon.ReconcileSchedule, async () => void (await this.reconcile(false)), this.#o.log);
+    this.#schedule = scheduleCatchUp(this.#o.settings.Daemon.ReconcileSchedule, async () => void (await this.catchUp(false)), this.#o.log);
   }
 
   /**
@@ -128,7 +128,7 @@ export class Intake {
       return [];
     });
     for (const job of leftover) this.#o.enqueue({ ...job, trigger: `${job.trigger}, resumed` });
-    return this.reconcile(true);
+    return this.catchUp(true);
   }
 
   #onEvent(event: VaultEvent): void {

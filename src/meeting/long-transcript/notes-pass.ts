@@ -7,7 +7,7 @@ import { parseNote } from '../../vault/frontmatter.js';
 import type { MeetingArtifacts } from '../../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../../vault/transcript-notes-section.js';
 import type { Vault } from '../../vault/vault.js';
-import { compactionTarget, ContextOverflowError, contextLimitFrom, outputReserve } from '../../agent/window/window-budget.js';
+import { compactionTarget, WindowOverflowError, contextLimitFrom, outputReserve } from '../../agent/window/window-budget.js';
 import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './condense.js';
 import { type EndpointGate, type Sleep, withRetry } from '../../agent/model/retry.js';
 import { countTokens, estimateRequestTokens, fixedTokens } from '../../agent/window/tokens.js';
@@ -24,8 +24,8 @@ import { ModelError, type ModelClient, type ModelRequest } from '../../agent/typ
  * written to the context note as soon as they exist.
  */
 
-/** What the pre-pass needs to know of the window; the run's ContextManager provides it. */
-export interface ContextRoom {
+/** What the pre-pass needs to know of the window; the run's WindowBudget provides it. */
+export interface WindowRoom {
   /** The window in use (configured, or smaller once the server showed less). */
   readonly window: number;
   /** What one request may ask for as output. */
@@ -42,9 +42,9 @@ export interface ContextRoom {
  * The window as the run's context manager knows it (it learns a smaller one from the server),
  * else as configured.
  */
-export function contextRoom(context: Partial<ContextRoom> | undefined, settings: Settings['ContextWindow']): ContextRoom {
+export function windowRoom(context: Partial<WindowRoom> | undefined, settings: Settings['ContextWindow']): WindowRoom {
   if (context?.window !== undefined && context.target !== undefined && context.maxOutputTokens !== undefined && context.shrinkWindow) {
-    return context as ContextRoom;
+    return context as WindowRoom;
   }
   let window = settings.Tokens;
   return {
@@ -87,7 +87,7 @@ export interface TranscriptNotesOptions {
   retry: { attempts: number; delayMs: number; sleep?: Sleep; stopWaiting?: AbortSignal | undefined; endpoint?: EndpointGate | undefined };
   log: Logger;
   signal?: AbortSignal;
-  room: ContextRoom;
+  room: WindowRoom;
   /** Tokens the notes of the whole meeting may take in the agent's first message (asked after the parts, as the window may have shrunk). */
   notesRoom: () => number;
   vault: Vault;
@@ -145,12 +145,12 @@ export function fingerprintOf(lines: readonly string[]): string {
 }
 
 /** Output allowance of one notes request: a part's notes are short, and the window is small. */
-function notesOutput(room: ContextRoom): number {
+function notesOutput(room: WindowRoom): number {
   return Math.max(128, Math.min(room.maxOutputTokens, Math.floor(room.window / 8)));
 }
 
 /** Tokens of transcript lines one part request may carry. */
-export function partTokens(room: ContextRoom): number {
+export function partTokens(room: WindowRoom): number {
   return Math.max(256, Math.floor((room.window - notesOutput(room) - PART_OVERHEAD) * TOKENIZER_MARGIN));
 }
 
@@ -272,7 +272,7 @@ function partRequest(transcript: TranscriptToRead, part: LineRange, progress: Pa
  * How long a part's notes may be: dense (about a seventh of the part), within the output
  * allowance; the condensing level makes them fit the agent's room when they do not.
  */
-function notesWords(room: ContextRoom, part: LineRange, lines: readonly string[]): number {
+function notesWords(room: WindowRoom, part: LineRange, lines: readonly string[]): number {
   let size = 0;
   for (let n = part.from; n <= part.to; n++) size += (lines[n - 1] ?? '').length;
   const tokens = Math.min(notesOutput(room) * 0.85, Math.max(100, (size / 4) * 0.15));
@@ -397,7 +397,7 @@ export async function notesForLongTranscript(input: LongTranscriptInput): Promis
  */
 function checkRoom(room: number, input: LongTranscriptInput): void {
   if (room >= MIN_AGENT_ROOM) return;
-  throw new ContextOverflowError(
+  throw new WindowOverflowError(
     `The agent's instructions, tool schemas and first message (about ${input.carried} tokens) leave no room for the transcript ` +
       `notes and a read in the context window (about ${input.room.window} tokens, ${input.room.target} under the compaction ` +
       'threshold). Raise the server\'s context length and ContextWindow.Tokens to match.',

@@ -7,7 +7,7 @@ import { filesOfProject, findProject, listProjectFolders } from '../project-file
 import { translateDotNetRegex } from './dotnet-regex.js';
 import type { PlanCounts } from './search-plans.js';
 import { type SearchPattern, SearchTimeoutError, searchPattern } from './worker-pool.js';
-import type { ToolContext } from '../types.js';
+import type { ToolBinding } from '../types.js';
 
 /**
  * `search`: regular expressions over the scoped projects' files and the past summaries of
@@ -18,7 +18,7 @@ import type { ToolContext } from '../types.js';
  */
 
 /** The absolute paths in scope, in result order: each project's files (sorted), then the past summaries. */
-async function scopedPaths(ctx: ToolContext, scope: string[], summaries: Set<string>): Promise<string[]> {
+async function scopedPaths(ctx: ToolBinding, scope: string[], summaries: Set<string>): Promise<string[]> {
   const folders = await listProjectFolders(ctx.vault);
   const seen = new Set<string>();
   const out: string[] = [];

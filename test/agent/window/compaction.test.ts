@@ -7,7 +7,7 @@ import {
   type LocalCompactionOptions,
   shortenRecentResults,
   shortenToolResult,
-  type StageContext,
+  type StageInput,
   stageContext,
   STAGES,
   StageUndone,
@@ -45,7 +45,7 @@ function total(conv: { instructions: string; tools: Parameters<typeof fixedToken
   return estimateRequestTokens({ instructions: conv.instructions, tools: conv.tools, messages });
 }
 
-function ctxFor(conv: ReturnType<typeof conversation>, target: number, extra: Partial<LocalCompactionOptions> = {}): StageContext {
+function ctxFor(conv: ReturnType<typeof conversation>, target: number, extra: Partial<LocalCompactionOptions> = {}): StageInput {
   return stageContext(conv, { target, tools: conv.tools, log: capturedLogger().log, ...extra });
 }
 

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChatCompletionsClient } from '../../../src/agent/model/chat-completions.js';
 import { SUMMARY_HEADER } from '../../../src/agent/window/compaction.js';
 import { conversationProblems } from '../../../src/agent/window/message-groups.js';
-import { ContextManager } from '../../../src/agent/window/window-budget.js';
+import { WindowBudget } from '../../../src/agent/window/window-budget.js';
 import { runAgentLoop } from '../../../src/agent/loop.js';
 import type { ToolExecutor } from '../../../src/agent/types.js';
 import { createOpenAI } from '../../../src/agent/model/openai-sdk.js';
@@ -112,7 +112,7 @@ function fakeTools(): ToolExecutor & { summary: () => boolean } {
 async function run(settings: Settings, remote: RemoteCompactor | undefined, log: Logger) {
   const model = clientFor(settings);
   const tools = fakeTools();
-  const context = new ContextManager({ settings: settings.ContextWindow, api: settings.Endpoint.Api, model, remote, log });
+  const context = new WindowBudget({ settings: settings.ContextWindow, api: settings.Endpoint.Api, model, remote, log });
   const result = await runAgentLoop({
     model,
     tools,
@@ -245,7 +245,7 @@ describe('remote compaction against the scripted server', () => {
     const { log, lines } = capturedLogger();
     server.setFallback({ status: 500, body: errorBody('upstream exploded', { type: 'server_error' }) }, 'compact');
     const model = clientFor(settings);
-    const cm = new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model, remote: compactorFor(settings, log), log });
+    const cm = new WindowBudget({ settings: settings.ContextWindow, api: 'chat-completions', model, remote: compactorFor(settings, log), log });
     scriptAgent([]);
     const conv = recordedConversation({ ranges: 2 });
     for (let i = 0; i < 2; i++) {
@@ -292,7 +292,7 @@ describe('remote compaction against the scripted server', () => {
     const { log, lines } = capturedLogger();
     server.scriptCompact({ hang: true });
     const conv = recordedConversation({ ranges: 2 });
-    const cm = new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model: clientFor(settings), remote: compactorFor(settings, log), log });
+    const cm = new WindowBudget({ settings: settings.ContextWindow, api: 'chat-completions', model: clientFor(settings), remote: compactorFor(settings, log), log });
     scriptAgent([]);
     cm.afterResponse(
       { instructions: conv.instructions, messages: [...conv.messages], tools: conv.tools, maxOutputTokens: 2048 },
@@ -368,7 +368,7 @@ describe('local summarizing request on the wire', () => {
     const { log } = capturedLogger();
     scriptAgent([]);
     const model = clientFor(settings);
-    const cm = new ContextManager({ settings: settings.ContextWindow, api: 'chat-completions', model, log });
+    const cm = new WindowBudget({ settings: settings.ContextWindow, api: 'chat-completions', model, log });
     const conv = recordedConversation({ ranges: 40, linesPerRange: 10 });
     await cm.beforeRequest(conv, conv.tools);
     const summarizing = server.modelRequests().filter((r) => !hasTools(r));

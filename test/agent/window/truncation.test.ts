@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextManager, type Conversation } from '../../../src/agent/window/window-budget.js';
+import { WindowBudget, type Conversation } from '../../../src/agent/window/window-budget.js';
 import { estimateRequestTokens } from '../../../src/agent/window/tokens.js';
 import { windowShownByCut } from '../../../src/agent/window/truncation.js';
 import { ModelError, type ModelClient, type ModelRequest, type ModelResponse } from '../../../src/agent/types.js';
@@ -18,7 +18,7 @@ function setup(tokens: number, maxOutput: number, serverWindow?: number) {
   const { log, lines } = capturedLogger();
   const model: ModelClient = { api: 'chat-completions', complete: async () => ({ content: 'notes', toolCalls: [] }) };
   const settings: Settings['ContextWindow'] = { Tokens: tokens, MaxOutputTokens: maxOutput, Compaction: { ...DEFAULT_SETTINGS.ContextWindow.Compaction } };
-  const cm = new ContextManager({
+  const cm = new WindowBudget({
     settings,
     api: 'chat-completions',
     model,

@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { SUMMARY_HEADER } from '../../../src/agent/window/compaction.js';
 import { conversationProblems } from '../../../src/agent/window/message-groups.js';
 import {
-  ContextManager,
-  type ContextManagerOptions,
+  WindowBudget,
+  type WindowBudgetOptions,
   contextLimitFrom,
-  ContextOverflowError,
+  WindowOverflowError,
   type Conversation,
 } from '../../../src/agent/window/window-budget.js';
 import { runAgentLoop } from '../../../src/agent/loop.js';
@@ -46,10 +46,10 @@ function notesModel(): ModelClient & { requests: ModelRequest[] } {
   };
 }
 
-function manager(settings: Settings['ContextWindow'], extra: Partial<ContextManagerOptions> = {}) {
+function manager(settings: Settings['ContextWindow'], extra: Partial<WindowBudgetOptions> = {}) {
   const { log, lines } = capturedLogger();
   const model = notesModel();
-  const cm = new ContextManager({ settings, api: 'chat-completions', model, log, ...extra });
+  const cm = new WindowBudget({ settings, api: 'chat-completions', model, log, ...extra });
   return { cm, lines, model };
 }
 
@@ -241,7 +241,7 @@ describe('forced compaction', () => {
     const { cm } = manager(windowSettings(32768, 4096));
     const conv: Conversation = { instructions: 'x '.repeat(6000), messages: [{ role: 'user', content: FIRST_MESSAGE }] };
     const err = new ModelError('maximum context length is 2048 tokens', { kind: 'http', status: 400 });
-    await expect(cm.forceCompact(conv, TOOL_SCHEMAS, undefined, err)).rejects.toBeInstanceOf(ContextOverflowError);
+    await expect(cm.forceCompact(conv, TOOL_SCHEMAS, undefined, err)).rejects.toBeInstanceOf(WindowOverflowError);
   });
 
   it('reads the limit from the usual server messages', () => {
@@ -314,7 +314,7 @@ describe('a 3-hour meeting in an 8192-token window', () => {
         return { content: '', toolCalls: [{ id, name: 'read_transcript', arguments: JSON.stringify({ from, to: from + per - 1 }) }], usage };
       },
     };
-    const cm = new ContextManager({ settings, api: 'chat-completions', model, log });
+    const cm = new WindowBudget({ settings, api: 'chat-completions', model, log });
     const tools: ToolExecutor = {
       schemas: TOOL_SCHEMAS,
       async call(call) {

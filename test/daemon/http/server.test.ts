@@ -207,6 +207,17 @@ describe('HTTP API', () => {
     expect(enqueued[1]).toMatchObject({ kind: 'retry', trigger: 'cli' });
   });
 
+  it('POST /api/summarize runs a meeting (token needed); /api/retry still takes {"meeting"} from older command lines', async () => {
+    const body = JSON.stringify({ meeting: 'Meetings/A.md' });
+    expect((await request('POST', '/api/summarize', { body })).status).toBe(401);
+    const res = await request('POST', '/api/summarize', { body, headers: auth });
+    expect(res.status).toBe(202);
+    expect(enqueued.at(-1)).toMatchObject({ kind: 'summarize', target: vault.abs('Meetings/A.md') });
+    expect((await request('POST', '/api/retry', { body, headers: auth })).status).toBe(202);
+    expect(enqueued.at(-1)).toMatchObject({ kind: 'summarize' });
+    expect((await request('POST', '/api/summarize', { body: JSON.stringify({ meeting: '../outside.md' }), headers: auth })).status).toBe(400);
+  });
+
   it('POST /api/retry with a path outside the summaries folder is 400', async () => {
     const res = await request('POST', '/api/retry', { body: JSON.stringify({ note: '../outside.md' }), headers: auth });
     expect(res.status).toBe(400);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Reconciler } from '../../../src/daemon/intake/catch-up.js';
+import { CatchUp } from '../../../src/daemon/intake/catch-up.js';
 import { silentLogger } from '../../../src/log.js';
 import { memoryFs, testConfig } from '../../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../../helpers/notes.js';
@@ -21,22 +21,22 @@ function setup(extra: string, body = '') {
     }),
     config.layout,
   );
-  return new Reconciler({ vault, settings: config.settings, log: silentLogger, isQueued: () => false });
+  return new CatchUp({ vault, settings: config.settings, log: silentLogger, isQueued: () => false });
 }
 
 describe('catch-up and failure reports of an unreachable endpoint', () => {
   it('retries one at start, not at every scan, and again once the endpoint answers again', async () => {
-    const reconciler = setup('retry_when: endpoint answers\n');
-    const first = await reconciler.scan({ startup: true });
+    const catchUp = setup('retry_when: endpoint answers\n');
+    const first = await catchUp.scan({ startup: true });
     expect(first.jobs).toEqual([{ key: '/vault/Meetings/A.md', kind: 'retry', target: '/vault/Meetings/Summaries/A.md', trigger: 'endpoint' }]);
-    expect((await reconciler.scan()).jobs).toEqual([]);
-    reconciler.endpointAnswersAgain();
-    expect((await reconciler.scan()).jobs.map((j) => j.trigger)).toEqual(['endpoint']);
+    expect((await catchUp.scan()).jobs).toEqual([]);
+    catchUp.endpointAnswersAgain();
+    expect((await catchUp.scan()).jobs.map((j) => j.trigger)).toEqual(['endpoint']);
   });
 
   it('leaves any other failure report to a person', async () => {
-    const reconciler = setup('');
-    expect((await reconciler.scan({ startup: true })).jobs).toEqual([]);
+    const catchUp = setup('');
+    expect((await catchUp.scan({ startup: true })).jobs).toEqual([]);
   });
 
   it('knows a report written before retry_when existed by its error section: the endpoint refused the connection', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Reconciler, UNREPORTED_TRIGGER } from '../../../src/daemon/intake/catch-up.js';
+import { CatchUp, UNREPORTED_TRIGGER } from '../../../src/daemon/intake/catch-up.js';
 import { readFrontmatterText } from '../../../src/vault/note-head.js';
 import type { NoteFacts } from '../../../src/vault/note-head.js';
 import { silentLogger } from '../../../src/log.js';
@@ -12,14 +12,14 @@ const config = testConfig();
 function setup(files: Record<string, string>, queued: Set<string> = new Set()) {
   const vault = new Vault(memoryFs(files), config.layout);
   const remembered = new Map<string, NoteFacts>();
-  const reconciler = new Reconciler({
+  const catchUp = new CatchUp({
     vault,
     settings: config.settings,
     log: silentLogger,
     isQueued: (key) => queued.has(key),
     remember: (p, f) => remembered.set(p, f),
   });
-  return { vault, reconciler, remembered, queued };
+  return { vault, catchUp, remembered, queued };
 }
 
 const meeting = (name: string, extra = '') => meetingNote(name, contextAndSummaryLinks(name) + extra);
@@ -41,23 +41,23 @@ describe('catch-up scan', () => {
       }),
       nested.layout,
     );
-    const reconciler = new Reconciler({ vault, settings: nested.settings, log: silentLogger, isQueued: () => false });
-    const { jobs, problems } = await reconciler.scan({ startup: true });
+    const catchUp = new CatchUp({ vault, settings: nested.settings, log: silentLogger, isQueued: () => false });
+    const { jobs, problems } = await catchUp.scan({ startup: true });
     expect(jobs.map((j) => j.key)).toEqual([M('A')]);
     expect(problems).toEqual([]);
   });
 
   it('enqueues a finished transcript whose meeting has no context note yet, keyed by the meeting', async () => {
-    const { reconciler } = setup({
+    const { catchUp } = setup({
       'Meetings/A.md': meeting('A'),
       'Meetings/Transcripts/A.md': transcript('A', 'finished'),
     });
-    const { jobs } = await reconciler.scan({ startup: true });
+    const { jobs } = await catchUp.scan({ startup: true });
     expect(jobs).toEqual([{ key: M('A'), kind: 'summarize', target: M('A'), trigger: 'catch-up' }]);
   });
 
   it('leaves meetings whose context note is finished or error, and transcripts not finished', async () => {
-    const { reconciler } = setup({
+    const { catchUp } = setup({
       'Meetings/A.md': meeting('A'),
       'Meetings/Transcripts/A.md': transcript('A', 'finished'),
       'Meetings/Context/A.md': context('A', 'finished'),
@@ -70,22 +70,22 @@ describe('catch-up scan', () => {
       'Meetings/Transcripts/D.md': transcript('D', 'finished'),
       'Meetings/Context/D.md': context('D', 'speaker recognition'),
     });
-    const { jobs } = await reconciler.scan({ startup: true });
+    const { jobs } = await catchUp.scan({ startup: true });
     expect(jobs.map((j) => j.key)).toEqual([M('D')]);
   });
 
   it('finds the meeting of a transcript without a meeting link through the meeting note that links to it', async () => {
-    const { reconciler } = setup({
+    const { catchUp } = setup({
       'Meetings/A.md': meeting('A'),
       'Meetings/Transcripts/A.md': transcript('A', 'finished', false),
     });
-    const { jobs } = await reconciler.scan({ startup: true });
+    const { jobs } = await catchUp.scan({ startup: true });
     expect(jobs.map((j) => j.key)).toEqual([M('A')]);
   });
 
   it('at start every summarizing context note is a crashed run; later only ones the queue does not hold', async () => {
     const queued = new Set<string>([M('A')]);
-    const { reconciler } = setup(
+    const { catchUp } = setup(
       {
         'Meetings/A.md': meeting('A'),
         'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
@@ -94,47 +94,47 @@ describe('catch-up scan', () => {
       queued,
     );
     queued.clear();
-    expect((await reconciler.scan({ startup: true })).jobs.map((j) => j.key)).toEqual([M('A')]);
+    expect((await catchUp.scan({ startup: true })).jobs.map((j) => j.key)).toEqual([M('A')]);
     queued.add(M('A'));
-    expect((await reconciler.scan()).jobs).toEqual([]);
+    expect((await catchUp.scan()).jobs).toEqual([]);
   });
 
   it('a summarizing meeting whose transcript is finished is resumed once, not twice', async () => {
-    const { reconciler } = setup({
+    const { catchUp } = setup({
       'Meetings/A.md': meeting('A'),
       'Meetings/Transcripts/A.md': transcript('A', 'finished'),
       'Meetings/Context/A.md': context('A', 'summarizing'),
     });
-    expect((await reconciler.scan({ startup: true })).jobs).toHaveLength(1);
+    expect((await catchUp.scan({ startup: true })).jobs).toHaveLength(1);
   });
 
   it('enqueues failure reports whose retry is ticked, keyed by their meeting', async () => {
-    const { reconciler, remembered } = setup({
+    const { catchUp, remembered } = setup({
       'Meetings/A.md': meeting('A'),
       'Meetings/Summaries/A.md': `---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: true\n---\n# Summary failed: A\n`,
       'Meetings/Summaries/B.md': `---\nmeeting: "[[Meetings/B]]"\nstatus: failed\nretry: false\n---\n`,
       'Meetings/Summaries/C.md': `---\nstatus: done\nretry: true\n---\n`,
     });
-    const { jobs } = await reconciler.scan({ startup: true });
+    const { jobs } = await catchUp.scan({ startup: true });
     expect(jobs).toEqual([{ key: M('A'), kind: 'retry', target: '/vault/Meetings/Summaries/A.md', trigger: 'catch-up' }]);
     expect(remembered.get('/vault/Meetings/Summaries/B.md')).toMatchObject({ status: 'failed', retry: false });
   });
 
   it('tells the watcher every transcript state it saw', async () => {
-    const { reconciler, remembered } = setup({
+    const { catchUp, remembered } = setup({
       'Meetings/A.md': meeting('A'),
       'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
     });
-    await reconciler.scan({ startup: true });
+    await catchUp.scan({ startup: true });
     expect(remembered.get('/vault/Meetings/Transcripts/A.md')).toMatchObject({ state: 'transcribing' });
   });
 
   it('skips jobs the queue already holds', async () => {
-    const { reconciler } = setup(
+    const { catchUp } = setup(
       { 'Meetings/A.md': meeting('A'), 'Meetings/Transcripts/A.md': transcript('A', 'finished') },
       new Set([M('A')]),
     );
-    expect((await reconciler.scan({ startup: true })).jobs).toEqual([]);
+    expect((await catchUp.scan({ startup: true })).jobs).toEqual([]);
   });
 
   it('reads only notes changed since the previous scan', async () => {
@@ -144,36 +144,36 @@ describe('catch-up scan', () => {
       files[`Meetings/Transcripts/N${i}.md`] = transcript(`N${i}`, 'finished');
       files[`Meetings/Context/N${i}.md`] = context(`N${i}`, 'finished');
     }
-    const { reconciler, vault } = setup(files);
-    const first = await reconciler.scan({ startup: true });
+    const { catchUp, vault } = setup(files);
+    const first = await catchUp.scan({ startup: true });
     expect(first.jobs).toEqual([]);
     expect(first.read).toBe(90);
-    const second = await reconciler.scan();
+    const second = await catchUp.scan();
     expect(second.read).toBe(0);
     await vault.write('/vault/Meetings/Transcripts/N3.md', transcript('N3', 'finished') + 'more words\n');
-    const third = await reconciler.scan();
+    const third = await catchUp.scan();
     expect(third.read).toBe(1);
   });
 
   it('a broken meeting note is reported and enqueued once (its run writes the failure report), not every scan', async () => {
-    const { reconciler } = setup({
+    const { catchUp } = setup({
       'Meetings/A.md': '---\ntitle: [unclosed\ntranscript: x\n---\n',
       'Meetings/Transcripts/A.md': transcript('A', 'finished'),
       'Meetings/B.md': meeting('B'),
       'Meetings/Transcripts/B.md': transcript('B', 'finished'),
     });
-    const first = await reconciler.scan({ startup: true });
+    const first = await catchUp.scan({ startup: true });
     expect(first.jobs.map((j) => j.key).sort()).toEqual([M('A'), M('B')]);
     expect(first.problems.join('\n')).toMatch(/Meetings\/A\.md/);
-    const second = await reconciler.scan();
+    const second = await catchUp.scan();
     expect(second.jobs).toEqual([]);
   });
 
   it('a finished transcript whose meeting link dangles is a logged problem, not a job', async () => {
-    const { reconciler } = setup({
+    const { catchUp } = setup({
       'Meetings/Transcripts/X.md': '---\nmeeting: "[[Meetings/Nowhere]]"\nstate: finished\n---\n',
     });
-    const result = await reconciler.scan({ startup: true });
+    const result = await catchUp.scan({ startup: true });
     expect(result.jobs).toEqual([]);
     expect(result.problems[0]).toMatch(/Nowhere/);
   });
@@ -200,10 +200,10 @@ describe('frontmatter head', () => {
   });
 });
 
-describe('reconcile schedule', () => {
+describe('catch-up schedule', () => {
   it('a schedule stops cleanly', async () => {
-    const { scheduleReconcile } = await import('../../../src/daemon/intake/catch-up.js');
-    const schedule = scheduleReconcile('*/5 * * * *', async () => undefined, silentLogger);
+    const { scheduleCatchUp } = await import('../../../src/daemon/intake/catch-up.js');
+    const schedule = scheduleCatchUp('*/5 * * * *', async () => undefined, silentLogger);
     expect(() => schedule.stop()).not.toThrow();
   });
 
@@ -216,22 +216,22 @@ describe('reconcile schedule', () => {
 
 describe('runs whose failure report could not be written (issue #24 point 9)', () => {
   it('the next scan runs the job again, once; a daemon started meanwhile finds it too', async () => {
-    const { vault, reconciler } = setup({
+    const { vault, catchUp } = setup({
       'Meetings/A.md': meeting('A'),
       'Meetings/Transcripts/A.md': transcript('A', 'finished'),
       'Meetings/Context/A.md': context('A', 'error'),
     });
     const job = { key: M('A'), kind: 'summarize' as const, target: M('A'), trigger: 'transcript' };
     // A settled meeting: catch-up leaves it alone until told otherwise.
-    expect((await reconciler.scan()).jobs).toEqual([]);
-    await reconciler.retryUnreported(job);
+    expect((await catchUp.scan()).jobs).toEqual([]);
+    await catchUp.retryUnreported(job);
 
-    // A restart before the next scan: the new daemon's reconciler reads what was saved.
-    const restarted = new Reconciler({ vault, settings: config.settings, log: silentLogger, isQueued: () => false });
+    // A restart before the next scan: the new daemon's catchUp reads what was saved.
+    const restarted = new CatchUp({ vault, settings: config.settings, log: silentLogger, isQueued: () => false });
     expect((await restarted.scan({ startup: true })).jobs).toEqual([{ ...job, trigger: UNREPORTED_TRIGGER }]);
     expect((await restarted.scan()).jobs).toEqual([]);
     // The first daemon's memory had it too, but the saved copy is gone: taken once.
-    expect((await reconciler.scan()).jobs).toEqual([{ ...job, trigger: UNREPORTED_TRIGGER }]);
-    expect((await reconciler.scan()).jobs).toEqual([]);
+    expect((await catchUp.scan()).jobs).toEqual([{ ...job, trigger: UNREPORTED_TRIGGER }]);
+    expect((await catchUp.scan()).jobs).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { ContextManager, ContextOverflowError } from '../../../src/agent/window/window-budget.js';
+import { WindowBudget, WindowOverflowError } from '../../../src/agent/window/window-budget.js';
 import { condenseNotes, type NotesCall } from '../../../src/meeting/long-transcript/condense.js';
 import { fitReadResult } from '../../../src/agent/window/read-sizing.js';
 import { countTokens, estimateRequestTokens } from '../../../src/agent/window/tokens.js';
-import { type ContextRoom, notesForLongTranscript, readTranscriptInParts, type TranscriptToRead } from '../../../src/meeting/long-transcript/notes-pass.js';
+import { type WindowRoom, notesForLongTranscript, readTranscriptInParts, type TranscriptToRead } from '../../../src/meeting/long-transcript/notes-pass.js';
 import type { MeetingArtifacts } from '../../../src/vault/meeting.js';
 import { lineTokens, speakerOf, splitAtTurns } from '../../../src/meeting/long-transcript/parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
@@ -19,7 +19,7 @@ const lines = transcriptNote(8_000);
 const CONTEXT = 'Meetings/Context/M.md';
 const AUDIT = '## External changes (2026-11-29T10:00:00.000Z)\n\n### Projects/A/x.md\n```diff\n+x\n```';
 
-function room(window: number, maxOutputTokens = 1024): ContextRoom & { shrunk: number[] } {
+function room(window: number, maxOutputTokens = 1024): WindowRoom & { shrunk: number[] } {
   const shrunk: number[] = [];
   let current = window;
   return {
@@ -103,7 +103,7 @@ describe('the room a read may take', () => {
   it('is what is left once the results already answered are collapsed, never less than half the room', async () => {
     const settings = { ...DEFAULT_SETTINGS.ContextWindow, Tokens: 32_768, MaxOutputTokens: 4096 };
     const model: ModelClient = { api: 'chat-completions', complete: async () => ({ content: '', toolCalls: [] }) };
-    const cm = new ContextManager({ settings, api: 'chat-completions', model, log: silentLogger });
+    const cm = new WindowBudget({ settings, api: 'chat-completions', model, log: silentLogger });
     const conv = recordedConversation({ ranges: 3, linesPerRange: 120 });
     await cm.beforeRequest(conv, conv.tools);
     const half = cm.maxToolResultTokens();
@@ -312,7 +312,7 @@ describe('reading a transcript in parts', () => {
       carried: 1500,
       meeting: { transcriptPath: vault.abs('Meetings/Transcripts/Long.md'), contextPath: vault.abs(CONTEXT), title: 'M', projects: [] } as unknown as MeetingArtifacts,
     });
-    await expect(reading).rejects.toThrow(ContextOverflowError);
+    await expect(reading).rejects.toThrow(WindowOverflowError);
     // The first cut is taken for Ollama's (4,096); the next, at the same count, teaches 2,050.
     expect(r.shrunk).toEqual([4096, 2050]);
     expect(requests).toHaveLength(2);

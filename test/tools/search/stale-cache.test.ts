@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config.js';
 import { HeadCache } from '../../../src/vault/head-cache.js';
 import { PastSummaryIndex } from '../../../src/tools/past-index.js';
-import { createToolContext, createToolRegistry } from '../../../src/tools/registry.js';
+import { createToolBinding, createToolRegistry } from '../../../src/tools/registry.js';
 import { nodeFs } from '../../../src/vault/fs.js';
 import { Vault } from '../../../src/vault/vault.js';
 import { artifacts, closeHarnessCaches, harness } from '../../helpers/tool-harness.js';
@@ -70,7 +70,7 @@ describe('caches of file contents notice a rewrite with the old mtime set back',
       mkdirSync(abs('Projects/Alpha'), { recursive: true });
       const file = abs('Projects/Alpha/Budget.md');
       oldNote(file, 'budget: 1000 EUR\n');
-      const ctx = createToolContext({ vault, settings: config.settings, meeting: artifacts({ meetingPath: abs('Meetings/M.md'), projects: ['Alpha'] }) });
+      const ctx = createToolBinding({ vault, settings: config.settings, meeting: artifacts({ meetingPath: abs('Meetings/M.md'), projects: ['Alpha'] }) });
       const registry = createToolRegistry(ctx);
       afterAll(() => ctx.caches.close());
       const search = async () => (await registry.call({ id: 'c', name: 'search', arguments: JSON.stringify({ keywords: ['budget'] }) })).content;
