@@ -29,10 +29,18 @@ export interface DirWatchOptions {
   onSettled(type: SettledType, absPath: string): void;
   quietMs: number;
   onError(err: unknown): void;
+  /** How often a root that is gone (removed while watched) is looked for again. Default 2 s. */
+  rootRetryMs?: number;
 }
 
 interface Folder {
   watcher: FSWatcher | undefined;
+  /**
+   * Inode and birth time when the watch began: a folder removed and made again under the same
+   * name (within the quiet period, often with the same inode number) is another folder, whose
+   * old watch hears nothing any more.
+   */
+  identity: string | undefined;
   /** Names of the files in it (what tells an add from a change, and what an unlink removes). */
   files: Set<string>;
 }
@@ -41,11 +49,17 @@ export class DirectoryWatcher {
   private readonly folders = new Map<string, Folder>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private closed = false;
+  private readonly roots: string[];
+  /** Roots that are gone: looked for every `rootRetryMs`, watched again once they are back. */
+  private readonly missing = new Set<string>();
+  private retry: NodeJS.Timeout | undefined;
   readonly ready: Promise<void>;
 
   constructor(private readonly o: DirWatchOptions) {
+    const roots = o.roots.map((root) => path.resolve(root));
+    this.roots = roots;
     this.ready = (async () => {
-      for (const root of o.roots) await this.addFolder(path.resolve(root), true);
+      for (const root of roots) await this.addFolder(root, true);
     })();
   }
 
@@ -56,6 +70,7 @@ export class DirectoryWatcher {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.retry);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     for (const folder of this.folders.values()) folder.watcher?.close();
@@ -65,7 +80,7 @@ export class DirectoryWatcher {
   /** Watch `abs` and the folders below it; files found after the start are adds. */
   private async addFolder(abs: string, initial: boolean): Promise<void> {
     if (this.closed || this.folders.has(abs) || this.o.ignored(abs)) return;
-    const folder: Folder = { watcher: undefined, files: new Set() };
+    const folder: Folder = { watcher: undefined, identity: undefined, files: new Set() };
     this.folders.set(abs, folder);
     // The watch first, then the listing: nothing created in between goes unseen.
     try {
@@ -74,10 +89,13 @@ export class DirectoryWatcher {
     } catch (err) {
       this.folders.delete(abs);
       if ((err as { code?: string }).code !== 'ENOENT') this.o.onError(err);
+      else if (this.roots.includes(abs)) this.rootGone(abs);
       return;
     }
+    this.missing.delete(abs);
     let entries;
     try {
+      folder.identity = identityOf(await fsp.lstat(abs));
       entries = await fsp.readdir(abs, { withFileTypes: true });
     } catch {
       this.removeFolder(abs);
@@ -103,15 +121,41 @@ export class DirectoryWatcher {
     if (!folder) return;
     folder.watcher?.close();
     this.folders.delete(abs);
+    if (this.roots.includes(abs)) this.rootGone(abs);
     for (const name of folder.files) this.o.onSettled('unlink', path.join(abs, name));
     const prefix = abs + path.sep;
     for (const other of [...this.folders.keys()]) if (other.startsWith(prefix)) this.removeFolder(other);
+  }
+
+  /** A root removed (a sync tool, a user): its notes are seen again once it is back, not at the next start. */
+  private rootGone(root: string): void {
+    this.missing.add(root);
+    if (this.retry || this.closed) return;
+    this.retry = setInterval(() => {
+      for (const gone of this.missing) {
+        fsp.stat(gone).then(
+          (stats) => {
+            if (stats.isDirectory() && this.missing.delete(gone)) return this.addFolder(gone, false);
+          },
+          () => undefined,
+        ).catch((err: unknown) => this.o.onError(err));
+      }
+      if (this.missing.size === 0) {
+        clearInterval(this.retry);
+        this.retry = undefined;
+      }
+    }, this.o.rootRetryMs ?? 2000);
+    // Looking for a lost folder must not keep a stopping daemon alive.
+    this.retry.unref();
   }
 
   private onEvent(folder: string, name: string | Buffer | null): void {
     if (this.closed) return;
     // No name (some platforms, an overflow): look at the whole folder again.
     if (name === null) return void this.rescan(folder);
+    // A watched folder's own removal comes as an event named after it: a root has no parent
+    // watch to notice, so the folder itself is looked at again.
+    if (name.toString() === path.basename(folder) && this.roots.includes(folder)) this.schedule(folder);
     const abs = path.join(folder, name.toString());
     if (this.o.ignored(abs)) return;
     this.o.onRaw(abs);
@@ -137,6 +181,9 @@ export class DirectoryWatcher {
     if (stats?.isSymbolicLink()) stats = await fsp.stat(abs).then((target) => (target.isFile() ? target : undefined), () => undefined);
     const parent = this.folders.get(path.dirname(abs));
     if (stats?.isDirectory()) {
+      const known = this.folders.get(abs);
+      // Removed and made again: the old watch is dead; its files are gone, the new ones adds.
+      if (known && known.identity !== identityOf(stats)) this.removeFolder(abs);
       await this.addFolder(abs, false);
       return;
     }
@@ -160,4 +207,8 @@ export class DirectoryWatcher {
     const names = new Set(entries.map((e) => e.name));
     for (const name of [...known.files, ...names]) this.schedule(path.join(folder, name));
   }
+}
+
+function identityOf(stats: { ino: number; birthtimeMs: number }): string {
+  return `${stats.ino}:${stats.birthtimeMs}`;
 }

@@ -156,6 +156,38 @@ describe('the folder watcher (one watch per folder, none per file)', () => {
   });
 });
 
+describe('folders removed and made again (git checkout, a sync tool replacing a folder)', () => {
+  const note = '---\nstate: finished\n---\n';
+
+  it('a folder removed and made again at once is watched again: its notes are seen', async () => {
+    mkdirSync(T('2026'));
+    writeFileSync(T('2026/Old.md'), note);
+    await watch();
+    // Within the quiet period, and the new folder often gets the old one's inode number.
+    rmSync(T('2026'), { recursive: true });
+    mkdirSync(T('2026'));
+    writeFileSync(T('2026/New.md'), note);
+    await eventFor(T('2026/New.md'));
+    writeFileSync(T('2026/Later.md'), note);
+    expect(await eventFor(T('2026/Later.md'))).toEqual({ type: 'add', path: T('2026/Later.md') });
+  });
+
+  it('the transcripts folder itself removed and made again: notes written in it later are seen', async () => {
+    writeFileSync(T('Old.md'), note);
+    await watch();
+    rmSync(T(''), { recursive: true });
+    await eventFor(T('Old.md'));
+    mkdirSync(T(''));
+    writeFileSync(T('New.md'), note);
+    expect(await eventFor(T('New.md'))).toEqual({ type: 'add', path: T('New.md') });
+    // At once, this time: the old watch hears nothing of the new folder.
+    rmSync(T(''), { recursive: true });
+    mkdirSync(T(''));
+    writeFileSync(T('Again.md'), note);
+    expect(await eventFor(T('Again.md'))).toEqual({ type: 'add', path: T('Again.md') });
+  });
+});
+
 describe('a sync tool that sets the old mtime back (docs/design.md §4)', () => {
   // Obsidian Sync writes new bytes in place, then restores the file's old mtime: chokidar's
   // own change test (mtime changed, or atime not newer) let that pass unseen.
