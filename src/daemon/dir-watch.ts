@@ -29,6 +29,13 @@ export interface DirWatchOptions {
   onSettled(type: SettledType, absPath: string): void;
   quietMs: number;
   onError(err: unknown): void;
+  /**
+   * A folder that exists but could not be watched (the system's limit of watches, ENOSPC;
+   * no descriptors, EMFILE; no permission): nothing below it is reported from now on.
+   */
+  onUnwatched(absFolder: string, err: unknown): void;
+  /** `fs.watch` (tests inject its failures). */
+  watch?: typeof fsWatch;
   /** How often a root that is gone (removed while watched) is looked for again. Default 2 s. */
   rootRetryMs?: number;
 }
@@ -84,11 +91,18 @@ export class DirectoryWatcher {
     this.folders.set(abs, folder);
     // The watch first, then the listing: nothing created in between goes unseen.
     try {
-      folder.watcher = fsWatch(abs, { persistent: true }, (_type, name) => this.onEvent(abs, name));
-      folder.watcher.on('error', () => this.removeFolder(abs));
+      const watcher = (this.o.watch ?? fsWatch)(abs, { persistent: true }, (_type, name) => this.onEvent(abs, name));
+      folder.watcher = watcher;
+      // The watch broke (it does not say why): the folder is watched and listed again.
+      watcher.on('error', (err) => {
+        this.o.onError(err);
+        if (this.folders.get(abs)?.watcher !== watcher) return;
+        this.removeFolder(abs, false);
+        this.schedule(abs);
+      });
     } catch (err) {
       this.folders.delete(abs);
-      if ((err as { code?: string }).code !== 'ENOENT') this.o.onError(err);
+      if (!isGone(err)) this.o.onUnwatched(abs, err);
       else if (this.roots.includes(abs)) this.rootGone(abs);
       return;
     }
@@ -97,8 +111,9 @@ export class DirectoryWatcher {
     try {
       folder.identity = identityOf(await fsp.lstat(abs));
       entries = await fsp.readdir(abs, { withFileTypes: true });
-    } catch {
+    } catch (err) {
       this.removeFolder(abs);
+      if (!isGone(err)) this.o.onUnwatched(abs, err);
       return;
     }
     for (const entry of entries) {
@@ -115,16 +130,16 @@ export class DirectoryWatcher {
     }
   }
 
-  /** A folder gone: its files are unlinks, its watches closed. */
-  private removeFolder(abs: string): void {
+  /** A folder gone: its files are unlinks (unless `unlinks` is false), its watches closed. */
+  private removeFolder(abs: string, unlinks = true): void {
     const folder = this.folders.get(abs);
     if (!folder) return;
     folder.watcher?.close();
     this.folders.delete(abs);
-    if (this.roots.includes(abs)) this.rootGone(abs);
-    for (const name of folder.files) this.o.onSettled('unlink', path.join(abs, name));
+    if (unlinks && this.roots.includes(abs)) this.rootGone(abs);
+    if (unlinks) for (const name of folder.files) this.o.onSettled('unlink', path.join(abs, name));
     const prefix = abs + path.sep;
-    for (const other of [...this.folders.keys()]) if (other.startsWith(prefix)) this.removeFolder(other);
+    for (const other of [...this.folders.keys()]) if (other.startsWith(prefix)) this.removeFolder(other, unlinks);
   }
 
   /** A root removed (a sync tool, a user): its notes are seen again once it is back, not at the next start. */
@@ -195,6 +210,7 @@ export class DirectoryWatcher {
       return;
     }
     if (this.folders.has(abs)) this.removeFolder(abs);
+    else if (this.roots.includes(abs)) this.rootGone(abs);
     else if (parent?.files.delete(path.basename(abs))) this.o.onSettled('unlink', abs);
   }
 
@@ -211,4 +227,10 @@ export class DirectoryWatcher {
 
 function identityOf(stats: { ino: number; birthtimeMs: number }): string {
   return `${stats.ino}:${stats.birthtimeMs}`;
+}
+
+/** The folder is not there (any more), or is not a folder: nothing to watch, nothing to say. */
+function isGone(err: unknown): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
 }

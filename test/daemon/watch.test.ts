@@ -126,6 +126,7 @@ describe('the folder watcher (one watch per folder, none per file)', () => {
       onSettled: (type, p) => events.push({ type, path: p }),
       quietMs: 50,
       onError: (err) => errors.push(String(err)),
+      onUnwatched: (_folder, err) => errors.push(String(err)),
     });
     try {
       await watcher.ready;
