@@ -1,4 +1,4 @@
-import { type FSWatcher, promises as fsp, watch as fsWatch } from 'node:fs';
+import { type FSWatcher, type Stats, promises as fsp, watch as fsWatch } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -13,7 +13,9 @@ import path from 'node:path';
  * the note: one event, with the final content); then it is looked at once: a file known before
  * is a change, a new one an add, one gone an unlink; a new folder is watched and its files are
  * adds. Every event is also passed on at once, undebounced (`onRaw`, for the caches). A
- * symbolic link to a folder is not followed (it could lead out of the vault).
+ * symbolic link to a folder is followed when `follow` accepts where it leads (inside the vault:
+ * a project folder may be such a link, and its cached files must hear of their changes), and
+ * never inside another followed link (no loops).
  */
 
 export type SettledType = 'add' | 'change' | 'unlink';
@@ -34,6 +36,8 @@ export interface DirWatchOptions {
    * no descriptors, EMFILE; no permission): nothing below it is reported from now on.
    */
   onUnwatched(absFolder: string, err: unknown): void;
+  /** Whether a link to a folder, leading to `realTarget`, is watched too. Default: never. */
+  follow?(realTarget: string): boolean;
   /** `fs.watch` (tests inject its failures). */
   watch?: typeof fsWatch;
   /** How often a root that is gone (removed while watched) is looked for again. Default 2 s. */
@@ -48,6 +52,8 @@ interface Folder {
    * old watch hears nothing any more.
    */
   identity: string | undefined;
+  /** Reached through a symbolic link: no link below it is followed. */
+  linked: boolean;
   /** Names of the files in it (what tells an add from a change, and what an unlink removes). */
   files: Set<string>;
 }
@@ -85,9 +91,9 @@ export class DirectoryWatcher {
   }
 
   /** Watch `abs` and the folders below it; files found after the start are adds. */
-  private async addFolder(abs: string, initial: boolean): Promise<void> {
+  private async addFolder(abs: string, initial: boolean, linked = false): Promise<void> {
     if (this.closed || this.folders.has(abs) || this.o.ignored(abs)) return;
-    const folder: Folder = { watcher: undefined, identity: undefined, files: new Set() };
+    const folder: Folder = { watcher: undefined, identity: undefined, linked, files: new Set() };
     this.folders.set(abs, folder);
     // The watch first, then the listing: nothing created in between goes unseen.
     try {
@@ -109,7 +115,8 @@ export class DirectoryWatcher {
     this.missing.delete(abs);
     let entries;
     try {
-      folder.identity = identityOf(await fsp.lstat(abs));
+      // What the watch follows to: the folder, or where its link leads.
+      folder.identity = identityOf(await fsp.stat(abs));
       entries = await fsp.readdir(abs, { withFileTypes: true });
     } catch (err) {
       this.removeFolder(abs);
@@ -119,8 +126,9 @@ export class DirectoryWatcher {
     for (const entry of entries) {
       const child = path.join(abs, entry.name);
       if (this.o.ignored(child)) continue;
-      if (entry.isDirectory()) await this.addFolder(child, initial);
-      else if (entry.isFile()) {
+      const target = entry.isSymbolicLink() ? await this.linkTarget(child) : undefined;
+      if (entry.isDirectory() || target?.isDirectory()) await this.addFolder(child, initial, target !== undefined);
+      else if (entry.isFile() || target?.isFile()) {
         if (initial) folder.files.add(entry.name);
         else {
           this.o.onRaw(child);
@@ -192,14 +200,14 @@ export class DirectoryWatcher {
   private async settle(abs: string): Promise<void> {
     if (this.closed) return;
     let stats = await fsp.lstat(abs).catch(() => undefined);
-    // A link to a file is that file; a link to a folder is not followed.
-    if (stats?.isSymbolicLink()) stats = await fsp.stat(abs).then((target) => (target.isFile() ? target : undefined), () => undefined);
+    const link = stats?.isSymbolicLink() ?? false;
+    if (link) stats = await this.linkTarget(abs);
     const parent = this.folders.get(path.dirname(abs));
     if (stats?.isDirectory()) {
       const known = this.folders.get(abs);
       // Removed and made again: the old watch is dead; its files are gone, the new ones adds.
       if (known && known.identity !== identityOf(stats)) this.removeFolder(abs);
-      await this.addFolder(abs, false);
+      await this.addFolder(abs, false, link && !this.roots.includes(abs));
       return;
     }
     if (stats?.isFile()) {
@@ -212,6 +220,19 @@ export class DirectoryWatcher {
     if (this.folders.has(abs)) this.removeFolder(abs);
     else if (this.roots.includes(abs)) this.rootGone(abs);
     else if (parent?.files.delete(path.basename(abs))) this.o.onSettled('unlink', abs);
+  }
+
+  /**
+   * What a symbolic link leads to, as far as the watcher goes there: a file is that file; a
+   * folder only when it is a root (watched as given) or `follow` accepts its real place and the
+   * link is not inside a followed one. Undefined otherwise (or when it leads nowhere).
+   */
+  private async linkTarget(abs: string): Promise<Stats | undefined> {
+    const target = await fsp.stat(abs).catch(() => undefined);
+    if (!target?.isDirectory() || this.roots.includes(abs)) return target;
+    for (let up = path.dirname(abs); this.folders.has(up) && up !== path.dirname(up); up = path.dirname(up)) if (this.folders.get(up)!.linked) return undefined;
+    const real = await fsp.realpath(abs).catch(() => undefined);
+    return real !== undefined && this.o.follow?.(real) ? target : undefined;
   }
 
   /** Every entry of a folder looked at again (an event without a name). */

@@ -1,3 +1,4 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { type DirWatchOptions, DirectoryWatcher } from './dir-watch.js';
@@ -188,6 +189,8 @@ export function watchVault(
         quietMs: options.stabilityMs ?? 150,
         onError: (err) => log.warn({ err }, 'file watcher error'),
         onUnwatched: unwatched,
+        // A project folder may be a link to a folder elsewhere in the vault; none leads out.
+        follow: (real) => Vault.isInside(realRoot(vault), real),
         ...(options.watchFolder ? { watch: options.watchFolder } : {}),
       });
   const ready = backend.ready;
@@ -209,6 +212,14 @@ export function watchVault(
       await backend.close();
     },
   };
+}
+
+function realRoot(vault: Vault): string {
+  try {
+    return realpathSync(vault.root);
+  } catch {
+    return vault.root;
+  }
 }
 
 /** What the log says of the first folder that cannot be watched (later ones are not logged). */

@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -249,5 +249,31 @@ describe('watching the projects for the search cache', () => {
     expect(changed).toContain(data);
     expect(changed).toContain(path.join(dir, 'Projects/Alpha'));
     expect(seen.map((s) => s.event.path)).toEqual([transcript]);
+  });
+});
+
+describe('a project folder that is a link', () => {
+  it('to a folder elsewhere in the vault: its changes reach the caches under the project path; links out of the vault or inside it are not followed', async () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'ma-outside-'));
+    try {
+      mkdirSync(path.join(dir, 'Shared/Alpha'), { recursive: true });
+      writeFileSync(path.join(dir, 'Shared/Alpha/Plan.md'), 'budget: 1000 EUR\n');
+      symlinkSync(path.join(dir, 'Shared/Alpha'), path.join(dir, 'Projects/Alpha'));
+      // A loop back to the projects from inside the linked folder, and a link out of the vault.
+      symlinkSync(path.join(dir, 'Projects'), path.join(dir, 'Shared/Alpha/Back'));
+      symlinkSync(outside, path.join(dir, 'Projects/Out'));
+      source = watchVault(vault, resolveConfig({}).settings, silentLogger, { cacheFolders: [vault.layout.folders.Projects] });
+      const changed: string[] = [];
+      source.onChange?.((p) => changed.push(path.relative(dir, p)));
+      await source.ready;
+      writeFileSync(path.join(outside, 'Secret.md'), 'x\n');
+      writeFileSync(path.join(dir, 'Shared/Alpha/Plan.md'), 'budget: 9000 EUR\n');
+      const deadline = Date.now() + 10_000;
+      while (!changed.includes('Projects/Alpha/Plan.md') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(changed).toContain('Projects/Alpha/Plan.md');
+      expect(changed.filter((p) => p.startsWith('Projects/Out') || p.startsWith('Projects/Alpha/Back/'))).toEqual([]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });
