@@ -26,6 +26,12 @@ export async function watchMeetingFolders(vault: Vault, watch: FileWatch, log: L
     if (await vault.fs.stat(root).then((st) => st.isDirectory(), () => false)) roots.push(root);
   }
   let failed = false;
+  const untrusted = (err: unknown, folder?: string): void => {
+    if (failed) return;
+    failed = true;
+    watch.stopTrusting();
+    log.warn({ err: (err as Error).message, ...(folder && { folder }) }, 'cannot watch the meeting folders; every call checks each note instead');
+  };
   const watcher = new DirectoryWatcher({
     roots,
     ignored: (abs) => {
@@ -36,12 +42,9 @@ export async function watchMeetingFolders(vault: Vault, watch: FileWatch, log: L
     onSettled: () => undefined,
     // Nothing waits for a file to settle here: the caches were told at once (onRaw).
     quietMs: 50,
-    onError: (err) => {
-      if (failed) return;
-      failed = true;
-      watch.stopTrusting();
-      log.warn({ err: (err as Error).message }, 'cannot watch the meeting folders; every call checks each note instead');
-    },
+    onError: (err) => untrusted(err),
+    // A folder the system will not watch (the inotify limit, EMFILE): its notes are checked on every call.
+    onUnwatched: (folder, err) => untrusted(err, folder),
   });
   await watcher.ready;
   if (!failed) watch.trust(roots);

@@ -122,14 +122,19 @@ interface CachedFile {
   checkedAt: number;
   /** An event named it: read again before use. */
   stale: boolean;
+  /**
+   * A symbolic link: the watcher names its target when that changes, never the link, so it
+   * is checked by its version on every use.
+   */
+  link: boolean;
 }
 
 type Known = Pick<CachedFile, 'version' | 'stale'>;
 
 type Read =
-  | { text: string; bytes: number; version: FileVersion }
+  | { text: string; bytes: number; version: FileVersion; link: boolean }
   | { skipped: 'missing' | 'large' }
-  | { skipped: 'binary'; version: FileVersion };
+  | { skipped: 'binary'; version: FileVersion; link: boolean };
 
 /**
  * A file's text for the search, or why it is skipped; 'unchanged' when `known` (not stale)
@@ -139,8 +144,13 @@ async function readSearchable(vault: Vault, abs: string): Promise<Read>;
 async function readSearchable(vault: Vault, abs: string, known: Known | undefined): Promise<Read | 'unchanged'>;
 async function readSearchable(vault: Vault, abs: string, known?: Known): Promise<Read | 'unchanged'> {
   let stats;
+  let link = false;
   try {
-    stats = await vault.fs.stat(abs);
+    stats = await vault.fs.lstat(abs);
+    if (stats.isSymbolicLink()) {
+      link = true;
+      stats = await vault.fs.stat(abs);
+    }
   } catch {
     return { skipped: 'missing' };
   }
@@ -154,8 +164,8 @@ async function readSearchable(vault: Vault, abs: string, known?: Known): Promise
   } catch {
     return { skipped: 'missing' };
   }
-  if (looksBinary(bytes)) return { skipped: 'binary', version };
-  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, version };
+  if (looksBinary(bytes)) return { skipped: 'binary', version, link };
+  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, version, link };
 }
 
 /** A file to search: its handle in the worker, and its text when the worker does not hold it yet. */
@@ -297,7 +307,7 @@ export class SearchTextCache {
     this.forget(key);
     if ('skipped' in read) {
       if (read.skipped === 'binary') {
-        this.files.set(key, { key, abs: absPath, id: '', version: read.version, checkedAt: now, stale: false, handle: 0, shard: 0, bytes: 0, binary: true });
+        this.files.set(key, { key, abs: absPath, id: '', version: read.version, checkedAt: now, stale: false, link: read.link, handle: 0, shard: 0, bytes: 0, binary: true });
       }
       return { skipped: read.skipped };
     }
@@ -308,7 +318,7 @@ export class SearchTextCache {
     const retain = this.makeRoom(bytes, inUse);
     const shard = retain ? this.emptiestShard() : handle % this.shards;
     if (retain) {
-      this.files.set(key, { key, abs: absPath, id, version: read.version, checkedAt: now, stale: false, handle, shard, bytes, binary: false });
+      this.files.set(key, { key, abs: absPath, id, version: read.version, checkedAt: now, stale: false, link: read.link, handle, shard, bytes, binary: false });
       this.total += bytes;
       this.shardBytes[shard]! += bytes;
     }
@@ -321,7 +331,7 @@ export class SearchTextCache {
    */
   trusted(absPath: string, inUse: Set<number>): Resolved | undefined {
     const hit = this.files.get(absPath);
-    if (!hit || hit.stale) return undefined;
+    if (!hit || hit.stale || hit.link) return undefined;
     const trust = this.watch;
     if (trust.now() - hit.checkedAt > trust.maxTrustMs || !trust.covers(absPath)) return undefined;
     return this.use(hit, inUse);

@@ -79,7 +79,9 @@ export class RunCaches {
       if (ended) return;
       ended = true;
       this.holds--;
-      this.touch();
+      if (!this.closed) this.touch();
+      // The owner stopped while this run held them (the daemon's grace period): let go now.
+      else if (this.holds === 0) this.release();
     };
   }
 
@@ -105,10 +107,15 @@ export class RunCaches {
     releaseTokenizer();
   }
 
-  /** The owner stops (daemon shutdown, the end of a command): release, and no timer again. */
+  /**
+   * The owner stops (daemon shutdown, the end of a command): release, and no timer again. A
+   * run that still holds them (the shutdown's grace period lets it finish) keeps them until it
+   * ends: its search is not cut off, and no worker it starts outlives the owner.
+   */
   close(): void {
     this.closed = true;
-    this.release();
+    this.cancelTimer();
+    if (this.holds === 0) this.release();
   }
 
   private cancelTimer(): void {

@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, meetingOfRequest, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
@@ -49,6 +51,25 @@ describe('daemon process: transcript triggers', () => {
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Down.md')?.status === 'done', 'the summary');
     await waitFor(() => dataOf(s, 'Meetings/Context/Down.md')?.state === 'finished', 'context state finished');
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Down.md' && l.trigger === 'catch-up')).toBe(true);
+  });
+
+  it('the transcripts folder removed and made again while it runs (a sync tool, a git checkout): a transcript finished in it is summarized', async () => {
+    file.server.setFallback(summarizingModel());
+    const setup = await daemonSetup(file.server);
+    setup.write('Meetings/First.md', meetingNote('First'));
+    setup.write('Meetings/Transcripts/First.md', transcriptNote('First', 'finished'));
+    setup.write('Meetings/Again.md', meetingNote('Again'));
+    const daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const s = setup;
+    // The start-up catch-up is over once it has had First summarized.
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/First.md')?.status === 'done', 'the start-up summary');
+    // At once: the new folder (often with the old one's inode number) is not the watched one.
+    rmSync(path.join(setup.vault, 'Meetings/Transcripts'), { recursive: true });
+    setup.write('Meetings/Transcripts/Again.md', transcriptNote('Again', 'finished'));
+    // Catch-up is yearly here: only the watcher can have seen it.
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Again.md')?.status === 'done', 'the summary');
+    const queued = daemon.logs.filter((l) => l.msg === 'summarize queued: Meetings/Again.md');
+    expect(queued.map((l) => l.trigger)).not.toContain('catch-up');
   });
 
   it('a meeting with malformed frontmatter fails alone while another meeting is summarized', async () => {

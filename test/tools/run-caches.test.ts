@@ -104,6 +104,24 @@ describe('the runs’ caches have an owner and a lifetime (docs/design.md §8)',
     expect(clock.pending).toEqual([]);
   });
 
+  it("closed while a run holds them (the daemon's shutdown grace period): the run's searches go on; all is let go when it ends", async () => {
+    const { h, caches, clock } = setup();
+    const done = caches.hold();
+    await h.call('search', { keywords: ['Alpha'] });
+    const during = h.call('search', { keywords: ['Alpha line 2'] });
+    caches.close();
+    const result = await during;
+    expect(result.isError).toBe(false);
+    expect(result.content).toContain('Projects/Alpha/notes.md:2:Alpha line 2');
+    expect((await h.call('search', { keywords: ['Alpha line 2'] })).isError).toBe(false);
+    expect(caches.releases).toBe(0);
+    done();
+    // No worker thread started during the grace period outlives the owner.
+    expect(caches.releases).toBe(1);
+    expect(caches.search.threads).toBe(0);
+    expect(clock.pending).toEqual([]);
+  });
+
   it('plans are bounded: the oldest is dropped past MAX_PLANS', () => {
     const { caches } = setup();
     const { Projects, Summaries } = caches.vault.layout.folders;

@@ -1,6 +1,7 @@
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { DirectoryWatcher } from '../../vault/dir-watch.js';
+import { type DirWatchOptions, DirectoryWatcher } from '../../vault/dir-watch.js';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { isTempFile } from '../../vault/fs.js';
@@ -32,6 +33,11 @@ export interface VaultEventSource {
    * search and past-summary caches drop what changed, so they can trust the watcher.
    */
   onChange?(listener: (absPath: string) => void): void;
+  /**
+   * Told (once) when a folder could not be watched: changes below it reach no listener, so the
+   * caches must not trust the watcher; the catch-up scans still see its notes.
+   */
+  onIncomplete?(listener: () => void): void;
   /** Resolves once the initial tree is known, so a scan after it misses nothing. */
   readonly ready: Promise<void>;
   close(): Promise<void>;
@@ -129,6 +135,8 @@ export interface WatchOptions {
   debounceMs?: number;
   /** Polling instead of native events (network filesystems). */
   usePolling?: boolean;
+  /** `fs.watch` for the folder watcher (tests inject its failures). */
+  watchFolder?: DirWatchOptions['watch'];
 }
 
 /** Transcripts and summaries are where triggers come from; nothing else moves the daemon. */
@@ -167,6 +175,13 @@ export function watchVault(
     const abs = path.resolve(p);
     for (const listener of changeListeners) listener(abs);
   };
+  const incomplete = { told: false, listeners: [] as (() => void)[] };
+  const unwatched = (folder: string, err: unknown) => {
+    if (incomplete.told) return;
+    incomplete.told = true;
+    log.error({ err, folder: vault.rel(folder) }, unwatchedMessage(vault.rel(folder), err));
+    for (const listener of incomplete.listeners) listener();
+  };
   const backend = options.usePolling
     ? pollingWatch(vault, watched, { stabilityMs: options.stabilityMs ?? 150, forward, changed, log })
     : new DirectoryWatcher({
@@ -176,6 +191,10 @@ export function watchVault(
         onSettled: (type, p) => forward(type)(p),
         quietMs: options.stabilityMs ?? 150,
         onError: (err) => log.warn({ err }, 'file watcher error'),
+        onUnwatched: unwatched,
+        // A project folder may be a link to a folder elsewhere in the vault; none leads out.
+        follow: (real) => Vault.isInside(realRoot(vault), real),
+        ...(options.watchFolder ? { watch: options.watchFolder } : {}),
       });
   const ready = backend.ready;
   log.debug({ folders: watched.map((f) => vault.rel(f)) }, 'watching folders');
@@ -186,12 +205,39 @@ export function watchVault(
     onChange(listener) {
       changeListeners.push(listener);
     },
+    onIncomplete(listener) {
+      incomplete.listeners.push(listener);
+      if (incomplete.told) listener();
+    },
     ready,
     async close() {
       debouncer.cancel();
       await backend.close();
     },
   };
+}
+
+function realRoot(vault: Vault): string {
+  try {
+    return realpathSync(vault.root);
+  } catch {
+    return vault.root;
+  }
+}
+
+/** What the log says of the first folder that cannot be watched (later ones are not logged). */
+function unwatchedMessage(folder: string, err: unknown): string {
+  const code = (err as { code?: unknown }).code;
+  const why =
+    code === 'ENOSPC'
+      ? "the system's limit of inotify watches is reached (raise fs.inotify.max_user_watches)"
+      : code === 'EMFILE' || code === 'ENFILE'
+        ? 'the process has no file descriptors left'
+        : String((err as Error)?.message ?? err);
+  return (
+    `cannot watch the folder ${folder}: ${why}. Notes there are seen at the next catch-up, the search checks files on disk; ` +
+    'further folders that cannot be watched are not logged'
+  );
 }
 
 /**

@@ -110,8 +110,14 @@ export class Intake {
     // The search text cache and the past-summary index drop what changed at once, so a warm
     // search reads nothing from disk (they re-check everything every few minutes anyway).
     watcher.onChange?.((p) => this.#o.watch.invalidate(p));
+    // A folder left unwatched (the system's watch limit) would leave its cached files trusted.
+    let complete = true;
+    watcher.onIncomplete?.(() => {
+      complete = false;
+      this.#o.watch.stopTrusting();
+    });
     await watcher.ready;
-    if (watcher.onChange) this.#o.watch.trust([folders.Summaries, folders.Projects], { clock: this.#o.clock });
+    if (watcher.onChange && complete) this.#o.watch.trust([folders.Summaries, folders.Projects], { clock: this.#o.clock });
   }
 
   /**

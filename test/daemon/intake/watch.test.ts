@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -126,6 +126,7 @@ describe('the folder watcher (one watch per folder, none per file)', () => {
       onSettled: (type, p) => events.push({ type, path: p }),
       quietMs: 50,
       onError: (err) => errors.push(String(err)),
+      onUnwatched: (_folder, err) => errors.push(String(err)),
     });
     try {
       await watcher.ready;
@@ -153,6 +154,38 @@ describe('the folder watcher (one watch per folder, none per file)', () => {
     } finally {
       await watcher.close();
     }
+  });
+});
+
+describe('folders removed and made again (git checkout, a sync tool replacing a folder)', () => {
+  const note = '---\nstate: finished\n---\n';
+
+  it('a folder removed and made again at once is watched again: its notes are seen', async () => {
+    mkdirSync(T('2026'));
+    writeFileSync(T('2026/Old.md'), note);
+    await watch();
+    // Within the quiet period, and the new folder often gets the old one's inode number.
+    rmSync(T('2026'), { recursive: true });
+    mkdirSync(T('2026'));
+    writeFileSync(T('2026/New.md'), note);
+    await eventFor(T('2026/New.md'));
+    writeFileSync(T('2026/Later.md'), note);
+    expect(await eventFor(T('2026/Later.md'))).toEqual({ type: 'add', path: T('2026/Later.md') });
+  });
+
+  it('the transcripts folder itself removed and made again: notes written in it later are seen', async () => {
+    writeFileSync(T('Old.md'), note);
+    await watch();
+    rmSync(T(''), { recursive: true });
+    await eventFor(T('Old.md'));
+    mkdirSync(T(''));
+    writeFileSync(T('New.md'), note);
+    expect(await eventFor(T('New.md'))).toEqual({ type: 'add', path: T('New.md') });
+    // At once, this time: the old watch hears nothing of the new folder.
+    rmSync(T(''), { recursive: true });
+    mkdirSync(T(''));
+    writeFileSync(T('Again.md'), note);
+    expect(await eventFor(T('Again.md'))).toEqual({ type: 'add', path: T('Again.md') });
   });
 });
 
@@ -216,5 +249,31 @@ describe('watching the projects for the search cache', () => {
     expect(changed).toContain(data);
     expect(changed).toContain(path.join(dir, 'Projects/Alpha'));
     expect(seen.map((s) => s.event.path)).toEqual([transcript]);
+  });
+});
+
+describe('a project folder that is a link', () => {
+  it('to a folder elsewhere in the vault: its changes reach the caches under the project path; links out of the vault or inside it are not followed', async () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'ma-outside-'));
+    try {
+      mkdirSync(path.join(dir, 'Shared/Alpha'), { recursive: true });
+      writeFileSync(path.join(dir, 'Shared/Alpha/Plan.md'), 'budget: 1000 EUR\n');
+      symlinkSync(path.join(dir, 'Shared/Alpha'), path.join(dir, 'Projects/Alpha'));
+      // A loop back to the projects from inside the linked folder, and a link out of the vault.
+      symlinkSync(path.join(dir, 'Projects'), path.join(dir, 'Shared/Alpha/Back'));
+      symlinkSync(outside, path.join(dir, 'Projects/Out'));
+      source = watchVault(vault, resolveConfig({}).settings, silentLogger, { cacheFolders: [vault.layout.folders.Projects] });
+      const changed: string[] = [];
+      source.onChange?.((p) => changed.push(path.relative(dir, p)));
+      await source.ready;
+      writeFileSync(path.join(outside, 'Secret.md'), 'x\n');
+      writeFileSync(path.join(dir, 'Shared/Alpha/Plan.md'), 'budget: 9000 EUR\n');
+      const deadline = Date.now() + 10_000;
+      while (!changed.includes('Projects/Alpha/Plan.md') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(changed).toContain('Projects/Alpha/Plan.md');
+      expect(changed.filter((p) => p.startsWith('Projects/Out') || p.startsWith('Projects/Alpha/Back/'))).toEqual([]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -77,6 +77,25 @@ describe('caches of file contents notice a rewrite with the old mtime set back',
       expect(await search()).toContain('1000 EUR');
       syncWrite(file, 'budget: 9000 EUR\n');
       expect(await search()).toContain('9000 EUR');
+    });
+
+    it('search, watcher trusted: a link to a file in the project answers its target\'s new text (the watcher names the target, never the link)', async () => {
+      mkdirSync(abs('Projects/Beta/notes'), { recursive: true });
+      const target = abs('Projects/Beta/notes/2026.md');
+      writeFileSync(target, 'budget: 1000 EUR\n');
+      symlinkSync('notes/2026.md', abs('Projects/Beta/current.md'));
+      const ctx = createToolBinding({ vault, settings: config.settings, meeting: artifacts({ meetingPath: abs('Meetings/M.md'), projects: ['Beta'] }) });
+      const registry = createToolRegistry(ctx);
+      afterAll(() => ctx.caches.close());
+      // As the daemon does: the watcher covers the projects and reports every event there.
+      ctx.caches.watch.trust([abs('Projects'), abs('Meetings/Summaries')]);
+      const search = async () => (await registry.call({ id: 'c', name: 'search', arguments: JSON.stringify({ keywords: ['budget'] }) })).content;
+      expect(await search()).toContain('Projects/Beta/current.md:1:budget: 1000 EUR');
+      writeFileSync(target, 'budget: 9000 EUR\n');
+      ctx.caches.watch.invalidate(target);
+      const after = await search();
+      expect(after).toContain('Projects/Beta/current.md:1:budget: 9000 EUR');
+      expect(after).not.toContain('1000');
     });
 
     it("the catch-up scan's frontmatter cache reads the note again", async () => {
