@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -68,5 +68,44 @@ describe('dependency rules', () => {
     const shown = violations.map(describeViolation).join('\n');
     expect(shown).toContain('agent-not-tools-or-audit: src/agent/notes.ts → src/tools/format.ts');
     expect(shown).toContain('agent/ may not use tools/, audit.ts');
+  });
+});
+
+describe('the maps of the tree', () => {
+  const root = path.resolve(import.meta.dirname, '..');
+  /** Every folder below src/ (vault-relative to src/, with a trailing slash) and every file directly in src/. */
+  function units(): string[] {
+    const out: string[] = [];
+    const walk = (dir: string, rel: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        if (entry.isDirectory()) {
+          out.push(`${rel}${entry.name}/`);
+          walk(path.join(dir, entry.name), `${rel}${entry.name}/`);
+        } else if (rel === '' && entry.name.endsWith('.ts')) out.push(entry.name);
+      }
+    };
+    walk(path.join(root, 'src'), '');
+    return out;
+  }
+  const section8 = (): string => {
+    const design = readFileSync(path.join(root, 'docs/design.md'), 'utf8');
+    return design.slice(design.indexOf('## 8.'), design.indexOf('## 9.'));
+  };
+  const readmeMap = (): string => {
+    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
+    const from = readme.indexOf('```\nsrc/', readme.indexOf('## Development'));
+    return readme.slice(from, readme.indexOf('\n```\n', from + 4));
+  };
+  /** A unit is named when its last segment stands in the map (nested folders are indented under their parent). */
+  const named = (map: string, unit: string): boolean => new RegExp(`(^|[\\s(/\`])${unit.replace(/\/$/, '').split('/').at(-1)!.replace(/[.]/g, '\\.')}(/|\\b)`, 'm').test(map);
+
+  it('docs/design.md §8 names every folder of src/ and every file directly in it', () => {
+    const map = section8();
+    expect(units().filter((unit) => !named(map, unit))).toEqual([]);
+  });
+
+  it("the README's map names every folder of src/ and every file directly in it", () => {
+    const map = readmeMap();
+    expect(units().filter((unit) => !named(map, unit))).toEqual([]);
   });
 });
