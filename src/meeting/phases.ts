@@ -1,4 +1,4 @@
-import { type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from '../agent/loop.js';
+import { AgentError, type AgentLoopOptions, type AgentLoopResult, runAgentLoop } from '../agent/loop.js';
 import { countTokens, fixedTokens, messagesTokens } from '../agent/window/tokens.js';
 import type { ToolExecutor } from '../agent/types.js';
 
@@ -37,6 +37,10 @@ export async function runAgentPhases(options: PhasedRunOptions): Promise<AgentLo
   const { projects, summary, room, ...loop } = options;
   const first = await runAgentLoop({ ...loop, endOnceSummarized: projects !== undefined });
   if (!projects) return first;
+  if (first.turns >= loop.maxTurns) {
+    // The summary stays (docs/design.md §1); the run fails as any run out of turns does, saying which step they did not reach.
+    throw new AgentError('max-turns', `the summary was written, but Agent.MaxTurns (${loop.maxTurns}) left no request to update the project files`);
+  }
   const written = summary() ?? '';
   const shown = room ? summaryForRoom(written, summaryRoom(projects, room.target)) : written;
   loop.log.info(

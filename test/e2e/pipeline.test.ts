@@ -408,6 +408,18 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect(context.body).toContain('boom');
   });
 
+  it('a summary written on the last turn Agent.MaxTurns allows stays; the context note says the project files were left', async () => {
+    const { deps, read, meeting } = setup(baseVault(), { Agent: { MaxTurns: 1 } });
+    server.script(tools(call('write_summary', { content: SUMMARY_BODY })));
+    const outcome = await summarizeMeeting(deps, meeting);
+    expect(outcome.status).toBe('failed');
+    expect(server.modelRequests()).toHaveLength(1);
+    expect(parseNote(await read(SUMMARY)).data.status).toBe('done');
+    const context = parseNote(await read(CONTEXT));
+    expect(context.data.state).toBe('error');
+    expect(context.body).toContain('The summary was written, but the run then failed: AgentError (max-turns): the summary was written, but Agent.MaxTurns (1) left no request to update the project files');
+  });
+
   it('reminds the model once when it stops without write_summary, and fails when it still does not', async () => {
     const { deps, meeting } = setup();
     server.script(text('All done!'), tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));

@@ -110,6 +110,12 @@ describe('a run in phases', () => {
     expect(progress.filter((p) => p.kind === 'turn').map((p) => (p as { turn: number }).turn)).toEqual([1, 2, 3]);
   });
 
+  it('summary written on the last turn Agent.MaxTurns allows: the run fails saying the project files were left, no request sent for them', async () => {
+    const { opts, model } = options([calls('read_transcript'), calls('write_summary')], { maxTurns: 2 });
+    await expect(runAgentPhases(opts)).rejects.toThrow(/the summary was written, but Agent\.MaxTurns \(2\) left no request to update the project files/);
+    expect(model.requests).toHaveLength(2);
+  });
+
   it('without a project phase is one conversation, ended by the model\'s closing answer as before', async () => {
     const { opts, model } = options([calls('write_summary'), say('Done.')], { projects: undefined });
     const result = await runAgentPhases(opts);
