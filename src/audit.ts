@@ -295,9 +295,20 @@ function normalizeBlock(text: string): string {
   return text.replace(/\r\n/g, '\n').replace(/^\n+|\s+$/g, '');
 }
 
+/**
+ * How often `block` stands in `text` as whole lines: a new line that is only part of one the
+ * crashed attempt wrote ("- Budget: 9000" within "- Budget: 9000 EUR approved") is not a repeat.
+ */
 function occurrences(text: string, block: string): number {
   let n = 0;
-  for (let at = text.indexOf(block); at >= 0; at = text.indexOf(block, at + block.length)) n++;
+  for (let at = text.indexOf(block); at >= 0; at = text.indexOf(block, at + 1)) {
+    const startsLine = at === 0 || text[at - 1] === '\n';
+    const endsLine = /^[ \t]*(\n|$)/.test(text.slice(at + block.length, at + block.length + 256));
+    if (startsLine && endsLine) {
+      n++;
+      at += block.length - 1;
+    }
+  }
   return n;
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, transcriptNote } from '../helpers/daemon-helpers.js';
-import type { RecordedRequest, Step } from '../helpers/scripted-server.js';
+import { daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
+import { type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 
 /**
  * Issue #24 points 2 and 8 against the real daemon (its logger masks the HTTP token, which is
@@ -22,6 +22,16 @@ const FAULTS: Record<string, Step> = {
   'H04 oversized, no length': { oversized: { bytes: 40 * 1024 * 1024, announce: false } },
 };
 
+/** A meeting whose summary is written, then whose project phase (issue 21) stalls. */
+const PROJECT_STALL = 'H05 project phase stall';
+
+function projectPhaseStall(req: RecordedRequest): Step {
+  const calls = toolCallsSoFar(req).map((c) => c.name);
+  if (toolNamesOf(req).includes('write_projectfile')) return { stall: {} };
+  if (!calls.includes('read_transcript')) return { reply: { toolCalls: [{ name: 'read_transcript', arguments: {} }] } };
+  return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
+}
+
 describe('hostile answers, real daemon (Reconnect.Attempts 1, Endpoint.TimeoutSeconds 3)', () => {
   it('a stall, a trickle and a 40 MB answer each end in a failure report; the daemon stays up', async () => {
     const counts = new Map<string, number>();
@@ -30,6 +40,7 @@ describe('hostile answers, real daemon (Reconnect.Attempts 1, Endpoint.TimeoutSe
         const meeting = meetingOfRequest(req) ?? '';
         counts.set(meeting, (counts.get(meeting) ?? 0) + 1);
         const name = meeting.replace(/^Meetings\//, '').replace(/\.md$/, '');
+        if (name === PROJECT_STALL) return projectPhaseStall(req);
         return FAULTS[name] ?? { status: 400, body: { error: { message: 'unknown meeting', type: 'x', param: null, code: null } } };
       },
     });
@@ -39,7 +50,8 @@ describe('hostile answers, real daemon (Reconnect.Attempts 1, Endpoint.TimeoutSe
       Daemon: { MaxConcurrentSummaries: 4 },
       Http: { Token: 'hostile-answers-token' },
     });
-    for (const name of Object.keys(FAULTS)) {
+    setup.write('Projects/Alpha/Plan.md', '# Plan\n');
+    for (const name of [...Object.keys(FAULTS), PROJECT_STALL]) {
       setup.write(`Meetings/${name}.md`, meetingNote(name));
       setup.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
     }
@@ -47,6 +59,13 @@ describe('hostile answers, real daemon (Reconnect.Attempts 1, Endpoint.TimeoutSe
     const settled = (name: string) =>
       dataOf(setup, `Meetings/Summaries/${name}.md`)?.status === 'failed' && dataOf(setup, `Meetings/Context/${name}.md`)?.state === 'error';
     await waitFor(() => Object.keys(FAULTS).every(settled), 'every hostile meeting to end in a failure report', 45_000);
+    // A stall after the summary was written: the summary stays, the context note says what failed.
+    await waitFor(() => dataOf(setup, `Meetings/Context/${PROJECT_STALL}.md`)?.state === 'error', 'the project phase stall to settle', 20_000);
+    expect(dataOf(setup, `Meetings/Summaries/${PROJECT_STALL}.md`)?.status).not.toBe('failed');
+    expect(setup.read(`Meetings/Summaries/${PROJECT_STALL}.md`)).toContain('The team reviewed the release.');
+    const stallContext = parseNote(setup.read(`Meetings/Context/${PROJECT_STALL}.md`)).body;
+    expect(stallContext).toContain('The summary was written, but the run then failed');
+    expect(stallContext).toContain('Endpoint.TimeoutSeconds');
 
     const report = (name: string) => parseNote(setup.read(`Meetings/Summaries/${name}.md`)).body;
     expect(report('H01 stall')).toContain('Endpoint.TimeoutSeconds');

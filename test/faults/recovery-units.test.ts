@@ -125,6 +125,24 @@ describe('a resumed run does not repeat the appends of the interrupted one (issu
     expect(notice).toContain('- Projects/Alpha/log.md\n```diff\n@@ -2,1 +2,2 @@\n - old line\n+- decided: ship Friday\n```');
   });
 
+  it('a new append that is only part of a line the crashed attempt wrote is not refused; a person\'s edit in between keeps the count right', async () => {
+    const vault = memoryVault({ 'Projects/Alpha/log.md': '# Log\n- old line\n' });
+    const first = journaled(vault);
+    await first.update('/vault/Projects/Alpha/log.md', (old) => `${old}- Budget: 9000 EUR approved\n- ok\n`);
+    // Killed here; a person then adds a line below the crashed attempt's append.
+    await vault.write('/vault/Projects/Alpha/log.md', `${await vault.read('/vault/Projects/Alpha/log.md')}- person's note\n`);
+    const second = journaled(vault);
+    expect(await second.resume(true)).toBe(1);
+    // Substrings of the crashed lines are other lines: appended.
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- Budget: 9000')).toBe(false);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', 'EUR approved')).toBe(false);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- o')).toBe(false);
+    // The crashed attempt's append, no longer at the end, is still recognised, once.
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- Budget: 9000 EUR approved\n- ok\n')).toBe(true);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- ok')).toBe(true);
+    expect(second.alreadyAppended('/vault/Projects/Alpha/log.md', '- ok')).toBe(false);
+  });
+
   it('without an interrupted attempt nothing counts as already appended and the notice is empty', async () => {
     const vault = memoryVault({ 'Projects/Alpha/log.md': '- decided: ship Friday\n' });
     const audit = journaled(vault);

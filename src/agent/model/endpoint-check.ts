@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { AppConfig } from '../../config.js';
 import { causeChain, type Logger } from '../../log.js';
+import { MAX_ANSWER_BYTES, readCappedText } from './exchange.js';
 
 /**
  * Is the configured endpoint up, does it accept the key, does it list the model? One
@@ -75,7 +76,8 @@ export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps =
     return unreachable(config, url, timeoutMs, err);
   }
   const latency = clock().getTime() - started;
-  const text = await response.text().catch(() => '');
+  // The run's cap holds for the model list too (docs/design.md §3 step 4).
+  const text = await readCappedText(response, MAX_ANSWER_BYTES, () => new Error('answer too large')).catch(() => '');
 
   if (response.status === 401 || response.status === 403) return keyRefused(config, url, response.status, latency, text);
   if (!response.ok) {

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
+import { MAX_ANSWER_BYTES, readCappedText } from '../model/exchange.js';
 
 /**
  * The context window the server really has (docs/design.md §3 step 8). Local servers often run
@@ -74,7 +75,8 @@ async function getJson(options: ProbeOptions, url: string, init: { body?: unknow
       await response.body?.cancel().catch(() => undefined);
       return undefined;
     }
-    const body = (await response.json()) as unknown;
+    // The run's cap holds for these answers too (docs/design.md §3 step 4): a server's info page is small.
+    const body = JSON.parse(await readCappedText(response, MAX_ANSWER_BYTES, () => new Error('info answer too large'))) as unknown;
     return body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : undefined;
   } catch {
     return undefined;

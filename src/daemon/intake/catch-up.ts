@@ -128,8 +128,12 @@ export class CatchUp {
       summaries.forEach(add);
 
       for (const job of await this.unreported.take()) {
-        if (jobs.has(job.key) || this.options.isQueued(job.key)) continue;
+        // Queued already: kept, that job may yet be skipped. Run by this scan for another reason
+        // (a context note left `summarizing`): that run's to report, added again should it fail
+        // unreported; kept, it was run once more after its report was written.
+        if (this.options.isQueued(job.key)) continue;
         await this.unreported.forget(job.key);
+        if (jobs.has(job.key)) continue;
         jobs.set(job.key, { ...job, trigger: UNREPORTED_TRIGGER });
       }
 

@@ -57,6 +57,25 @@ describe('reportEndpointProblems', () => {
     expect(String(ollama.warnings()[0]!.msg)).toContain('ollama pull qwen3:8b');
   });
 
+  it('a model list of 40 MB is read no further than 32 MB (issue #24 point 8): one line, the read cancelled', async () => {
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        pulled++;
+        if (pulled === 1) controller.enqueue(new TextEncoder().encode('{"object":"list","data":[{"id":"qwen3:4b"}]'));
+        else if (pulled <= 40) controller.enqueue(new Uint8Array(1024 * 1024).fill(0x20));
+        else {
+          controller.enqueue(new TextEncoder().encode('}'));
+          controller.close();
+        }
+      },
+    });
+    const { log, warnings } = memoryLog();
+    await reportEndpointProblems(config('http://127.0.0.1:9/v1'), log, { fetch: async () => new Response(body) });
+    expect(pulled).toBeLessThanOrEqual(34);
+    expect(warnings()).toHaveLength(1);
+  });
+
   it('gives up after its short timeout, and stays quiet when the daemon stops first', async () => {
     const hanging: typeof fetch = (_url, init) =>
       new Promise((_resolve, reject) => init?.signal?.addEventListener('abort', () => reject(init.signal!.reason)));

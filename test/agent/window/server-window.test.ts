@@ -144,3 +144,27 @@ describe('ServerWindowSource: asked at start and when a run begins, cached, warn
     expect(lines.some((l) => l.level === 'warn')).toBe(false);
   });
 });
+
+describe('probeServerWindow: an oversized info answer (issue #24 point 8)', () => {
+  it('a 40 MB /props answer is not read past 32 MB: no window from it, the read cancelled', async () => {
+    const MB = 1024 * 1024;
+    let pulled = 0;
+    const huge = () =>
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          pulled++;
+          if (pulled === 1) controller.enqueue(new TextEncoder().encode('{"n_ctx": 8192'));
+          else if (pulled <= 40) controller.enqueue(new Uint8Array(MB).fill(0x20));
+          else {
+            controller.enqueue(new TextEncoder().encode('}'));
+            controller.close();
+          }
+        },
+      });
+    const fakeFetch = (async (url: string | URL | Request) =>
+      String(url).endsWith('/props') ? new Response(huge(), { status: 200 }) : new Response('{}', { status: 404 })) as typeof fetch;
+    const told = await probeServerWindow({ baseUrl: 'http://127.0.0.1:9/v1', model: MODEL, fetch: fakeFetch });
+    expect(told).toBeUndefined();
+    expect(pulled).toBeLessThanOrEqual(34);
+  });
+});

@@ -147,6 +147,21 @@ describe('HTTP API', () => {
       expect(enqueued).toEqual([]);
     });
 
+    it("another spelling of the signed note's path, or a signature made with a rotated token, is refused alike: 403", async () => {
+      const signed = 'Meetings/Summaries/A.md';
+      const sig = retrySignature(TOKEN, signed);
+      const spellings = ['Meetings/Summaries/A', './Meetings/Summaries/A.md', 'Meetings//Summaries/A.md', 'Meetings/Summaries/A.MD'];
+      for (const note of spellings) {
+        const res = await request('GET', `/retry?note=${encodeURIComponent(note)}&sig=${sig}`);
+        expect(res.status, note).toBe(403);
+      }
+      // %2F and / decode to the same path: the same note, the same signature.
+      expect((await request('GET', `/retry?note=Meetings/Summaries/A.md&sig=${sig}`)).status).toBe(200);
+      // A signature made with another token (Http.Token changed since the report was written).
+      expect((await request('GET', retryLink(signed, 'the-token-before-rotation'))).status).toBe(403);
+      expect(enqueued).toHaveLength(1);
+    });
+
     it('an old token= link is accepted for the note that still carries it, and for no other note', async () => {
       write('Meetings/Summaries/Old.md', `---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: false\n---\n# Summary failed: Old\n\n[Retry now](http://127.0.0.1:4777${legacy('Meetings/Summaries/Old.md')})\n`);
       expect((await request('GET', legacy('Meetings/Summaries/Old.md'))).status).toBe(200);

@@ -234,4 +234,19 @@ describe('runs whose failure report could not be written (issue #24 point 9)', (
     expect((await catchUp.scan()).jobs).toEqual([{ ...job, trigger: UNREPORTED_TRIGGER }]);
     expect((await catchUp.scan()).jobs).toEqual([]);
   });
+
+  it('a meeting the same scan runs for another reason (its context note still summarizing) is not run once more at the scan after', async () => {
+    const { vault, catchUp } = setup({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'finished'),
+      'Meetings/Context/A.md': context('A', 'summarizing'),
+    });
+    const job = { key: M('A'), kind: 'summarize' as const, target: M('A'), trigger: 'transcript' };
+    // Full disk: neither the report nor the context note's `error` could be written.
+    await catchUp.retryUnreported(job);
+    expect((await catchUp.scan({ startup: true })).jobs).toEqual([{ ...job, trigger: 'catch-up' }]);
+    // That run failed again, its report written this time (the disk has room again).
+    await vault.write(vault.abs('Meetings/Context/A.md'), context('A', 'error'));
+    expect((await catchUp.scan()).jobs).toEqual([]);
+  });
 });
