@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,6 +83,21 @@ describe('meeting-assistant CLI', () => {
       expect(code).toBe(0);
       expect(stdout).toBe(`${version}\n`);
     }
+  });
+
+  it('a reader that stops early (status | head) ends the command quietly, not with an EPIPE stack trace', async () => {
+    const vault = path.join(tmp, 'epipe-vault');
+    await mkdir(path.join(vault, 'Meetings'), { recursive: true });
+    const config = path.join(tmp, 'epipe.json');
+    await writeFile(config, JSON.stringify({ MeetingAssistant: { VaultPath: vault, Http: { Enabled: false } } }));
+    const child = spawn(process.execPath, [BIN, 'status', '--config', config], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    // The reader is gone before the command writes its first line, as `head` is after its lines.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+    expect(stderr).not.toMatch(/EPIPE|Unhandled 'error'/);
+    expect(code).toBe(0);
   });
 
   it('an unknown command exits 2 and says so', async () => {

@@ -22,6 +22,20 @@ describe('README.md', () => {
     for (const step of ['npm ci', 'npm link', 'ollama', 'npm start', 'Summaries/', 'Read on:']) expect(text).toContain(step);
   });
 
+  it("the first start's captured log is what the daemon prints now: runs wait for an endpoint that is down, the inbox sample is imported", () => {
+    const detail = section('## First start in detail').join('\n');
+    const capture = /```text\nnpm start: [\s\S]*?```/.exec(detail)?.[0] ?? '';
+    // Each phrase is the daemon's own wording (src), so a change of either side shows here.
+    const src = ['src/agent/endpoint-check.ts', 'src/agent/endpoint-wait.ts'].map((f) => readFileSync(f, 'utf8')).join('\n');
+    for (const phrase of ['runs wait until it answers', 'runs wait and start once it answers', 'still waiting for the model endpoint']) {
+      expect(src, phrase).toContain(phrase);
+      expect(capture, phrase).toContain(phrase);
+    }
+    expect(capture).toContain('INFO: imported Meetings/Inbox/Beta/2026-12-01 1600 Northwind SSO call.vtt');
+    // The retries an unreachable endpoint no longer spends (docs/design.md §2).
+    expect(capture).not.toMatch(/attempt \d of \d failed \(network\)|meetings will fail until it is/);
+  });
+
   it('the command table renders: one unbroken table, a row for every command of the command line', () => {
     const table = section('## Command line');
     const first = table.findIndex((line) => line.startsWith('| command |'));

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ContextManager } from '../../src/agent/context-window.js';
 import { describeCall } from '../../src/agent/turn-line.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { Vault } from '../../src/vault/vault.js';
@@ -51,7 +52,10 @@ describe('the log of a run at info', () => {
       { reply: { toolCalls: [{ name: 'write_projectfile', arguments: { project: 'Alpha', path: 'notes.md', content: '- shipped' } }] } },
       { reply: { content: 'Done.' } },
     );
-    const outcome = await summarizeMeeting(pipelineDeps(vault, config, '2026-12-02T10:00:00Z', { log }), vault.abs('Meetings/Sync.md'));
+    // With a context window, as the daemon runs (src/runtime.ts): its bookkeeping is no info line.
+    const deps = pipelineDeps(vault, config, '2026-12-02T10:00:00Z', { log });
+    deps.contextManager = (runLog) => new ContextManager({ settings: config.settings.ContextWindow, api: 'chat-completions', model: deps.model, log: runLog });
+    const outcome = await summarizeMeeting(deps, vault.abs('Meetings/Sync.md'));
     expect(outcome.status).toBe('done');
     const turns = lines.filter((l) => /^turn \d+:/.test(l.msg)).map((l) => l.msg.replace(/\d+\.\d s$/, 'N s'));
     expect(turns).toEqual([
@@ -60,6 +64,6 @@ describe('the log of a run at info', () => {
       'turn 3: write_projectfile Alpha/notes.md append; 10 in + 5 out tokens, N s',
       'turn 4: answered in text; 10 in + 5 out tokens, N s',
     ]);
-    expect(lines.filter((l) => l.msg === 'model response' || l.msg === 'tool call')).toEqual([]);
+    expect(lines.filter((l) => l.msg === 'model response' || l.msg === 'tool call' || l.msg === 'context')).toEqual([]);
   });
 });

@@ -565,9 +565,15 @@ async function streamOversized(res: ServerResponse, bytes: number, announce: boo
     const chunk = left >= piece.length ? piece : piece.slice(0, left);
     left -= chunk.length;
     if (!res.write(chunk)) {
+      // Whichever comes first removes the other: a listener left per wait grew past node's 10.
       await new Promise<void>((resolve) => {
-        res.once('drain', resolve);
-        res.once('close', resolve);
+        const done = () => {
+          res.off('drain', done);
+          res.off('close', done);
+          resolve();
+        };
+        res.once('drain', done);
+        res.once('close', done);
       });
     }
   }

@@ -266,7 +266,9 @@ export class WindowBudget {
       tokens = reported.inputTokens + reported.outputTokens;
     }
     const budget = this.budget;
-    this.#log.info(
+    // debug, not info: at info each turn is one readable line (docs/design.md §2, #22 point 6),
+    // and the turn line already says the tokens; this is the window's bookkeeping.
+    this.#log.debug(
       { tokens, budget, remaining: round(this.#remaining(tokens)), estimated: estimate, reported: reported !== undefined },
       'context',
     );
