@@ -77,7 +77,7 @@ for (const [label, name, args] of [
 // the summaries and projects folders, as in the daemon (bench/search.mjs does the same).
 const meeting = writeCurrentMeeting(vault, { projects: PROJECTS });
 const agent = await toolSetup(vault, meeting, { Agent: { SearchMaxResults: 100 } });
-const agentWatcher = await watchLikeDaemon(agent.vault, [path.join(vault, 'Projects'), path.join(vault, 'Meetings', 'Summaries')]);
+const agentWatcher = await watchLikeDaemon(agent.ctx.caches, [path.join(vault, 'Projects'), path.join(vault, 'Meetings', 'Summaries')]);
 // The tool's handler in this process, called directly, as the agent's registry calls its
 // search: tool for tool, over the same files, each with its own vault object and watcher.
 const { resolveConfig } = await dist('config.js');

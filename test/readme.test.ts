@@ -51,4 +51,19 @@ describe('README.md', () => {
     // Nothing after the table's last row looks like a row that fell out of it.
     expect(table.slice(first + 2 + rows.length).some((line) => /^\| `/.test(line.trim()) || /^`(status|session|doctor) /.test(line))).toBe(false);
   });
+
+  it('the MCP client snippets are valid JSON that starts node itself on the package bin, so no PATH is needed (§10)', () => {
+    const text = section('## Ask your meetings from any MCP client').join('\n');
+    const blocks = [...text.matchAll(/```json\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks).toHaveLength(2);
+    const bin = (JSON.parse(readFileSync('package.json', 'utf8')) as { bin: Record<string, string> }).bin['meeting-assistant']!;
+    for (const block of blocks) {
+      const server = (JSON.parse(block) as { mcpServers: { meetings: { command: string; args: string[] } } }).mcpServers.meetings;
+      // Clients start servers without the shell's PATH: `#!/usr/bin/env node` may find no node, or an old one.
+      expect(server.command).toMatch(/^\/.*\/node$/);
+      expect(server.args[0]).toMatch(new RegExp(`^/.*/meeting-assistant/${bin}$`));
+      expect(server.args.slice(1, 3)).toEqual(['mcp', '--config']);
+      expect(server.args[3]).toMatch(/^\/.*\.json$/);
+    }
+  });
 });

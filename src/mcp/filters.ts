@@ -17,12 +17,18 @@ export type Bound = { date: string } | { ms: number };
 export function parseBound(value: string | undefined, name: string): Bound | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const text = value.trim();
-  if (DATE_ONLY.test(text) && !Number.isNaN(Date.parse(`${text}T00:00:00Z`))) return { date: text };
-  const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : NaN;
+  if (DATE_ONLY.test(text) && isCalendarDate(text)) return { date: text };
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(text) && isCalendarDate(text.slice(0, 10)) ? Date.parse(text) : NaN;
   if (Number.isNaN(ms)) {
     throw new ToolError(`${name} must be an ISO date (2026-11-30) or date and time (2026-11-30T09:00:00+01:00), not ${JSON.stringify(value)}.`);
   }
   return { ms };
+}
+
+/** `Date.parse` rolls 2026-02-31 over to March 3rd: a day the month does not have is no date. */
+function isCalendarDate(date: string): boolean {
+  const ms = Date.parse(`${date}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === date;
 }
 
 export interface DateRange {
@@ -30,8 +36,13 @@ export interface DateRange {
   to?: Bound | undefined;
 }
 
+/** Both bounds; a `from` after the `to` (of the same kind) is a tool error, not a silent empty answer. */
 export function parseRange(args: { from?: string | undefined; to?: string | undefined }): DateRange {
-  return { from: parseBound(args.from, 'from'), to: parseBound(args.to, 'to') };
+  const from = parseBound(args.from, 'from');
+  const to = parseBound(args.to, 'to');
+  const reversed = from && to && ('date' in from && 'date' in to ? from.date > to.date : 'ms' in from && 'ms' in to && from.ms > to.ms);
+  if (reversed) throw new ToolError(`from (${args.from!.trim()}) is after to (${args.to!.trim()}); swap them.`);
+  return { from, to };
 }
 
 /** The calendar date a `start_time` is written in (`2026-11-30T09:00:00+01:00` → 2026-11-30). */

@@ -71,6 +71,11 @@ async function run<S extends z.ZodRawShape>(tool: McpTool<S>, args: z.infer<z.Zo
     ctx.log.debug({ tool: tool.name, ms: Date.now() - started }, 'tool call');
     return { content: [{ type: 'text', text }] };
   } catch (err) {
+    // The client cancelled the call or went away (the SDK aborts the signal): nobody waits for an answer, and nothing failed.
+    if (signal.aborted) {
+      ctx.log.info({ tool: tool.name, ms: Date.now() - started }, 'tool call cancelled by the client');
+      return { isError: true, content: [{ type: 'text', text: 'Error: the call was cancelled.' }] };
+    }
     if (isExpectedError(err)) {
       ctx.log.info({ tool: tool.name, error: err.message }, 'tool call refused');
       return { isError: true, content: [{ type: 'text', text: `Error: ${err.message}` }] };

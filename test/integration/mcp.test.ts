@@ -251,6 +251,11 @@ describe('meeting-assistant mcp', () => {
       ['read_meeting', { meeting: 'Private/secret.md' }, /not a meeting note, a summary or a transcript/],
       ['read_meeting', { meeting: `Meetings/${UNDATED}.md`, part: 'minutes' }, /part/],
       ['list_meetings', { from: 'last week' }, /from must be an ISO date/],
+      // Date.parse rolls these over into March; a day the month does not have is refused.
+      ['list_meetings', { from: '2026-02-31' }, /from must be an ISO date/],
+      ['search_meetings', { query: 'x', to: '2026-02-30T10:00:00Z' }, /to must be an ISO date/],
+      ['list_meetings', { from: '2026-12-01', to: '2026-11-01' }, /from \(2026-12-01\) is after to \(2026-11-01\)/],
+      ['search_meetings', { query: 'x', from: '2026-12-01T10:00:00Z', to: '2026-12-01T09:00:00Z' }, /is after to/],
       ['list_meetings', { limit: 501 }, /limit/],
       ['list_action_items', { status: 'pending' }, /status/],
       ['list_action_items', { due_before: '31/12/2026' }, /due_before must be an ISO date/],
@@ -320,5 +325,30 @@ describe('meeting-assistant mcp on stdout', () => {
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
     expect(lines.map((l) => (JSON.parse(l) as { id: number }).id)).toEqual([1, 2, 3, 4]);
     expect(stderr).toMatch(/MCP server ready on stdio/);
+  });
+});
+
+describe('meeting-assistant mcp, a call the client cancels', () => {
+  it('stops the search, logs a cancellation (no failure) and answers the next call', async () => {
+    const slowConfig = path.join(dir, 'config-slow.json');
+    writeFileSync(slowConfig, JSON.stringify({ MeetingAssistant: { VaultPath: vault, Agent: { SearchTimeoutSeconds: 60 } } }));
+    const child = spawn(process.execPath, [BIN, 'mcp', '--config', slowConfig], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const send = (msg: object) => child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ method: 'notifications/initialized' });
+    // Backtracks for far longer than the test: only the cancellation ends it.
+    send({ id: 2, method: 'tools/call', params: { name: 'search_meetings', arguments: { query: '^(a+)+$', in: 'transcripts' } } });
+    send({ method: 'notifications/cancelled', params: { requestId: 2, reason: 'the person stopped it' } });
+    send({ id: 3, method: 'tools/call', params: { name: 'list_meetings', arguments: {} } });
+    await until(async () => stdout.includes('"id":3') && stderr.includes('cancelled by the client'), 'the cancellation and the next answer');
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stderr).not.toMatch(/tool call failed|AbortError/);
+    expect(stdout).not.toContain('"id":2');
   });
 });

@@ -3,6 +3,11 @@ import { countTokens, tokenizerLoaded } from '../../src/agent/window/tokens.js';
 import { type IdleTimers, RunCaches } from '../../src/tools/run-caches.js';
 import { MAX_PLANS, SearchPlans } from '../../src/tools/search/search-plans.js';
 import { harness } from '../helpers/tool-harness.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { silentLogger } from '../../src/log.js';
+import { createMeetingsServer } from '../../src/mcp/server.js';
+import { countFsCalls, memoryVault, testConfig } from '../helpers/memfs.js';
 
 /** Timers that fire only when the test says so. */
 function manualTimers() {
@@ -134,5 +139,81 @@ describe('the runs’ caches have an owner and a lifetime (docs/design.md §8)',
     // An event below the projects drops them all.
     caches.watch.invalidate('/vault/Projects/Alpha/notes.md');
     expect(plans.size).toBe(0);
+  });
+});
+
+describe('the MCP server on the owned caches (docs/design.md §10)', () => {
+  const transcript = (line: string) => `---\nmeeting: "[[Meetings/M]]"\nstate: finished\n---\n[00:00:01] Alice: ${line}\n`;
+
+  /** The server over an in-memory pipe, its caches with manual idle timers, the folders trusted as its watcher does. */
+  async function serve() {
+    const clock = manualTimers();
+    const vault = memoryVault({
+      'Meetings/M.md': '---\ntitle: M\nstart_time: 2026-11-30T09:00:00Z\ntranscript: "[[Meetings/Transcripts/M]]"\n---\nNotes.\n',
+      'Meetings/Transcripts/M.md': transcript('the budget is fine'),
+    });
+    const caches = new RunCaches(vault, { timers: clock.timers });
+    open.push(caches);
+    caches.watch.trust([vault.abs('Meetings')]);
+    const config = testConfig();
+    const server = createMeetingsServer({ vault, settings: config.settings, log: silentLogger, version: 'test', caches });
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    await server.connect(a);
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(b);
+    const search = async (query: string) => {
+      const r = await client.callTool({ name: 'search_meetings', arguments: { query, in: 'transcripts' } });
+      return (r.content as { text: string }[])[0]!.text;
+    };
+    const file = vault.abs('Meetings/Transcripts/M.md');
+    /** What a sync tool does: new bytes, the old mtime set back; the watcher reports the file. */
+    const edit = async (line: string) => {
+      const before = await vault.fs.stat(file);
+      await vault.fs.writeFile(file, transcript(line));
+      await (vault.fs as unknown as { utimes(p: string, a: Date, m: Date): Promise<void> }).utimes(file, new Date(before.mtimeMs), new Date(before.mtimeMs));
+      caches.watch.invalidate(file);
+    };
+    const call = (name: string) => client.callTool({ name, arguments: {} });
+    return { vault, caches, clock, search, call, edit, close: () => client.close() };
+  }
+
+  it('a warm search_meetings in the transcripts reads nothing, and an event there drops its plan: the edit is found at once', async () => {
+    const s = await serve();
+    expect(await s.search('budget')).toMatch(/^1 matching line/);
+    const counts = countFsCalls(s.vault.fs);
+    expect(await s.search('budget')).toMatch(/^1 matching line/);
+    expect(counts).toEqual({ readFile: 0, stat: 0, lstat: 0, readdir: 0 });
+    await s.edit('the budget is late');
+    expect(await s.search('late')).toMatch(/Transcripts\/M\.md:5:\[00:00:01\] Alice: the budget is late$/);
+    await s.close();
+  });
+
+  it('holds the caches while a call runs, releases them a minute after, and searches again on new workers, seeing an edit made while released', async () => {
+    const s = await serve();
+    expect(await s.search('budget')).toMatch(/^1 matching line/);
+    expect(s.clock.pending).toEqual([60_000]);
+    s.clock.fireAll();
+    expect(s.caches.releases).toBe(1);
+    expect(s.caches.search.threads).toBe(0);
+    // A call after the release starts the idle period again…
+    await s.call('list_meetings');
+    expect(s.clock.pending).toEqual([60_000]);
+    // …and one in flight (starting its new workers) holds the caches: no idle timer runs until it ends.
+    let settled = false;
+    const running = s.search('budget').finally(() => (settled = true));
+    for (let i = 0; i < 10_000 && s.clock.pending.length > 0 && !settled; i++) await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    expect(s.clock.pending).toEqual([]);
+    expect(await running).toMatch(/^1 matching line/);
+    expect(s.caches.releases).toBe(1);
+    expect(s.clock.pending).toEqual([60_000]);
+    s.clock.fireAll();
+    expect(s.caches.releases).toBe(2);
+    await s.edit('the budget moved to March');
+    expect(await s.search('March')).toMatch(/Alice: the budget moved to March$/);
+    expect(s.caches.search.threads).toBeGreaterThan(0);
+    // And warm again on the new workers.
+    expect(await s.search('March')).toMatch(/^1 matching line/);
+    await s.close();
   });
 });
