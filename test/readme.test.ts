@@ -26,7 +26,7 @@ describe('README.md', () => {
     const detail = section('## First start in detail').join('\n');
     const capture = /```text\nnpm start: [\s\S]*?```/.exec(detail)?.[0] ?? '';
     // Each phrase is the daemon's own wording (src), so a change of either side shows here.
-    const src = ['src/agent/endpoint-check.ts', 'src/agent/endpoint-wait.ts'].map((f) => readFileSync(f, 'utf8')).join('\n');
+    const src = ['src/agent/model/endpoint-check.ts', 'src/agent/model/endpoint-wait.ts'].map((f) => readFileSync(f, 'utf8')).join('\n');
     for (const phrase of ['runs wait until it answers', 'runs wait and start once it answers', 'still waiting for the model endpoint']) {
       expect(src, phrase).toContain(phrase);
       expect(capture, phrase).toContain(phrase);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContextManager } from '../../src/agent/context-window.js';
+import { WindowBudget } from '../../src/agent/window/window-budget.js';
 import { describeCall } from '../../src/agent/turn-line.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { Vault } from '../../src/vault/vault.js';
@@ -54,7 +54,7 @@ describe('the log of a run at info', () => {
     );
     // With a context window, as the daemon runs (src/runtime.ts): its bookkeeping is no info line.
     const deps = pipelineDeps(vault, config, '2026-12-02T10:00:00Z', { log });
-    deps.contextManager = (runLog) => new ContextManager({ settings: config.settings.ContextWindow, api: 'chat-completions', model: deps.model, log: runLog });
+    deps.contextManager = (runLog) => new WindowBudget({ settings: config.settings.ContextWindow, api: 'chat-completions', model: deps.model, log: runLog });
     const outcome = await summarizeMeeting(deps, vault.abs('Meetings/Sync.md'));
     expect(outcome.status).toBe('done');
     const turns = lines.filter((l) => /^turn \d+:/.test(l.msg)).map((l) => l.msg.replace(/\d+\.\d s$/, 'N s'));
