@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
+import { fileNameOfTitle } from '../vault/note-names.js';
 import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
@@ -140,10 +141,14 @@ async function projectOfInboxFolder(vault: Vault, file: string): Promise<string[
   return folder?.isDirectory() ? [first] : [];
 }
 
-/** `Folders.Sources/<name>`, else `<stem> (2)<ext>`, …: an original never replaces another. */
+/**
+ * `Folders.Sources/<name>`, else `<stem> (2)<ext>`, …: an original never replaces another.
+ * The name loses the characters a wikilink cannot carry (`#`, `|`, `[`, `]`, `^`, `:` …, as
+ * note names do): the meeting's `source` link must reach the file. Its bytes are untouched.
+ */
 async function freeSourcePath(vault: Vault, name: string): Promise<string> {
   const ext = path.extname(name);
-  const stem = path.basename(name, ext);
+  const stem = fileNameOfTitle(path.basename(name, ext)) || 'import';
   for (let n = 1; ; n++) {
     const candidate = path.join(vault.layout.folders.Sources, `${stem}${n > 1 ? ` (${n})` : ''}${ext}`);
     if (!(await vault.exists(candidate))) return candidate;

@@ -146,6 +146,18 @@ describe('an import (docs/design.md §9)', () => {
   });
 });
 
+describe('the original kept in Sources', () => {
+  it("loses the characters a wikilink cannot carry, so the meeting's source link reaches it; the bytes are the same", async () => {
+    const name = 'Team call #1 [[x]] | a: b^c 🎉.vtt';
+    const { vault, deps } = setup({ [`Meetings/Inbox/${name}`]: TEAMS });
+    const outcome = await importFile(deps, { file: vault.abs(`Meetings/Inbox/${name}`), keep: 'move' });
+    expect(outcome.source).toBe('Meetings/Sources/Team call -1 --x-- - a- b-c 🎉.vtt');
+    expect(await vault.read(vault.abs(outcome.source))).toBe(TEAMS);
+    const meeting = await note(vault, outcome.meeting);
+    expect(meeting.data.source).toBe(`[[${outcome.source}]]`);
+  });
+});
+
 describe('the error note', () => {
   it('has status, retry: false, source, failed_at and what to do; retry ticked is recognised', async () => {
     const { vault } = setup({ 'Meetings/Inbox/x.pdf': '%PDF' });
