@@ -225,9 +225,15 @@ export interface Recovered {
 /**
  * After a crash: completes each import whose original was committed, drops the staging of
  * the others (their file is still in place and is imported again). Imports of another live
- * process (a command-line import) are left to it.
+ * process (a command-line import) are left to it while their plan is recent.
  */
-export async function recoverImports(vault: Vault, clock: Clock): Promise<Recovered> {
+/**
+ * From staged plan to placed notes takes a few renames: a plan older than this is no live
+ * import's, whoever has its pid now (after a reboot, a pid is soon another program's).
+ */
+const LIVE_PLAN_MS = 10 * 60 * 1000;
+
+export async function recoverImports(vault: Vault, clock: Clock, now = Date.now()): Promise<Recovered> {
   const root = stagingRoot(vault);
   const recovered: Recovered = { completed: [], dropped: 0 };
   let entries;
@@ -247,7 +253,7 @@ export async function recoverImports(vault: Vault, clock: Clock): Promise<Recove
     } catch {
       plan = undefined;
     }
-    if (plan && isAlive(plan.pid)) continue;
+    if (plan && isAlive(plan.pid) && now - ((await statIfExists(vault.fs, path.join(dir, 'plan.json')))?.mtimeMs ?? 0) < LIVE_PLAN_MS) continue;
     if (plan && (await vault.exists(plan.source))) {
       await complete(vault, dir, plan, clock);
       recovered.completed.push(vault.rel(plan.meeting));
