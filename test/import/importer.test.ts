@@ -262,8 +262,8 @@ describe('recovery and the pid in a plan', () => {
     }));
     await expect(importFile(dying.deps, { file: dying.vault.abs(inbox), keep: 'move' })).rejects.toThrow('killed');
     const after = setup({}, base);
-    const [entry] = await base.readdir(after.vault.abs('.meeting-assistant/imports'));
-    const planFile = after.vault.abs(`.meeting-assistant/imports/${String(entry)}/plan.json`);
+    const [entry] = await base.readdir(after.vault.abs('.meeting-assistant/imports'), { withFileTypes: true });
+    const planFile = after.vault.abs(`.meeting-assistant/imports/${entry!.name}/plan.json`);
     const plan = JSON.parse(await after.vault.read(planFile)) as { pid: number };
     await base.writeFile(planFile, JSON.stringify({ ...plan, pid: process.ppid }));
     expect(await recoverImports(after.vault, clock)).toEqual({ completed: [], dropped: 0 });
