@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
+import { fileNameOfTitle } from '../vault/note-names.js';
 import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
@@ -140,10 +141,14 @@ async function projectOfInboxFolder(vault: Vault, file: string): Promise<string[
   return folder?.isDirectory() ? [first] : [];
 }
 
-/** `Folders.Sources/<name>`, else `<stem> (2)<ext>`, …: an original never replaces another. */
+/**
+ * `Folders.Sources/<name>`, else `<stem> (2)<ext>`, …: an original never replaces another.
+ * The name loses the characters a wikilink cannot carry (`#`, `|`, `[`, `]`, `^`, `:` …, as
+ * note names do): the meeting's `source` link must reach the file. Its bytes are untouched.
+ */
 async function freeSourcePath(vault: Vault, name: string): Promise<string> {
   const ext = path.extname(name);
-  const stem = path.basename(name, ext);
+  const stem = fileNameOfTitle(path.basename(name, ext)) || 'import';
   for (let n = 1; ; n++) {
     const candidate = path.join(vault.layout.folders.Sources, `${stem}${n > 1 ? ` (${n})` : ''}${ext}`);
     if (!(await vault.exists(candidate))) return candidate;
@@ -220,9 +225,15 @@ export interface Recovered {
 /**
  * After a crash: completes each import whose original was committed, drops the staging of
  * the others (their file is still in place and is imported again). Imports of another live
- * process (a command-line import) are left to it.
+ * process (a command-line import) are left to it while their plan is recent.
  */
-export async function recoverImports(vault: Vault, clock: Clock): Promise<Recovered> {
+/**
+ * From staged plan to placed notes takes a few renames: a plan older than this is no live
+ * import's, whoever has its pid now (after a reboot, a pid is soon another program's).
+ */
+const LIVE_PLAN_MS = 10 * 60 * 1000;
+
+export async function recoverImports(vault: Vault, clock: Clock, now = Date.now()): Promise<Recovered> {
   const root = stagingRoot(vault);
   const recovered: Recovered = { completed: [], dropped: 0 };
   let entries;
@@ -242,7 +253,7 @@ export async function recoverImports(vault: Vault, clock: Clock): Promise<Recove
     } catch {
       plan = undefined;
     }
-    if (plan && isAlive(plan.pid)) continue;
+    if (plan && isAlive(plan.pid) && now - ((await statIfExists(vault.fs, path.join(dir, 'plan.json')))?.mtimeMs ?? 0) < LIVE_PLAN_MS) continue;
     if (plan && (await vault.exists(plan.source))) {
       await complete(vault, dir, plan, clock);
       recovered.completed.push(vault.rel(plan.meeting));

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isTempFile } from '../vault/fs.js';
+import { isSyncToolFile } from '../vault/sync-files.js';
 
 /**
  * Which files in the inbox are the import's (docs/design.md §9). Names sync tools and
@@ -9,7 +10,7 @@ import { isTempFile } from '../vault/fs.js';
 
 export const FAILURE_SUFFIX = ' (import failed).md';
 
-/** `*.tmp`, `*.part`, `*.crdownload`, Syncthing's temporaries and conflicts, dot-files, our own temporaries, editors' backups. */
+/** `*.tmp`, `*.part`, `*.crdownload`, Syncthing's temporaries and conflicts, dot-files, our own temporaries, editors' backups: a superset of src/vault/sync-files.ts. */
 export function isIgnoredInboxName(name: string): boolean {
   return (
     name.startsWith('.') ||
@@ -19,7 +20,9 @@ export function isIgnoredInboxName(name: string): boolean {
     /\.(tmp|temp|part|partial|crdownload|download|opdownload|!ut)$/i.test(name) ||
     /\.sync-conflict-/i.test(name) ||
     /\.syncthing\./i.test(name) ||
-    isTempFile(name)
+    isTempFile(name) ||
+    // The vault's own predicate (docs/design.md §4): a conflict copy is nobody's meeting either.
+    isSyncToolFile(name)
   );
 }
 

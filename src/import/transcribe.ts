@@ -54,7 +54,21 @@ function run(argv: string[], timeoutSeconds: number, signal?: AbortSignal): Prom
   return new Promise((resolve, reject) => {
     let tail = '';
     let timedOut = false;
-    const child = spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'], signal });
+    // A process group of its own (not on Windows), so that the timeout and a stop reach what
+    // a wrapper script started too: killing only the script left its child running, holding
+    // the stderr pipe, and the import waited for it however long it ran.
+    const group = process.platform !== 'win32';
+    const child = spawn(program!, args, { stdio: ['ignore', 'ignore', 'pipe'], signal, detached: group });
+    const kill = (sig: NodeJS.Signals) => {
+      try {
+        if (group && child.pid !== undefined) return void process.kill(-child.pid, sig);
+      } catch {
+        // The group is gone already; the child itself may not be.
+      }
+      child.kill(sig);
+    };
+    const onAbort = () => kill('SIGTERM');
+    signal?.addEventListener('abort', onAbort, { once: true });
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => {
       tail = (tail + chunk).slice(-STDERR_BYTES);
@@ -62,13 +76,14 @@ function run(argv: string[], timeoutSeconds: number, signal?: AbortSignal): Prom
     let killer: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGTERM');
-      killer = setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS);
+      kill('SIGTERM');
+      killer = setTimeout(() => kill('SIGKILL'), KILL_GRACE_MS);
     }, timeoutSeconds * 1000);
     const lastLines = () => tail.split(/\r?\n/).filter((l) => l.trim() !== '').slice(-STDERR_LINES).join('\n');
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
       clearTimeout(killer);
+      signal?.removeEventListener('abort', onAbort);
       if (err.name === 'AbortError') return reject(new ImportError(`the transcription of ${argv.join(' ')} was stopped (the daemon is stopping)`, 'tick retry, or restart the daemon: the recording is still in the inbox'));
       reject(
         new ImportError(
@@ -80,6 +95,7 @@ function run(argv: string[], timeoutSeconds: number, signal?: AbortSignal): Prom
     child.on('close', (code, sig) => {
       clearTimeout(timer);
       clearTimeout(killer);
+      signal?.removeEventListener('abort', onAbort);
       if (timedOut) {
         return reject(
           new ImportError(

@@ -146,6 +146,18 @@ describe('an import (docs/design.md §9)', () => {
   });
 });
 
+describe('the original kept in Sources', () => {
+  it("loses the characters a wikilink cannot carry, so the meeting's source link reaches it; the bytes are the same", async () => {
+    const name = 'Team call #1 [[x]] | a: b^c 🎉.vtt';
+    const { vault, deps } = setup({ [`Meetings/Inbox/${name}`]: TEAMS });
+    const outcome = await importFile(deps, { file: vault.abs(`Meetings/Inbox/${name}`), keep: 'move' });
+    expect(outcome.source).toBe('Meetings/Sources/Team call -1 --x-- - a- b-c 🎉.vtt');
+    expect(await vault.read(vault.abs(outcome.source))).toBe(TEAMS);
+    const meeting = await note(vault, outcome.meeting);
+    expect(meeting.data.source).toBe(`[[${outcome.source}]]`);
+  });
+});
+
 describe('the error note', () => {
   it('has status, retry: false, source, failed_at and what to do; retry ticked is recognised', async () => {
     const { vault } = setup({ 'Meetings/Inbox/x.pdf': '%PDF' });
@@ -233,6 +245,31 @@ describe('a crash at each step of an import', () => {
       if (finished) break;
     }
     expect(outcomes).toEqual(new Set(['in inbox', 'complete']));
+  });
+});
+
+describe('recovery and the pid in a plan', () => {
+  it("a committed import whose plan names a live process's pid is left to it while recent, completed once old (a reused pid)", async () => {
+    const inbox = 'Meetings/Inbox/2026-12-02 1000 Sync.vtt';
+    const base = memoryFs({ [inbox]: TEAMS });
+    // Cut right after the commit point (the original moved): the notes are still staged.
+    const dying = setup({}, new Proxy(base, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => (prop === 'rename' && String(args[0]).includes('/imports/') && !String(args[1]).includes('/imports/') ? Promise.reject(new Error('killed')) : (value as (...a: unknown[]) => unknown).apply(target, args));
+      },
+    }));
+    await expect(importFile(dying.deps, { file: dying.vault.abs(inbox), keep: 'move' })).rejects.toThrow('killed');
+    const after = setup({}, base);
+    const [entry] = await base.readdir(after.vault.abs('.meeting-assistant/imports'), { withFileTypes: true });
+    const planFile = after.vault.abs(`.meeting-assistant/imports/${entry!.name}/plan.json`);
+    const plan = JSON.parse(await after.vault.read(planFile)) as { pid: number };
+    await base.writeFile(planFile, JSON.stringify({ ...plan, pid: process.ppid }));
+    expect(await recoverImports(after.vault, clock)).toEqual({ completed: [], dropped: 0 });
+    const later = await recoverImports(after.vault, clock, Date.now() + 3600_000);
+    expect(later.completed).toEqual(['Meetings/2026-12-02 1000 Sync.md']);
+    expect(await after.vault.exists(after.vault.abs('Meetings/Transcripts/2026-12-02 1000 Sync.md'))).toBe(true);
   });
 });
 

@@ -58,7 +58,7 @@ describe('what a file name says', () => {
 });
 
 describe('inbox names', () => {
-  it.each(['call.vtt.part', 'call.vtt.crdownload', 'call.tmp', '.syncthing.call.vtt.tmp', '~syncthing~call.vtt.tmp', 'call.sync-conflict-20261202-101010-ABCDEFG.vtt', '.call.vtt', '~$call.docx', 'call.vtt~'])(
+  it.each(['call.vtt.part', 'call.vtt.crdownload', 'call.tmp', '.syncthing.call.vtt.tmp', '~syncthing~call.vtt.tmp', 'call.sync-conflict-20261202-101010-ABCDEFG.vtt', '.call.vtt', '~$call.docx', 'call.vtt~', 'call (Conflicted copy 2026-12-02 101010).vtt', "call (Ann's conflicted copy 2026-12-02).vtt"])(
     '%s is never imported',
     (name) => {
       expect(isIgnoredInboxName(name)).toBe(true);

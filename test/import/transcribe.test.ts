@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +43,24 @@ describe('Import.TranscribeCommand (docs/design.md §9)', () => {
 
   it('a command that runs too long is stopped at the timeout', async () => {
     await expect(transcriber('hang', 0.5)(recording)).rejects.toThrow(/Import\.TranscribeTimeoutSeconds \(0\.5 s\)/);
+  });
+
+  it.skipIf(process.platform === 'win32')('the timeout stops what a wrapper script started too (its child held stderr open, the import waited for it)', async () => {
+    const pidFile = path.join(dir, 'grandchild.pid');
+    const wrapper = `"${process.execPath}" "${SCRIPT}" hang "$1" "$2" & echo $! > "${pidFile}"; wait`;
+    const wrapped = commandTranscriber({ command: ['/bin/sh', '-c', wrapper, 'sh', '{input}', '{output_base}'], timeoutSeconds: 0.5 })!;
+    await expect(wrapped(recording)).rejects.toThrow(/Import\.TranscribeTimeoutSeconds \(0\.5 s\)/);
+    const grandchild = Number(readFileSync(pidFile, 'utf8'));
+    const alive = () => {
+      try {
+        process.kill(grandchild, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (const deadline = Date.now() + 5000; alive() && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 50));
+    expect(alive()).toBe(false);
   });
 
   it('exit 0 without a transcript, and a program that does not exist, are clear errors', async () => {

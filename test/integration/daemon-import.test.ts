@@ -192,16 +192,26 @@ describe('daemon process: POST /api/import', () => {
     expect(badName.status).toBe(400);
     expect((await fetch(url('name=a.exe'), { method: 'POST', headers: auth, body: 'x' })).status).toBe(400);
 
+    // Streamed (chunked, no declared length) past the cap: the 413 still reaches the client
+    // (it may meet a reset on writing the rest, which is not the answer).
     const chunk = Buffer.alloc(1024 * 1024, 'a');
-    let sent = 0;
-    const big = new ReadableStream<Uint8Array>({
-      pull(controller) {
-        if (sent++ > 101) controller.close();
-        else controller.enqueue(chunk);
-      },
+    const tooBig = await new Promise<number | undefined>((resolve) => {
+      const req = request(url('name=big.txt'), { method: 'POST', headers: auth }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.on('error', () => undefined);
+      let sent = 0;
+      const pump = () => {
+        while (sent < 150) {
+          sent++;
+          if (!req.write(chunk)) return void req.once('drain', pump);
+        }
+        req.end();
+      };
+      pump();
     });
-    const tooBig = await fetch(url('name=big.txt'), { method: 'POST', headers: auth, body: big, duplex: 'half' } as RequestInit).catch((err: unknown) => err as Error);
-    if (tooBig instanceof Response) expect(tooBig.status).toBe(413);
+    expect(tooBig).toBe(413);
     // A declared length over the cap is refused before any byte is read.
     const declared = await new Promise<number | undefined>((resolve, reject) => {
       const req = request(url('name=big.vtt'), { method: 'POST', headers: { ...auth, 'content-length': String(200 * 1024 * 1024) } }, (res) => {
