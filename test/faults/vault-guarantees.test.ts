@@ -109,7 +109,7 @@ describe('fault suite: vault guarantees (confined links, symbolic links, one dae
   }
 
   it('a symlinked dictionary (outside the vault), meeting note and identity are written through; the links stay links', () =>
-    tally.check(SYMLINKED, () => {
+    tally.check(SYMLINKED, async () => {
       expect(lstatSync(path.join(setup.vault, 'Meetings/Dictionary.md')).isSymbolicLink()).toBe(true);
       expect(readFileSync(recognizerWords(), 'utf8')).toBe('Anthropic\nKubernetes\n');
       expect(lstatSync(path.join(setup.vault, `Meetings/${SYMLINKED}.md`)).isSymbolicLink()).toBe(true);
@@ -119,6 +119,9 @@ describe('fault suite: vault guarantees (confined links, symbolic links, one dae
       // The identity link went to the trash as a link; the profile it points to is untouched.
       expect(lstatSync(path.join(setup.vault, '.trash/Meetings/Speakers/Bob.md')).isSymbolicLink()).toBe(true);
       expect(setup.read('Meetings/Speakers/profiles/bob-voice.md')).toBe('voice profile of Bob\n');
+      // The daemon still runs: a temporary file of a write under way (its run history, say) is
+      // no leftover; one that stays is.
+      await waitFor(() => vaultHealth(setup.vault).temps.length === 0, 'no temporary file left', 10_000);
       expect(vaultHealth(setup.vault)).toEqual({ temps: [], unparsable: [] });
     }));
 
