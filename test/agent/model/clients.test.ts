@@ -1,9 +1,10 @@
+import { modelFailure } from '../../helpers/model-errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChatCompletionsClient } from '../../../src/agent/model/chat-completions.js';
 import { createModelClient } from '../../../src/agent/model/client.js';
 import { ResponsesClient } from '../../../src/agent/model/responses.js';
 import { stripThinking } from '../../../src/agent/model/strip-thinking.js';
-import { type Message, type ModelClient, ModelError, type ModelRequest } from '../../../src/agent/types.js';
+import { type Message, type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
 import { withRetries } from '../../../src/agent/model/retry.js';
 import { retryAfterMs } from '../../../src/agent/model/exchange.js';
 import { silentLogger } from '../../../src/log.js';
@@ -37,16 +38,6 @@ function request(messages: Message[] = [{ role: 'user', content: 'Summarize the 
   return { instructions: 'You are the meeting assistant.', messages, tools: TOOLS, maxOutputTokens: 1234, ...extra };
 }
 
-/** The error a promise rejected with; resolving fails the test. */
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ModelError);
-    return err as ModelError;
-  }
-  throw new Error('expected the request to fail');
-}
 
 let server: ScriptedServer;
 beforeEach(async () => {
@@ -270,14 +261,14 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
   describe('error mapping', () => {
     it.each([500, 502, 503, 408])('HTTP %i is a transient http error with the server message', async (status) => {
       server.script({ status, body: errorBody(`upstream trouble ${status}`, { type: 'server_error' }) });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'http', status, transient: true });
       expect(err.message).toContain(`upstream trouble ${status}`);
     });
 
     it('HTTP 429 is transient and carries Retry-After', async () => {
       server.script({ status: 429, headers: { 'retry-after': '12' }, body: errorBody('Rate limit reached for requests') });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'http', status: 429, transient: true, retryAfterMs: 12_000 });
       expect(err.message).toContain('Rate limit reached');
     });
@@ -286,24 +277,24 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
       server.script({ status: 503, headers: { 'retry-after': 'Thu, 01 Jan 2026 00:00:30 GMT' } });
       const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'qwen3:8b', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } });
       const at = () => new Date('2026-01-01T00:00:00Z');
-      expect((await failure(createModelClient(config, at).complete(request()))).retryAfterMs).toBe(30_000);
+      expect((await modelFailure(createModelClient(config, at).complete(request()))).retryAfterMs).toBe(30_000);
     });
 
     it('retry-after-ms wins over retry-after', async () => {
       server.script({ status: 503, headers: { 'retry-after-ms': '1500', 'retry-after': '9' } });
-      expect((await failure(client().complete(request()))).retryAfterMs).toBe(1500);
+      expect((await modelFailure(client().complete(request()))).retryAfterMs).toBe(1500);
     });
 
     it('HTTP 400 with the context-length text is not transient and is recognised as context too long', async () => {
       server.script(contextLengthStep());
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'http', status: 400, transient: false, contextTooLong: true });
       expect(err.message).toContain('maximum context length is 8192 tokens');
     });
 
     it('HTTP 400 for another reason is not transient and not context too long', async () => {
       server.script({ status: 400, body: errorBody("Invalid value for 'tools'", { param: 'tools' }) });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'http', status: 400, transient: false, contextTooLong: false });
       expect(err.message).toContain("Invalid value for 'tools'");
     });
@@ -318,21 +309,21 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
           code: 400,
         },
       });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'http', status: 400, contextTooLong: true });
       expect(err.message).toContain('maximum context length is 4096 tokens');
     });
 
     it('an error body whose error is a plain string (LM Studio, Ollama) keeps its message', async () => {
       server.script({ status: 404, body: { error: "model 'qwen3:8b' not found, try pulling it first" } });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err.message).toContain("model 'qwen3:8b' not found, try pulling it first");
     });
 
     it('HTTP 401 says the key is wrong, names the settings, and never shows the key', async () => {
       await server.close();
       server = await startScriptedServer({ requireKey: 'the-right-key' });
-      const err = await failure(
+      const err = await modelFailure(
         client({ ApiKey: SECRET_KEY, ApiKeyEnvironmentVariable: 'OPENAI_API_KEY' }).complete(request()),
       );
       expect(err).toMatchObject({ kind: 'http', status: 401, transient: false });
@@ -346,14 +337,14 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
     it('HTTP 401 without a key says the key is missing', async () => {
       await server.close();
       server = await startScriptedServer({ requireKey: 'the-right-key' });
-      const err = await failure(client({ ApiKey: '' }).complete(request()));
+      const err = await modelFailure(client({ ApiKey: '' }).complete(request()));
       expect(err.message).toMatch(/API key is missing/);
       expect(err.message).toContain('Endpoint.ApiKey');
     });
 
     it('a server message that echoes the key is masked', async () => {
       server.script({ status: 403, body: errorBody(`key ${SECRET_KEY} may not use this model`) });
-      const err = await failure(client({ ApiKey: SECRET_KEY }).complete(request()));
+      const err = await modelFailure(client({ ApiKey: SECRET_KEY }).complete(request()));
       expect(err).toMatchObject({ status: 403, transient: false });
       expect(err.message).not.toContain(SECRET_KEY);
       expect(err.message).toContain('[redacted]');
@@ -361,7 +352,7 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
 
     it('HTTP 404 names the model and BaseUrl', async () => {
       server.script({ status: 404, body: errorBody("model 'qwen3:8b' not found", { code: 'model_not_found' }) });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'http', status: 404, transient: false });
       expect(err.message).toContain('"qwen3:8b"');
       expect(err.message).toContain('Endpoint.Model');
@@ -373,7 +364,7 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
         status: 502,
         body: '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>',
       });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'http', status: 502, transient: true });
       expect(err.message).toContain('502 Bad Gateway');
       expect(err.message).not.toContain('<');
@@ -381,14 +372,14 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
 
     it('an HTML page with status 200 is an invalid response, transient like a 5xx', async () => {
       server.script({ status: 200, body: '<html><body>Welcome to nginx!</body></html>' });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'invalid-response', transient: true });
       expect(err.message).toContain('Welcome to nginx!');
     });
 
     it('invalid JSON in a 200 is a transient invalid response (a proxy, a server restarting)', async () => {
       server.script({ invalidJson: true });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'invalid-response', transient: true });
       expect(err.message).toMatch(/not JSON/);
     });
@@ -410,34 +401,34 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
 
     it('JSON without a completion is an invalid response', async () => {
       server.script({ status: 200, body: { object: 'list', data: [] } });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'invalid-response', transient: false });
       expect(err.message).toMatch(api === 'responses' ? /no output/ : /no choices/);
     });
 
     it('a reset connection is a transient network error', async () => {
       server.script({ reset: true });
-      const err = await failure(client().complete(request()));
+      const err = await modelFailure(client().complete(request()));
       expect(err).toMatchObject({ kind: 'network', transient: true });
       expect(err.message).toContain(server.baseUrl);
     });
 
     it('a connection cut in the middle of the body is a transient network error', async () => {
       server.script({ resetMidBody: true });
-      expect(await failure(client().complete(request()))).toMatchObject({ kind: 'network', transient: true });
+      expect(await modelFailure(client().complete(request()))).toMatchObject({ kind: 'network', transient: true });
     });
 
     it('a refused connection is a transient network error', async () => {
       const url = server.baseUrl;
       await server.close();
       server = await startScriptedServer();
-      const err = await failure(client({ BaseUrl: url }).complete(request()));
+      const err = await modelFailure(client({ BaseUrl: url }).complete(request()));
       expect(err).toMatchObject({ kind: 'network', transient: true });
     });
 
     it('no answer within Endpoint.TimeoutSeconds is a transient timeout', async () => {
       server.script({ hang: true });
-      const err = await failure(client({ TimeoutSeconds: 0.3 }).complete(request()));
+      const err = await modelFailure(client({ TimeoutSeconds: 0.3 }).complete(request()));
       expect(err).toMatchObject({ kind: 'timeout', transient: true });
       expect(err.message).toContain('Endpoint.TimeoutSeconds');
     });
@@ -448,7 +439,7 @@ describe.each<Api>(['chat-completions', 'responses'])('%s client against the scr
       const pending = client().complete(request(undefined, { signal: controller.signal }));
       await server.waitForRequest();
       controller.abort();
-      const err = await failure(pending);
+      const err = await modelFailure(pending);
       expect(err).toMatchObject({ kind: 'aborted', transient: false });
     });
   });

@@ -1,6 +1,7 @@
+import { modelFailure } from '../../helpers/model-errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../../src/agent/model/client.js';
-import { type ModelClient, ModelError, type ModelRequest } from '../../../src/agent/types.js';
+import { type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
 import { MAX_ANSWER_BYTES, readCappedText } from '../../../src/agent/model/exchange.js';
 import { testConfig } from '../../helpers/memfs.js';
 import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
@@ -21,15 +22,6 @@ const request = (): ModelRequest => ({
   maxOutputTokens: 100,
 });
 
-async function failure(promise: Promise<unknown>): Promise<ModelError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ModelError);
-    return err as ModelError;
-  }
-  throw new Error('expected the request to fail');
-}
 
 let server: ScriptedServer;
 beforeEach(async () => {
@@ -47,14 +39,14 @@ describe.each<Api>(['chat-completions', 'responses'])('%s: the timeout bounds th
 
   it('headers, half the body, then nothing: a transient timeout after Endpoint.TimeoutSeconds', async () => {
     server.script({ stall: {} });
-    const err = await failure(client(0.5).complete(request()));
+    const err = await modelFailure(client(0.5).complete(request()));
     expect(err).toMatchObject({ kind: 'timeout', transient: true });
     expect(err.message).toContain('Endpoint.TimeoutSeconds');
   });
 
   it('one byte every 50 ms (each byte in time, the whole answer not): a timeout, not a wait forever', async () => {
     server.script({ trickle: { intervalMs: 50 } });
-    const err = await failure(client(0.6).complete(request()));
+    const err = await modelFailure(client(0.6).complete(request()));
     expect(err).toMatchObject({ kind: 'timeout', transient: true });
   });
 
@@ -65,7 +57,7 @@ describe.each<Api>(['chat-completions', 'responses'])('%s: the timeout bounds th
 
   it.each([true, false])('an answer of 40 MB (content-length sent: %s) is refused, not retried', async (announce) => {
     server.script({ oversized: { bytes: 40 * 1024 * 1024, announce } });
-    const err = await failure(client(30).complete(request()));
+    const err = await modelFailure(client(30).complete(request()));
     expect(err).toMatchObject({ kind: 'invalid-response', transient: false });
     expect(err.message).toMatch(/larger than 32 MB/);
   });
