@@ -141,6 +141,8 @@ describe('files that are not files', () => {
     file.server.setFallback({
       handler: (req): Step => {
         const calls = toolCallsSoFar(req);
+        // The project phase after the summary (issue 21) has nothing to do here.
+        if (!toolNamesOf(req).includes('read_transcript')) return { reply: { content: 'Done.' } };
         if (calls.length === 0) {
           const t = path.join(s.vault, 'Meetings/Transcripts/Swapped.md');
           unlinkSync(t);
