@@ -121,8 +121,9 @@ describe('fault suite: vault guarantees (confined links, symbolic links, one dae
       expect(setup.read('Meetings/Speakers/profiles/bob-voice.md')).toBe('voice profile of Bob\n');
       // The daemon still runs: a temporary file of a write under way (its run history, say) is
       // no leftover; one that stays is.
-      await waitFor(() => vaultHealth(setup.vault).temps.length === 0, 'no temporary file left', 10_000);
-      expect(vaultHealth(setup.vault)).toEqual({ temps: [], unparsable: [] });
+      let health = vaultHealth(setup.vault);
+      await waitFor(() => (health = vaultHealth(setup.vault)).temps.length === 0, 'no temporary file left', 10_000);
+      expect(health).toEqual({ temps: [], unparsable: [] });
     }));
 
   it('a second daemon on the same vault refuses to start, naming the first (pid, HTTP address)', async () =>
