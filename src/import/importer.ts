@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
+import { processIsAlive } from '../instance/liveness.js';
 import { isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
 import { fileNameOfTitle } from '../vault/note-names.js';
 import { STATE_FOLDER } from '../vault/state.js';
@@ -207,14 +208,9 @@ async function complete(vault: Vault, dir: string, plan: Plan, clock: Clock): Pr
   await vault.fs.rm(dir, { recursive: true, force: true });
 }
 
+/** Another live process's plan (this process's own plans are from before a crash it recovered from). */
 function isAlive(pid: number): boolean {
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: unknown }).code === 'EPERM';
-  }
+  return pid !== process.pid && processIsAlive(pid);
 }
 
 export interface Recovered {
