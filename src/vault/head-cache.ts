@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Vault } from './vault.js';
 import { isNotFound } from './fs.js';
 import { type FileVersion, fileVersion, sameVersion, versionKey } from './file-version.js';
-import { readNoteHead } from './note-head.js';
+import { detached, readNoteHead } from './note-head.js';
 
 /**
  * Frontmatter of notes, remembered by file version (mtime, change time, inode, size: a sync
@@ -40,11 +40,12 @@ export class HeadCache {
     private readonly keep?: readonly string[],
   ) {}
 
+  /** A long-lived cache keeps its few keys detached from the note's text (note-head.ts). */
   private slim(data: Record<string, unknown>): Record<string, unknown> {
     if (!this.keep) return data;
     const out: Record<string, unknown> = {};
     for (const key of this.keep) if (key in data) out[key] = data[key];
-    return out;
+    return detached(out);
   }
 
   /** Within one pass (a scan), each note is looked at once however many notes link to it. */

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { HeadCache } from '../../src/vault/head-cache.js';
+import { factsFromData, readNoteHead } from '../../src/vault/note-head.js';
+import { parseNote } from '../../src/vault/frontmatter.js';
+import { liveHeapBytes } from '../helpers/heap.js';
+import { memoryVault } from '../helpers/memfs.js';
+
+// What the daemon keeps for its whole life must not keep the text it was read from: V8 cuts a
+// value out of a longer string as a view of it (docs/design.md §8, caches with owners).
+const NOTES = 200;
+const FILLER = 40_000;
+
+function note(i: number): string {
+  return `---\nstate: finished\nmeeting: "[[2026-11-30 Weekly planning ${i}]]"\ndescription: "${'x'.repeat(FILLER)}${i}"\n---\nbody ${i}\n`;
+}
+
+describe('heads kept for the life of the daemon', () => {
+  it('keep the kept keys, not the frontmatter text they were parsed from', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < NOTES; i++) files[`Meetings/Transcripts/T ${i}.md`] = note(i);
+    const vault = memoryVault(files);
+    const heads = new HeadCache(vault, ['state', 'meeting']);
+    const before = liveHeapBytes();
+    for (let i = 0; i < NOTES; i++) {
+      const head = await heads.get(vault.abs(`Meetings/Transcripts/T ${i}.md`));
+      expect(head).toEqual({ ok: true, data: { state: 'finished', meeting: `[[2026-11-30 Weekly planning ${i}]]` } });
+    }
+    const kept = liveHeapBytes() - before;
+    // Views of the texts would keep NOTES × FILLER = 8 MB; what is kept is a few small strings each
+    // (values of 13 characters or more: V8 copies shorter ones anyway).
+    expect(kept).toBeLessThan((NOTES * FILLER) / 8);
+    expect(heads.size).toBe(NOTES);
+  });
+
+  it('trigger facts keep no reference to the whole note (a transcript, for the watcher)', async () => {
+    const body = 'y'.repeat(2_000_000);
+    const before = liveHeapBytes();
+    const facts = [];
+    for (let i = 0; i < 8; i++) {
+      const text = `---\nstate: waiting for review ${i}\nstatus: failed\n---\n${body}${i}\n`;
+      facts.push(factsFromData(parseNote(text).data));
+    }
+    const kept = liveHeapBytes() - before;
+    expect(facts[3]).toEqual({ state: 'waiting for review 3', status: 'failed', retry: false });
+    expect(kept).toBeLessThan(2_000_000);
+  });
+
+  it('a head read whole is still the note’s data', async () => {
+    const vault = memoryVault({ 'Meetings/A.md': note(1) });
+    const head = await readNoteHead(vault.fs, vault.abs('Meetings/A.md'));
+    expect(head.data.state).toBe('finished');
+    expect(head.facts).toEqual({ state: 'finished', status: undefined, retry: false });
+  });
+});
