@@ -22,6 +22,7 @@ import { createNotifier, type Notifier } from './runs/notify.js';
 import { RunBoard } from './runs/run-board.js';
 import { createEndpointWaiter, type EndpointWaitSettings } from './runs/endpoint-gate.js';
 import { RunHistory } from './runs/run-history.js';
+import { collectGarbage } from './runs/heap-collect.js';
 import { createJobRunner, type PipelineFns } from './runs/job-runner.js';
 import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
@@ -64,6 +65,8 @@ export interface DaemonOptions {
   caches?: RunCachesOptions;
   /** The pauses of the wait for an endpoint that does not answer (tests make them short). */
   endpointWait?: EndpointWaitSettings;
+  /** The full collection after the idle release; default runs/heap-collect.ts. */
+  collectGarbage?: () => void;
 }
 
 export interface DaemonStatus {
@@ -113,7 +116,15 @@ function relJob<T extends Job>(vault: Vault, job: T): T {
 
 export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
   const log = options.log;
-  const caches = { onRelease: () => log.info('idle: let go of what the runs built (search workers, texts, index, tokenizer)'), ...options.caches };
+  const collect = options.collectGarbage ?? collectGarbage;
+  const caches = {
+    onRelease: () => {
+      log.info('idle: let go of what the runs built (search workers, texts, index, tokenizer)');
+      // What was let go is garbage now: collected at once, the pages go back (heap-collect.ts).
+      collect();
+    },
+    ...options.caches,
+  };
   const runtime = options.runtime ?? (await createRuntime(config, { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches }));
   const { vault, token } = runtime;
   addLogSecret(log, token);
