@@ -81,7 +81,7 @@ export class RunCaches {
       this.holds--;
       if (!this.closed) this.touch();
       // The owner stopped while this run held them (the daemon's grace period): let go now.
-      else if (this.holds === 0) this.release();
+      else if (this.holds === 0) void this.release();
     };
   }
 
@@ -92,19 +92,20 @@ export class RunCaches {
     this.timer = this.timers.setTimeout(() => {
       this.timer = undefined;
       if (this.holds > 0) return;
-      this.release();
-      this.onRelease?.();
+      // Told once the threads have ended: what they held is gone from the process by then.
+      void this.release().then(() => this.onRelease?.());
     }, this.idleMs);
   }
 
-  /** Let go of what the runs built now. */
-  release(): void {
+  /** Let go of what the runs built now; resolves once the worker threads have ended. */
+  release(): Promise<void> {
     this.cancelTimer();
     this.releases++;
-    this.search.close();
+    const ended = this.search.close();
     this.plans.clear();
     this.pastSummaries.clear();
     releaseTokenizer();
+    return ended;
   }
 
   /**
@@ -115,7 +116,7 @@ export class RunCaches {
   close(): void {
     this.closed = true;
     this.cancelTimer();
-    if (this.holds === 0) this.release();
+    if (this.holds === 0) void this.release();
   }
 
   private cancelTimer(): void {

@@ -54,10 +54,16 @@ export class MatchWorker {
     });
   }
 
-  /** Stop it now (a runaway pattern cannot be interrupted otherwise); pending requests fail with `reason`. */
-  terminate(reason: Error = new Error('search worker terminated')): void {
+  /**
+   * Stop it now (a runaway pattern cannot be interrupted otherwise); pending requests fail with
+   * `reason`. Resolves once the thread has ended (its heap is gone then).
+   */
+  terminate(reason: Error = new Error('search worker terminated')): Promise<void> {
     this.lost(reason);
-    void this.worker.terminate();
+    return this.worker.terminate().then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   private lost(reason: Error): void {

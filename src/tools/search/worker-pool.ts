@@ -177,7 +177,7 @@ class SearchSession {
   fail(err: Error): void {
     if (this.failure) return;
     this.failure = err;
-    for (const worker of this.workers) worker.terminate(err);
+    for (const worker of this.workers) void worker.terminate(err);
   }
 
   async finish(): Promise<Result> {
@@ -239,7 +239,7 @@ export class SearchWorkerPool {
 
   private cachingWorkers(): MatchWorker[] {
     if (!this.caching || this.caching.some((w) => w.dead)) {
-      for (const w of this.caching ?? []) w.terminate();
+      for (const w of this.caching ?? []) void w.terminate();
       const group = Array.from({ length: this.texts.shards }, () => new MatchWorker());
       // One lost worker loses the group: the bookkeeping is for all of them.
       for (const worker of group) {
@@ -247,7 +247,7 @@ export class SearchWorkerPool {
           if (this.caching !== group) return;
           this.caching = undefined;
           this.texts.reset();
-          for (const other of group) if (other !== worker) other.terminate();
+          for (const other of group) if (other !== worker) void other.terminate();
         });
       }
       this.caching = group;
@@ -263,15 +263,18 @@ export class SearchWorkerPool {
 
   private releasePlain(worker: MatchWorker): void {
     if (!worker.dead && this.idle.length < MAX_IDLE) this.idle.push(worker);
-    else worker.terminate();
+    else void worker.terminate();
   }
 
-  /** Terminate every worker (idle release, shutdown, tests); the text cache starts empty again. */
-  close(): void {
+  /**
+   * Terminate every worker (idle release, shutdown, tests); the text cache starts empty again.
+   * Resolves once every thread has ended.
+   */
+  close(): Promise<void> {
     const all = [...this.idle.splice(0), ...(this.caching ?? [])];
     this.caching = undefined;
     this.texts.reset();
-    for (const worker of all) worker.terminate();
+    return Promise.all(all.map((worker) => worker.terminate())).then(() => undefined);
   }
 
   /**
