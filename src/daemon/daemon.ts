@@ -107,6 +107,10 @@ function clockOf(options: DaemonOptions): Clock {
   return options.clock ?? systemClock;
 }
 
+function collectorOf(options: DaemonOptions): () => void {
+  return options.collectGarbage ?? collectGarbage;
+}
+
 const defaultPipeline: PipelineFns = { summarize: summarizeMeeting, retry: retrySummary };
 
 /** Vault-relative paths in everything the status shows: the vault root is stated once. */
@@ -116,7 +120,7 @@ function relJob<T extends Job>(vault: Vault, job: T): T {
 
 export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
   const log = options.log;
-  const collect = options.collectGarbage ?? collectGarbage;
+  const collect = collectorOf(options);
   const caches = {
     onRelease: () => {
       log.info('idle: let go of what the runs built (search workers, texts, index, tokenizer)');
@@ -152,6 +156,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   const rescan = { now: (): void => undefined };
   const { tracker, board, queue, enqueue, catchUp, endpoint } = await assembleWork(config, options, runtime, () => rescan.now());
   const inbox = createInbox(config, vault, log, clock);
+  const collect = collectorOf(options);
   const intake = new Intake({
     vault,
     settings,
@@ -163,6 +168,12 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     clock,
     watch: runtime.caches.watch,
     onScan: (startup) => inbox.catchUp(startup),
+    // A scan of a large vault leaves tens of MB of garbage V8 may keep for hours in an idle
+    // process; with no run to follow, it is collected now (runs/heap-collect.ts).
+    afterScan: () => {
+      const { pending, running } = queue.size;
+      if (pending === 0 && running === 0) collect();
+    },
   });
   rescan.now = () => void intake.catchUp(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
 

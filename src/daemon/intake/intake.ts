@@ -40,6 +40,8 @@ export interface IntakeOptions {
   watch: FileWatch;
   /** More to catch up on in each scan: the inbox (docs/design.md §9). */
   onScan?(startup: boolean): Promise<void>;
+  /** Told when a scan has ended and its jobs are enqueued (the daemon collects its garbage). */
+  afterScan?(): void;
 }
 
 export class Intake {
@@ -88,6 +90,7 @@ export class Intake {
       { ...this.lastScan },
       `catch-up scan: ${result.jobs.length} job(s) from ${result.checked} note(s), ${result.read} read`,
     );
+    this.#o.afterScan?.();
     return result;
   }
 

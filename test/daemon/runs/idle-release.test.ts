@@ -97,3 +97,43 @@ describe('the daemon lets go of what runs built once idle', () => {
     expect(seen!.pastSummaries.size).toBe(0);
   });
 });
+
+describe('the garbage of a catch-up scan', () => {
+  it('is collected after a scan that leaves nothing to run, not after one that queues a run', async () => {
+    let collections = 0;
+    let finish!: () => void;
+    const finished = new Promise<void>((r) => (finish = r));
+    let started = false;
+    const pipeline: PipelineFns = {
+      async summarize(_deps, meetingPath) {
+        started = true;
+        await finished;
+        return { runId: 'r', status: 'done', meetingPath };
+      },
+      retry: async (_deps, summaryPath) => ({ runId: 'r', status: 'done', summaryPath }),
+    };
+    const source: VaultEventSource = { on: () => undefined, ready: Promise.resolve(), close: async () => undefined };
+    const fs = memoryFs({
+      'Meetings/A.md': meetingNote('A', contextAndSummaryLinks('A')),
+      'Meetings/Transcripts/A.md': transcriptNote('A', 'transcribing'),
+    });
+    daemon = await startDaemon(testConfig({ Http: { Enabled: false } }), {
+      log: silentLogger,
+      fs,
+      watch: () => source,
+      pipeline,
+      schedule: false,
+      collectGarbage: () => collections++,
+    });
+    await daemon.startupScan;
+    expect(collections).toBe(1);
+    await fs.writeFile('/vault/Meetings/Transcripts/A.md', transcriptNote('A', 'finished'));
+    const scan = await daemon.catchUp(false);
+    expect(scan.jobs).toHaveLength(1);
+    // The run that follows is what the idle release collects after.
+    expect(collections).toBe(1);
+    await vi.waitFor(() => expect(started).toBe(true));
+    finish();
+    await daemon.queue.onIdle();
+  });
+});
