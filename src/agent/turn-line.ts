@@ -55,7 +55,8 @@ export function describeCall(call: ToolCall): string {
   return parts.length > 0 ? `${call.name} ${parts.join(' ')}` : call.name;
 }
 
-const thousands = (n: number) => n.toLocaleString('en-US');
+/** 12,345: by hand, as toLocaleString would map ICU's locale data into the daemon for it (daemon/intake/schedule.ts). */
+const thousands = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
 /** Logs the turn's one info line; `failed[i]` tells whether call i ended in an error. */
 export function logTurn(log: Logger, turn: number, response: ModelResponse, ms: number, failed: readonly boolean[] = []): void {

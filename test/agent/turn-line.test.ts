@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WindowBudget } from '../../src/agent/window/window-budget.js';
-import { describeCall } from '../../src/agent/turn-line.js';
+import { describeCall, logTurn } from '../../src/agent/turn-line.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { Vault } from '../../src/vault/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
@@ -12,6 +12,17 @@ import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-se
 /** #22 point 6: at info, each model turn is one line a person can read. */
 
 const call = (name: string, args: object | string) => ({ id: 'c', name, arguments: typeof args === 'string' ? args : JSON.stringify(args) });
+
+describe('logTurn', () => {
+  it('writes token counts with thousands separators, without formatting through Intl', () => {
+    const { log, lines } = capturedLogger();
+    const formats = vi.spyOn(Number.prototype, 'toLocaleString');
+    logTurn(log, 3, { content: '', toolCalls: [], usage: { inputTokens: 1234567, outputTokens: 999 } } as never, 200);
+    expect(formats).not.toHaveBeenCalled();
+    formats.mockRestore();
+    expect(lines.map((l) => l.msg)).toEqual(['turn 3: no tool calls, no text; 1,234,567 in + 999 out tokens, 0.2 s']);
+  });
+});
 
 describe('describeCall', () => {
   it('names what each call touched', () => {

@@ -1,4 +1,3 @@
-import cron from 'node-cron';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Vault } from '../../vault/vault.js';
@@ -239,45 +238,4 @@ export class CatchUp {
     this.attempted.delete(job.key);
     return this.unreported.add(job);
   }
-}
-
-export interface Schedule {
-  stop(): void;
-}
-
-/** Run `task` on `Daemon.ReconcileSchedule`; a tick while the previous one still runs is skipped. */
-export function scheduleCatchUp(expression: string, task: () => Promise<void>, log: Logger): Schedule {
-  let running = false;
-  const job = cron.schedule(
-    expression,
-    async () => {
-      if (running) return;
-      running = true;
-      try {
-        await task();
-      } catch (err) {
-        log.error({ err }, 'catch-up scan failed');
-      } finally {
-        running = false;
-      }
-    },
-    {
-      name: 'meeting-assistant-catch-up',
-      noOverlap: true,
-      // A laptop waking from sleep misses ticks; the next one catches up anyway.
-      suppressMissedWarning: true,
-      logger: {
-        info: (message) => log.debug({ cron: true }, message),
-        warn: (message) => log.debug({ cron: true }, message),
-        error: (message, err) => log.warn({ err: err ?? message }, 'catch-up schedule error'),
-        debug: (message) => log.trace({ cron: true }, String(message)),
-      },
-    },
-  );
-  return {
-    stop() {
-      void job.stop();
-      void job.destroy();
-    },
-  };
 }

@@ -7,7 +7,8 @@ import type { Vault } from '../../vault/vault.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource } from './file-events.js';
 import { takeLeftover } from '../runs/unstarted-jobs.js';
 import type { Job } from '../runs/queue.js';
-import { type CatchUp, type Schedule, scheduleCatchUp, type ScanResult } from './catch-up.js';
+import type { CatchUp, ScanResult } from './catch-up.js';
+import { type Schedule, scheduleCatchUp } from './schedule.js';
 import { sweepTempFiles } from './temp-sweep.js';
 import type { Trigger, TriggerTracker } from './triggers.js';
 

@@ -202,7 +202,7 @@ describe('frontmatter head', () => {
 
 describe('catch-up schedule', () => {
   it('a schedule stops cleanly', async () => {
-    const { scheduleCatchUp } = await import('../../../src/daemon/intake/catch-up.js');
+    const { scheduleCatchUp } = await import('../../../src/daemon/intake/schedule.js');
     const schedule = scheduleCatchUp('*/5 * * * *', async () => undefined, silentLogger);
     expect(() => schedule.stop()).not.toThrow();
   });
