@@ -1,9 +1,11 @@
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import cron from 'node-cron';
-import { z } from 'zod';
+import type { z as Zod } from 'zod';
 import { closest, jsonSyntaxProblem, SECTION, sectionProblem } from './config-hints.js';
 import { MeetingAssistantError } from './errors.js';
+import { unloadPackage } from './loaded-packages.js';
 
 /**
  * Configuration: one JSON file with a `MeetingAssistant` section (docs/design.md §5), keys
@@ -11,114 +13,135 @@ import { MeetingAssistantError } from './errors.js';
  * and .NET-style environment overrides (`MeetingAssistant__Agent__MaxTurns=80`).
  */
 
-const positive = () => z.number().positive();
-const count = () => z.number().int().min(1);
-const port = () => z.number().int().min(1).max(65535);
+/** The schemas, built with zod as `configSchemas` loads it. */
+function buildSchemas(z: typeof Zod) {
+  const positive = () => z.number().positive();
+  const count = () => z.number().int().min(1);
+  const port = () => z.number().int().min(1).max(65535);
 
-const section = <T extends z.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
+  const section = <T extends Zod.ZodRawShape>(shape: T) => z.strictObject(shape).prefault({} as never);
 
-const FoldersSchema = section({
-  Meetings: z.string().min(1).default('Meetings'),
-  Transcripts: z.string().min(1).default('Meetings/Transcripts'),
-  Summaries: z.string().min(1).default('Meetings/Summaries'),
-  Context: z.string().min(1).default('Meetings/Context'),
-  Projects: z.string().min(1).default('Projects'),
-  Identities: z.string().min(1).default('Meetings/Speakers'),
-  Templates: z.string().min(1).default('Templates'),
-  // Imports (docs/design.md §9): files dropped here become meetings; their originals are kept in Sources.
-  Inbox: z.string().min(1).default('Meetings/Inbox'),
-  Sources: z.string().min(1).default('Meetings/Sources'),
-});
-
-const SettingsSchema = z
-  .strictObject({
-    VaultPath: z.string().min(1).default('./vault'),
-    Folders: FoldersSchema,
-    Files: section({
-      Glossary: z.string().min(1).default('Meetings/Glossary.md'),
-      Dictionary: z.string().min(1).default('Meetings/Dictionary.md'),
-    }),
-    Endpoint: section({
-      BaseUrl: z.url({ protocol: /^https?$/ }).default('http://localhost:11434/v1'),
-      Model: z.string().min(1).default('qwen3:8b'),
-      ApiKey: z.string().default(''),
-      ApiKeyEnvironmentVariable: z.string().default('OPENAI_API_KEY'),
-      Api: z.enum(['chat-completions', 'responses']).default('chat-completions'),
-      TimeoutSeconds: positive().default(300),
-    }),
-    Reconnect: section({
-      Attempts: z.number().int().min(0).default(3),
-      DelaySeconds: z.number().min(0).default(5),
-    }),
-    ContextWindow: section({
-      Tokens: count().default(32768),
-      MaxOutputTokens: count().default(4096),
-      Compaction: section({
-        Enabled: z.boolean().default(true),
-        Threshold: z.number().gt(0).lt(1).default(0.2),
-        CompactPath: z.string().default('/responses/compact'),
-      }),
-    }),
-    Agent: section({
-      InitialPrompt: z.string().default(''),
-      MaxTurns: count().default(60),
-      SearchMaxResults: count().default(200),
-      SearchTimeoutSeconds: positive().default(5),
-      // An extension of the design's keys: the search's in-memory text cache (0 turns it off).
-      SearchCacheMegabytes: z.number().min(0).default(256),
-      // The summary's shape (README "Summaries people ask for"): a vault path or note name, empty = built-in.
-      DefaultTemplate: z.string().default(''),
-      // A language name or code (`de`, `German`, `pt-BR`); empty = the transcript's own language.
-      Language: z.string().default(''),
-      TaskFormat: z.enum(['tasks', 'dataview', 'plain']).default('tasks'),
-      // docs/design.md §4: which projects write_projectfile may write.
-      WritableProjects: z.enum(['meeting', 'all']).default('meeting'),
-      MaxFileBytes: count().default(20971520),
-    }),
-    Daemon: section({
-      TriggerState: z.string().min(1).default('finished'),
-      MaxConcurrentSummaries: count().default(1),
-      // Checked here so that `doctor` and every command refuse it as `run` would.
-      ReconcileSchedule: z
-        .string()
-        .refine((v) => cron.validate(v), 'not a valid cron expression (five fields, for example "*/5 * * * *")')
-        .default('*/5 * * * *'),
-      ShutdownGraceSeconds: positive().default(30),
-    }),
-    Http: section({
-      Enabled: z.boolean().default(true),
-      Host: z.string().min(1).default('127.0.0.1'),
-      Port: port().default(4777),
-      Token: z.string().default(''),
-    }),
-    Logging: section({
-      Level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-      // pino-roll refuses these in its worker thread, where the error would come late and unclear.
-      File: z
-        .string()
-        .refine((v) => !/[<>:"|?*]/.test(v), 'a log file path may not contain any of < > : " | ? *')
-        .default(''),
-      // null (the default): readable lines when stdout is a terminal, JSON otherwise.
-      Pretty: z.boolean().nullable().default(null),
-      // Extensions of the design's keys: rotation of `File` (pino-roll).
-      RotateSize: z.string().regex(/^\d+[kmg]?$/i, 'a size like "10m", "500k" or "1g"').default('10m'),
-      RotateFiles: count().default(5),
-    }),
-    Notify: section({
-      OnSuccess: z.boolean().default(false),
-      OnFailure: z.boolean().default(false),
-    }),
-    Import: section({
-      SettleSeconds: z.number().min(0).default(5),
-      // argv: the program, then its arguments with {input}, {output_dir}, {output_base}; empty: none.
-      TranscribeCommand: z.array(z.string().min(1)).default([]),
-      TranscribeTimeoutSeconds: positive().default(7200),
-    }),
+  const FoldersSchema = section({
+    Meetings: z.string().min(1).default('Meetings'),
+    Transcripts: z.string().min(1).default('Meetings/Transcripts'),
+    Summaries: z.string().min(1).default('Meetings/Summaries'),
+    Context: z.string().min(1).default('Meetings/Context'),
+    Projects: z.string().min(1).default('Projects'),
+    Identities: z.string().min(1).default('Meetings/Speakers'),
+    Templates: z.string().min(1).default('Templates'),
+    // Imports (docs/design.md §9): files dropped here become meetings; their originals are kept in Sources.
+    Inbox: z.string().min(1).default('Meetings/Inbox'),
+    Sources: z.string().min(1).default('Meetings/Sources'),
   });
 
-const FileSchema = z.strictObject({ MeetingAssistant: SettingsSchema.prefault({} as never) });
+  const SettingsSchema = z
+    .strictObject({
+      VaultPath: z.string().min(1).default('./vault'),
+      Folders: FoldersSchema,
+      Files: section({
+        Glossary: z.string().min(1).default('Meetings/Glossary.md'),
+        Dictionary: z.string().min(1).default('Meetings/Dictionary.md'),
+      }),
+      Endpoint: section({
+        BaseUrl: z.url({ protocol: /^https?$/ }).default('http://localhost:11434/v1'),
+        Model: z.string().min(1).default('qwen3:8b'),
+        ApiKey: z.string().default(''),
+        ApiKeyEnvironmentVariable: z.string().default('OPENAI_API_KEY'),
+        Api: z.enum(['chat-completions', 'responses']).default('chat-completions'),
+        TimeoutSeconds: positive().default(300),
+      }),
+      Reconnect: section({
+        Attempts: z.number().int().min(0).default(3),
+        DelaySeconds: z.number().min(0).default(5),
+      }),
+      ContextWindow: section({
+        Tokens: count().default(32768),
+        MaxOutputTokens: count().default(4096),
+        Compaction: section({
+          Enabled: z.boolean().default(true),
+          Threshold: z.number().gt(0).lt(1).default(0.2),
+          CompactPath: z.string().default('/responses/compact'),
+        }),
+      }),
+      Agent: section({
+        InitialPrompt: z.string().default(''),
+        MaxTurns: count().default(60),
+        SearchMaxResults: count().default(200),
+        SearchTimeoutSeconds: positive().default(5),
+        // An extension of the design's keys: the search's in-memory text cache (0 turns it off).
+        SearchCacheMegabytes: z.number().min(0).default(256),
+        // The summary's shape (README "Summaries people ask for"): a vault path or note name, empty = built-in.
+        DefaultTemplate: z.string().default(''),
+        // A language name or code (`de`, `German`, `pt-BR`); empty = the transcript's own language.
+        Language: z.string().default(''),
+        TaskFormat: z.enum(['tasks', 'dataview', 'plain']).default('tasks'),
+        // docs/design.md §4: which projects write_projectfile may write.
+        WritableProjects: z.enum(['meeting', 'all']).default('meeting'),
+        MaxFileBytes: count().default(20971520),
+      }),
+      Daemon: section({
+        TriggerState: z.string().min(1).default('finished'),
+        MaxConcurrentSummaries: count().default(1),
+        // Checked here so that `doctor` and every command refuse it as `run` would.
+        ReconcileSchedule: z
+          .string()
+          .refine((v) => cron.validate(v), 'not a valid cron expression (five fields, for example "*/5 * * * *")')
+          .default('*/5 * * * *'),
+        ShutdownGraceSeconds: positive().default(30),
+      }),
+      Http: section({
+        Enabled: z.boolean().default(true),
+        Host: z.string().min(1).default('127.0.0.1'),
+        Port: port().default(4777),
+        Token: z.string().default(''),
+      }),
+      Logging: section({
+        Level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+        // pino-roll refuses these in its worker thread, where the error would come late and unclear.
+        File: z
+          .string()
+          .refine((v) => !/[<>:"|?*]/.test(v), 'a log file path may not contain any of < > : " | ? *')
+          .default(''),
+        // null (the default): readable lines when stdout is a terminal, JSON otherwise.
+        Pretty: z.boolean().nullable().default(null),
+        // Extensions of the design's keys: rotation of `File` (pino-roll).
+        RotateSize: z.string().regex(/^\d+[kmg]?$/i, 'a size like "10m", "500k" or "1g"').default('10m'),
+        RotateFiles: count().default(5),
+      }),
+      Notify: section({
+        OnSuccess: z.boolean().default(false),
+        OnFailure: z.boolean().default(false),
+      }),
+      Import: section({
+        SettleSeconds: z.number().min(0).default(5),
+        // argv: the program, then its arguments with {input}, {output_dir}, {output_base}; empty: none.
+        TranscribeCommand: z.array(z.string().min(1)).default([]),
+        TranscribeTimeoutSeconds: positive().default(7200),
+      }),
+    });
 
-export type Settings = z.output<typeof SettingsSchema>;
+  const FileSchema = z.strictObject({ MeetingAssistant: SettingsSchema.prefault({} as never) });
+  return { SettingsSchema, FileSchema };
+}
+
+type Schemas = ReturnType<typeof buildSchemas>;
+
+// zod and the schemas are loaded for reading a configuration and let go once the daemon has its
+// own (releaseConfigSchemas): some 4.7 MB of heap a daemon that reads no configuration again does
+// not keep (docs/design.md §8). A memo of constants, not a cache: rebuilt the same when needed.
+const requireCjs = createRequire(import.meta.url);
+let schemas: Schemas | undefined;
+function configSchemas(): Schemas {
+  return (schemas ??= buildSchemas((requireCjs('zod') as typeof import('zod')).z));
+}
+
+/** Unloads zod and the schemas; the next configuration read loads them again. */
+export function releaseConfigSchemas(): void {
+  schemas = undefined;
+  unloadPackage(requireCjs, 'zod');
+}
+
+export type Settings = Zod.output<Schemas['SettingsSchema']>;
 export type FolderKey = keyof Settings['Folders'];
 
 /** Absolute paths of everything in the vault that the configuration names. */
@@ -153,7 +176,7 @@ export class ConfigError extends MeetingAssistantError {
   }
 }
 
-export const DEFAULT_SETTINGS: Settings = SettingsSchema.parse({});
+export const DEFAULT_SETTINGS: Settings = configSchemas().SettingsSchema.parse({});
 
 /**
  * `ContextWindow.MaxOutputTokens` when it is left out: 4,096, or a quarter of a smaller
@@ -236,7 +259,7 @@ export function resolveConfig(
   const homedir = context.homedir ?? os.homedir();
   const problems: string[] = [];
   const merged = applyEnvOverrides(raw, env, problems);
-  const parsed = FileSchema.safeParse(merged, { reportInput: true });
+  const parsed = configSchemas().FileSchema.safeParse(merged, { reportInput: true });
   if (!parsed.success) problems.push(...parsed.error.issues.flatMap(describeIssue));
   problems.push(...crossFieldProblems(merged));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems, context.file);
@@ -302,7 +325,7 @@ function fullPath(segments: readonly PropertyKey[]): string {
   return segments.map(String).join('.');
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string[] {
+function describeIssue(issue: Zod.core.$ZodIssue): string[] {
   const where = fullPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
     const known = knownKeysAt(issue.path);

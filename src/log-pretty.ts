@@ -1,5 +1,9 @@
+import { createRequire } from 'node:module';
 import pino, { type DestinationStream } from 'pino';
-import pinoPretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+
+/** Loaded for a terminal only: a service's JSON lines never need it (1 MB of heap kept otherwise). */
+const requireCjs = createRequire(import.meta.url);
 
 /**
  * Readable log lines for a person at a terminal (docs/design.md §5, `Logging.Pretty`): the
@@ -22,6 +26,7 @@ export interface PrettyOptions {
 
 /** A function turning one JSON log line into its readable text (with its line break). */
 export function prettyFormatter(options: PrettyOptions): (line: string) => string {
+  const pinoPretty = requireCjs('pino-pretty') as typeof PinoPretty;
   return pinoPretty.prettyFactory({
     colorize: options.colorize,
     translateTime: options.time ?? 'SYS:HH:MM:ss',

@@ -1,4 +1,5 @@
 import { reportEndpointProblems } from '../agent/model/endpoint-check.js';
+import { releaseConfigSchemas } from '../config.js';
 import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
 import { endpointWaitFromEnv } from '../daemon/runs/endpoint-gate.js';
 import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
@@ -32,6 +33,8 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   const deps = withDefaults(given);
   const { fs, clock } = deps;
   const config = await loadCommandConfig(opts, deps);
+  // The daemon reads no configuration again: the schemas and zod go (config.ts).
+  releaseConfigSchemas();
   const { layout } = config;
   if (isBundledDefaultConfig(config.file)) {
     try {

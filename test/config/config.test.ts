@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { ConfigError, DEFAULT_SETTINGS, loadConfig, resolveConfig } from '../../src/config.js';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ConfigError, DEFAULT_SETTINGS, loadConfig, releaseConfigSchemas, resolveConfig } from '../../src/config.js';
 import { memoryFs } from '../helpers/memfs.js';
 
 describe('config', () => {
@@ -152,6 +154,22 @@ describe('config', () => {
         .apiKey,
     ).toBe('sk-file');
     expect(resolveConfig({}, { env: {} }).apiKey).toBeUndefined();
+  });
+});
+
+describe('the schemas once the daemon has its configuration', () => {
+  const zodLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((id) => id.includes(`${path.sep}node_modules${path.sep}zod${path.sep}`));
+
+  it('are let go with zod, and a configuration read later is checked the same', () => {
+    const raw = { MeetingAssistant: { VaultPath: '/v', Agent: { MaxTurns: 12 } } };
+    const before = resolveConfig(raw);
+    expect(zodLoaded()).toBe(true);
+    releaseConfigSchemas();
+    expect(zodLoaded()).toBe(false);
+    expect(resolveConfig(raw)).toEqual(before);
+    expect(zodLoaded()).toBe(true);
+    releaseConfigSchemas();
+    expect(() => resolveConfig({ MeetingAssistant: { Agent: { MaxTurns: 0 } } })).toThrow(ConfigError);
   });
 });
 

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
-import path from 'node:path';
 import type * as Cl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import type { Message, ToolSchema } from '../types.js';
+import { unloadPackage } from '../../loaded-packages.js';
 
 // The encoding-specific entry (one BPE table, about a third of o200k_base's load time), loaded
 // on first use: the table is some 35 MB of an idle daemon's memory otherwise, and a daemon
@@ -216,21 +216,13 @@ export function estimateRequestTokens(request: {
 /**
  * Let go of the BPE table and the remembered long counts (the idle release of the caches'
  * owner, tools/run-caches.ts: docs/design.md §8): some 35 MB an idle daemon does not need.
- * The next count loads the table again. The table's modules are removed from the require
- * cache and from the list of the loader's children, which would otherwise keep them.
+ * The next count loads the table again (loaded-packages.ts).
  */
 export function releaseTokenizer(): void {
   longCounts.clear();
   if (!bpe) return;
   bpe = undefined;
-  const cache = requireCjs.cache;
-  for (const id of Object.keys(cache)) {
-    if (!id.includes(`${path.sep}gpt-tokenizer${path.sep}`)) continue;
-    const mod = cache[id];
-    const parent = (mod as { parent?: NodeJS.Module | null } | undefined)?.parent;
-    if (parent) parent.children = parent.children.filter((child) => child !== mod);
-    delete cache[id];
-  }
+  unloadPackage(requireCjs, 'gpt-tokenizer');
 }
 
 /** True while the BPE table is loaded (tests of the release). */
