@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Vault } from './vault.js';
 import { isNotFound } from './fs.js';
-import { type FileVersion, fileVersion, sameVersion, versionKey } from './file-version.js';
+import { type FileVersion, fileVersion, versionKey } from './file-version.js';
 import { detached, readNoteHead } from './note-head.js';
 
 /**
@@ -15,9 +15,26 @@ export type Head =
   /** The frontmatter does not parse: `error` says where and why. */
   | { ok: false; error: string };
 
-interface Entry {
-  version: FileVersion;
-  head: Head;
+/**
+ * A note as remembered: its version key, a line break, then `J` and the kept frontmatter as
+ * JSON, or `E` and the parse error. One string instead of five objects and two boxed numbers:
+ * 16,000 notes of a large vault are 3.5 MB fewer for the daemon's whole life; a note looked
+ * at is decoded again (a few microseconds, once per scan).
+ */
+type Entry = string;
+
+function encode(version: FileVersion, head: Head): Entry {
+  // Flat: the joined parts would stay a tree of the strings they were made of (note-head.ts).
+  return detached(`${versionKey(version)}\n${head.ok ? `J${JSON.stringify(head.data)}` : `E${head.error}`}`);
+}
+
+function decode(entry: Entry): Head {
+  const payload = entry.slice(entry.indexOf('\n') + 1);
+  return payload.startsWith('J') ? { ok: true, data: JSON.parse(payload.slice(1)) as Record<string, unknown> } : { ok: false, error: payload.slice(1) };
+}
+
+function entryVersion(entry: Entry): string {
+  return entry.slice(0, entry.indexOf('\n'));
 }
 
 export interface HeadCacheStats {
@@ -40,12 +57,12 @@ export class HeadCache {
     private readonly keep?: readonly string[],
   ) {}
 
-  /** A long-lived cache keeps its few keys detached from the note's text (note-head.ts). */
+  /** The keys a long-lived cache keeps; its entries hold them as a copy (encode), not views of the note's text. */
   private slim(data: Record<string, unknown>): Record<string, unknown> {
     if (!this.keep) return data;
     const out: Record<string, unknown> = {};
     for (const key of this.keep) if (key in data) out[key] = data[key];
-    return detached(out);
+    return out;
   }
 
   /** Within one pass (a scan), each note is looked at once however many notes link to it. */
@@ -86,7 +103,7 @@ export class HeadCache {
     if (!stat.isFile()) return undefined;
     const cached = this.entries.get(absPath);
     const version = fileVersion(stat);
-    if (cached && sameVersion(cached.version, version)) return cached.head;
+    if (cached !== undefined && entryVersion(cached) === versionKey(version)) return decode(cached);
     this.stats.read++;
     let head: Head;
     try {
@@ -98,7 +115,7 @@ export class HeadCache {
       }
       head = { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
-    this.entries.set(absPath, { version, head });
+    this.entries.set(absPath, encode(version, head));
     return head;
   }
 
@@ -107,7 +124,7 @@ export class HeadCache {
     return paths
       .map((p) => {
         const e = p ? this.entries.get(p) : undefined;
-        return e ? versionKey(e.version) : '-';
+        return e !== undefined ? entryVersion(e) : '-';
       })
       .join('|');
   }
