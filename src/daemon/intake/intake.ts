@@ -74,6 +74,8 @@ export class Intake {
     const result = await this.#o.catchUp.scan({ startup });
     if (this.#o.stopping()) return result;
     await this.#o.onScan?.(startup).catch((err: unknown) => log.error({ err }, 'catch-up scan of the inbox failed'));
+    // A stop that began while the inbox was looked at: nothing more is enqueued or said.
+    if (this.#o.stopping()) return result;
     // A broken note is reported when first found, not every few minutes until someone fixes it.
     for (const problem of result.problems) if (!this.#reported.has(problem)) log.warn({ scan: true }, problem);
     this.#reported.clear();
