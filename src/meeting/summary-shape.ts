@@ -1,4 +1,4 @@
-import { ENGLISH_HEADINGS, type TaskFormat, codeOfName, headingsFor } from '../vault/summary-sections.js';
+import { ENGLISH_HEADINGS, LANGUAGES, type TaskFormat, codeOfName, headingsFor } from '../vault/summary-sections.js';
 
 /**
  * The shape of the summary the agent writes, appended to the instructions: its structure (a
@@ -30,6 +30,10 @@ export interface SummaryShape {
 /** `de` -> German, `pt-BR` -> Brazilian Portuguese; a name stays as written. */
 export function describeLanguage(value: string): { name: string; code: string | undefined } {
   const text = value.trim();
+  // The table's languages by their plain code: without Intl.DisplayNames, whose lookup maps
+  // 4 MB of ICU data into the daemon for the rest of its life (BENCHMARKS.md).
+  const known = LANGUAGES[text.toLowerCase()];
+  if (known) return { name: known.english, code: text.toLowerCase() };
   if (/^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$/i.test(text)) {
     try {
       const [canonical] = Intl.getCanonicalLocales(text.replace(/_/g, '-'));

@@ -12,21 +12,23 @@ export interface BuiltInHeadings {
 export type TaskFormat = 'tasks' | 'dataview' | 'plain';
 
 /**
- * Base language code -> the built-in headings, and the names people write for the language
- * (English and native, lower case, accents optional). Other languages keep English headings.
+ * Base language code -> the built-in headings, the names people write for the language
+ * (English and native, lower case, accents optional) and its English name as ICU gives it (a
+ * test holds them equal; the run then needs no ICU data for these). Other languages keep
+ * English headings.
  */
-export const LANGUAGES: Record<string, { names: string[]; headings: BuiltInHeadings }> = {
-  en: { names: ['english'], headings: { summary: 'Summary', decisions: 'Decisions', nextSteps: 'Next steps' } },
-  de: { names: ['german', 'deutsch'], headings: { summary: 'Zusammenfassung', decisions: 'Entscheidungen', nextSteps: 'Nächste Schritte' } },
-  fr: { names: ['french', 'français', 'francais'], headings: { summary: 'Résumé', decisions: 'Décisions', nextSteps: 'Prochaines étapes' } },
-  es: { names: ['spanish', 'español', 'espanol', 'castellano'], headings: { summary: 'Resumen', decisions: 'Decisiones', nextSteps: 'Próximos pasos' } },
-  it: { names: ['italian', 'italiano'], headings: { summary: 'Riepilogo', decisions: 'Decisioni', nextSteps: 'Prossimi passi' } },
-  pt: { names: ['portuguese', 'português', 'portugues'], headings: { summary: 'Resumo', decisions: 'Decisões', nextSteps: 'Próximos passos' } },
-  nl: { names: ['dutch', 'nederlands', 'flemish', 'vlaams'], headings: { summary: 'Samenvatting', decisions: 'Besluiten', nextSteps: 'Volgende stappen' } },
-  sv: { names: ['swedish', 'svenska'], headings: { summary: 'Sammanfattning', decisions: 'Beslut', nextSteps: 'Nästa steg' } },
-  da: { names: ['danish', 'dansk'], headings: { summary: 'Resumé', decisions: 'Beslutninger', nextSteps: 'Næste skridt' } },
-  nb: { names: ['norwegian', 'norsk', 'bokmål', 'bokmal', 'nynorsk'], headings: { summary: 'Sammendrag', decisions: 'Beslutninger', nextSteps: 'Neste steg' } },
-  pl: { names: ['polish', 'polski'], headings: { summary: 'Podsumowanie', decisions: 'Decyzje', nextSteps: 'Następne kroki' } },
+export const LANGUAGES: Record<string, { english: string; names: string[]; headings: BuiltInHeadings }> = {
+  en: { english: 'English', names: ['english'], headings: { summary: 'Summary', decisions: 'Decisions', nextSteps: 'Next steps' } },
+  de: { english: 'German', names: ['german', 'deutsch'], headings: { summary: 'Zusammenfassung', decisions: 'Entscheidungen', nextSteps: 'Nächste Schritte' } },
+  fr: { english: 'French', names: ['french', 'français', 'francais'], headings: { summary: 'Résumé', decisions: 'Décisions', nextSteps: 'Prochaines étapes' } },
+  es: { english: 'Spanish', names: ['spanish', 'español', 'espanol', 'castellano'], headings: { summary: 'Resumen', decisions: 'Decisiones', nextSteps: 'Próximos pasos' } },
+  it: { english: 'Italian', names: ['italian', 'italiano'], headings: { summary: 'Riepilogo', decisions: 'Decisioni', nextSteps: 'Prossimi passi' } },
+  pt: { english: 'Portuguese', names: ['portuguese', 'português', 'portugues'], headings: { summary: 'Resumo', decisions: 'Decisões', nextSteps: 'Próximos passos' } },
+  nl: { english: 'Dutch', names: ['dutch', 'nederlands', 'flemish', 'vlaams'], headings: { summary: 'Samenvatting', decisions: 'Besluiten', nextSteps: 'Volgende stappen' } },
+  sv: { english: 'Swedish', names: ['swedish', 'svenska'], headings: { summary: 'Sammanfattning', decisions: 'Beslut', nextSteps: 'Nästa steg' } },
+  da: { english: 'Danish', names: ['danish', 'dansk'], headings: { summary: 'Resumé', decisions: 'Beslutninger', nextSteps: 'Næste skridt' } },
+  nb: { english: 'Norwegian Bokmål', names: ['norwegian', 'norsk', 'bokmål', 'bokmal', 'nynorsk'], headings: { summary: 'Sammendrag', decisions: 'Beslutninger', nextSteps: 'Neste steg' } },
+  pl: { english: 'Polish', names: ['polish', 'polski'], headings: { summary: 'Podsumowanie', decisions: 'Decyzje', nextSteps: 'Następne kroki' } },
 };
 
 /**

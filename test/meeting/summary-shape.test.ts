@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { describeLanguage, summaryShapeSection } from '../../src/meeting/summary-shape.js';
-import { countActionItems, guessLanguage, headingsFor } from '../../src/vault/summary-sections.js';
+import { LANGUAGES, countActionItems, guessLanguage, headingsFor } from '../../src/vault/summary-sections.js';
 import { isUnnamedLabel, transcriptSpeech, unnamedSpeakers } from '../../src/vault/transcript.js';
 
 describe('countActionItems', () => {
@@ -33,6 +33,21 @@ describe('countActionItems', () => {
 });
 
 describe('languages', () => {
+  it('names the built-in languages as ICU does, without asking Intl (its data stays out of the daemon)', () => {
+    const icu = new Intl.DisplayNames(['en'], { type: 'language' });
+    const expected = Object.keys(LANGUAGES).map((code) => ({ name: icu.of(code), code }));
+    const lookups = vi.spyOn(Intl, 'DisplayNames');
+    try {
+      expect(Object.keys(LANGUAGES).map((code) => describeLanguage(code))).toEqual(expected);
+      expect(describeLanguage('DE')).toEqual({ name: 'German', code: 'de' });
+      expect(lookups).not.toHaveBeenCalled();
+    } finally {
+      lookups.mockRestore();
+    }
+    // Others still go through Intl.
+    expect(describeLanguage('ja')).toEqual({ name: 'Japanese', code: 'ja' });
+  });
+
   it('names a code in English, keeps a name as written, and finds the headings for both', () => {
     expect(describeLanguage('de')).toEqual({ name: 'German', code: 'de' });
     expect(describeLanguage('pt-BR')).toEqual({ name: 'Brazilian Portuguese', code: 'pt-BR' });
