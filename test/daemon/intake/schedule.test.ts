@@ -4,8 +4,8 @@ import { silentLogger } from '../../../src/log.js';
 
 /** The first minute after `after` that matches, found by looking at every minute (5-field expressions). */
 function bruteForce(fields: CronFields, after: Date): Date {
-  const t = new Date(after.getTime());
-  t.setSeconds(0, 0);
+  // Whole minutes by the clock's count (setSeconds would read the repeated hour of a DST change as its first).
+  const t = new Date(Math.floor(after.getTime() / 60_000) * 60_000);
   for (let i = 0; i < 2 * 366 * 24 * 60; i++) {
     t.setTime(t.getTime() + 60_000);
     const ok =
@@ -39,6 +39,29 @@ describe('the next catch-up tick, from the local clock', () => {
     expect(plainFields('0 0 * * 7')!.dayOfWeek).toEqual([0]);
     const friday13 = nextMatch(plainFields('0 0 13 * 5')!, new Date(2026, 11, 1))!;
     expect([friday13.getDate(), friday13.getDay()]).toEqual([13, 5]);
+  });
+
+  it.each([
+    ['Europe/Berlin', Date.UTC(2026, 9, 25, 1, 16)],
+    ['America/New_York', Date.UTC(2026, 10, 1, 6, 16)],
+  ])('%s: in the hour the autumn change repeats, the next tick is after now, not an hour back', (zone, afterMs) => {
+    const old = process.env.TZ;
+    process.env.TZ = zone;
+    try {
+      const after = new Date(afterMs);
+      for (const expression of ['*/5 * * * *', '30 * * * *', '@hourly']) {
+        const fields = plainFields(expression)!;
+        expect(nextMatch(fields, after)?.getTime(), expression).toBe(bruteForce(fields, after).getTime());
+      }
+      // The schedule arms a wait ahead instead of ticking at once, again and again, until the stack overflows.
+      const clock = manualTimers(afterMs);
+      const schedule = scheduleCatchUp('*/5 * * * *', async () => undefined, silentLogger, clock.timers);
+      expect(clock.delays()).toEqual([4 * 60_000]);
+      schedule.stop();
+    } finally {
+      if (old === undefined) delete process.env.TZ;
+      else process.env.TZ = old;
+    }
   });
 
   it("node-cron's day tokens are left to node-cron's scheduler", () => {
