@@ -81,8 +81,12 @@ const realTimers: ScheduleTimers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** setTimeout's longest delay; a later tick is reached in steps. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
+/**
+ * The longest wait before the clock is looked at again. A timer counts time the machine is
+ * awake: one wait of days would fire days late on a laptop that slept meanwhile (and setTimeout
+ * takes no delay past 2^31 ms anyway). An hour bounds how late a tick missed in sleep runs.
+ */
+const MAX_DELAY_MS = 60 * 60 * 1000;
 
 /** Run `task` on `Daemon.ReconcileSchedule`; a tick while the previous one still runs is skipped. */
 export function scheduleCatchUp(expression: string, task: () => Promise<void>, log: Logger, timers: ScheduleTimers = realTimers): Schedule {

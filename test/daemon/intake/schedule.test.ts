@@ -130,6 +130,21 @@ describe('the catch-up schedule', () => {
     expect(clock.delays()).toEqual([]);
   });
 
+  it('a far tick: the clock is looked at every hour, so a laptop that slept past it ticks on waking, not days later', () => {
+    const clock = manualTimers(new Date(2026, 11, 2, 12, 0, 0).getTime());
+    let ticks = 0;
+    const schedule = scheduleCatchUp('0 0 1 1 *', async () => void ticks++, silentLogger, clock.timers);
+    // Thirty days ahead: past setTimeout's 2^31 ms, and a timer stands still while the machine sleeps.
+    expect(clock.delays()).toEqual([3_600_000]);
+    clock.fire(new Date(2026, 11, 2, 13, 0, 0).getTime());
+    expect([ticks, clock.delays()]).toEqual([0, [3_600_000]]);
+    // The next hour of the timer's time ends after six weeks of sleep: the tick is now.
+    clock.fire(new Date(2027, 0, 12, 8, 0, 0).getTime());
+    expect(ticks).toBe(1);
+    expect(clock.delays()).toEqual([3_600_000]);
+    schedule.stop();
+  });
+
   it('a failing scan is logged and the schedule goes on', async () => {
     const clock = manualTimers(new Date(2026, 11, 1, 10, 4, 0).getTime());
     const errors: unknown[] = [];
