@@ -1,3 +1,4 @@
+import cron from 'node-cron';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type CronFields, nextMatch, plainFields, scheduleCatchUp, type ScheduleTimers } from '../../../src/daemon/intake/schedule.js';
 import { silentLogger } from '../../../src/log.js';
@@ -158,8 +159,12 @@ describe('the catch-up schedule', () => {
 
   it('formats no date: the idle daemon maps no ICU data for its schedule', () => {
     const formats = vi.spyOn(Intl, 'DateTimeFormat');
+    // node-cron keeps the formatter it made for an earlier schedule (the day tokens' test):
+    // not calling Intl again would not show that its scheduler was left alone.
+    const cronScheduler = vi.spyOn(cron, 'schedule');
     const schedule = scheduleCatchUp('*/5 * * * *', async () => undefined, silentLogger);
     schedule.stop();
     expect(formats).not.toHaveBeenCalled();
+    expect(cronScheduler).not.toHaveBeenCalled();
   });
 });
