@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { countTokens, tokenizerLoaded } from '../../src/agent/window/tokens.js';
 import { type IdleTimers, RunCaches } from '../../src/tools/run-caches.js';
 import { MAX_PLANS, SearchPlans } from '../../src/tools/search/search-plans.js';
@@ -77,6 +78,26 @@ describe('the runs’ caches have an owner and a lifetime (docs/design.md §8)',
     // The next run builds them again and answers the same.
     expect((await h.call('search', { keywords: ['Alpha line 2'] })).content).toContain('Projects/Alpha/notes.md:2:Alpha line 2');
     expect(caches.search.threads).toBeGreaterThan(0);
+  });
+
+  it('the idle release is told once the search threads have ended (the daemon collects their garbage then)', async () => {
+    const clock = manualTimers();
+    const h = harness();
+    let exitedAtRelease: number | undefined;
+    let exited = 0;
+    const caches = new RunCaches(h.vault, { timers: clock.timers, onRelease: () => (exitedAtRelease = exited) });
+    open.push(caches, h.ctx.caches);
+    h.ctx.caches = caches;
+    caches.watch.trust(['/vault/Projects', '/vault/Meetings/Summaries']);
+    expect((await h.call('search', { keywords: ['Alpha'] })).isError).toBe(false);
+    type Threads = { caching?: { worker: Worker }[]; idle: { worker: Worker }[] };
+    const pool = caches.search as unknown as Threads;
+    const threads = [...(pool.caching ?? []), ...pool.idle].map((w) => w.worker);
+    expect(threads.length).toBeGreaterThan(0);
+    for (const thread of threads) thread.once('exit', () => exited++);
+    clock.fireAll();
+    await vi.waitFor(() => expect(exitedAtRelease).toBeDefined());
+    expect(exitedAtRelease).toBe(threads.length);
   });
 
   it('nothing is released while a run holds them, however long it takes; the idle period starts when it ends', async () => {

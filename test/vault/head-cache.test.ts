@@ -52,3 +52,21 @@ describe('heads kept for the life of the daemon', () => {
     expect(head.facts).toEqual({ state: 'finished', status: undefined, retry: false });
   });
 });
+
+describe('a head looked at again, unchanged', () => {
+  it('is the same data or the same parse error as when it was read, without reading the note', async () => {
+    const vault = memoryVault({
+      'Meetings/A.md': '---\nstate: finished\nretry: true\ncount: 3\nlist: [a, [b, c]]\nmeeting: "two\\nlines"\nnothing:\n---\nbody\n',
+      'Meetings/B.md': '---\nstate: [unclosed\n---\nbody\n',
+    });
+    const heads = new HeadCache(vault, ['state', 'retry', 'count', 'list', 'meeting', 'nothing']);
+    const a = vault.abs('Meetings/A.md');
+    const b = vault.abs('Meetings/B.md');
+    const first = [await heads.get(a), await heads.get(b)];
+    expect(first[0]).toEqual({ ok: true, data: { state: 'finished', retry: true, count: 3, list: ['a', ['b', 'c']], meeting: 'two\nlines', nothing: null } });
+    expect(first[1]).toMatchObject({ ok: false, error: expect.stringContaining('Meetings/B.md line 2') as unknown });
+    heads.resetStats();
+    expect([await heads.get(a), await heads.get(b)]).toEqual(first);
+    expect(heads.stats).toEqual({ checked: 2, read: 0 });
+  });
+});

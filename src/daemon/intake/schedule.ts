@@ -56,7 +56,9 @@ export function nextMatch(fields: CronFields, after: Date): Date | undefined {
     if (!allowed.month.has(mo + 1)) t = new Date(y, mo + 1, 1);
     else if (!allowed.dayOfMonth.has(d) || !allowed.dayOfWeek.has(t.getDay())) t = new Date(y, mo, d + 1);
     else if (!allowed.hour.has(h)) t = new Date(y, mo, d, h + 1);
-    else if (!allowed.minute.has(mi)) t = new Date(y, mo, d, h, mi + 1);
+    // The next minute by the clock's count, not new Date(…, mi + 1): in the hour a DST change
+    // repeats, that names the first of the two and would step back an hour (a tick in the past).
+    else if (!allowed.minute.has(mi)) t = new Date(t.getTime() + (60 - t.getSeconds()) * 1000);
     else if (!allowed.second.has(t.getSeconds())) t = new Date(t.getTime() + 1000);
     else return t;
   }
@@ -79,8 +81,12 @@ const realTimers: ScheduleTimers = {
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
 };
 
-/** setTimeout's longest delay; a later tick is reached in steps. */
-const MAX_DELAY_MS = 2 ** 31 - 1;
+/**
+ * The longest wait before the clock is looked at again. A timer counts time the machine is
+ * awake: one wait of days would fire days late on a laptop that slept meanwhile (and setTimeout
+ * takes no delay past 2^31 ms anyway). An hour bounds how late a tick missed in sleep runs.
+ */
+const MAX_DELAY_MS = 60 * 60 * 1000;
 
 /** Run `task` on `Daemon.ReconcileSchedule`; a tick while the previous one still runs is skipped. */
 export function scheduleCatchUp(expression: string, task: () => Promise<void>, log: Logger, timers: ScheduleTimers = realTimers): Schedule {

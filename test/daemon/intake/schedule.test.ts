@@ -1,11 +1,12 @@
+import cron from 'node-cron';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type CronFields, nextMatch, plainFields, scheduleCatchUp, type ScheduleTimers } from '../../../src/daemon/intake/schedule.js';
 import { silentLogger } from '../../../src/log.js';
 
 /** The first minute after `after` that matches, found by looking at every minute (5-field expressions). */
 function bruteForce(fields: CronFields, after: Date): Date {
-  const t = new Date(after.getTime());
-  t.setSeconds(0, 0);
+  // Whole minutes by the clock's count (setSeconds would read the repeated hour of a DST change as its first).
+  const t = new Date(Math.floor(after.getTime() / 60_000) * 60_000);
   for (let i = 0; i < 2 * 366 * 24 * 60; i++) {
     t.setTime(t.getTime() + 60_000);
     const ok =
@@ -39,6 +40,29 @@ describe('the next catch-up tick, from the local clock', () => {
     expect(plainFields('0 0 * * 7')!.dayOfWeek).toEqual([0]);
     const friday13 = nextMatch(plainFields('0 0 13 * 5')!, new Date(2026, 11, 1))!;
     expect([friday13.getDate(), friday13.getDay()]).toEqual([13, 5]);
+  });
+
+  it.each([
+    ['Europe/Berlin', Date.UTC(2026, 9, 25, 1, 16)],
+    ['America/New_York', Date.UTC(2026, 10, 1, 6, 16)],
+  ])('%s: in the hour the autumn change repeats, the next tick is after now, not an hour back', (zone, afterMs) => {
+    const old = process.env.TZ;
+    process.env.TZ = zone;
+    try {
+      const after = new Date(afterMs);
+      for (const expression of ['*/5 * * * *', '30 * * * *', '@hourly']) {
+        const fields = plainFields(expression)!;
+        expect(nextMatch(fields, after)?.getTime(), expression).toBe(bruteForce(fields, after).getTime());
+      }
+      // The schedule arms a wait ahead instead of ticking at once, again and again, until the stack overflows.
+      const clock = manualTimers(afterMs);
+      const schedule = scheduleCatchUp('*/5 * * * *', async () => undefined, silentLogger, clock.timers);
+      expect(clock.delays()).toEqual([4 * 60_000]);
+      schedule.stop();
+    } finally {
+      if (old === undefined) delete process.env.TZ;
+      else process.env.TZ = old;
+    }
   });
 
   it("node-cron's day tokens are left to node-cron's scheduler", () => {
@@ -107,6 +131,21 @@ describe('the catch-up schedule', () => {
     expect(clock.delays()).toEqual([]);
   });
 
+  it('a far tick: the clock is looked at every hour, so a laptop that slept past it ticks on waking, not days later', () => {
+    const clock = manualTimers(new Date(2026, 11, 2, 12, 0, 0).getTime());
+    let ticks = 0;
+    const schedule = scheduleCatchUp('0 0 1 1 *', async () => void ticks++, silentLogger, clock.timers);
+    // Thirty days ahead: past setTimeout's 2^31 ms, and a timer stands still while the machine sleeps.
+    expect(clock.delays()).toEqual([3_600_000]);
+    clock.fire(new Date(2026, 11, 2, 13, 0, 0).getTime());
+    expect([ticks, clock.delays()]).toEqual([0, [3_600_000]]);
+    // The next hour of the timer's time ends after six weeks of sleep: the tick is now.
+    clock.fire(new Date(2027, 0, 12, 8, 0, 0).getTime());
+    expect(ticks).toBe(1);
+    expect(clock.delays()).toEqual([3_600_000]);
+    schedule.stop();
+  });
+
   it('a failing scan is logged and the schedule goes on', async () => {
     const clock = manualTimers(new Date(2026, 11, 1, 10, 4, 0).getTime());
     const errors: unknown[] = [];
@@ -120,8 +159,12 @@ describe('the catch-up schedule', () => {
 
   it('formats no date: the idle daemon maps no ICU data for its schedule', () => {
     const formats = vi.spyOn(Intl, 'DateTimeFormat');
+    // node-cron keeps the formatter it made for an earlier schedule (the day tokens' test):
+    // not calling Intl again would not show that its scheduler was left alone.
+    const cronScheduler = vi.spyOn(cron, 'schedule');
     const schedule = scheduleCatchUp('*/5 * * * *', async () => undefined, silentLogger);
     schedule.stop();
     expect(formats).not.toHaveBeenCalled();
+    expect(cronScheduler).not.toHaveBeenCalled();
   });
 });
