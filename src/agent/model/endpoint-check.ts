@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../../clock.js';
+import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import { causeChain, type Logger } from '../../log.js';
 import { MAX_ANSWER_BYTES, readCappedText } from './exchange.js';
@@ -134,7 +135,9 @@ function unreachable(config: AppConfig, url: string, timeoutMs: number, err: unk
         timedOut
           ? `GET ${url} did not answer within ${Math.round(timeoutMs / 1000)} s`
           : `GET ${url} failed: ${causeChain(err).join(' <- ')}`,
-        `${serverHint}, or correct MeetingAssistant.Endpoint.BaseUrl (it must be the API root, e.g. http://localhost:11434/v1).`,
+        isBlockedPort(err)
+          ? `${BLOCKED_PORT_ADVICE}.`
+          : `${serverHint}, or correct MeetingAssistant.Endpoint.BaseUrl (it must be the API root, e.g. http://localhost:11434/v1).`,
       ),
       ...skipped('the endpoint did not answer'),
     ],
@@ -271,7 +274,8 @@ export async function reportEndpointProblems(config: AppConfig, log: Logger, dep
       return undefined;
     }
     // Nothing answered (not an HTTP error): runs wait for it (docs/design.md §2) rather than fail.
-    const unanswered = problem.name === 'endpoint' && !/ answered /.test(problem.detail);
+    // A port fetch refuses is not waited for (blocked-port.ts): meetings fail, saying why.
+    const unanswered = problem.name === 'endpoint' && !/ answered /.test(problem.detail) && problem.fix !== `${BLOCKED_PORT_ADVICE}.`;
     log.warn(
       { endpoint, model: config.settings.Endpoint.Model, check: problem.name },
       `the model endpoint is not ready, ${unanswered ? 'runs wait until it answers' : 'meetings will fail until it is'}: ${problem.detail}. ${problem.fix ?? ''}`.trim(),

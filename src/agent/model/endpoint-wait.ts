@@ -1,4 +1,5 @@
 import { type Clock, localDateTime, systemClock } from '../../clock.js';
+import { isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { authHeaders, baseUrl } from './endpoint-check.js';
@@ -81,8 +82,9 @@ export function modelsProbe(config: AppConfig, fetchFn: typeof fetch = fetch, ti
       const response = await fetchFn(url, { headers: authHeaders(config), signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
       await response.body?.cancel().catch(() => undefined);
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      // A port fetch refuses never answers: the run goes on and says so (blocked-port.ts).
+      return isBlockedPort(err);
     }
   };
 }

@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import { CONTEXT_TOO_LONG, ModelError, type Usage } from '../types.js';
@@ -268,7 +269,8 @@ function connectionDetail(err: Error): string {
     if (text && !generic && !parts.includes(text)) parts.push(text);
     current = current.cause;
   }
-  return parts.join(': ') || 'connection error';
+  const detail = parts.join(': ') || 'connection error';
+  return isBlockedPort(err) ? `${detail}. ${BLOCKED_PORT_ADVICE}` : detail;
 }
 
 /**

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChatCompletionsClient } from '../../../src/agent/model/chat-completions.js';
 import { reportEndpointProblems } from '../../../src/agent/model/endpoint-check.js';
+import { modelsProbe } from '../../../src/agent/model/endpoint-wait.js';
 import { capturedLogger } from '../../helpers/captured-log.js';
 import { freePort } from '../../helpers/daemon-process.js';
 import { testConfig } from '../../helpers/memfs.js';
@@ -41,6 +43,24 @@ describe('reportEndpointProblems', () => {
     expect(msg).toMatch(/ECONNREFUSED/);
     expect(msg).toContain('ollama serve');
     expect(msg).toContain('MeetingAssistant.Endpoint.BaseUrl');
+  });
+
+  it("a port Node's fetch refuses (6000) is a configuration error, not a server to wait for", async () => {
+    // fetch refuses the port before connecting: nothing is sent anywhere.
+    const base = 'http://127.0.0.1:6000/v1';
+    const { log, warnings } = memoryLog();
+    await reportEndpointProblems(config(base), log);
+    const msg = String(warnings()[0]!.msg);
+    expect(msg).toContain('meetings will fail until it is');
+    expect(msg).toMatch(/bad port.*Fetch standard blocks.*run the model server on another port/);
+    expect(msg).not.toContain('runs wait until it answers');
+    // The wait for the endpoint lets the run go on (it would wait forever)…
+    expect(await modelsProbe(config(base))(new AbortController().signal)).toBe(true);
+    // …and the run's error says what to do.
+    const client = new ChatCompletionsClient(config(base).settings.Endpoint, undefined);
+    await expect(client.complete({ instructions: 'i', messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow(
+      /Could not reach the model endpoint .*bad port.*Fetch standard blocks/,
+    );
   });
 
   it('one line when the model is not listed, naming close models; Ollama gets the ollama pull command', async () => {
