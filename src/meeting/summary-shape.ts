@@ -32,8 +32,9 @@ export function describeLanguage(value: string): { name: string; code: string | 
   const text = value.trim();
   // The table's languages by their plain code: without Intl.DisplayNames, whose lookup maps
   // 4 MB of ICU data into the daemon for the rest of its life (BENCHMARKS.md).
-  const known = LANGUAGES[text.toLowerCase()];
-  if (known) return { name: known.english, code: text.toLowerCase() };
+  const code = text.toLowerCase();
+  // Own keys only: "constructor" is a language name as written, not the table's prototype.
+  if (Object.hasOwn(LANGUAGES, code)) return { name: LANGUAGES[code]!.english, code };
   if (/^[a-z]{2,3}(?:[-_][a-z0-9]{2,8})*$/i.test(text)) {
     try {
       const [canonical] = Intl.getCanonicalLocales(text.replace(/_/g, '-'));

@@ -40,6 +40,7 @@ describe('languages', () => {
     try {
       expect(Object.keys(LANGUAGES).map((code) => describeLanguage(code))).toEqual(expected);
       expect(describeLanguage('DE')).toEqual({ name: 'German', code: 'de' });
+    expect(describeLanguage('constructor')).toEqual({ name: 'constructor', code: undefined });
       expect(lookups).not.toHaveBeenCalled();
     } finally {
       lookups.mockRestore();

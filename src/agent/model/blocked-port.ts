@@ -1,3 +1,5 @@
+import { causeChain } from '../../log.js';
+
 /**
  * Node's fetch refuses ports the Fetch standard blocks (6000 for X11, 6665–6669 for IRC, 10080
  * and some sixty others) before connecting: `TypeError: fetch failed`, cause `bad port`. It is
@@ -5,12 +7,7 @@
  * (docs/design.md §2), so the waits let such a run go on and fail with this advice.
  */
 export function isBlockedPort(err: unknown): boolean {
-  let current: unknown = err;
-  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
-    if (current.message === 'bad port') return true;
-    current = current.cause;
-  }
-  return false;
+  return causeChain(err).some((link) => link.endsWith(': bad port'));
 }
 
 export const BLOCKED_PORT_ADVICE =

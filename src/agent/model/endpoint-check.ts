@@ -274,8 +274,8 @@ export async function reportEndpointProblems(config: AppConfig, log: Logger, dep
       return undefined;
     }
     // Nothing answered (not an HTTP error): runs wait for it (docs/design.md §2) rather than fail.
-    // A port fetch refuses is not waited for (blocked-port.ts): meetings fail, saying why.
-    const unanswered = problem.name === 'endpoint' && !/ answered /.test(problem.detail) && problem.fix !== `${BLOCKED_PORT_ADVICE}.`;
+    // A port fetch refuses (blocked-port.ts) is not waited for either: meetings fail, saying why.
+    const unanswered = problem.name === 'endpoint' && !/ answered |: bad port/.test(problem.detail);
     log.warn(
       { endpoint, model: config.settings.Endpoint.Model, check: problem.name },
       `the model endpoint is not ready, ${unanswered ? 'runs wait until it answers' : 'meetings will fail until it is'}: ${problem.detail}. ${problem.fix ?? ''}`.trim(),

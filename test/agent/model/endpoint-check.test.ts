@@ -58,7 +58,7 @@ describe('reportEndpointProblems', () => {
     expect(await modelsProbe(config(base))(new AbortController().signal)).toBe(true);
     // …and the run's error says what to do.
     const client = new ChatCompletionsClient(config(base).settings.Endpoint, undefined);
-    await expect(client.complete({ instructions: 'i', messages: [{ role: 'user', content: 'hi' }], tools: [] })).rejects.toThrow(
+    await expect(client.complete({ instructions: 'i', messages: [{ role: 'user', content: 'hi' }], tools: [], maxOutputTokens: 16 })).rejects.toThrow(
       /Could not reach the model endpoint .*bad port.*Fetch standard blocks/,
     );
   });

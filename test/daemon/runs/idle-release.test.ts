@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type Daemon, type PipelineFns, startDaemon } from '../../../src/daemon/daemon.js';
-import type { VaultEventListener, VaultEventSource } from '../../../src/daemon/intake/file-events.js';
+import { type Daemon, type DaemonOptions, type PipelineFns, startDaemon } from '../../../src/daemon/daemon.js';
+import type { VaultEventSource } from '../../../src/daemon/intake/file-events.js';
+import type { Fs } from '../../../src/vault/fs.js';
 import { silentLogger } from '../../../src/log.js';
 import type { IdleTimers, RunCaches } from '../../../src/tools/run-caches.js';
 import { memoryFs, testConfig } from '../../helpers/memfs.js';
@@ -28,6 +29,12 @@ function manualTimers() {
       for (const p of due) p.fn();
     },
   };
+}
+
+/** A daemon on `fs` with no file events, no schedule and no HTTP: only what the test drives. */
+function startQuietDaemon(fs: Fs, pipeline: PipelineFns, options: Partial<DaemonOptions>): Promise<Daemon> {
+  const source: VaultEventSource = { on: () => undefined, ready: Promise.resolve(), close: async () => undefined };
+  return startDaemon(testConfig({ Http: { Enabled: false } }), { log: silentLogger, fs, watch: () => source, pipeline, schedule: false, ...options });
 }
 
 let daemon: Daemon | undefined;
@@ -64,19 +71,12 @@ describe('the daemon lets go of what runs built once idle', () => {
       },
       retry: async (_deps, summaryPath) => ({ runId: 'r', status: 'done', summaryPath }),
     };
-    const listeners: VaultEventListener[] = [];
-    const source: VaultEventSource = { on: (l) => void listeners.push(l), ready: Promise.resolve(), close: async () => undefined };
     const fs = memoryFs({
       'Meetings/A.md': meetingNote('A', contextAndSummaryLinks('A')),
       'Meetings/Transcripts/A.md': transcriptNote('A', 'finished'),
       'Meetings/Summaries/Old.md': '---\nstatus: done\nprojects: [Alpha]\n---\n',
     });
-    daemon = await startDaemon(testConfig({ Http: { Enabled: false } }), {
-      log: silentLogger,
-      fs,
-      watch: () => source,
-      pipeline,
-      schedule: false,
+    daemon = await startQuietDaemon(fs, pipeline, {
       caches: { idleMs: 60_000, timers: clock.timers },
       collectGarbage: () => collections++,
     });
@@ -112,19 +112,11 @@ describe('the garbage of a catch-up scan', () => {
       },
       retry: async (_deps, summaryPath) => ({ runId: 'r', status: 'done', summaryPath }),
     };
-    const source: VaultEventSource = { on: () => undefined, ready: Promise.resolve(), close: async () => undefined };
     const fs = memoryFs({
       'Meetings/A.md': meetingNote('A', contextAndSummaryLinks('A')),
       'Meetings/Transcripts/A.md': transcriptNote('A', 'transcribing'),
     });
-    daemon = await startDaemon(testConfig({ Http: { Enabled: false } }), {
-      log: silentLogger,
-      fs,
-      watch: () => source,
-      pipeline,
-      schedule: false,
-      collectGarbage: () => collections++,
-    });
+    daemon = await startQuietDaemon(fs, pipeline, { collectGarbage: () => collections++ });
     await daemon.startupScan;
     expect(collections).toBe(1);
     await fs.writeFile('/vault/Meetings/Transcripts/A.md', transcriptNote('A', 'finished'));
