@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { WatchEnd } from './watch-end.js';
-import { applyPatch, structuredPatch } from 'diff';
+import { createRequire } from 'node:module';
+import type * as Diff from 'diff';
 import type { FileHandleLike } from './fs.js';
 import { MeetingAssistantError } from '../errors.js';
 
@@ -13,6 +14,14 @@ import { MeetingAssistantError } from '../errors.js';
  * open and its write, so the replaced file is watched for LATE_WATCH_MS after the update
  * returns, and what lands in it is merged into the file as it is then.
  */
+
+/**
+ * The diff library, loaded at the first merge: the daemon's own process writes notes (imports,
+ * sessions) but rarely merges, and keeps no module it does not use (docs/design.md §8).
+ */
+function diffLibrary(): typeof Diff {
+  return createRequire(import.meta.url)('diff') as typeof Diff;
+}
 
 /** What a transform returns to leave the file as it is. */
 export const UNCHANGED = Symbol('unchanged');
@@ -72,6 +81,7 @@ export function lateMerge(seen: string, replaced: string): Transform | undefined
     const added = replaced.slice(seen.length);
     return (current) => (current ?? '') + added;
   }
+  const { applyPatch, structuredPatch } = diffLibrary();
   const patch = structuredPatch('replaced', 'replaced', seen, replaced, undefined, undefined, { context: 3 });
   return (current) => {
     if (current === undefined) throw new LateMergeError();

@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../../clock.js';
 import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import { causeChain, type Logger } from '../../log.js';
-import { MAX_ANSWER_BYTES, readCappedText } from './exchange.js';
+import { MAX_ANSWER_BYTES, readCappedText } from './capped-text.js';
 
 /**
  * Is the configured endpoint up, does it accept the key, does it list the model? One

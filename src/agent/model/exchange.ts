@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
+import { MAX_ANSWER_BYTES, readCappedText } from './capped-text.js';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import { CONTEXT_TOO_LONG, ModelError, type Usage } from '../types.js';
@@ -70,37 +71,6 @@ export async function exchange(
     clearTimeout(timer);
     signal?.removeEventListener('abort', onAbort);
   }
-}
-
-/** docs/design.md §3 step 4: an answer larger than this is refused (a failure, not retried). */
-export const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
-
-/**
- * The body as text, read piece by piece so that no more than `cap` bytes are ever held: a
- * body announced or found larger is cancelled and `tooLarge()` thrown (a 600 MB answer once
- * took the daemon to 975 MB, issue #24). The caller's signal still cuts a stalled read.
- */
-export async function readCappedText(response: Response, cap: number, tooLarge: () => Error): Promise<string> {
-  const announced = Number(response.headers.get('content-length'));
-  if (Number.isFinite(announced) && announced > cap) {
-    await response.body?.cancel().catch(() => undefined);
-    throw tooLarge();
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const pieces: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > cap) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    pieces.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(pieces, size));
 }
 
 function tooLargeError(context: ExchangeCall): ModelError {

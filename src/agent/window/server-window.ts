@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
-import { MAX_ANSWER_BYTES, readCappedText } from '../model/exchange.js';
+import { MAX_ANSWER_BYTES, readCappedText } from '../model/capped-text.js';
 
 /**
  * The context window the server really has (docs/design.md §3 step 8). Local servers often run
