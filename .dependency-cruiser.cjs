@@ -14,7 +14,7 @@ const LAYERS = [
   { name: 'commands', units: ['commands/'] },
   { name: 'daemon and command helpers', units: ['daemon/', 'doctor/', 'service/', 'example-vault.ts'] },
   { name: 'import', units: ['import/'] },
-  { name: 'runtime and meeting', units: ['runtime.ts', 'meeting/'] },
+  { name: 'runtime and meeting', units: ['runtime.ts', 'process-base.ts', 'meeting/'] },
   // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
   { name: 'mcp server', units: ['mcp/'] },
   { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },
