@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { readFile, readlink } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,13 +12,28 @@ import { fileURLToPath } from 'node:url';
  * cautious answer.
  */
 
-/** Whether a process with this pid exists (EPERM: it does, it just is not ours to signal). */
+/**
+ * Whether a process with this pid exists (EPERM: it does, it just is not ours to signal). A
+ * zombie does not count: it has ended and only waits for its parent to collect it, which may
+ * take a while when the parent died with it (a daemon killed with its run process, the run
+ * process left to an init that reaps slowly).
+ */
 export function processIsAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as { code?: string }).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/** Linux: the state after the command name in /proc/<pid>/stat is Z; elsewhere never known. */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
+  } catch {
+    return false;
   }
 }
 
