@@ -3,8 +3,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import { MeetingAssistantError } from '../errors.js';
 import { addLogSecret, type Logger } from '../log.js';
-import { retrySummary, summarizeMeeting } from '../meeting/pipeline.js';
-import { createRuntime, type Runtime } from '../runtime.js';
+import type { Runtime } from '../runtime.js';
 import type { RunCachesOptions } from '../tools/run-caches.js';
 import type { Fs } from '../vault/fs.js';
 import type { Vault } from '../vault/vault.js';
@@ -24,6 +23,8 @@ import { createEndpointWaiter, type EndpointWaitSettings } from './runs/endpoint
 import { RunHistory } from './runs/run-history.js';
 import { collectGarbage } from './runs/heap-collect.js';
 import { createJobRunner, type PipelineFns } from './runs/job-runner.js';
+import { type RunPlace, runsInThisProcess } from './runs/run-place.js';
+import { runsInRunProcess } from './runs/run-process/host.js';
 import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
 import { TriggerTracker } from './intake/triggers.js';
@@ -55,6 +56,11 @@ export interface DaemonOptions {
   watch?: (vault: Vault) => VaultEventSource;
   /** The pipeline entry points; tests substitute them. */
   pipeline?: PipelineFns;
+  /**
+   * Meetings run in the run process, which ends when the daemon is idle (docs/design.md §8),
+   * as `run` does; default false: in this process (tests on memfs, substitute pipelines).
+   */
+  runProcess?: boolean;
   /** Run catch-up on `Daemon.ReconcileSchedule` (default true). */
   schedule?: boolean;
   /** Desktop notifications; default: `notify-send` / `osascript` per `Notify.*`. */
@@ -111,8 +117,6 @@ function collectorOf(options: DaemonOptions): () => void {
   return options.collectGarbage ?? collectGarbage;
 }
 
-const defaultPipeline: PipelineFns = { summarize: summarizeMeeting, retry: retrySummary };
-
 /** Vault-relative paths in everything the status shows: the vault root is stated once. */
 function relJob<T extends Job>(vault: Vault, job: T): T {
   return { ...job, key: vault.rel(job.key), target: vault.rel(job.target) };
@@ -129,32 +133,38 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     },
     ...options.caches,
   };
-  const runtime = options.runtime ?? (await createRuntime(config, { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches }));
-  const { vault, token } = runtime;
+  const placeOptions = { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches };
+  const place =
+    options.runProcess && !options.runtime
+      ? await runsInRunProcess(config, placeOptions)
+      : await runsInThisProcess(config, { ...placeOptions, ...(options.runtime && { runtime: options.runtime }), ...(options.pipeline && { pipeline: options.pipeline }) });
+  const { vault, token } = place.base;
   addLogSecret(log, token);
   // One daemon per vault: a second one would run the same meetings and write the same files.
-  const instance = await claimVault(vault, clockOf(options)).catch((err: unknown) => {
+  const instance = await claimVault(vault, clockOf(options)).catch(async (err: unknown) => {
+    await place.close();
     throw err instanceof DaemonRunningError ? new DaemonStartError(err.message, 1) : err;
   });
   try {
-    return await startClaimed(config, options, runtime, instance);
+    return await startClaimed(config, options, place, instance);
   } catch (err) {
+    await place.close();
     await instance.release();
     throw err;
   }
 }
 
-async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: Runtime, instance: InstanceLock): Promise<Daemon> {
+async function startClaimed(config: AppConfig, options: DaemonOptions, place: RunPlace, instance: InstanceLock): Promise<Daemon> {
   const settings = config.settings;
   const log = options.log;
-  const { vault, token } = runtime;
+  const { vault, token } = place.base;
   const clock = clockOf(options);
   const startedAt = clock();
   let stopping = false;
 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
-  const { tracker, board, queue, enqueue, catchUp, endpoint } = await assembleWork(config, options, runtime, () => rescan.now());
+  const { tracker, board, queue, enqueue, catchUp, endpoint } = await assembleWork(config, options, place, () => rescan.now());
   const inbox = createInbox(config, vault, log, clock);
   const collect = collectorOf(options);
   const intake = new Intake({
@@ -166,7 +176,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
     enqueue,
     stopping: () => stopping,
     clock,
-    watch: runtime.caches.watch,
+    watch: place.watch,
     onScan: (startup) => inbox.catchUp(startup),
     // A scan of a large vault leaves tens of MB of garbage V8 may keep for hours in an idle
     // process; with no run to follow, it is collected now (runs/heap-collect.ts).
@@ -192,7 +202,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
       board,
       startedAt,
       clock,
-      serverWindow: runtime.serverWindow,
+      serverWindow: place.base.serverWindow,
       enqueue,
       status,
       stopping: () => stopping,
@@ -208,7 +218,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
     await Promise.allSettled([intake.close(), inbox.close(), http?.close()]);
-    runtime.caches.close();
+    await place.close();
   };
   try {
     // The expression was checked with the rest of the configuration.
@@ -239,7 +249,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
 
   // The server's real window, logged once when smaller than ContextWindow.Tokens. Without
   // loading a model: an idle daemon should not take a GPU's memory before a meeting needs it.
-  void runtime.serverWindow.get(false).catch((err: unknown) => log.debug({ err }, 'could not ask the server for its context window'));
+  void place.base.serverWindow.get(false).catch((err: unknown) => log.debug({ err }, 'could not ask the server for its context window'));
 
   const startupScan = intake.startup();
   startupScan.catch((err: unknown) => log.error({ err }, 'start-up catch-up scan failed'));
@@ -259,16 +269,16 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, runtime: 
 }
 
 /** What turns jobs into runs: the queue, its runner and its history, and what finds the jobs. */
-async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: Runtime, onEndpointBack: () => void) {
+async function assembleWork(config: AppConfig, options: DaemonOptions, place: RunPlace, onEndpointBack: () => void) {
   const settings = config.settings;
   const log = options.log;
-  const { vault } = runtime;
+  const { vault } = place.base;
   const tracker = new TriggerTracker({
     triggerState: settings.Daemon.TriggerState,
     kindOf: (p) => vault.kindOf(p),
     readFacts,
   });
-  vault.onWrite((p, content) => tracker.noteOwnWrite(p, content));
+  place.onWrite((p, content) => tracker.noteOwnWrite(p, content));
   const board = new RunBoard(new RunHistory(vault, log));
   await board.history.load();
   // Once the endpoint answers again, the failure reports it caused are retried (docs/design.md §2).
@@ -285,8 +295,8 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
   const runJob = createJobRunner({
     vault,
     log,
-    pipelineDeps: { ...runtime.pipeline, endpoint },
-    pipeline: options.pipeline ?? defaultPipeline,
+    runs: place.runs,
+    endpoint,
     board,
     notifier,
     clock: clockOf(options),
@@ -295,7 +305,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, runtime: 
   });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
   const run: typeof runJob = async (...args) => {
-    const done = runtime.caches.hold();
+    const done = place.hold();
     try {
       return await runJob(...args);
     } finally {

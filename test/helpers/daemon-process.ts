@@ -51,6 +51,18 @@ export interface StartOptions {
 }
 
 const live = new Set<ChildProcess>();
+/** Daemons started in a process group of their own. */
+const groups = new WeakSet<ChildProcess>();
+
+/** SIGKILL to the daemon and everything it started (its run process), or to the process alone. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (groups.has(child) && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    else child.kill('SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
 
 /** Spawn the CLI with arbitrary arguments (for one-shot commands) and collect its output. */
 export function runCli(
@@ -85,8 +97,12 @@ export async function startDaemonProcess(options: StartOptions): Promise<DaemonP
     cwd: REPO_ROOT,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A group of its own: a SIGKILL ends the daemon and its run process at the same instant,
+    // as a power cut or systemd's final kill does (docs/design.md §8).
+    detached: true,
   });
   live.add(child);
+  groups.add(child);
   const logs: LogLine[] = [];
   let stdout = '';
   let stderr = '';
@@ -149,8 +165,9 @@ export async function startDaemonProcess(options: StartOptions): Promise<DaemonP
 
   const stop = async (signal: NodeJS.Signals = 'SIGTERM', timeoutMs = 20000): Promise<Exit> => {
     if (exitInfo) return exitInfo;
-    child.kill(signal);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    if (signal === 'SIGKILL') killGroup(child);
+    else child.kill(signal);
+    const timer = setTimeout(() => killGroup(child), timeoutMs);
     const result = await exited;
     clearTimeout(timer);
     return result;
@@ -185,7 +202,7 @@ export async function killAll(): Promise<void> {
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
           child.once('exit', () => resolve());
-          child.kill('SIGKILL');
+          killGroup(child);
         }),
     ),
   );

@@ -1,5 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log.js';
+import type { RunProgress } from '../../agent/progress.js';
+import type { EndpointGate } from '../../agent/model/retry.js';
 import type { PipelineDeps, RunOutcome, RunOptions } from '../../meeting/pipeline.js';
 import type { Vault } from '../../vault/vault.js';
 import { HeadCache } from '../../vault/head-cache.js';
@@ -18,16 +20,34 @@ import type { RunRecord } from './run-history.js';
  * history and (when asked for) a desktop notification.
  */
 
+/** The pipeline's entry points (meeting/pipeline.ts), as the daemon calls them in its own process. */
 export interface PipelineFns {
   summarize(deps: PipelineDeps, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
   retry(deps: PipelineDeps, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
 }
 
+/** What one run takes from the daemon, wherever it runs: where its progress goes, the endpoint's wait. */
+export interface RunHooks {
+  onProgress(runId: string, event: RunProgress): void;
+  endpoint?: EndpointGate;
+}
+
+/**
+ * Where the daemon's runs happen (docs/design.md §8): in the daemon's own process (tests, with
+ * the pipeline's dependencies bound), or in the run process that ends when the daemon is idle
+ * (run-process/).
+ */
+export interface MeetingRuns {
+  summarize(hooks: RunHooks, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
+  retry(hooks: RunHooks, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
+}
+
 export interface JobRunnerDeps {
   vault: Vault;
   log: Logger;
-  pipelineDeps: PipelineDeps;
-  pipeline: PipelineFns;
+  runs: MeetingRuns;
+  /** The daemon's wait for an endpoint that does not answer (docs/design.md §2). */
+  endpoint?: EndpointGate;
   board: RunBoard;
   notifier: Notifier;
   clock: Clock;
@@ -71,14 +91,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return { result: { status: 'skipped', message } };
       }
     }
-    const run = job.kind === 'summarize' ? deps.pipeline.summarize : deps.pipeline.retry;
     // The status page follows the run's progress by the queue's key: one entry per meeting.
-    const pipelineDeps: PipelineDeps = {
-      ...deps.pipelineDeps,
+    const hooks: RunHooks = {
       onProgress: (runId, event) => board.progress(job.key, runId, event),
-      ...(deps.pipelineDeps.endpoint && { endpoint: gateOnBoard(deps.pipelineDeps.endpoint, board, job.key) }),
+      ...(deps.endpoint && { endpoint: gateOnBoard(deps.endpoint, board, job.key) }),
     };
-    const outcome = await run(pipelineDeps, job.target, { signal, stopWaiting, trigger: job.trigger });
+    const runOptions: RunOptions = { signal, stopWaiting, trigger: job.trigger };
+    const outcome = job.kind === 'summarize' ? await deps.runs.summarize(hooks, job.target, runOptions) : await deps.runs.retry(hooks, job.target, runOptions);
     const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
     if (outcome.status === 'done') {
       deps.onDone(job.key);

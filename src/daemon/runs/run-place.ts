@@ -1,0 +1,75 @@
+import type { Clock } from '../../clock.js';
+import type { AppConfig } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { ProcessBase } from '../../process-base.js';
+import type { Runtime } from '../../runtime.js';
+import type { FileWatch } from '../../tools/file-cache.js';
+import type { RunCachesOptions } from '../../tools/run-caches.js';
+import type { Fs } from '../../vault/fs.js';
+import type { WriteListener } from '../../vault/vault.js';
+import type { MeetingRuns, PipelineFns } from './job-runner.js';
+
+/**
+ * Where the daemon's runs happen (docs/design.md §8), as the rest of the daemon sees it: the
+ * vault and what the daemon's own process needs of it, the runs, and the lifetime of what the
+ * runs built. Two places: this process (`runsInThisProcess`, for tests on memfs and substitute
+ * pipelines) and the run process (run-process/host.ts, what `run` uses), which ends when the
+ * daemon has been idle, so that nothing a run loaded or built stays in the daemon's memory.
+ */
+export interface RunPlace {
+  readonly base: ProcessBase;
+  /** The watcher's trust and invalidations, for the runs' caches (the intake reports to it). */
+  readonly watch: FileWatch;
+  readonly runs: MeetingRuns;
+  /** Every note written, by a run or by the daemon's own process (the triggers know their own writes). */
+  onWrite(listener: WriteListener): void;
+  /** A run begins: nothing it built is let go until the function returned is called (once). */
+  hold(): () => void;
+  /** The daemon stops: let go, once the runs still holding it have ended. */
+  close(): Promise<void>;
+}
+
+export interface RunPlaceOptions {
+  log: Logger;
+  clock: Clock;
+  fs?: Fs;
+  /** The idle release (its delay, timers and notice). */
+  caches: RunCachesOptions;
+}
+
+/**
+ * The runs in the daemon's own process: the pipeline's dependencies built here (runtime.ts),
+ * loaded only now, so that a daemon whose runs happen elsewhere never loads them.
+ */
+export async function runsInThisProcess(
+  config: AppConfig,
+  o: RunPlaceOptions & { runtime?: Runtime; pipeline?: PipelineFns },
+): Promise<RunPlace> {
+  const runtime = o.runtime ?? (await buildRuntime(config, o));
+  const fns = o.pipeline ?? (await defaultPipeline());
+  const { caches, pipeline } = runtime;
+  return {
+    base: runtime,
+    watch: caches.watch,
+    runs: {
+      summarize: (hooks, meetingPath, options) => fns.summarize({ ...pipeline, ...hooks }, meetingPath, options),
+      retry: (hooks, summaryPath, options) => fns.retry({ ...pipeline, ...hooks }, summaryPath, options),
+    },
+    onWrite: (listener) => runtime.vault.onWrite(listener),
+    hold: () => caches.hold(),
+    close: () => {
+      caches.close();
+      return Promise.resolve();
+    },
+  };
+}
+
+async function buildRuntime(config: AppConfig, o: RunPlaceOptions): Promise<Runtime> {
+  const { createRuntime } = await import('../../runtime.js');
+  return createRuntime(config, { log: o.log, clock: o.clock, ...(o.fs ? { fs: o.fs } : {}), caches: o.caches });
+}
+
+async function defaultPipeline(): Promise<PipelineFns> {
+  const { summarizeMeeting, retrySummary } = await import('../../meeting/pipeline.js');
+  return { summarize: summarizeMeeting, retry: retrySummary };
+}

@@ -1,0 +1,231 @@
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { EndpointGate } from '../../../agent/model/retry.js';
+import type { AppConfig } from '../../../config.js';
+import type { Logger } from '../../../log.js';
+import type { RunOutcome, RunOptions } from '../../../meeting/pipeline.js';
+import type { WriteListener } from '../../../vault/vault.js';
+import type { RunHooks } from '../job-runner.js';
+import type { FromRunProcess, ToRunProcess, TrustState } from './messages.js';
+
+/**
+ * One run process as the daemon holds it (docs/design.md §8): started with the daemon's
+ * configuration, given jobs, answering their endpoint waits, and ended when the daemon is
+ * idle or stops. Its log lines join the daemon's log; a job it never answers (the process
+ * died: out of memory, killed) ends as a failure catch-up tries again.
+ */
+
+/** What the daemon needs of a child process (node's ChildProcess; tests pass a fake). */
+export interface RunChild {
+  readonly pid?: number | undefined;
+  send(message: ToRunProcess, callback?: (err: Error | null) => void): boolean;
+  kill(signal?: NodeJS.Signals): boolean;
+  on(event: 'message', listener: (message: FromRunProcess) => void): this;
+  on(event: 'exit', listener: (code: number | null, signal: NodeJS.Signals | null) => void): this;
+  on(event: 'error', listener: (err: Error) => void): this;
+}
+
+export type SpawnRunChild = () => RunChild;
+
+/** The compiled child (child.ts beside this file), run by the same node with the same flags. */
+export const spawnRunChild: SpawnRunChild = () =>
+  fork(fileURLToPath(new URL('./child.js', import.meta.url)), [], {
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+
+/** How long an ended run process may take to let go of its threads before it is killed. */
+const EXIT_GRACE_MS = 10_000;
+
+interface PendingJob {
+  hooks: RunHooks;
+  resolve(outcome: RunOutcome): void;
+  /** The run's id once the run process said it (its progress). */
+  runId?: string;
+  /** The endpoint waits this job asked for, by the run process's number. */
+  waits: Map<number, AbortController>;
+  detach(): void;
+}
+
+export interface RunProcessOptions {
+  config: AppConfig;
+  log: Logger;
+  trust: TrustState | undefined;
+  /** Told of every note the run process writes. */
+  onWrite: WriteListener;
+  spawn: SpawnRunChild;
+}
+
+export class RunProcess {
+  readonly #child: RunChild;
+  readonly #jobs = new Map<number, PendingJob>();
+  readonly #o: RunProcessOptions;
+  #nextId = 1;
+  #exitReason: string | undefined;
+  readonly exited: Promise<void>;
+
+  constructor(o: RunProcessOptions) {
+    this.#o = o;
+    this.#child = o.spawn();
+    let exited!: () => void;
+    this.exited = new Promise((resolve) => (exited = resolve));
+    this.#child.on('message', (message) => this.#receive(message));
+    this.#child.on('error', (err) => {
+      // Could not start, or the channel broke: the process is gone or going.
+      this.#end(`the run process failed: ${err.message}`);
+      exited();
+    });
+    this.#child.on('exit', (code, signal) => {
+      this.#end(signal ? `the run process was ended by ${signal}` : `the run process exited with code ${code}`);
+      exited();
+    });
+    this.#send({ type: 'start', config: o.config, trust: o.trust });
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  get running(): number {
+    return this.#jobs.size;
+  }
+
+  /** False once it exited or was told to. */
+  get usable(): boolean {
+    return this.#exitReason === undefined;
+  }
+
+  run(kind: 'summarize' | 'retry', hooks: RunHooks, target: string, options: RunOptions): Promise<RunOutcome> {
+    const id = this.#nextId++;
+    return new Promise<RunOutcome>((resolve) => {
+      const onAbort = () => this.#send({ type: 'abort', id });
+      const onStopWaiting = () => this.#send({ type: 'stop-waiting', id });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      options.stopWaiting?.addEventListener('abort', onStopWaiting, { once: true });
+      const detach = () => {
+        options.signal?.removeEventListener('abort', onAbort);
+        options.stopWaiting?.removeEventListener('abort', onStopWaiting);
+      };
+      this.#jobs.set(id, { hooks, resolve, waits: new Map(), detach });
+      const downSince = hooks.endpoint?.downSince;
+      this.#send({ type: 'run', id, kind, path: target, trigger: options.trigger, endpointDownSince: downSince?.toISOString() });
+      if (options.signal?.aborted) onAbort();
+      if (options.stopWaiting?.aborted) onStopWaiting();
+      if (this.#exitReason !== undefined) this.#end(this.#exitReason);
+    });
+  }
+
+  invalidate(path: string): void {
+    if (this.usable) this.#send({ type: 'invalidate', path });
+  }
+
+  trust(trust: TrustState | undefined): void {
+    if (this.usable) this.#send({ type: 'trust', trust });
+  }
+
+  /** Let go and end (no job may be running); killed if it has not ended within the grace. */
+  async exit(): Promise<void> {
+    if (this.#exitReason === undefined) {
+      this.#exitReason = 'the run process was ended';
+      this.#send({ type: 'exit' });
+    }
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), EXIT_GRACE_MS);
+    timer.unref();
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  #send(message: ToRunProcess): void {
+    try {
+      // A closed channel is the exit the 'exit' event reports; nothing to do here.
+      this.#child.send(message, () => undefined);
+    } catch {
+      /* the process is gone: its 'exit' ends the jobs */
+    }
+  }
+
+  #receive(message: FromRunProcess): void {
+    switch (message.type) {
+      case 'log':
+        relog(this.#o.log, message.line);
+        return;
+      case 'write':
+        this.#o.onWrite(message.path, message.content);
+        return;
+      case 'progress': {
+        const job = this.#jobs.get(message.id);
+        if (!job) return;
+        job.runId = message.runId;
+        job.hooks.onProgress(message.runId, message.event);
+        return;
+      }
+      case 'endpoint-wait':
+        void this.#waitForEndpoint(message.id, message.wait);
+        return;
+      case 'outcome': {
+        const job = this.#jobs.get(message.id);
+        if (!job) return;
+        this.#jobs.delete(message.id);
+        this.#finish(job, message.outcome);
+        return;
+      }
+    }
+  }
+
+  async #waitForEndpoint(id: number, wait: number): Promise<void> {
+    const job = this.#jobs.get(id);
+    const gate: EndpointGate | undefined = job?.hooks.endpoint;
+    if (!job || !gate) {
+      this.#send({ type: 'endpoint-up', wait, waited: false });
+      return;
+    }
+    const controller = new AbortController();
+    job.waits.set(wait, controller);
+    const waiting = gate.waitUntilUp(controller.signal);
+    // The run process reads downSince between its tries: told as soon as the wait knows it.
+    queueMicrotask(() => this.#send({ type: 'endpoint-state', downSince: gate.downSince?.toISOString() }));
+    try {
+      const waited = await waiting;
+      this.#send({ type: 'endpoint-up', wait, waited });
+    } catch (err) {
+      this.#send({ type: 'endpoint-failed', wait, message: err instanceof Error ? err.message : String(err) });
+    } finally {
+      job.waits.delete(wait);
+      this.#send({ type: 'endpoint-state', downSince: gate.downSince?.toISOString() });
+    }
+  }
+
+  #finish(job: PendingJob, outcome: RunOutcome): void {
+    job.detach();
+    for (const wait of job.waits.values()) wait.abort();
+    job.resolve(outcome);
+  }
+
+  /** The process is gone (or going): the jobs it never answered fail, to be run again by catch-up. */
+  #end(reason: string): void {
+    this.#exitReason ??= reason;
+    for (const [id, job] of this.#jobs) {
+      this.#jobs.delete(id);
+      this.#finish(job, {
+        runId: job.runId ?? `run-process-${this.#child.pid ?? 'unstarted'}`,
+        status: 'failed',
+        error: `${reason} before the run ended`,
+        reportProblem: 'the run process ended, so no failure report was written',
+      });
+    }
+  }
+}
+
+/** A line of the run process's log, logged by the daemon's logger: one log, one writer. */
+export function relog(log: Logger, line: string): void {
+  let fields: Record<string, unknown>;
+  try {
+    fields = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    log.warn({ line: line.slice(0, 2000) }, 'the run process logged a line that is not JSON');
+    return;
+  }
+  const { level, time: _time, pid: _pid, msg, ...rest } = fields;
+  const label = typeof level === 'string' && level in log.levels.values ? (level as 'info') : 'info';
+  log[label](rest, typeof msg === 'string' ? msg : '');
+}

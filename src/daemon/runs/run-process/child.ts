@@ -1,0 +1,172 @@
+import type { EndpointGate } from '../../../agent/model/retry.js';
+import type { RunProgress } from '../../../agent/progress.js';
+import { ModelError } from '../../../agent/types.js';
+import { createLogger, type Logger } from '../../../log.js';
+import { retrySummary, summarizeMeeting, type RunOutcome } from '../../../meeting/pipeline.js';
+import { createRuntime, type Runtime } from '../../../runtime.js';
+import type { FromRunProcess, ToRunProcess, TrustState } from './messages.js';
+
+/**
+ * The run process (docs/design.md §8): the daemon forks it for its first job and tells it to
+ * end once idle. It builds its own runtime from the daemon's configuration and runs the jobs
+ * it is given; its log lines, progress, writes and endpoint waits go to the daemon over the
+ * IPC channel. Signals are the daemon's to act on: Ctrl-C in a terminal and systemd's stop
+ * reach the whole group, and the daemon's stop decides what becomes of a running meeting.
+ */
+
+// A second Ctrl-C ends the daemon at once, and with it this channel (below).
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => undefined);
+
+let inFlight = 0;
+let exiting = false;
+
+function send(message: FromRunProcess): void {
+  if (!process.connected) return;
+  inFlight++;
+  process.send!(message, undefined, {}, () => {
+    inFlight--;
+    if (exiting && inFlight === 0) process.exit(0);
+  });
+}
+
+// The daemon is gone (killed, crashed): so is the point of any run here.
+process.on('disconnect', () => process.exit(0));
+
+/** The daemon's clock and timers are its own; here a run's wait for the endpoint asks the daemon. */
+/** The waits of every job, numbered once for the process: the daemon's answer names only the wait. */
+let nextWait = 1;
+
+class DaemonGate implements EndpointGate {
+  downSince: Date | undefined;
+  readonly #waits = new Map<number, { resolve(waited: boolean): void; reject(err: Error): void }>();
+
+  constructor(private readonly id: number) {}
+
+  waitUntilUp(signal?: AbortSignal): Promise<boolean> {
+    const wait = nextWait++;
+    return new Promise<boolean>((resolve, reject) => {
+      const aborted = () => reject(new ModelError('The wait for the model endpoint was aborted.', { kind: 'aborted' }));
+      if (signal?.aborted) return aborted();
+      const onAbort = () => {
+        this.#waits.delete(wait);
+        aborted();
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const done = () => signal?.removeEventListener('abort', onAbort);
+      this.#waits.set(wait, {
+        resolve: (waited) => (done(), resolve(waited)),
+        reject: (err) => (done(), reject(err)),
+      });
+      send({ type: 'endpoint-wait', id: this.id, wait });
+    });
+  }
+
+  answer(wait: number, result: { waited: boolean } | { message: string }): void {
+    const waiter = this.#waits.get(wait);
+    if (!waiter) return;
+    this.#waits.delete(wait);
+    if ('waited' in result) waiter.resolve(result.waited);
+    else waiter.reject(new ModelError(result.message, { kind: 'aborted' }));
+  }
+}
+
+interface Job {
+  abort: AbortController;
+  stopWaiting: AbortController;
+  gate: DaemonGate;
+}
+
+const jobs = new Map<number, Job>();
+let runtime: Runtime | undefined;
+let started: Promise<Runtime> | undefined;
+
+function applyTrust(rt: Runtime, trust: TrustState | undefined): void {
+  if (trust) rt.caches.watch.trust(trust.folders, trust.maxTrustMs !== undefined ? { maxTrustMs: trust.maxTrustMs } : {});
+  else rt.caches.watch.stopTrusting();
+}
+
+async function start(message: Extract<ToRunProcess, { type: 'start' }>): Promise<Runtime> {
+  const { config } = message;
+  const log: Logger = createLogger({
+    level: config.settings.Logging.Level,
+    destination: { write: (line: string) => send({ type: 'log', line }) },
+    secrets: [config.apiKey, config.settings.Http.Token],
+  });
+  // The daemon's idle minute ends this process; its caches are let go with it.
+  const rt = await createRuntime(config, { log, caches: { idleMs: 2 ** 31 - 1 } });
+  rt.vault.onWrite((path, content) => send({ type: 'write', path, content }));
+  applyTrust(rt, message.trust);
+  runtime = rt;
+  return rt;
+}
+
+async function run(message: Extract<ToRunProcess, { type: 'run' }>): Promise<void> {
+  const rt = await started!;
+  const job: Job = { abort: new AbortController(), stopWaiting: new AbortController(), gate: new DaemonGate(message.id) };
+  if (message.endpointDownSince) job.gate.downSince = new Date(message.endpointDownSince);
+  jobs.set(message.id, job);
+  const deps = {
+    ...rt.pipeline,
+    endpoint: job.gate,
+    onProgress: (runId: string, event: RunProgress) => send({ type: 'progress', id: message.id, runId, event }),
+  };
+  const options = { signal: job.abort.signal, stopWaiting: job.stopWaiting.signal, ...(message.trigger !== undefined && { trigger: message.trigger }) };
+  let outcome: RunOutcome;
+  try {
+    outcome = message.kind === 'summarize' ? await summarizeMeeting(deps, message.path, options) : await retrySummary(deps, message.path, options);
+  } catch (err) {
+    // The pipeline answers for a meeting's own problems; this is a fault of ours, said as one.
+    rt.log.error({ err }, 'a run failed unexpectedly');
+    outcome = { runId: 'unknown', status: 'failed', error: `unexpected error: ${err instanceof Error ? err.message : String(err)}`, reportProblem: 'the run ended unexpectedly' };
+  } finally {
+    jobs.delete(message.id);
+  }
+  send({ type: 'outcome', id: message.id, outcome });
+}
+
+async function exit(): Promise<void> {
+  // What the vault still does after a run's write (a late write merged, docs/design.md §1)
+  // ends here, as the daemon's own stop waits for it in its process.
+  await runtime?.vault.settled({ now: true });
+  await runtime?.caches.release();
+  exiting = true;
+  if (inFlight === 0) process.exit(0);
+}
+
+process.on('message', (message: ToRunProcess) => {
+  switch (message.type) {
+    case 'start':
+      started = start(message);
+      started.catch((err: unknown) => {
+        process.stderr.write(`meeting-assistant run process: could not start: ${err instanceof Error ? err.stack : String(err)}\n`);
+        process.exit(1);
+      });
+      return;
+    case 'run':
+      void run(message);
+      return;
+    case 'abort':
+      jobs.get(message.id)?.abort.abort();
+      return;
+    case 'stop-waiting':
+      jobs.get(message.id)?.stopWaiting.abort();
+      return;
+    case 'endpoint-up':
+    case 'endpoint-failed':
+      for (const job of jobs.values()) job.gate.answer(message.wait, message.type === 'endpoint-up' ? { waited: message.waited } : { message: message.message });
+      return;
+    case 'endpoint-state':
+      for (const job of jobs.values()) job.gate.downSince = message.downSince ? new Date(message.downSince) : undefined;
+      return;
+    case 'invalidate':
+      runtime?.caches.watch.invalidate(message.path);
+      return;
+    case 'trust':
+      if (runtime) applyTrust(runtime, message.trust);
+      else void started?.then((rt) => applyTrust(rt, message.trust));
+      return;
+    case 'exit':
+      void exit();
+      return;
+  }
+});

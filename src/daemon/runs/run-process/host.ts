@@ -1,0 +1,143 @@
+import type { AppConfig } from '../../../config.js';
+import { openProcessBase } from '../../../process-base.js';
+import { FileWatch, type TrustOptions } from '../../../tools/file-cache.js';
+import { DEFAULT_IDLE_RELEASE_MS, type IdleTimers } from '../../../tools/run-caches.js';
+import type { Vault, WriteListener } from '../../../vault/vault.js';
+import type { MeetingRuns } from '../job-runner.js';
+import type { RunPlace, RunPlaceOptions } from '../run-place.js';
+import { RunProcess, spawnRunChild, type SpawnRunChild } from './child-process.js';
+import type { TrustState } from './messages.js';
+
+/**
+ * The daemon's runs in the run process (docs/design.md §8): started for the first job, shared
+ * by every job while one runs, ended a minute (`idleMs`) after the last one. Everything a run
+ * loads and builds (the model client, the agent, the tools' caches, the search threads, the
+ * tokenizer, their compiled code) lives and dies with it, so the idle daemon holds only what
+ * watching, catch-up and the HTTP API need.
+ */
+
+const realTimers: IdleTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/** `MEETING_ASSISTANT_IDLE_RELEASE_MS`: a shorter idle minute, so tests of the real daemon need not wait one. */
+export function idleReleaseFromEnv(env: Record<string, string | undefined>): { idleMs?: number } {
+  const ms = Number(env.MEETING_ASSISTANT_IDLE_RELEASE_MS);
+  return Number.isFinite(ms) && ms > 0 ? { idleMs: ms } : {};
+}
+
+/** The watcher's trust, kept here and passed on to the run process's caches. */
+class ForwardedWatch extends FileWatch {
+  state: TrustState | undefined;
+
+  constructor(
+    vault: Vault,
+    private readonly forward: (state: TrustState | undefined) => void,
+  ) {
+    super(vault);
+  }
+
+  override trust(folders: readonly string[], options: TrustOptions = {}): void {
+    super.trust(folders, options);
+    this.state = { folders: [...folders], ...(options.maxTrustMs !== undefined && { maxTrustMs: options.maxTrustMs }) };
+    this.forward(this.state);
+  }
+
+  override stopTrusting(): void {
+    super.stopTrusting();
+    this.state = undefined;
+    this.forward(undefined);
+  }
+}
+
+export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & { spawn?: SpawnRunChild }): Promise<RunPlace> {
+  const base = await openProcessBase(config, { log: o.log, clock: o.clock, ...(o.fs ? { fs: o.fs } : {}) });
+  const idleMs = o.caches.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
+  const timers = o.caches.timers ?? realTimers;
+  const writeListeners: WriteListener[] = [];
+  const watch = new ForwardedWatch(base.vault, (state) => current?.trust(state));
+  // The daemon's own writes (imports, sessions) change what the run process may have cached.
+  watch.onInvalidate((p) => current?.invalidate(p));
+
+  let current: RunProcess | undefined;
+  let holds = 0;
+  let timer: unknown;
+  let closed = false;
+  let closing: Promise<void> | undefined;
+  let unheld: (() => void) | undefined;
+  const ending = new Set<Promise<void>>();
+
+  const cancelTimer = () => {
+    if (timer !== undefined) timers.clearTimeout(timer);
+    timer = undefined;
+  };
+  const endCurrent = (): Promise<void> => {
+    const child = current;
+    current = undefined;
+    if (!child) return Promise.resolve();
+    const ended = child.exit();
+    ending.add(ended);
+    void ended.finally(() => ending.delete(ended));
+    return ended;
+  };
+  const processForRun = (): RunProcess => {
+    if (current?.usable) return current;
+    if (current) void endCurrent();
+    current = new RunProcess({
+      config,
+      log: o.log,
+      trust: watch.state,
+      onWrite: (p, content) => {
+        for (const listener of writeListeners) listener(p, content);
+      },
+      spawn: o.spawn ?? spawnRunChild,
+    });
+    o.log.info({ pid: current.pid }, `run process started (pid ${current.pid ?? 'unknown'})`);
+    return current;
+  };
+  const idle = () => {
+    cancelTimer();
+    if (holds > 0 || closed || !current) return;
+    timer = timers.setTimeout(() => {
+      timer = undefined;
+      if (holds > 0 || !current) return;
+      // Told once the process has ended: what it held is gone from the machine by then.
+      void endCurrent().then(() => o.caches.onRelease?.());
+    }, idleMs);
+  };
+
+  const runs: MeetingRuns = {
+    summarize: (hooks, meetingPath, options) => processForRun().run('summarize', hooks, meetingPath, options),
+    retry: (hooks, summaryPath, options) => processForRun().run('retry', hooks, summaryPath, options),
+  };
+  return {
+    base,
+    watch,
+    runs,
+    onWrite: (listener) => {
+      writeListeners.push(listener);
+      base.vault.onWrite(listener);
+    },
+    hold: () => {
+      holds++;
+      cancelTimer();
+      let ended = false;
+      return () => {
+        if (ended) return;
+        ended = true;
+        holds--;
+        if (holds === 0) unheld?.();
+        idle();
+      };
+    },
+    close: () => {
+      closed = true;
+      cancelTimer();
+      // The stop's grace period lets running runs finish: the process ends after the last one.
+      const runsEnded = holds === 0 ? Promise.resolve() : new Promise<void>((resolve) => (unheld = resolve));
+      closing ??= runsEnded.then(endCurrent).then(() => Promise.all([...ending]).then(() => undefined));
+      return closing;
+    },
+  };
+}

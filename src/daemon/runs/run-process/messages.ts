@@ -1,0 +1,38 @@
+import type { RunProgress } from '../../../agent/progress.js';
+import type { AppConfig } from '../../../config.js';
+import type { RunOutcome } from '../../../meeting/pipeline.js';
+
+/**
+ * What the daemon and its run process say to each other over the IPC channel (structured
+ * clones, docs/design.md §8). A job has an id of the host's; an endpoint wait has one of the
+ * run process's.
+ */
+
+/** The watcher's trust, as the run process's caches apply it (tools/file-cache.ts). */
+export interface TrustState {
+  folders: string[];
+  maxTrustMs?: number;
+}
+
+export type ToRunProcess =
+  /** First message: the configuration the daemon read, and the watcher's trust so far. */
+  | { type: 'start'; config: AppConfig; trust: TrustState | undefined }
+  | { type: 'run'; id: number; kind: 'summarize' | 'retry'; path: string; trigger: string | undefined; endpointDownSince: string | undefined }
+  /** The run's signal (the grace period ended) or its stopWaiting (the daemon stops). */
+  | { type: 'abort' | 'stop-waiting'; id: number }
+  | { type: 'endpoint-up'; wait: number; waited: boolean }
+  | { type: 'endpoint-failed'; wait: number; message: string }
+  | { type: 'endpoint-state'; downSince: string | undefined }
+  | { type: 'invalidate'; path: string }
+  | { type: 'trust'; trust: TrustState | undefined }
+  /** Idle or stopping: let go and end. */
+  | { type: 'exit' };
+
+export type FromRunProcess =
+  /** One line of the run process's log, as JSON (the daemon logs it in its own log). */
+  | { type: 'log'; line: string }
+  | { type: 'progress'; id: number; runId: string; event: RunProgress }
+  /** A note the run process wrote (the daemon's triggers must know their own writes). */
+  | { type: 'write'; path: string; content: string }
+  | { type: 'endpoint-wait'; id: number; wait: number }
+  | { type: 'outcome'; id: number; outcome: RunOutcome };

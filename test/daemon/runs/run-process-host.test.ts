@@ -1,0 +1,238 @@
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import type { EndpointGate } from '../../../src/agent/model/retry.js';
+import type { RunHooks } from '../../../src/daemon/runs/job-runner.js';
+import type { RunPlace } from '../../../src/daemon/runs/run-place.js';
+import type { RunChild } from '../../../src/daemon/runs/run-process/child-process.js';
+import { runsInRunProcess } from '../../../src/daemon/runs/run-process/host.js';
+import type { FromRunProcess, ToRunProcess } from '../../../src/daemon/runs/run-process/messages.js';
+import { systemClock } from '../../../src/clock.js';
+import type { RunOutcome } from '../../../src/meeting/pipeline.js';
+import type { IdleTimers } from '../../../src/tools/run-caches.js';
+import { capturedLogger } from '../../helpers/captured-log.js';
+import { memoryFs, testConfig } from '../../helpers/memfs.js';
+
+/**
+ * The daemon's side of the run process (docs/design.md §8), with a stand-in child: what it is
+ * told, what it says back, when it is started and ended. The real child runs in
+ * test/integration/run-process.test.ts.
+ */
+
+class FakeChild extends EventEmitter implements RunChild {
+  static count = 0;
+  readonly pid = 1000 + ++FakeChild.count;
+  readonly sent: ToRunProcess[] = [];
+  killed: NodeJS.Signals[] = [];
+
+  send(message: ToRunProcess, callback?: (err: Error | null) => void): boolean {
+    this.sent.push(structuredClone(message));
+    callback?.(null);
+    // A real run process ends once told to (after letting go of its threads).
+    if (message.type === 'exit') queueMicrotask(() => this.emit('exit', 0, null));
+    return true;
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGTERM'): boolean {
+    this.killed.push(signal);
+    queueMicrotask(() => this.emit('exit', null, signal));
+    return true;
+  }
+
+  say(message: FromRunProcess): void {
+    this.emit('message', message);
+  }
+
+  runs(): Extract<ToRunProcess, { type: 'run' }>[] {
+    return this.sent.filter((m): m is Extract<ToRunProcess, { type: 'run' }> => m.type === 'run');
+  }
+}
+
+function manualTimers() {
+  const pending = new Map<number, () => void>();
+  let next = 1;
+  const timers: IdleTimers = {
+    setTimeout: (fn) => (pending.set(next, fn), next++),
+    clearTimeout: (handle) => void pending.delete(handle as number),
+  };
+  return {
+    timers,
+    get pending() {
+      return pending.size;
+    },
+    fireAll() {
+      const due = [...pending.values()];
+      pending.clear();
+      for (const fn of due) fn();
+    },
+  };
+}
+
+async function hostWith(options: { onRelease?: () => void } = {}) {
+  const children: FakeChild[] = [];
+  const clock = manualTimers();
+  const { log, lines } = capturedLogger('debug');
+  const place: RunPlace = await runsInRunProcess(testConfig({ Http: { Enabled: false } }), {
+    log,
+    clock: systemClock,
+    fs: memoryFs(),
+    caches: { timers: clock.timers, ...(options.onRelease && { onRelease: options.onRelease }) },
+    spawn: () => {
+      const child = new FakeChild();
+      children.push(child);
+      return child;
+    },
+  });
+  return { place, children, clock, lines };
+}
+
+const hooks = (over: Partial<RunHooks> = {}): RunHooks & { progress: unknown[] } => {
+  const progress: unknown[] = [];
+  return { progress, onProgress: (runId, event) => progress.push({ runId, event }), ...over };
+};
+
+const done = (runId: string): RunOutcome => ({ runId, status: 'done', summaryPath: '/vault/Meetings/Summaries/A.md' });
+
+describe('the run process as the daemon holds it', () => {
+  it('is started for the first run, told the configuration first, shared by a second run; its progress, writes and log lines reach the daemon', async () => {
+    const { place, children, lines } = await hostWith();
+    const writes: string[] = [];
+    place.onWrite((p) => writes.push(p));
+    const h = hooks();
+    const first = place.runs.summarize(h, '/vault/Meetings/A.md', { trigger: 'transcript' });
+    const second = place.runs.retry(hooks(), '/vault/Meetings/Summaries/B.md', {});
+    expect(children).toHaveLength(1);
+    const child = children[0]!;
+    expect(child.sent[0]).toMatchObject({ type: 'start', config: { settings: { Http: { Enabled: false } } } });
+    expect(child.runs().map((r) => [r.kind, r.path, r.trigger])).toEqual([
+      ['summarize', '/vault/Meetings/A.md', 'transcript'],
+      ['retry', '/vault/Meetings/Summaries/B.md', undefined],
+    ]);
+    const [a, b] = child.runs();
+    child.say({ type: 'progress', id: a!.id, runId: 'r1', event: { kind: 'turn', turn: 1, maxTurns: 40 } });
+    child.say({ type: 'write', path: '/vault/Meetings/Summaries/A.md', content: '---\nstatus: done\n---\n' });
+    child.say({ type: 'log', line: JSON.stringify({ level: 'warn', time: '2026-01-01T00:00:00.000Z', pid: child.pid, runId: 'r1', msg: 'from the run' }) });
+    child.say({ type: 'log', line: 'not json' });
+    child.say({ type: 'outcome', id: a!.id, outcome: done('r1') });
+    child.say({ type: 'outcome', id: b!.id, outcome: done('r2') });
+    expect(await first).toEqual(done('r1'));
+    expect(await second).toEqual(done('r2'));
+    expect(h.progress).toEqual([{ runId: 'r1', event: { kind: 'turn', turn: 1, maxTurns: 40 } }]);
+    expect(writes).toEqual(['/vault/Meetings/Summaries/A.md']);
+    const relogged = lines.find((l) => l.msg === 'from the run');
+    // One log, one writer: the daemon's pid and time, the run's own fields.
+    expect(relogged).toMatchObject({ level: 'warn', runId: 'r1', pid: process.pid });
+    expect(relogged?.time).not.toBe('2026-01-01T00:00:00.000Z');
+    expect(lines.some((l) => l.msg === 'the run process logged a line that is not JSON' && l.line === 'not json')).toBe(true);
+    expect(lines.some((l) => l.msg === `run process started (pid ${child.pid})`)).toBe(true);
+  });
+
+  it('ends it one idle period after the last run, says so once it has exited, and starts a new one for the next run; a run in between keeps it', async () => {
+    const released: number[] = [];
+    const { place, children, clock } = await hostWith({ onRelease: () => released.push(children[0]!.listenerCount('exit')) });
+    const hold = place.hold();
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', {});
+    const child = children[0]!;
+    child.say({ type: 'outcome', id: child.runs()[0]!.id, outcome: done('r1') });
+    await run;
+    hold();
+    expect(clock.pending).toBe(1);
+    // Another run before the idle period is over: the timer is off, the process stays.
+    const again = place.hold();
+    expect(clock.pending).toBe(0);
+    again();
+    clock.fireAll();
+    expect(child.sent.at(-1)).toEqual({ type: 'exit' });
+    await new Promise<void>((resolve) => child.once('exit', () => setImmediate(resolve)));
+    expect(released).toHaveLength(1);
+
+    const next = place.runs.summarize(hooks(), '/vault/Meetings/C.md', {});
+    expect(children).toHaveLength(2);
+    const second = children[1]!;
+    second.say({ type: 'outcome', id: second.runs()[0]!.id, outcome: done('r3') });
+    expect(await next).toEqual(done('r3'));
+    await place.close();
+    expect(second.sent.at(-1)).toEqual({ type: 'exit' });
+  });
+
+  it('a run process that dies under a run fails that run with the reason, for catch-up to run again; the next run gets a new process', async () => {
+    const { place, children } = await hostWith();
+    const h = hooks();
+    const run = place.runs.summarize(h, '/vault/Meetings/A.md', {});
+    const child = children[0]!;
+    child.say({ type: 'progress', id: child.runs()[0]!.id, runId: 'r9', event: { kind: 'turn', turn: 2, maxTurns: 40 } });
+    child.emit('exit', null, 'SIGKILL');
+    expect(await run).toEqual({
+      runId: 'r9',
+      status: 'failed',
+      error: 'the run process was ended by SIGKILL before the run ended',
+      reportProblem: 'the run process ended, so no failure report was written',
+    });
+    void place.runs.summarize(hooks(), '/vault/Meetings/B.md', {});
+    expect(children).toHaveLength(2);
+  });
+
+  it('passes the run’s abort and stop-waiting on, and answers its endpoint waits with the daemon’s gate', async () => {
+    const { place, children } = await hostWith();
+    let up!: (waited: boolean) => void;
+    const asked: AbortSignal[] = [];
+    const gate: { -readonly [K in keyof EndpointGate]: EndpointGate[K] } = {
+      downSince: new Date('2026-12-01T10:00:00Z'),
+      waitUntilUp: (signal) => {
+        asked.push(signal!);
+        return new Promise<boolean>((resolve) => (up = resolve));
+      },
+    };
+    const abort = new AbortController();
+    const stopWaiting = new AbortController();
+    const run = place.runs.summarize(hooks({ endpoint: gate }), '/vault/Meetings/A.md', { signal: abort.signal, stopWaiting: stopWaiting.signal });
+    const child = children[0]!;
+    const { id, endpointDownSince } = child.runs()[0]!;
+    expect(endpointDownSince).toBe('2026-12-01T10:00:00.000Z');
+    child.say({ type: 'endpoint-wait', id, wait: 7 });
+    expect(asked).toHaveLength(1);
+    await Promise.resolve();
+    expect(child.sent.at(-1)).toEqual({ type: 'endpoint-state', downSince: '2026-12-01T10:00:00.000Z' });
+    gate.downSince = undefined;
+    up(true);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(child.sent.slice(-2)).toEqual([
+      { type: 'endpoint-up', wait: 7, waited: true },
+      { type: 'endpoint-state', downSince: undefined },
+    ]);
+    stopWaiting.abort();
+    abort.abort();
+    expect(child.sent.slice(-2)).toEqual([
+      { type: 'stop-waiting', id },
+      { type: 'abort', id },
+    ]);
+    // A wait still open when the run ends is ended with it.
+    child.say({ type: 'endpoint-wait', id, wait: 8 });
+    child.say({ type: 'outcome', id, outcome: { runId: 'r1', status: 'failed', aborted: true } });
+    await run;
+    expect(asked[1]?.aborted).toBe(true);
+  });
+
+  it('forwards the watcher’s trust and the daemon’s own writes to the run process’s caches; the stop ends the process only after the runs that hold it', async () => {
+    const { place, children } = await hostWith();
+    place.watch.trust(['/vault/Projects', '/vault/Meetings/Summaries'], { maxTrustMs: 1000 });
+    const hold = place.hold();
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', {});
+    const child = children[0]!;
+    expect(child.sent[0]).toMatchObject({ type: 'start', trust: { folders: ['/vault/Projects', '/vault/Meetings/Summaries'], maxTrustMs: 1000 } });
+    await place.base.vault.write('/vault/Projects/Alpha/notes.md', 'x\n');
+    expect(child.sent).toContainEqual({ type: 'invalidate', path: '/vault/Projects/Alpha/notes.md' });
+    place.watch.stopTrusting();
+    expect(child.sent.at(-1)).toEqual({ type: 'trust', trust: undefined });
+
+    let closed = false;
+    const closing = place.close().then(() => (closed = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closed).toBe(false);
+    expect(child.sent.some((m) => m.type === 'exit')).toBe(false);
+    child.say({ type: 'outcome', id: child.runs()[0]!.id, outcome: done('r1') });
+    await run;
+    hold();
+    await closing;
+    expect(child.sent.at(-1)).toEqual({ type: 'exit' });
+  });
+});

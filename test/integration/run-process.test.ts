@@ -1,0 +1,137 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+
+/**
+ * The run process (docs/design.md §8): the real daemon runs each meeting in a process of its
+ * own that ends at the idle release. What a person sees is the same daemon (one log, one
+ * status), whatever happens to either process: a kill of the daemon ends its run process too,
+ * Ctrl-C at a terminal (the whole group) is the daemon's graceful stop, and a run process
+ * killed on its own fails the meeting it had, not the daemon.
+ */
+
+const file = daemonTestFile();
+let setup: DaemonSetup;
+let daemon: DaemonProcess;
+
+const IDLE_ENV = { MEETING_ASSISTANT_IDLE_RELEASE_MS: '1500' };
+
+/** Alive and not a zombie waiting for a parent to reap it. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+async function runProcessPid(d: DaemonProcess, after = 0): Promise<number> {
+  const line = await waitFor(() => d.logs.slice(after).find((l) => l.msg?.startsWith('run process started')), 'the run process to start');
+  return line.pid as number;
+}
+
+function meeting(s: DaemonSetup, name: string, state = 'finished'): void {
+  s.write(`Meetings/${name}.md`, meetingNote(name));
+  s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, state));
+}
+
+describe('daemon process: meetings in the run process', () => {
+  it('runs a meeting in a process of its own whose log lines are the daemon’s, ends it at the idle release, starts another for the next meeting', async () => {
+    file.server.setFallback(summarizingModel());
+    setup = await daemonSetup(file.server);
+    daemon = await startDaemonProcess({ configPath: setup.configPath, env: IDLE_ENV });
+    meeting(setup, 'First');
+    const first = await runProcessPid(daemon);
+    expect(first).not.toBe(daemon.child.pid);
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/First.md')?.status === 'done', 'the first summary');
+    await daemon.waitForLog((l) => l.msg?.startsWith('summary written: ') === true, 10_000, 'the daemon’s line for the outcome');
+    // The run's own lines (the pipeline logs them in the run process) are in the daemon's log.
+    const started = daemon.logs.find((l) => l.msg === 'run started' && l.meeting === 'Meetings/First.md');
+    expect(started).toMatchObject({ level: 'info', pid: daemon.child.pid });
+    expect(typeof started?.runId).toBe('string');
+    expect(daemon.logs.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('summary written: '))).toHaveLength(1);
+
+    const release = await daemon.waitForLog((l) => l.msg?.startsWith('idle: let go') === true, 15_000, 'the idle release');
+    expect(release.pid).toBe(daemon.child.pid);
+    await waitFor(() => !alive(first), 'the run process to be gone after the idle release', 5000);
+    expect(alive(daemon.child.pid!)).toBe(true);
+
+    const seen = daemon.logs.length;
+    meeting(setup, 'Second');
+    const second = await runProcessPid(daemon, seen);
+    expect(second).not.toBe(first);
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Second.md')?.status === 'done', 'the second summary');
+  }, 60_000);
+
+  it('the daemon killed on its own (SIGKILL to its pid only): its run process ends too, and the next start resumes the meeting', async () => {
+    file.server.setFallback({ hang: true });
+    setup = await daemonSetup(file.server);
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const seen = file.server.modelRequests().length;
+    meeting(setup, 'Orphan');
+    const runPid = await runProcessPid(daemon);
+    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model');
+    process.kill(daemon.child.pid!, 'SIGKILL');
+    await daemon.exited;
+    await waitFor(() => !alive(runPid), 'the run process to end with the daemon', 5000);
+    expect(dataOf(setup, 'Meetings/Summaries/Orphan.md')?.status).not.toBe('done');
+
+    file.server.setFallback(summarizingModel());
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Orphan.md')?.status === 'done', 'the summary after the restart');
+    expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Orphan.md' && l.trigger === 'catch-up')).toBe(true);
+  }, 60_000);
+
+  it('Ctrl-C at a terminal (SIGINT to the whole group) is the daemon’s graceful stop: the run process is not cut off, the run finishes, exit 0', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    file.server.setFallback({ handler: async () => (await released, summarizingModel()) });
+    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 } });
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const seen = file.server.modelRequests().length;
+    meeting(setup, 'Group');
+    const runPid = await runProcessPid(daemon);
+    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model');
+    process.kill(-daemon.child.pid!, 'SIGINT');
+    await daemon.waitForLog((l) => l.msg?.startsWith('waiting for 1 run') === true, 10_000, 'the stop waiting for the run');
+    expect(alive(runPid)).toBe(true);
+    release();
+    const exit = await daemon.exited;
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(dataOf(setup, 'Meetings/Summaries/Group.md')?.status).toBe('done');
+    expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 1, aborted: 0 });
+    await waitFor(() => !alive(runPid), 'the run process to have ended', 5000);
+  }, 60_000);
+
+  it('the run process killed on its own: the daemon stays up, says what happened, runs the next meeting in a new run process and the failed one again at its next start', async () => {
+    file.server.setFallback({ hang: true });
+    setup = await daemonSetup(file.server);
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const seen = file.server.modelRequests().length;
+    meeting(setup, 'Killed');
+    const runPid = await runProcessPid(daemon);
+    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model');
+    process.kill(runPid, 'SIGKILL');
+    const failed = await daemon.waitForLog((l) => l.msg?.startsWith('meeting failed: Meetings/Killed.md') === true, 10_000, 'the failure');
+    expect(failed.msg).toContain('the run process was ended by SIGKILL before the run ended');
+    expect(failed.msg).toContain('tried again at the next catch-up');
+
+    file.server.setFallback(summarizingModel());
+    const after = daemon.logs.length;
+    meeting(setup, 'Next');
+    const next = await runProcessPid(daemon, after);
+    expect(next).not.toBe(runPid);
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Next.md')?.status === 'done', 'the next meeting’s summary');
+    expect(alive(daemon.child.pid!)).toBe(true);
+
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Killed.md')?.status === 'done', 'the killed meeting summarized at the next start');
+  }, 60_000);
+});
