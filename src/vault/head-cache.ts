@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Vault } from './vault.js';
-import { isNotFound } from './fs.js';
+import { isNotFound, readTextIfExists, writeFileAtomic } from './fs.js';
 import { type FileVersion, fileVersion, versionKey } from './file-version.js';
 import { detached, readNoteHead } from './note-head.js';
 
@@ -44,18 +44,80 @@ export interface HeadCacheStats {
   read: number;
 }
 
+/** The first line of a spill file: a file of another shape is not read (a cold scan instead). */
+const SPILL_HEADER = 'meeting-assistant heads 1';
+
 export class HeadCache {
-  private readonly entries = new Map<string, Entry>();
+  private entries = new Map<string, Entry>();
   readonly stats: HeadCacheStats = { checked: 0, read: 0 };
+  /** Entries changed since the last spill. */
+  private dirty = false;
+  /** The entries are in the spill file, not here (at first: what an earlier daemon left there). */
+  private spilled: boolean;
 
   /**
    * @param keep the frontmatter keys worth remembering; a long-lived cache of a large vault
    *   keeps only these (default: every key).
+   * @param spillFile where the entries wait between two scans (`spill`, `restore`), so that an
+   *   idle daemon does not hold a large vault's heads in memory (docs/design.md §8); default
+   *   none: they stay in memory.
    */
   constructor(
     private readonly vault: Vault,
     private readonly keep?: readonly string[],
-  ) {}
+    private readonly spillFile?: string,
+  ) {
+    this.spilled = spillFile !== undefined;
+  }
+
+  /**
+   * Back from the spill file before a scan. A file that is missing, unreadable or of another
+   * shape leaves the cache empty: the scan reads every note, as the first one after a start
+   * without the file does. An entry read back is trusted no more than one kept in memory: its
+   * file version is compared before use.
+   */
+  async restore(): Promise<void> {
+    if (!this.spillFile || !this.spilled) return;
+    this.spilled = false;
+    const text = await readTextIfExists(this.vault.fs, this.spillFile).catch(() => undefined);
+    const entries = new Map<string, Entry>();
+    if (text?.startsWith(`${SPILL_HEADER}\n`)) {
+      try {
+        const pairs = JSON.parse(text.slice(SPILL_HEADER.length + 1)) as unknown;
+        if (Array.isArray(pairs)) {
+          for (const pair of pairs) {
+            if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string' && pair[1].includes('\n')) {
+              entries.set(this.vault.abs(pair[0]), pair[1]);
+            }
+          }
+        }
+      } catch {
+        // A torn or foreign file: the scan reads every note.
+      }
+    }
+    // What was learnt while spilled (a note looked at between scans) is newer than the file.
+    for (const [key, entry] of this.entries) entries.set(key, entry);
+    this.entries = entries;
+  }
+
+  /**
+   * Out to the spill file after a scan (written only when something changed), and dropped from
+   * memory. When the file cannot be written (a read-only state folder) the entries stay here.
+   */
+  async spill(): Promise<void> {
+    if (!this.spillFile) return;
+    if (this.dirty) {
+      const pairs = [...this.entries].map(([abs, entry]) => [this.vault.rel(abs), entry]);
+      try {
+        await writeFileAtomic(this.vault.fs, this.spillFile, `${SPILL_HEADER}\n${JSON.stringify(pairs)}`);
+      } catch {
+        return;
+      }
+    }
+    this.dirty = false;
+    this.spilled = true;
+    this.entries = new Map();
+  }
 
   /** The keys a long-lived cache keeps; its entries hold them as a copy (encode), not views of the note's text. */
   private slim(data: Record<string, unknown>): Record<string, unknown> {
@@ -95,7 +157,7 @@ export class HeadCache {
       stat = await this.vault.fs.stat(absPath);
     } catch (err) {
       if (isNotFound(err) || (err as { code?: string }).code === 'ENOTDIR') {
-        this.entries.delete(absPath);
+        this.forget(absPath);
         return undefined;
       }
       throw err;
@@ -110,13 +172,18 @@ export class HeadCache {
       head = { ok: true, data: this.slim((await readNoteHead(this.vault.fs, absPath, this.vault.rel(absPath))).data) };
     } catch (err) {
       if (isNotFound(err)) {
-        this.entries.delete(absPath);
+        this.forget(absPath);
         return undefined;
       }
       head = { ok: false, error: err instanceof Error ? err.message : String(err) };
     }
     this.entries.set(absPath, encode(version, head));
+    this.dirty = true;
     return head;
+  }
+
+  private forget(absPath: string): void {
+    if (this.entries.delete(absPath)) this.dirty = true;
   }
 
   /** A signature of the notes' current versions (for "nothing changed since we tried"). */
@@ -132,7 +199,7 @@ export class HeadCache {
   /** Forget notes below `folder` that a listing no longer shows, so deleted files do not pile up. */
   pruneUnder(folder: string, listed: Set<string>): void {
     const prefix = folder.endsWith(path.sep) ? folder : folder + path.sep;
-    for (const key of this.entries.keys()) if (key.startsWith(prefix) && !listed.has(key)) this.entries.delete(key);
+    for (const key of this.entries.keys()) if (key.startsWith(prefix) && !listed.has(key)) this.forget(key);
   }
 
   resetStats(): void {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readText } from '../../src/vault/fs.js';
 import { HeadCache } from '../../src/vault/head-cache.js';
 import { factsFromData, readNoteHead } from '../../src/vault/note-head.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
@@ -68,5 +69,76 @@ describe('a head looked at again, unchanged', () => {
     heads.resetStats();
     expect([await heads.get(a), await heads.get(b)]).toEqual(first);
     expect(heads.stats).toEqual({ checked: 2, read: 0 });
+  });
+});
+
+describe('heads that wait on disk between scans (docs/design.md §8)', () => {
+  const SPILL = '/vault/.meeting-assistant/catch-up-heads.json';
+  const COUNT = 30;
+  const files = () => {
+    const all: Record<string, string> = {};
+    for (let i = 0; i < COUNT; i++) all[`Meetings/Transcripts/T ${i}.md`] = `---\nstate: finished\nmeeting: "[[M ${i}]]"\n---\nbody\n`;
+    return all;
+  };
+  const lookAll = async (heads: HeadCache, vault: ReturnType<typeof memoryVault>) => {
+    heads.beginPass();
+    for (let i = 0; i < COUNT; i++) await heads.get(vault.abs(`Meetings/Transcripts/T ${i}.md`));
+    heads.endPass();
+    return { ...heads.stats };
+  };
+
+  it('leave memory after a scan and come back for the next, which then reads no unchanged note; a daemon started later finds them too', async () => {
+    const vault = memoryVault(files());
+    const heads = new HeadCache(vault, ['state', 'meeting'], SPILL);
+    await heads.restore();
+    expect(await lookAll(heads, vault)).toEqual({ checked: COUNT, read: COUNT });
+    await heads.spill();
+    expect(heads.size).toBe(0);
+    expect((await readText(vault.fs, SPILL)).startsWith('meeting-assistant heads 1\n')).toBe(true);
+    await heads.restore();
+    expect(heads.size).toBe(COUNT);
+    expect(await lookAll(heads, vault)).toEqual({ checked: COUNT, read: 0 });
+    await heads.spill();
+
+    // A note changed meanwhile is read again: a restored entry is checked like one kept in memory.
+    await vault.fs.writeFile(vault.abs('Meetings/Transcripts/T 3.md'), '---\nstate: transcribing\n---\nchanged\n');
+    const next = new HeadCache(vault, ['state', 'meeting'], SPILL);
+    await next.restore();
+    expect(await lookAll(next, vault)).toEqual({ checked: COUNT, read: 1 });
+    expect(await next.get(vault.abs('Meetings/Transcripts/T 3.md'))).toEqual({ ok: true, data: { state: 'transcribing' } });
+  });
+
+  it('are written only when a scan changed them, and a torn or foreign file means a scan that reads every note', async () => {
+    const vault = memoryVault(files());
+    const heads = new HeadCache(vault, ['state'], SPILL);
+    await heads.restore();
+    await lookAll(heads, vault);
+    await heads.spill();
+    await heads.restore();
+    await lookAll(heads, vault);
+    await vault.fs.unlink(SPILL);
+    await heads.spill();
+    await expect(vault.fs.stat(SPILL)).rejects.toThrow();
+
+    for (const text of ['meeting-assistant heads 1\n[["Meetings/Transcripts/T 1.md", "1:2', 'something else\n[]', 'meeting-assistant heads 1\n{"a":1}']) {
+      await vault.fs.writeFile(SPILL, text);
+      const fresh = new HeadCache(vault, ['state'], SPILL);
+      await fresh.restore();
+      expect(await lookAll(fresh, vault)).toEqual({ checked: COUNT, read: COUNT });
+    }
+  });
+
+  it('stay in memory when the file cannot be written', async () => {
+    const vault = memoryVault(files());
+    const heads = new HeadCache(vault, ['state'], SPILL);
+    await heads.restore();
+    await lookAll(heads, vault);
+    const rename = vault.fs.rename.bind(vault.fs);
+    (vault.fs as { rename: typeof rename }).rename = () => Promise.reject(Object.assign(new Error('read-only'), { code: 'EROFS' }));
+    await heads.spill();
+    expect(heads.size).toBe(COUNT);
+    (vault.fs as { rename: typeof rename }).rename = rename;
+    await heads.restore();
+    expect(await lookAll(heads, vault)).toEqual({ checked: COUNT, read: 0 });
   });
 });

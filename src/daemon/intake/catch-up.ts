@@ -1,7 +1,9 @@
+import path from 'node:path';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Vault } from '../../vault/vault.js';
 import { HeadCache } from '../../vault/head-cache.js';
+import { STATE_FOLDER } from '../../vault/state.js';
 import { EndpointReports } from './endpoint-reports.js';
 import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from '../../vault/locate-meeting.js';
 import type { Job } from '../runs/queue.js';
@@ -39,6 +41,9 @@ export interface ScanResult {
 type Found = { job: Job; signature: string } | { problem: string; job?: Job; signature?: string };
 
 /** The frontmatter keys a scan needs: states and the links between a meeting's notes. */
+/** The catch-up's heads between scans, in the state folder. */
+export const HEADS_FILE = 'catch-up-heads.json';
+
 export const SCAN_KEYS = ['state', 'status', 'retry', 'meeting', 'transcript', 'context', 'retry_when'] as const;
 
 /** Notes looked at concurrently: file system latency, not CPU, is what a scan waits on. */
@@ -77,7 +82,8 @@ export class CatchUp {
   private readonly endpointReports: EndpointReports;
 
   constructor(private readonly options: CatchUpOptions) {
-    this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS);
+    // Between scans the heads wait on disk: an idle daemon does not hold 16,000 of them (§8).
+    this.heads = options.heads ?? new HeadCache(options.vault, SCAN_KEYS, path.join(options.vault.root, STATE_FOLDER, HEADS_FILE));
     this.endpointReports = new EndpointReports(options.vault, this.heads);
     this.unreported = new UnreportedRuns(options.vault, options.log);
   }
@@ -90,6 +96,7 @@ export class CatchUp {
     const { vault } = this.options;
     const { folders } = vault.layout;
     const heads = this.heads;
+    await heads.restore();
     heads.beginPass();
     try {
       const jobs = new Map<string, Job>();
@@ -140,6 +147,7 @@ export class CatchUp {
       return { jobs: [...jobs.values()], checked: heads.stats.checked, read: heads.stats.read, problems };
     } finally {
       heads.endPass();
+      await heads.spill();
     }
   }
 

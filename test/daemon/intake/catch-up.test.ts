@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readText } from '../../../src/vault/fs.js';
 import { CatchUp, UNREPORTED_TRIGGER } from '../../../src/daemon/intake/catch-up.js';
 import { readFrontmatterText } from '../../../src/vault/note-head.js';
 import type { NoteFacts } from '../../../src/vault/note-head.js';
@@ -153,6 +154,23 @@ describe('catch-up scan', () => {
     await vault.write('/vault/Meetings/Transcripts/N3.md', transcript('N3', 'finished') + 'more words\n');
     const third = await catchUp.scan();
     expect(third.read).toBe(1);
+  });
+
+  it('holds no heads between scans: they wait in the state folder, and a catch-up made later (a restart) starts warm', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 20; i++) {
+      files[`Meetings/N${i}.md`] = meeting(`N${i}`);
+      files[`Meetings/Transcripts/N${i}.md`] = transcript(`N${i}`, 'finished');
+      files[`Meetings/Context/N${i}.md`] = context(`N${i}`, 'finished');
+    }
+    const { catchUp, vault } = setup(files);
+    expect((await catchUp.scan({ startup: true })).read).toBe(60);
+    expect(catchUp.heads.size).toBe(0);
+    expect(await readText(vault.fs, '/vault/.meeting-assistant/catch-up-heads.json')).toContain('Meetings/Transcripts/N7.md');
+    expect((await catchUp.scan()).read).toBe(0);
+    const restarted = new CatchUp({ vault, settings: config.settings, log: silentLogger, isQueued: () => false });
+    const warm = await restarted.scan({ startup: true });
+    expect(warm).toMatchObject({ checked: 60, read: 0, jobs: [] });
   });
 
   it('a broken meeting note is reported and enqueued once (its run writes the failure report), not every scan', async () => {
