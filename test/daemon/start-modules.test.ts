@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -33,4 +35,57 @@ describe('the packages a started daemon keeps loaded', () => {
     // The check sees CommonJS packages at all: pino is one, and the daemon logs with it.
     expect(loaded).toContain('pino');
   });
+});
+
+/**
+ * What the daemon's own process loads (docs/design.md §8): the runs are in the run process, so
+ * nothing of a run (the openai client, the pipeline, the tools, diff) and not fetch's undici,
+ * whose code and compiled parser cost about 8 MB: the probes the daemon makes go through node's
+ * HTTP client (agent/model/http-get.ts). A daemon is started on an empty vault with an endpoint
+ * that answers, does its start-up check and scan, and stops; a loader hook lists every module.
+ */
+describe('the modules the daemon’s own process loads', () => {
+  it('include nothing of a run and not fetch', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-modules-'));
+    try {
+      const list = path.join(dir, 'loaded.txt');
+      const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, url + '\\n'); return next(url, context); }`;
+      const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+      const script = `
+        import http from 'node:http';
+        const server = http.createServer((req, res) => res.end(JSON.stringify({ object: 'list', data: [{ id: 'm' }] })));
+        await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const probe = http.createServer();
+        await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+        const httpPort = probe.address().port;
+        await new Promise((resolve) => probe.close(resolve));
+        const { resolveConfig, releaseConfigSchemas } = await import(${JSON.stringify(dist('config.js'))});
+        const { startDaemon } = await import(${JSON.stringify(dist('daemon/daemon.js'))});
+        const { reportEndpointProblems } = await import(${JSON.stringify(dist('agent/model/endpoint-check.js'))});
+        const { silentLogger } = await import(${JSON.stringify(dist('log.js'))});
+        await import(${JSON.stringify(dist('commands/run.js'))});
+        const config = resolveConfig({ MeetingAssistant: { VaultPath: ${JSON.stringify(path.join(dir, 'vault'))}, Http: { Enabled: true, Port: httpPort },
+          Endpoint: { BaseUrl: 'http://127.0.0.1:' + server.address().port + '/v1', Model: 'm' } } });
+        releaseConfigSchemas();
+        const daemon = await startDaemon(config, { log: silentLogger, runProcess: true, schedule: false });
+        await daemon.startupScan;
+        await reportEndpointProblems(config, silentLogger);
+        const page = await new Promise((resolve) => http.get(daemon.http.url + '/healthz', (res) => { res.resume(); res.on('end', () => resolve(res.statusCode)); }));
+        await daemon.stop('test');
+        server.close();
+        console.log(JSON.stringify({ page, undici: process.moduleLoadList.some((m) => m.includes('undici')) }));
+      `;
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, '--input-type=module', '-e', script], { cwd: REPO });
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { page: number; undici: boolean };
+      expect(result.page).toBe(200);
+      expect(result.undici).toBe(false);
+      const loaded = readFileSync(list, 'utf8').split('\n').filter(Boolean);
+      // The check sees the daemon's modules at all.
+      expect(loaded.some((u) => u.endsWith('/dist/daemon/intake/catch-up.js'))).toBe(true);
+      const ofRuns = loaded.filter((u) => /\/node_modules\/(openai|diff|gpt-tokenizer)\/|\/dist\/(meeting|tools\/search\/search-tool|runtime\.js|agent\/loop)/.test(u));
+      expect(ofRuns).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -2,7 +2,8 @@ import { type Clock, systemClock } from '../../clock.js';
 import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import { causeChain, type Logger } from '../../log.js';
-import { MAX_ANSWER_BYTES, readCappedText } from './capped-text.js';
+import { MAX_ANSWER_BYTES } from './capped-text.js';
+import { fetchGet, type HttpAnswer, nodeGet } from './http-get.js';
 
 /**
  * Is the configured endpoint up, does it accept the key, does it list the model? One
@@ -62,23 +63,24 @@ function looksLikeOllama(config: AppConfig): boolean {
 }
 
 export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps = {}): Promise<EndpointOutcome> {
-  const doFetch = deps.fetch ?? fetch;
+  // The daemon's own process makes this check: node's HTTP client, not fetch (http-get.ts).
+  const get = deps.fetch ? fetchGet(deps.fetch) : nodeGet;
   const clock = deps.clock ?? systemClock;
   const timeoutMs = deps.timeoutMs ?? 5000;
   const url = `${baseUrl(config)}/models`;
 
   const started = clock().getTime();
-  let response: Response;
+  let response: HttpAnswer;
   try {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = deps.signal ? AbortSignal.any([deps.signal, timeout]) : timeout;
-    response = await doFetch(url, { headers: authHeaders(config), signal });
+    response = await get(url, { headers: authHeaders(config), signal });
   } catch (err) {
     return unreachable(config, url, timeoutMs, err);
   }
   const latency = clock().getTime() - started;
   // The run's cap holds for the model list too (docs/design.md §3 step 4).
-  const text = await readCappedText(response, MAX_ANSWER_BYTES, () => new Error('answer too large')).catch(() => '');
+  const text = await response.text(MAX_ANSWER_BYTES, () => new Error('answer too large')).catch(() => '');
 
   if (response.status === 401 || response.status === 403) return keyRefused(config, url, response.status, latency, text);
   if (!response.ok) {

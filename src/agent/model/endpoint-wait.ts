@@ -3,6 +3,7 @@ import { isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { authHeaders, baseUrl } from './endpoint-check.js';
+import { fetchGet, nodeGet } from './http-get.js';
 import { defaultSleep, type EndpointGate, type Sleep } from './retry.js';
 import { ModelError } from '../types.js';
 
@@ -75,12 +76,14 @@ export function isUnreachable(err: unknown): boolean {
 }
 
 /** `GET <BaseUrl>/models`: any answer, even a 401 or a 404, means the server is up. */
-export function modelsProbe(config: AppConfig, fetchFn: typeof fetch = fetch, timeoutMs = 5_000): (signal: AbortSignal) => Promise<boolean> {
+export function modelsProbe(config: AppConfig, fetchFn?: typeof fetch, timeoutMs = 5_000): (signal: AbortSignal) => Promise<boolean> {
   const url = `${baseUrl(config)}/models`;
+  // The daemon's own process probes: node's HTTP client, not fetch (http-get.ts).
+  const get = fetchFn ? fetchGet(fetchFn) : nodeGet;
   return async (signal) => {
     try {
-      const response = await fetchFn(url, { headers: authHeaders(config), signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
-      await response.body?.cancel().catch(() => undefined);
+      const response = await get(url, { headers: authHeaders(config), signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+      response.discard();
       return true;
     } catch (err) {
       // A port fetch refuses never answers: the run goes on and says so (blocked-port.ts).

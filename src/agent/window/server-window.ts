@@ -1,6 +1,7 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
-import { MAX_ANSWER_BYTES, readCappedText } from '../model/capped-text.js';
+import { MAX_ANSWER_BYTES } from '../model/capped-text.js';
+import { fetchGet, nodeGet } from '../model/http-get.js';
 
 /**
  * The context window the server really has (docs/design.md §3 step 8). Local servers often run
@@ -60,23 +61,24 @@ function positiveInt(value: unknown): number | undefined {
 type Json = Record<string, unknown>;
 
 async function getJson(options: ProbeOptions, url: string, init: { body?: unknown; timeoutMs?: number } = {}): Promise<Json | undefined> {
-  const doFetch = options.fetch ?? fetch;
+  // The daemon's own process asks too: node's HTTP client, not fetch (http-get.ts).
+  const get = options.fetch ? fetchGet(options.fetch) : nodeGet;
   try {
-    const response = await doFetch(url, {
+    const response = await get(url, {
       method: init.body !== undefined ? 'POST' : 'GET',
       headers: {
         ...(options.apiKey ? { Authorization: `Bearer ${options.apiKey}` } : {}),
         ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
       },
-      body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
+      ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
       signal: AbortSignal.timeout(init.timeoutMs ?? options.timeoutMs ?? 5000),
     });
     if (!response.ok) {
-      await response.body?.cancel().catch(() => undefined);
+      response.discard();
       return undefined;
     }
     // The run's cap holds for these answers too (docs/design.md §3 step 4): a server's info page is small.
-    const body = JSON.parse(await readCappedText(response, MAX_ANSWER_BYTES, () => new Error('info answer too large'))) as unknown;
+    const body = JSON.parse(await response.text(MAX_ANSWER_BYTES, () => new Error('info answer too large'))) as unknown;
     return body && typeof body === 'object' && !Array.isArray(body) ? (body as Json) : undefined;
   } catch {
     return undefined;
