@@ -22,7 +22,6 @@ import { RunBoard } from './runs/run-board.js';
 import { createEndpointWaiter, type EndpointWaitSettings } from './runs/endpoint-gate.js';
 import { RunHistory } from './runs/run-history.js';
 import { collectGarbage } from './runs/heap-collect.js';
-import { withoutOptimizingCompiler } from './runs/lean-code.js';
 import { createJobRunner, type PipelineFns } from './runs/job-runner.js';
 import { type RunPlace, runsInThisProcess } from './runs/run-place.js';
 import { runsInRunProcess } from './runs/run-process/host.js';
@@ -134,8 +133,6 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     },
     ...options.caches,
   };
-  // With the runs elsewhere, this process only waits: no optimizing compiler (runs/lean-code.ts).
-  if (options.runProcess && !options.runtime) withoutOptimizingCompiler();
   const placeOptions = { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches };
   const place =
     options.runProcess && !options.runtime
