@@ -76,6 +76,7 @@ describe('install-service --dry-run on Linux (systemd user unit)', () => {
       'NODE_OPTIONS=--max-semi-space-size=1',
       'MALLOC_TRIM_THRESHOLD_=131072',
       'MALLOC_MMAP_THRESHOLD_=131072',
+      'MALLOC_ARENA_MAX=2',
     ]);
     expect(unitLine(unit, 'KillSignal')).toEqual(['SIGTERM']);
     // Above Daemon.ShutdownGraceSeconds, so running summaries can finish.
