@@ -109,6 +109,27 @@ describe('daemon process: meetings in the run process', () => {
     await waitFor(() => !alive(runPid), 'the run process to have ended', 5000);
   }, 60_000);
 
+  it('a run process that no longer answers (frozen by SIGSTOP) at the stop: killed once the grace period and the abort’s answer time are over; the daemon stops cleanly, leaves no process, and the next start resumes the meeting', async () => {
+    file.server.setFallback({ hang: true });
+    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 1 } });
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const seen = file.server.modelRequests().length;
+    meeting(setup, 'Frozen');
+    const runPid = await runProcessPid(daemon);
+    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model');
+    process.kill(runPid, 'SIGSTOP');
+    expect(await daemon.stop('SIGTERM', 30_000)).toEqual({ code: 0, signal: null });
+    expect(alive(runPid)).toBe(false);
+    expect(daemon.logs.some((l) => l.msg?.startsWith('the stop did not finish'))).toBe(false);
+    expect(daemon.logs.some((l) => l.level === 'warn' && l.msg?.startsWith('the run process did not end its aborted run'))).toBe(true);
+    expect(daemon.logs.some((l) => l.msg === 'run stopped unfinished: Meetings/Frozen.md resumes at next start')).toBe(true);
+    expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 0, aborted: 1 });
+
+    file.server.setFallback(summarizingModel());
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Frozen.md')?.status === 'done', 'the summary after the restart');
+  }, 60_000);
+
   it('the run process killed on its own: the daemon stays up, says what happened, runs the next meeting in a new run process and the failed one again at its next start', async () => {
     file.server.setFallback({ hang: true });
     setup = await daemonSetup(file.server);

@@ -1,9 +1,9 @@
 import { EventEmitter } from 'node:events';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EndpointGate } from '../../../src/agent/model/retry.js';
 import type { RunHooks } from '../../../src/daemon/runs/job-runner.js';
 import type { RunPlace } from '../../../src/daemon/runs/run-place.js';
-import type { RunChild } from '../../../src/daemon/runs/run-process/child-process.js';
+import { ABORT_ANSWER_MS, type RunChild, STOP_EXIT_GRACE_MS } from '../../../src/daemon/runs/run-process/child-process.js';
 import { runsInRunProcess } from '../../../src/daemon/runs/run-process/host.js';
 import type { FromRunProcess, ToRunProcess } from '../../../src/daemon/runs/run-process/messages.js';
 import { systemClock } from '../../../src/clock.js';
@@ -23,12 +23,14 @@ class FakeChild extends EventEmitter implements RunChild {
   readonly pid = 1000 + ++FakeChild.count;
   readonly sent: ToRunProcess[] = [];
   killed: NodeJS.Signals[] = [];
+  /** Frozen (SIGSTOP) or busy: reads nothing, ends only when killed. */
+  frozen = false;
 
   send(message: ToRunProcess, callback?: (err: Error | null) => void): boolean {
     this.sent.push(structuredClone(message));
     callback?.(null);
     // A real run process ends once told to (after letting go of its threads).
-    if (message.type === 'exit') queueMicrotask(() => this.emit('exit', 0, null));
+    if (message.type === 'exit' && !this.frozen) queueMicrotask(() => this.emit('exit', 0, null));
     return true;
   }
 
@@ -67,7 +69,7 @@ function manualTimers() {
   };
 }
 
-async function hostWith(options: { onRelease?: () => void } = {}) {
+async function hostWith(options: { onRelease?: () => void; frozen?: boolean } = {}) {
   const children: FakeChild[] = [];
   const clock = manualTimers();
   const { log, lines } = capturedLogger('debug');
@@ -78,6 +80,7 @@ async function hostWith(options: { onRelease?: () => void } = {}) {
     caches: { timers: clock.timers, ...(options.onRelease && { onRelease: options.onRelease }) },
     spawn: () => {
       const child = new FakeChild();
+      child.frozen = options.frozen ?? false;
       children.push(child);
       return child;
     },
@@ -234,5 +237,62 @@ describe('the run process as the daemon holds it', () => {
     hold();
     await closing;
     expect(child.sent.at(-1)).toEqual({ type: 'exit' });
+  });
+});
+
+describe('a run process that does not answer', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('is killed when an aborted run has not ended soon after the abort: the run is stopped unfinished (resumed at next start), not a failure', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { place, children, lines } = await hostWith({ frozen: true });
+    const abort = new AbortController();
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', { signal: abort.signal });
+    const child = children[0]!;
+    child.say({ type: 'progress', id: child.runs()[0]!.id, runId: 'r5', event: { kind: 'turn', turn: 1, maxTurns: 40 } });
+    abort.abort();
+    expect(child.sent.at(-1)).toEqual({ type: 'abort', id: child.runs()[0]!.id });
+    vi.advanceTimersByTime(ABORT_ANSWER_MS - 1);
+    expect(child.killed).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(child.killed).toEqual(['SIGKILL']);
+    expect(await run).toEqual({ runId: 'r5', status: 'failed', aborted: true, error: 'the run process was ended by SIGKILL after the run was aborted' });
+    expect(lines.some((l) => l.level === 'warn' && l.msg === `the run process did not end its aborted run within ${ABORT_ANSWER_MS / 1000} s: killed (pid ${child.pid})`)).toBe(true);
+  });
+
+  it('is not killed when the aborted run answers in time', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { place, children } = await hostWith();
+    const abort = new AbortController();
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', { signal: abort.signal });
+    const child = children[0]!;
+    abort.abort();
+    child.say({ type: 'outcome', id: child.runs()[0]!.id, outcome: { runId: 'r1', status: 'failed', aborted: true } });
+    await run;
+    vi.advanceTimersByTime(ABORT_ANSWER_MS * 2);
+    expect(child.killed).toEqual([]);
+  });
+
+  it('is killed at the stop when it has not ended within the stop’s shorter grace, also when it was already ending after the idle period', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { place, children, clock } = await hostWith({ frozen: true });
+    const hold = place.hold();
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', {});
+    const child = children[0]!;
+    child.say({ type: 'outcome', id: child.runs()[0]!.id, outcome: done('r1') });
+    await run;
+    hold();
+    clock.fireAll();
+    expect(child.sent.at(-1)).toEqual({ type: 'exit' });
+    let closed = false;
+    const closing = place.close().then(() => (closed = true));
+    await vi.advanceTimersByTimeAsync(STOP_EXIT_GRACE_MS - 1);
+    expect(child.killed).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(child.killed).toEqual(['SIGKILL']);
+    await closing;
+    expect(closed).toBe(true);
   });
 });

@@ -37,6 +37,18 @@ export const spawnRunChild: SpawnRunChild = () =>
 /** How long an ended run process may take to let go of its threads before it is killed. */
 const EXIT_GRACE_MS = 10_000;
 
+/**
+ * How long an aborted run (the stop's grace period is over) may take to answer before its
+ * process is killed: a process that is frozen (SIGSTOP, swapped out) or busy in a loop never
+ * answers, and the stop must end before `run`'s own deadline kills the daemon (grace + 7 s,
+ * commands/run.ts) and leaves the child behind. Below the queue's 5 s wait for aborted runs,
+ * with room for the exit after it (`STOP_EXIT_GRACE_MS`).
+ */
+export const ABORT_ANSWER_MS = 3000;
+
+/** The exit's grace when the daemon stops: within the deadline above, after ABORT_ANSWER_MS. */
+export const STOP_EXIT_GRACE_MS = 3000;
+
 interface PendingJob {
   hooks: RunHooks;
   resolve(outcome: RunOutcome): void;
@@ -44,6 +56,8 @@ interface PendingJob {
   runId?: string;
   /** The endpoint waits this job asked for, by the run process's number. */
   waits: Map<number, AbortController>;
+  /** Set once the run was aborted: the kill of a process that does not answer in time. */
+  abortTimer?: NodeJS.Timeout;
   detach(): void;
 }
 
@@ -98,7 +112,10 @@ export class RunProcess {
   run(kind: 'summarize' | 'retry', hooks: RunHooks, target: string, options: RunOptions): Promise<RunOutcome> {
     const id = this.#nextId++;
     return new Promise<RunOutcome>((resolve) => {
-      const onAbort = () => this.#send({ type: 'abort', id });
+      const onAbort = () => {
+        this.#send({ type: 'abort', id });
+        this.#killUnlessAnswered(id);
+      };
       const onStopWaiting = () => this.#send({ type: 'stop-waiting', id });
       options.signal?.addEventListener('abort', onAbort, { once: true });
       options.stopWaiting?.addEventListener('abort', onStopWaiting, { once: true });
@@ -123,16 +140,33 @@ export class RunProcess {
     if (this.usable) this.#send({ type: 'trust', trust });
   }
 
-  /** Let go and end (no job may be running); killed if it has not ended within the grace. */
-  async exit(): Promise<void> {
+  /**
+   * Let go and end (no job may be running); killed if it has not ended within `graceMs`. Called
+   * again (the daemon stops while an idle process is still ending), the shorter grace holds.
+   */
+  async exit(graceMs = EXIT_GRACE_MS): Promise<void> {
     if (this.#exitReason === undefined) {
       this.#exitReason = 'the run process was ended';
       this.#send({ type: 'exit' });
     }
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), EXIT_GRACE_MS);
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
     timer.unref();
     await this.exited;
     clearTimeout(timer);
+  }
+
+  #killUnlessAnswered(id: number): void {
+    const job = this.#jobs.get(id);
+    if (!job || job.abortTimer) return;
+    job.abortTimer = setTimeout(() => {
+      if (!this.#jobs.has(id)) return;
+      this.#o.log.warn(
+        { pid: this.#child.pid, waitedMs: ABORT_ANSWER_MS },
+        `the run process did not end its aborted run within ${ABORT_ANSWER_MS / 1000} s: killed (pid ${this.#child.pid ?? 'unknown'})`,
+      );
+      this.#child.kill('SIGKILL');
+    }, ABORT_ANSWER_MS);
+    job.abortTimer.unref();
   }
 
   #send(message: ToRunProcess): void {
@@ -196,22 +230,28 @@ export class RunProcess {
   }
 
   #finish(job: PendingJob, outcome: RunOutcome): void {
+    clearTimeout(job.abortTimer);
     job.detach();
     for (const wait of job.waits.values()) wait.abort();
     job.resolve(outcome);
   }
 
-  /** The process is gone (or going): the jobs it never answered fail, to be run again by catch-up. */
+  /**
+   * The process is gone (or going): the jobs it never answered fail, to be run again by
+   * catch-up; one that was aborted (the stop's grace period is over) is stopped unfinished, as
+   * in the process it would have been, and resumes at the next start.
+   */
   #end(reason: string): void {
     this.#exitReason ??= reason;
     for (const [id, job] of this.#jobs) {
       this.#jobs.delete(id);
-      this.#finish(job, {
-        runId: job.runId ?? `run-process-${this.#child.pid ?? 'unstarted'}`,
-        status: 'failed',
-        error: `${reason} before the run ended`,
-        reportProblem: 'the run process ended, so no failure report was written',
-      });
+      const runId = job.runId ?? `run-process-${this.#child.pid ?? 'unstarted'}`;
+      this.#finish(
+        job,
+        job.abortTimer
+          ? { runId, status: 'failed', aborted: true, error: `${reason} after the run was aborted` }
+          : { runId, status: 'failed', error: `${reason} before the run ended`, reportProblem: 'the run process ended, so no failure report was written' },
+      );
     }
   }
 }

@@ -5,7 +5,7 @@ import { DEFAULT_IDLE_RELEASE_MS, type IdleTimers } from '../../../tools/run-cac
 import type { Vault, WriteListener } from '../../../vault/vault.js';
 import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';
-import { RunProcess, spawnRunChild, type SpawnRunChild } from './child-process.js';
+import { RunProcess, spawnRunChild, STOP_EXIT_GRACE_MS, type SpawnRunChild } from './child-process.js';
 import type { TrustState } from './messages.js';
 
 /**
@@ -66,19 +66,20 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
   let closed = false;
   let closing: Promise<void> | undefined;
   let unheld: (() => void) | undefined;
-  const ending = new Set<Promise<void>>();
+  /** Processes told to end and not gone yet. */
+  const ending = new Set<RunProcess>();
 
   const cancelTimer = () => {
     if (timer !== undefined) timers.clearTimeout(timer);
     timer = undefined;
   };
-  const endCurrent = (): Promise<void> => {
+  const endCurrent = (graceMs?: number): Promise<void> => {
     const child = current;
     current = undefined;
     if (!child) return Promise.resolve();
-    const ended = child.exit();
-    ending.add(ended);
-    void ended.finally(() => ending.delete(ended));
+    ending.add(child);
+    const ended = child.exit(graceMs);
+    void ended.finally(() => ending.delete(child));
     return ended;
   };
   const processForRun = (): RunProcess => {
@@ -136,7 +137,10 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
       cancelTimer();
       // The stop's grace period lets running runs finish: the process ends after the last one.
       const runsEnded = holds === 0 ? Promise.resolve() : new Promise<void>((resolve) => (unheld = resolve));
-      closing ??= runsEnded.then(endCurrent).then(() => Promise.all([...ending]).then(() => undefined));
+      // Within the stop's deadline (commands/run.ts): a process slow to let go is killed sooner.
+      closing ??= runsEnded
+        .then(() => endCurrent(STOP_EXIT_GRACE_MS))
+        .then(() => Promise.all([...ending].map((child) => child.exit(STOP_EXIT_GRACE_MS))).then(() => undefined));
       return closing;
     },
   };
