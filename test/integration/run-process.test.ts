@@ -130,6 +130,25 @@ describe('daemon process: meetings in the run process', () => {
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Frozen.md')?.status === 'done', 'the summary after the restart');
   }, 60_000);
 
+  it('a stop while the run process is still starting reaches its run: a run then waiting to retry ends at once, not after the grace period', async () => {
+    file.server.setFallback({ status: 500, body: { error: { message: 'busy', type: 'server_error', param: null, code: null } } });
+    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 }, Reconnect: { Attempts: 3, DelaySeconds: 60 } });
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    meeting(setup, 'Starting');
+    const runPid = await runProcessPid(daemon);
+    // Held before it reads its first message: the job and the stop's stop-waiting arrive while it starts.
+    process.kill(runPid, 'SIGSTOP');
+    daemon.child.kill('SIGTERM');
+    await daemon.waitForLog((l) => l.msg === 'stopping (SIGTERM)', 10_000, 'the stop');
+    const asked = Date.now();
+    process.kill(runPid, 'SIGCONT');
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expect(Date.now() - asked).toBeLessThan(15_000);
+    expect(daemon.logs.some((l) => l.msg?.startsWith('the run process did not end its aborted run'))).toBe(false);
+    expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ aborted: 1 });
+    await waitFor(() => !alive(runPid), 'the run process to have ended', 5000);
+  }, 60_000);
+
   it('the run process killed on its own: the daemon stays up, says what happened, runs the next meeting in a new run process and the failed one again at its next start', async () => {
     file.server.setFallback({ hang: true });
     setup = await daemonSetup(file.server);

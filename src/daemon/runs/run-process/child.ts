@@ -101,10 +101,12 @@ async function start(message: Extract<ToRunProcess, { type: 'start' }>): Promise
 }
 
 async function run(message: Extract<ToRunProcess, { type: 'run' }>): Promise<void> {
-  const rt = await started!;
+  // Known before the runtime is built: an abort or a stop-waiting sent while this process
+  // still starts (the daemon stopped meanwhile) is the job's, not lost.
   const job: Job = { abort: new AbortController(), stopWaiting: new AbortController(), gate: new DaemonGate(message.id) };
   if (message.endpointDownSince) job.gate.downSince = new Date(message.endpointDownSince);
   jobs.set(message.id, job);
+  const rt = await started!;
   const deps = {
     ...rt.pipeline,
     endpoint: job.gate,
