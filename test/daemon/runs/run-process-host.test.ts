@@ -106,6 +106,9 @@ describe('the run process as the daemon holds it', () => {
     expect(children).toHaveLength(1);
     const child = children[0]!;
     expect(child.sent[0]).toMatchObject({ type: 'start', config: { settings: { Http: { Enabled: false } } } });
+    // The daemon's own token (generated, kept in the vault): the retry links the run writes are the daemon's.
+    expect(place.base.token).toMatch(/^[\w-]{20,}$/);
+    expect(child.sent[0]).toMatchObject({ config: { settings: { Http: { Token: place.base.token } } } });
     expect(child.runs().map((r) => [r.kind, r.path, r.trigger])).toEqual([
       ['summarize', '/vault/Meetings/A.md', 'transcript'],
       ['retry', '/vault/Meetings/Summaries/B.md', undefined],

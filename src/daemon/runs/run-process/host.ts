@@ -53,6 +53,9 @@ class ForwardedWatch extends FileWatch {
 
 export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & { spawn?: SpawnRunChild }): Promise<RunPlace> {
   const base = await openProcessBase(config, { log: o.log, clock: o.clock, ...(o.fs ? { fs: o.fs } : {}) });
+  // The daemon's token, not the token file as the child finds it later (deleted to have a new
+  // one at the next start, say): a failure report's retry link must be one this daemon accepts.
+  const childConfig: AppConfig = { ...config, settings: { ...config.settings, Http: { ...config.settings.Http, Token: base.token } } };
   const idleMs = o.caches.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
   const timers = o.caches.timers ?? realTimers;
   const writeListeners: WriteListener[] = [];
@@ -86,7 +89,7 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     if (current?.usable) return current;
     if (current) void endCurrent();
     current = new RunProcess({
-      config,
+      config: childConfig,
       log: o.log,
       trust: watch.state,
       onWrite: (p, content) => {
