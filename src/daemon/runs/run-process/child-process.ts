@@ -76,6 +76,8 @@ export class RunProcess {
   readonly #o: RunProcessOptions;
   #nextId = 1;
   #exitReason: string | undefined;
+  /** What the process said of its own fault before it exited. */
+  #failure: string | undefined;
   readonly exited: Promise<void>;
 
   constructor(o: RunProcessOptions) {
@@ -196,6 +198,10 @@ export class RunProcess {
       case 'endpoint-wait':
         void this.#waitForEndpoint(message.id, message.wait);
         return;
+      case 'failed':
+        this.#failure = message.message;
+        this.#o.log.error({ pid: this.#child.pid, stack: message.stack }, `the run process failed: ${message.message}`);
+        return;
       case 'outcome': {
         const job = this.#jobs.get(message.id);
         if (!job) return;
@@ -243,14 +249,15 @@ export class RunProcess {
    */
   #end(reason: string): void {
     this.#exitReason ??= reason;
+    const why = this.#failure !== undefined ? `the run process failed (${this.#failure})` : reason;
     for (const [id, job] of this.#jobs) {
       this.#jobs.delete(id);
       const runId = job.runId ?? `run-process-${this.#child.pid ?? 'unstarted'}`;
       this.#finish(
         job,
         job.abortTimer
-          ? { runId, status: 'failed', aborted: true, error: `${reason} after the run was aborted` }
-          : { runId, status: 'failed', error: `${reason} before the run ended`, reportProblem: 'the run process ended, so no failure report was written' },
+          ? { runId, status: 'failed', aborted: true, error: `${why} after the run was aborted` }
+          : { runId, status: 'failed', error: `${why} before the run ended`, reportProblem: 'the run process ended, so no failure report was written' },
       );
     }
   }

@@ -32,6 +32,23 @@ function send(message: FromRunProcess): void {
 // The daemon is gone (killed, crashed): so is the point of any run here.
 process.on('disconnect', () => process.exit(0));
 
+/**
+ * The end of this process for a fault of its own: the daemon logs why (a service's log is
+ * often a file, not this process's stderr) and fails the runs with it; stderr without a daemon.
+ */
+function fail(what: string, err: unknown): void {
+  const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
+  const stack = err instanceof Error ? err.stack : undefined;
+  if (!process.connected) {
+    process.stderr.write(`meeting-assistant run process: ${stack ?? message}\n`);
+    process.exit(1);
+  }
+  process.send!({ type: 'failed', message, stack } satisfies FromRunProcess, undefined, {}, () => process.exit(1));
+  setTimeout(() => process.exit(1), 1000).unref();
+}
+
+process.on('uncaughtException', (err) => fail('an error nothing caught', err));
+
 /** The daemon's clock and timers are its own; here a run's wait for the endpoint asks the daemon. */
 /** The waits of every job, numbered once for the process: the daemon's answer names only the wait. */
 let nextWait = 1;
@@ -139,10 +156,7 @@ process.on('message', (message: ToRunProcess) => {
   switch (message.type) {
     case 'start':
       started = start(message);
-      started.catch((err: unknown) => {
-        process.stderr.write(`meeting-assistant run process: could not start: ${err instanceof Error ? err.stack : String(err)}\n`);
-        process.exit(1);
-      });
+      started.catch((err: unknown) => fail('could not start', err));
       return;
     case 'run':
       void run(message);
