@@ -160,6 +160,34 @@ describe('the run process as the daemon holds it', () => {
     expect(second.sent.at(-1)).toEqual({ type: 'exit' });
   });
 
+  it('a job that comes while the idle process is still ending gets a new process, and the release is not announced while that one runs', async () => {
+    let released = 0;
+    const { place, children, clock } = await hostWith({ frozen: true, onRelease: () => released++ });
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', {});
+    const first = children[0]!;
+    first.say({ type: 'outcome', id: first.runs()[0]!.id, outcome: done('r1') });
+    await run;
+    place.hold()();
+    clock.fireAll();
+    expect(first.sent.at(-1)).toEqual({ type: 'exit' });
+    // 'exit' is sent, the process has not ended yet: the next job does not go to it.
+    const hold = place.hold();
+    const next = place.runs.summarize(hooks(), '/vault/Meetings/B.md', {});
+    expect(children).toHaveLength(2);
+    expect(first.runs()).toHaveLength(1);
+    first.emit('exit', 0, null);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(released).toBe(0);
+    const second = children[1]!;
+    second.say({ type: 'outcome', id: second.runs()[0]!.id, outcome: done('r2') });
+    expect(await next).toEqual(done('r2'));
+    hold();
+    second.frozen = false;
+    clock.fireAll();
+    await new Promise((resolve) => second.once('exit', () => setImmediate(resolve)));
+    expect(released).toBe(1);
+  });
+
   it('a run process that dies under a run fails that run with the reason, for catch-up to run again; the next run gets a new process', async () => {
     const { place, children } = await hostWith();
     const h = hooks();

@@ -106,8 +106,11 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     timer = timers.setTimeout(() => {
       timer = undefined;
       if (holds > 0 || !current) return;
-      // Told once the process has ended: what it held is gone from the machine by then.
-      void endCurrent().then(() => o.caches.onRelease?.());
+      // Told once the process has ended: what it held is gone from the machine by then. Not
+      // when a job came meanwhile: its new process holds what a run builds, nothing was let go.
+      void endCurrent().then(() => {
+        if (!current) o.caches.onRelease?.();
+      });
     }, idleMs);
   };
 
