@@ -260,6 +260,8 @@ describe('the run process as the daemon holds it', () => {
 
     let closed = false;
     const closing = place.close().then(() => (closed = true));
+    // Closed again (a start that failed closes what it opened): the same close, still ended by the run.
+    const again = place.close();
     await new Promise((resolve) => setImmediate(resolve));
     expect(closed).toBe(false);
     expect(child.sent.some((m) => m.type === 'exit')).toBe(false);
@@ -267,6 +269,7 @@ describe('the run process as the daemon holds it', () => {
     await run;
     hold();
     await closing;
+    await again;
     expect(child.sent.at(-1)).toEqual({ type: 'exit' });
   });
 });

@@ -139,12 +139,13 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
       };
     },
     close: () => {
+      if (closing) return closing;
       closed = true;
       cancelTimer();
       // The stop's grace period lets running runs finish: the process ends after the last one.
       const runsEnded = holds === 0 ? Promise.resolve() : new Promise<void>((resolve) => (unheld = resolve));
       // Within the stop's deadline (commands/run.ts): a process slow to let go is killed sooner.
-      closing ??= runsEnded
+      closing = runsEnded
         .then(() => endCurrent(STOP_EXIT_GRACE_MS))
         .then(() => Promise.all([...ending].map((child) => child.exit(STOP_EXIT_GRACE_MS))).then(() => undefined));
       return closing;
