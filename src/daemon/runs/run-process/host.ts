@@ -1,7 +1,8 @@
 import type { AppConfig } from '../../../config.js';
 import { openProcessBase } from '../../../process-base.js';
 import { FileWatch, type TrustOptions } from '../../../tools/file-cache.js';
-import { DEFAULT_IDLE_RELEASE_MS, type IdleTimers } from '../../../tools/run-caches.js';
+// Not run-caches.ts: the caches and their search stay out of the daemon's own process.
+import { DEFAULT_IDLE_RELEASE_MS, realIdleTimers } from '../../../tools/idle-release.js';
 import type { Vault, WriteListener } from '../../../vault/vault.js';
 import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';
@@ -15,11 +16,6 @@ import type { TrustState } from './messages.js';
  * tokenizer, their compiled code) lives and dies with it, so the idle daemon holds only what
  * watching, catch-up and the HTTP API need.
  */
-
-const realTimers: IdleTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /** `MEETING_ASSISTANT_IDLE_RELEASE_MS`: a shorter idle minute, so tests of the real daemon need not wait one. */
 export function idleReleaseFromEnv(env: Record<string, string | undefined>): { idleMs?: number } {
@@ -57,7 +53,7 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
   // one at the next start, say): a failure report's retry link must be one this daemon accepts.
   const childConfig: AppConfig = { ...config, settings: { ...config.settings, Http: { ...config.settings.Http, Token: base.token } } };
   const idleMs = o.caches.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
-  const timers = o.caches.timers ?? realTimers;
+  const timers = o.caches.timers ?? realIdleTimers;
   const writeListeners: WriteListener[] = [];
   const watch = new ForwardedWatch(base.vault, (state) => current?.trust(state));
   // The daemon's own writes (imports, sessions) change what the run process may have cached.
