@@ -33,6 +33,8 @@ describe('the run process that cannot start', () => {
     expect(outcome.error).toMatch(/^the run process failed \(could not start: .*Level.*\) before the run ended$/);
     const said = lines.find((l) => typeof l.msg === 'string' && l.msg.startsWith('the run process failed: could not start: '));
     expect(said).toMatchObject({ level: 'error' });
+    // Said once: the job that waited for the start is not a second fault.
+    expect(lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('the run process failed'))).toHaveLength(1);
     expect(String(said?.stack)).toContain('child.js');
   });
 });

@@ -199,7 +199,7 @@ export class RunProcess {
         void this.#waitForEndpoint(message.id, message.wait);
         return;
       case 'failed':
-        this.#failure = message.message;
+        this.#failure ??= message.message;
         this.#o.log.error({ pid: this.#child.pid, stack: message.stack }, `the run process failed: ${message.message}`);
         return;
       case 'outcome': {

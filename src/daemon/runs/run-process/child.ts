@@ -32,11 +32,16 @@ function send(message: FromRunProcess): void {
 // The daemon is gone (killed, crashed): so is the point of any run here.
 process.on('disconnect', () => process.exit(0));
 
+let failed = false;
+
 /**
  * The end of this process for a fault of its own: the daemon logs why (a service's log is
  * often a file, not this process's stderr) and fails the runs with it; stderr without a daemon.
  */
 function fail(what: string, err: unknown): void {
+  // The first fault is the one to tell (a failed start also fails the jobs that waited for it).
+  if (failed) return;
+  failed = true;
   const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
   const stack = err instanceof Error ? err.stack : undefined;
   if (!process.connected) {
