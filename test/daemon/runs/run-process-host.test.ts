@@ -118,6 +118,8 @@ describe('the run process as the daemon holds it', () => {
     child.say({ type: 'write', path: '/vault/Meetings/Summaries/A.md', content: '---\nstatus: done\n---\n' });
     child.say({ type: 'log', line: JSON.stringify({ level: 'warn', time: '2026-01-01T00:00:00.000Z', pid: child.pid, runId: 'r1', msg: 'from the run' }) });
     child.say({ type: 'log', line: 'not json' });
+    const err = { type: 'ModelError', message: 'HTTP 400 from the endpoint', stack: 'ModelError: HTTP 400…', kind: 'http', status: 400 };
+    child.say({ type: 'log', line: JSON.stringify({ level: 'error', time: '2026-01-01T00:00:00.000Z', pid: child.pid, err, msg: 'run failed' }) });
     child.say({ type: 'outcome', id: a!.id, outcome: done('r1') });
     child.say({ type: 'outcome', id: b!.id, outcome: done('r2') });
     expect(await first).toEqual(done('r1'));
@@ -129,6 +131,8 @@ describe('the run process as the daemon holds it', () => {
     expect(relogged).toMatchObject({ level: 'warn', runId: 'r1', pid: process.pid });
     expect(relogged?.time).not.toBe('2026-01-01T00:00:00.000Z');
     expect(lines.some((l) => l.msg === 'the run process logged a line that is not JSON' && l.line === 'not json')).toBe(true);
+    // Its error as the run process serialized it: not re-serialized into a plain "Object".
+    expect(lines.find((l) => l.msg === 'run failed')).toMatchObject({ level: 'error', err });
     expect(lines.some((l) => l.msg === `run process started (pid ${child.pid})`)).toBe(true);
   });
 

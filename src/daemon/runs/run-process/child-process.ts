@@ -75,6 +75,8 @@ export class RunProcess {
   readonly #jobs = new Map<number, PendingJob>();
   readonly #o: RunProcessOptions;
   #nextId = 1;
+  /** The daemon's log for the child's lines (relogger below). */
+  readonly #relog: Logger;
   #exitReason: string | undefined;
   /** What the process said of its own fault before it exited. */
   #failure: string | undefined;
@@ -82,6 +84,7 @@ export class RunProcess {
 
   constructor(o: RunProcessOptions) {
     this.#o = o;
+    this.#relog = relogger(o.log);
     this.#child = o.spawn();
     let exited!: () => void;
     this.exited = new Promise((resolve) => (exited = resolve));
@@ -183,7 +186,7 @@ export class RunProcess {
   #receive(message: FromRunProcess): void {
     switch (message.type) {
       case 'log':
-        relog(this.#o.log, message.line);
+        relog(this.#relog, message.line);
         return;
       case 'write':
         this.#o.onWrite(message.path, message.content);
@@ -263,7 +266,16 @@ export class RunProcess {
   }
 }
 
-/** A line of the run process's log, logged by the daemon's logger: one log, one writer. */
+/**
+ * The daemon's logger for lines the run process logged: their errors were serialized there
+ * already, and serialized again they would be plain objects (pino names their type "Object").
+ */
+export function relogger(log: Logger): Logger {
+  const asLogged = (value: unknown): unknown => value;
+  return log.child({}, { serializers: { err: asLogged, error: asLogged } });
+}
+
+/** A line of the run process's log, logged by the daemon's logger (`relogger`): one log, one writer. */
 export function relog(log: Logger, line: string): void {
   let fields: Record<string, unknown>;
   try {
