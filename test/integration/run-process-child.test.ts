@@ -1,9 +1,10 @@
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AppConfig } from '../../src/config.js';
 import { systemClock } from '../../src/clock.js';
 import type { RunChild } from '../../src/daemon/runs/run-process/child-process.js';
+import type { FromRunProcess, ToRunProcess } from '../../src/daemon/runs/run-process/messages.js';
 import { runsInRunProcess } from '../../src/daemon/runs/run-process/host.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { REPO_ROOT } from '../helpers/daemon-process.js';
@@ -36,5 +37,20 @@ describe('the run process that cannot start', () => {
     // Said once: the job that waited for the start is not a second fault.
     expect(lines.filter((l) => typeof l.msg === 'string' && l.msg.startsWith('the run process failed'))).toHaveLength(1);
     expect(String(said?.stack)).toContain('child.js');
+  });
+
+  it('an error nothing caught in the run process is told to the daemon before the process exits', async () => {
+    const child: ChildProcess = fork(CHILD, [], { serialization: 'advanced', stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const said: FromRunProcess[] = [];
+    child.on('message', (m: FromRunProcess) => said.push(m));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const send = (m: ToRunProcess) => child.send(m);
+    send({ type: 'start', config: testConfig({ Http: { Enabled: false, Token: 'test-token-123' } }), trust: undefined });
+    // A trust the daemon would never send: the child's handler throws, outside any run.
+    send({ type: 'trust', trust: { folders: 5 as unknown as string[] } });
+    expect(await exited).toBe(1);
+    const failed = said.find((m): m is Extract<FromRunProcess, { type: 'failed' }> => m.type === 'failed');
+    expect(failed?.message).toMatch(/^an error nothing caught: /);
+    expect(failed?.stack).toContain('child.js');
   });
 });
