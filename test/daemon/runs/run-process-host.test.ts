@@ -209,6 +209,23 @@ describe('the run process as the daemon holds it', () => {
     expect(children).toHaveLength(2);
   });
 
+  it('a run process that dies between runs is in the log; one told to end is not', async () => {
+    const { place, children, lines, clock } = await hostWith();
+    const first = place.runs.summarize(hooks(), '/vault/Meetings/A.md', {});
+    children[0]!.say({ type: 'outcome', id: children[0]!.runs()[0]!.id, outcome: done('r1') });
+    await first;
+    children[0]!.emit('exit', null, 'SIGKILL');
+    expect(lines.filter((l) => l.level === 'warn' && l.msg === 'the run process was ended by SIGKILL between runs')).toHaveLength(1);
+
+    const second = place.runs.summarize(hooks(), '/vault/Meetings/B.md', {});
+    children[1]!.say({ type: 'outcome', id: children[1]!.runs()[0]!.id, outcome: done('r2') });
+    await second;
+    place.hold()();
+    clock.fireAll();
+    await new Promise((resolve) => children[1]!.once('exit', () => setImmediate(resolve)));
+    expect(lines.filter((l) => typeof l.msg === 'string' && l.msg.endsWith('between runs'))).toHaveLength(1);
+  });
+
   it('passes the run’s abort and stop-waiting on, and answers its endpoint waits with the daemon’s gate', async () => {
     const { place, children } = await hostWith();
     let up!: (waited: boolean) => void;

@@ -95,7 +95,10 @@ export class RunProcess {
       exited();
     });
     this.#child.on('exit', (code, signal) => {
-      this.#end(signal ? `the run process was ended by ${signal}` : `the run process exited with code ${code}`);
+      const reason = signal ? `the run process was ended by ${signal}` : `the run process exited with code ${code}`;
+      // Between runs nobody's run says it: the log does (the out-of-memory killer, a person's kill).
+      if (this.#exitReason === undefined && this.#jobs.size === 0) this.#o.log.warn({ pid: this.#child.pid, code, signal }, `${reason} between runs`);
+      this.#end(reason);
       exited();
     });
     this.#send({ type: 'start', config: o.config, trust: o.trust });
