@@ -7,10 +7,15 @@ import { ABORT_ANSWER_MS, type RunChild, STOP_EXIT_GRACE_MS } from '../../../src
 import { runsInRunProcess } from '../../../src/daemon/runs/run-process/host.js';
 import type { FromRunProcess, ToRunProcess } from '../../../src/daemon/runs/run-process/messages.js';
 import { systemClock } from '../../../src/clock.js';
+import { EndpointWaiter } from '../../../src/agent/model/endpoint-wait.js';
+import { gateOnBoard } from '../../../src/daemon/runs/endpoint-gate.js';
+import { RunBoard } from '../../../src/daemon/runs/run-board.js';
+import { RunHistory } from '../../../src/daemon/runs/run-history.js';
+import { silentLogger } from '../../../src/log.js';
 import type { RunOutcome } from '../../../src/meeting/pipeline.js';
 import type { IdleTimers } from '../../../src/tools/run-caches.js';
 import { capturedLogger } from '../../helpers/captured-log.js';
-import { memoryFs, testConfig } from '../../helpers/memfs.js';
+import { memoryFs, memoryVault, testConfig } from '../../helpers/memfs.js';
 
 /**
  * The daemon's side of the run process (docs/design.md §8), with a stand-in child: what it is
@@ -265,6 +270,38 @@ describe('the run process as the daemon holds it', () => {
     child.say({ type: 'outcome', id, outcome: { runId: 'r1', status: 'failed', aborted: true } });
     await run;
     expect(asked[1]?.aborted).toBe(true);
+  });
+
+  it('tells the run process the moment the daemon’s wait finds the endpoint down, so its other runs join the wait before asking', async () => {
+    const { place, children } = await hostWith();
+    // Each probe answered by the test: false, nothing answered; true, the endpoint is back.
+    const answers: ((answered: boolean) => void)[] = [];
+    let resume!: () => void;
+    const waiter = new EndpointWaiter({
+      url: 'http://127.0.0.1:9/v1/models',
+      probe: () => new Promise<boolean>((resolve) => answers.push(resolve)),
+      log: silentLogger,
+      clock: () => new Date('2026-12-01T10:00:00Z'),
+      sleep: () => new Promise<void>((resolve) => (resume = resolve)),
+    });
+    const board = new RunBoard(new RunHistory(memoryVault(), silentLogger));
+    board.start('/vault/Meetings/A.md', { meeting: 'Meetings/A.md', kind: 'summarize', trigger: 'transcript', startedAt: '2026-12-01T09:59:00Z' });
+    const run = place.runs.summarize(hooks({ endpoint: gateOnBoard(waiter, board, '/vault/Meetings/A.md') }), '/vault/Meetings/A.md', {});
+    const child = children[0]!;
+    const { id } = child.runs()[0]!;
+    child.say({ type: 'endpoint-wait', id, wait: 1 });
+    // Not known when the wait begins: its first probe is still out.
+    await vi.waitFor(() => expect(child.sent.at(-1)).toEqual({ type: 'endpoint-state', downSince: undefined }));
+    answers[0]!(false);
+    // Known once that probe got no answer, while the wait goes on.
+    await vi.waitFor(() => expect(child.sent.at(-1)).toEqual({ type: 'endpoint-state', downSince: '2026-12-01T10:00:00.000Z' }));
+    resume();
+    await vi.waitFor(() => expect(answers).toHaveLength(2));
+    answers[1]!(true);
+    await vi.waitFor(() => expect(child.sent.at(-1)).toEqual({ type: 'endpoint-state', downSince: undefined }));
+    expect(child.sent).toContainEqual({ type: 'endpoint-up', wait: 1, waited: true });
+    child.say({ type: 'outcome', id, outcome: done('r1') });
+    await run;
   });
 
   it('forwards the watcher’s trust and the daemon’s own writes to the run process’s caches; the stop ends the process only after the runs that hold it', async () => {

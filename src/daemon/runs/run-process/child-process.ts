@@ -228,14 +228,18 @@ export class RunProcess {
     const controller = new AbortController();
     job.waits.set(wait, controller);
     const waiting = gate.waitUntilUp(controller.signal);
-    // The run process reads downSince between its tries: told as soon as the wait knows it.
+    // The run process reads downSince between its tries (a run that knows the endpoint down
+    // joins the wait before asking it, retry.ts): told what the gate knows now, and the moment
+    // its first probe finds the endpoint down.
     queueMicrotask(() => this.#send({ type: 'endpoint-state', downSince: gate.downSince?.toISOString() }));
+    const unlisten = gate.onDown?.((since) => this.#send({ type: 'endpoint-state', downSince: since.toISOString() }));
     try {
       const waited = await waiting;
       this.#send({ type: 'endpoint-up', wait, waited });
     } catch (err) {
       this.#send({ type: 'endpoint-failed', wait, message: err instanceof Error ? err.message : String(err) });
     } finally {
+      unlisten?.();
       job.waits.delete(wait);
       this.#send({ type: 'endpoint-state', downSince: gate.downSince?.toISOString() });
     }
