@@ -214,6 +214,24 @@ describe('the run process as the daemon holds it', () => {
     expect(children).toHaveLength(2);
   });
 
+  it('a run process that dies leaves no temporary file of a write it had begun; those of live writers stay', async () => {
+    const { place, children } = await hostWith();
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', {});
+    const child = children[0]!;
+    // A pid no system gives (above the largest pid_max): the dead child's, for the sweep.
+    Object.defineProperty(child, 'pid', { value: 2 ** 22 + 12345 });
+    const fs = place.base.vault.fs;
+    await fs.mkdir('/vault/Meetings/Summaries', { recursive: true });
+    const dead = `/vault/Meetings/Summaries/.A.md.${child.pid}-abc123.ma-tmp`;
+    const live = `/vault/Meetings/Summaries/.B.md.${process.pid}-def456.ma-tmp`;
+    await fs.writeFile(dead, 'half');
+    await fs.writeFile(live, 'in flight');
+    child.emit('exit', null, 'SIGKILL');
+    await run;
+    await vi.waitFor(async () => expect(await fs.stat(dead).then(() => true, () => false)).toBe(false));
+    expect(Buffer.from(await fs.readFile(live)).toString('utf8')).toBe('in flight');
+  });
+
   it('a run process that dies between runs is in the log; one told to end is not', async () => {
     const { place, children, lines, clock } = await hostWith();
     const first = place.runs.summarize(hooks(), '/vault/Meetings/A.md', {});

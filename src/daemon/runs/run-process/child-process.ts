@@ -67,6 +67,8 @@ export interface RunProcessOptions {
   trust: TrustState | undefined;
   /** Told of every note the run process writes. */
   onWrite: WriteListener;
+  /** It ended killed or failing (not told to, or killed at its exit): a write it had begun may have left a temporary file. */
+  onDied?(): void;
   spawn: SpawnRunChild;
 }
 
@@ -99,6 +101,7 @@ export class RunProcess {
       // Between runs nobody's run says it: the log does (the out-of-memory killer, a person's kill).
       if (this.#exitReason === undefined && this.#jobs.size === 0) this.#o.log.warn({ pid: this.#child.pid, code, signal }, `${reason} between runs`);
       this.#end(reason);
+      if (signal !== null || code !== 0) this.#o.onDied?.();
       exited();
     });
     this.#send({ type: 'start', config: o.config, trust: o.trust });

@@ -8,6 +8,7 @@ import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';
 import { RunProcess, spawnRunChild, STOP_EXIT_GRACE_MS, type SpawnRunChild } from './child-process.js';
 import type { TrustState } from './messages.js';
+import { sweepTempFiles } from '../../intake/temp-sweep.js';
 
 /**
  * The daemon's runs in the run process (docs/design.md §8): started for the first job, shared
@@ -92,6 +93,9 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
         for (const listener of writeListeners) listener(p, content);
       },
       spawn: o.spawn ?? spawnRunChild,
+      // Its half-done atomic writes go now, not at the daemon's next start (days later): the
+      // temporary files of a dead writer (intake/temp-sweep.ts).
+      onDied: () => void sweepTempFiles(base.vault, o.log, { clock: o.clock }).catch((err: unknown) => o.log.warn({ err }, 'could not look for leftover temporary files')),
     });
     o.log.info({ pid: current.pid }, `run process started (pid ${current.pid ?? 'unknown'})`);
     return current;
