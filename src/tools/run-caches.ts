@@ -1,6 +1,7 @@
 import { releaseTokenizer } from '../agent/window/tokens.js';
 import type { Vault } from '../vault/vault.js';
 import { FileWatch } from './file-cache.js';
+import { DEFAULT_IDLE_RELEASE_MS, type IdleTimers, realIdleTimers } from './idle-release.js';
 import { PastSummaryIndex } from './past-index.js';
 import { SearchPlans } from './search/search-plans.js';
 import { SearchWorkerPool } from './search/worker-pool.js';
@@ -19,18 +20,7 @@ import { SearchWorkerPool } from './search/worker-pool.js';
  * invalidations) lives as long as the owner.
  */
 
-export interface IdleTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realTimers: IdleTimers = {
-  // An idle timer must not keep a command's process alive.
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-export const DEFAULT_IDLE_RELEASE_MS = 60_000;
+export { DEFAULT_IDLE_RELEASE_MS, type IdleTimers } from './idle-release.js';
 
 export interface RunCachesOptions {
   /** How long unused and unheld before the release. Default one minute. */
@@ -61,7 +51,7 @@ export class RunCaches {
     options: RunCachesOptions = {},
   ) {
     this.idleMs = options.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
-    this.timers = options.timers ?? realTimers;
+    this.timers = options.timers ?? realIdleTimers;
     this.onRelease = options.onRelease;
     this.watch = new FileWatch(vault);
     this.search = new SearchWorkerPool(this.watch, options.searchShards ? { shards: options.searchShards } : {});

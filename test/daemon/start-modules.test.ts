@@ -35,6 +35,27 @@ describe('the packages a started daemon keeps loaded', () => {
     // The check sees CommonJS packages at all: pino is one, and the daemon logs with it.
     expect(loaded).toContain('pino');
   });
+
+  it('are not the runs’ own modules: the daemon’s process leaves the caches, their search, the tokenizer’s module, the runtime and the pipeline to the run process', async () => {
+    // Every module of dist/ the import resolves, told by a resolve hook on stderr.
+    const hooks = `export async function resolve(specifier, context, next) {
+      const resolved = await next(specifier, context);
+      process.stderr.write('resolved ' + resolved.url + '\\n');
+      return resolved;
+    }`;
+    const script = `
+      import { register } from 'node:module';
+      register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});
+      await import(${JSON.stringify(dist('commands/run.js'))});
+    `;
+    const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO });
+    const loaded = [...stderr.matchAll(/^resolved (.*)$/gm)].map((m) => m[1]!).filter((url) => url.startsWith(pathToFileURL(path.join(REPO, 'dist')).href));
+    // The check sees the daemon's modules at all.
+    expect(loaded).toContain(dist('daemon/runs/run-process/host.js'));
+    for (const module of ['tools/run-caches.js', 'tools/search/worker-pool.js', 'tools/past-index.js', 'agent/window/tokens.js', 'runtime.js', 'meeting/pipeline.js', 'agent/model/client.js']) {
+      expect(loaded, module).not.toContain(dist(module));
+    }
+  });
 });
 
 /**

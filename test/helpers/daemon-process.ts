@@ -53,6 +53,8 @@ export interface StartOptions {
 const live = new Set<ChildProcess>();
 /** Daemons started in a process group of their own. */
 const groups = new WeakSet<ChildProcess>();
+/** Their groups' ids, kept after the daemon exits: a run process it left behind is still in its group. */
+const groupIds = new Set<number>();
 
 /** SIGKILL to the daemon and everything it started (its run process), or to the process alone. */
 function killGroup(child: ChildProcess): void {
@@ -103,6 +105,7 @@ export async function startDaemonProcess(options: StartOptions): Promise<DaemonP
   });
   live.add(child);
   groups.add(child);
+  if (child.pid !== undefined) groupIds.add(child.pid);
   const logs: LogLine[] = [];
   let stdout = '';
   let stderr = '';
@@ -206,6 +209,15 @@ export async function killAll(): Promise<void> {
         }),
     ),
   );
+  // A run process left by a daemon that has exited (what a test of a defect may leave) goes too.
+  for (const id of groupIds) {
+    try {
+      process.kill(-id, 'SIGKILL');
+    } catch {
+      // nothing of that group is left
+    }
+  }
+  groupIds.clear();
 }
 
 /** The temporary folders of makeTempSetup not yet removed. */

@@ -103,6 +103,7 @@ export class EndpointWaiter implements EndpointGate {
   #loop: Promise<boolean> | undefined;
   readonly #closed = new AbortController();
   readonly #clock: Clock;
+  readonly #downListeners = new Set<(since: Date) => void>();
 
   constructor(private readonly options: EndpointWaitOptions) {
     this.#clock = options.clock ?? systemClock;
@@ -144,6 +145,11 @@ export class EndpointWaiter implements EndpointGate {
     }
   }
 
+  onDown(listener: (since: Date) => void): () => void {
+    this.#downListeners.add(listener);
+    return () => void this.#downListeners.delete(listener);
+  }
+
   /** The daemon stops: the probing ends, every wait rejects (aborted: the runs resume at next start). */
   close(): void {
     this.#closed.abort();
@@ -161,6 +167,7 @@ export class EndpointWaiter implements EndpointGate {
       const now = this.#clock();
       if (this.#downSince === undefined) {
         this.#downSince = now;
+        for (const listener of this.#downListeners) listener(now);
         log.warn(
           { endpoint: url, since: now.toISOString(), nextProbeMs: pause },
           `the model endpoint does not answer (${url}, since ${localDateTime(now, { seconds: true })}): runs wait and start once it answers; asking again in ${Math.round(pause / 1000)} s, then less often (at most every ${Math.round(maxPause / 60_000)} min)`,

@@ -21,6 +21,11 @@ export interface EndpointGate {
    * was something else, counted as usual). Rejects with an aborted ModelError when `signal` fires.
    */
   waitUntilUp(signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Told as soon as the endpoint is known down (the first probe of a wait got no answer), for
+   * gates that copy `downSince` elsewhere (the run process's); returns the function that stops it.
+   */
+  onDown?(listener: (since: Date) => void): () => void;
 }
 
 /** A failure that may be an endpoint that does not answer at all: the waiter's probe decides. */

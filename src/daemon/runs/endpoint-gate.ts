@@ -43,6 +43,7 @@ export function gateOnBoard(gate: EndpointGate, board: RunBoard, key: string): E
     get downSince() {
       return gate.downSince;
     },
+    ...(gate.onDown && { onDown: (listener: (since: Date) => void) => gate.onDown!(listener) }),
     async waitUntilUp(signal) {
       board.waitingForEndpoint(key, true);
       try {

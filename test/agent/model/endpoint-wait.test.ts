@@ -39,6 +39,17 @@ describe('EndpointWaiter', () => {
     expect(waiter.downSince).toBeUndefined();
   });
 
+  test('tells its down listeners once, when the first probe gets no answer; a listener that stopped is not told', async () => {
+    const { waiter } = fakeEndpoint(3);
+    const told: Date[] = [];
+    const stopped: Date[] = [];
+    waiter.onDown((since) => told.push(since));
+    waiter.onDown((since) => stopped.push(since))();
+    expect(await waiter.waitUntilUp()).toBe(true);
+    expect(told).toEqual([new Date('2026-12-02T09:00:00Z')]);
+    expect(stopped).toEqual([]);
+  });
+
   test('an endpoint that answers at once: no wait, and the failed try counts as usual', async () => {
     const { waiter, pauses } = fakeEndpoint(0);
     expect(await waiter.waitUntilUp()).toBe(false);

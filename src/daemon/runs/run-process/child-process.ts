@@ -37,6 +37,18 @@ export const spawnRunChild: SpawnRunChild = () =>
 /** How long an ended run process may take to let go of its threads before it is killed. */
 const EXIT_GRACE_MS = 10_000;
 
+/**
+ * How long an aborted run (the stop's grace period is over) may take to answer before its
+ * process is killed: a process that is frozen (SIGSTOP, swapped out) or busy in a loop never
+ * answers, and the stop must end before `run`'s own deadline kills the daemon (grace + 7 s,
+ * commands/run.ts) and leaves the child behind. Below the queue's 5 s wait for aborted runs,
+ * with room for the exit after it (`STOP_EXIT_GRACE_MS`).
+ */
+export const ABORT_ANSWER_MS = 3000;
+
+/** The exit's grace when the daemon stops: within the deadline above, after ABORT_ANSWER_MS. */
+export const STOP_EXIT_GRACE_MS = 3000;
+
 interface PendingJob {
   hooks: RunHooks;
   resolve(outcome: RunOutcome): void;
@@ -44,6 +56,8 @@ interface PendingJob {
   runId?: string;
   /** The endpoint waits this job asked for, by the run process's number. */
   waits: Map<number, AbortController>;
+  /** Set once the run was aborted: the kill of a process that does not answer in time. */
+  abortTimer?: NodeJS.Timeout;
   detach(): void;
 }
 
@@ -53,6 +67,8 @@ export interface RunProcessOptions {
   trust: TrustState | undefined;
   /** Told of every note the run process writes. */
   onWrite: WriteListener;
+  /** It ended killed or failing (not told to, or killed at its exit): a write it had begun may have left a temporary file. */
+  onDied?(): void;
   spawn: SpawnRunChild;
 }
 
@@ -61,11 +77,16 @@ export class RunProcess {
   readonly #jobs = new Map<number, PendingJob>();
   readonly #o: RunProcessOptions;
   #nextId = 1;
+  /** The daemon's log for the child's lines (relogger below). */
+  readonly #relog: Logger;
   #exitReason: string | undefined;
+  /** What the process said of its own fault before it exited. */
+  #failure: string | undefined;
   readonly exited: Promise<void>;
 
   constructor(o: RunProcessOptions) {
     this.#o = o;
+    this.#relog = relogger(o.log);
     this.#child = o.spawn();
     let exited!: () => void;
     this.exited = new Promise((resolve) => (exited = resolve));
@@ -76,7 +97,11 @@ export class RunProcess {
       exited();
     });
     this.#child.on('exit', (code, signal) => {
-      this.#end(signal ? `the run process was ended by ${signal}` : `the run process exited with code ${code}`);
+      const reason = signal ? `the run process was ended by ${signal}` : `the run process exited with code ${code}`;
+      // Between runs nobody's run says it: the log does (the out-of-memory killer, a person's kill).
+      if (this.#exitReason === undefined && this.#jobs.size === 0) this.#o.log.warn({ pid: this.#child.pid, code, signal }, `${reason} between runs`);
+      this.#end(reason);
+      if (signal !== null || code !== 0) this.#o.onDied?.();
       exited();
     });
     this.#send({ type: 'start', config: o.config, trust: o.trust });
@@ -98,7 +123,10 @@ export class RunProcess {
   run(kind: 'summarize' | 'retry', hooks: RunHooks, target: string, options: RunOptions): Promise<RunOutcome> {
     const id = this.#nextId++;
     return new Promise<RunOutcome>((resolve) => {
-      const onAbort = () => this.#send({ type: 'abort', id });
+      const onAbort = () => {
+        this.#send({ type: 'abort', id });
+        this.#killUnlessAnswered(id);
+      };
       const onStopWaiting = () => this.#send({ type: 'stop-waiting', id });
       options.signal?.addEventListener('abort', onAbort, { once: true });
       options.stopWaiting?.addEventListener('abort', onStopWaiting, { once: true });
@@ -123,16 +151,33 @@ export class RunProcess {
     if (this.usable) this.#send({ type: 'trust', trust });
   }
 
-  /** Let go and end (no job may be running); killed if it has not ended within the grace. */
-  async exit(): Promise<void> {
+  /**
+   * Let go and end (no job may be running); killed if it has not ended within `graceMs`. Called
+   * again (the daemon stops while an idle process is still ending), the shorter grace holds.
+   */
+  async exit(graceMs = EXIT_GRACE_MS): Promise<void> {
     if (this.#exitReason === undefined) {
       this.#exitReason = 'the run process was ended';
       this.#send({ type: 'exit' });
     }
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), EXIT_GRACE_MS);
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
     timer.unref();
     await this.exited;
     clearTimeout(timer);
+  }
+
+  #killUnlessAnswered(id: number): void {
+    const job = this.#jobs.get(id);
+    if (!job || job.abortTimer) return;
+    job.abortTimer = setTimeout(() => {
+      if (!this.#jobs.has(id)) return;
+      this.#o.log.warn(
+        { pid: this.#child.pid, waitedMs: ABORT_ANSWER_MS },
+        `the run process did not end its aborted run within ${ABORT_ANSWER_MS / 1000} s: killed (pid ${this.#child.pid ?? 'unknown'})`,
+      );
+      this.#child.kill('SIGKILL');
+    }, ABORT_ANSWER_MS);
+    job.abortTimer.unref();
   }
 
   #send(message: ToRunProcess): void {
@@ -147,7 +192,7 @@ export class RunProcess {
   #receive(message: FromRunProcess): void {
     switch (message.type) {
       case 'log':
-        relog(this.#o.log, message.line);
+        relog(this.#relog, message.line);
         return;
       case 'write':
         this.#o.onWrite(message.path, message.content);
@@ -161,6 +206,10 @@ export class RunProcess {
       }
       case 'endpoint-wait':
         void this.#waitForEndpoint(message.id, message.wait);
+        return;
+      case 'failed':
+        this.#failure ??= message.message;
+        this.#o.log.error({ pid: this.#child.pid, stack: message.stack }, `the run process failed: ${message.message}`);
         return;
       case 'outcome': {
         const job = this.#jobs.get(message.id);
@@ -182,41 +231,61 @@ export class RunProcess {
     const controller = new AbortController();
     job.waits.set(wait, controller);
     const waiting = gate.waitUntilUp(controller.signal);
-    // The run process reads downSince between its tries: told as soon as the wait knows it.
+    // The run process reads downSince between its tries (a run that knows the endpoint down
+    // joins the wait before asking it, retry.ts): told what the gate knows now, and the moment
+    // its first probe finds the endpoint down.
     queueMicrotask(() => this.#send({ type: 'endpoint-state', downSince: gate.downSince?.toISOString() }));
+    const unlisten = gate.onDown?.((since) => this.#send({ type: 'endpoint-state', downSince: since.toISOString() }));
     try {
       const waited = await waiting;
       this.#send({ type: 'endpoint-up', wait, waited });
     } catch (err) {
       this.#send({ type: 'endpoint-failed', wait, message: err instanceof Error ? err.message : String(err) });
     } finally {
+      unlisten?.();
       job.waits.delete(wait);
       this.#send({ type: 'endpoint-state', downSince: gate.downSince?.toISOString() });
     }
   }
 
   #finish(job: PendingJob, outcome: RunOutcome): void {
+    clearTimeout(job.abortTimer);
     job.detach();
     for (const wait of job.waits.values()) wait.abort();
     job.resolve(outcome);
   }
 
-  /** The process is gone (or going): the jobs it never answered fail, to be run again by catch-up. */
+  /**
+   * The process is gone (or going): the jobs it never answered fail, to be run again by
+   * catch-up; one that was aborted (the stop's grace period is over) is stopped unfinished, as
+   * in the process it would have been, and resumes at the next start.
+   */
   #end(reason: string): void {
     this.#exitReason ??= reason;
+    const why = this.#failure !== undefined ? `the run process failed (${this.#failure})` : reason;
     for (const [id, job] of this.#jobs) {
       this.#jobs.delete(id);
-      this.#finish(job, {
-        runId: job.runId ?? `run-process-${this.#child.pid ?? 'unstarted'}`,
-        status: 'failed',
-        error: `${reason} before the run ended`,
-        reportProblem: 'the run process ended, so no failure report was written',
-      });
+      const runId = job.runId ?? `run-process-${this.#child.pid ?? 'unstarted'}`;
+      this.#finish(
+        job,
+        job.abortTimer
+          ? { runId, status: 'failed', aborted: true, error: `${why} after the run was aborted` }
+          : { runId, status: 'failed', error: `${why} before the run ended`, reportProblem: 'the run process ended, so no failure report was written' },
+      );
     }
   }
 }
 
-/** A line of the run process's log, logged by the daemon's logger: one log, one writer. */
+/**
+ * The daemon's logger for lines the run process logged: their errors were serialized there
+ * already, and serialized again they would be plain objects (pino names their type "Object").
+ */
+export function relogger(log: Logger): Logger {
+  const asLogged = (value: unknown): unknown => value;
+  return log.child({}, { serializers: { err: asLogged, error: asLogged } });
+}
+
+/** A line of the run process's log, logged by the daemon's logger (`relogger`): one log, one writer. */
 export function relog(log: Logger, line: string): void {
   let fields: Record<string, unknown>;
   try {

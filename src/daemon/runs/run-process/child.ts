@@ -32,6 +32,28 @@ function send(message: FromRunProcess): void {
 // The daemon is gone (killed, crashed): so is the point of any run here.
 process.on('disconnect', () => process.exit(0));
 
+let failed = false;
+
+/**
+ * The end of this process for a fault of its own: the daemon logs why (a service's log is
+ * often a file, not this process's stderr) and fails the runs with it; stderr without a daemon.
+ */
+function fail(what: string, err: unknown): void {
+  // The first fault is the one to tell (a failed start also fails the jobs that waited for it).
+  if (failed) return;
+  failed = true;
+  const message = `${what}: ${err instanceof Error ? err.message : String(err)}`;
+  const stack = err instanceof Error ? err.stack : undefined;
+  if (!process.connected) {
+    process.stderr.write(`meeting-assistant run process: ${stack ?? message}\n`);
+    process.exit(1);
+  }
+  process.send!({ type: 'failed', message, stack } satisfies FromRunProcess, undefined, {}, () => process.exit(1));
+  setTimeout(() => process.exit(1), 1000).unref();
+}
+
+process.on('uncaughtException', (err) => fail('an error nothing caught', err));
+
 /** The daemon's clock and timers are its own; here a run's wait for the endpoint asks the daemon. */
 /** The waits of every job, numbered once for the process: the daemon's answer names only the wait. */
 let nextWait = 1;
@@ -101,10 +123,12 @@ async function start(message: Extract<ToRunProcess, { type: 'start' }>): Promise
 }
 
 async function run(message: Extract<ToRunProcess, { type: 'run' }>): Promise<void> {
-  const rt = await started!;
+  // Known before the runtime is built: an abort or a stop-waiting sent while this process
+  // still starts (the daemon stopped meanwhile) is the job's, not lost.
   const job: Job = { abort: new AbortController(), stopWaiting: new AbortController(), gate: new DaemonGate(message.id) };
   if (message.endpointDownSince) job.gate.downSince = new Date(message.endpointDownSince);
   jobs.set(message.id, job);
+  const rt = await started!;
   const deps = {
     ...rt.pipeline,
     endpoint: job.gate,
@@ -137,10 +161,7 @@ process.on('message', (message: ToRunProcess) => {
   switch (message.type) {
     case 'start':
       started = start(message);
-      started.catch((err: unknown) => {
-        process.stderr.write(`meeting-assistant run process: could not start: ${err instanceof Error ? err.stack : String(err)}\n`);
-        process.exit(1);
-      });
+      started.catch((err: unknown) => fail('could not start', err));
       return;
     case 'run':
       void run(message);

@@ -1,12 +1,14 @@
 import type { AppConfig } from '../../../config.js';
 import { openProcessBase } from '../../../process-base.js';
 import { FileWatch, type TrustOptions } from '../../../tools/file-cache.js';
-import { DEFAULT_IDLE_RELEASE_MS, type IdleTimers } from '../../../tools/run-caches.js';
+// Not run-caches.ts: the caches and their search stay out of the daemon's own process.
+import { DEFAULT_IDLE_RELEASE_MS, realIdleTimers } from '../../../tools/idle-release.js';
 import type { Vault, WriteListener } from '../../../vault/vault.js';
 import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';
-import { RunProcess, spawnRunChild, type SpawnRunChild } from './child-process.js';
+import { RunProcess, spawnRunChild, STOP_EXIT_GRACE_MS, type SpawnRunChild } from './child-process.js';
 import type { TrustState } from './messages.js';
+import { sweepTempFiles } from '../../intake/temp-sweep.js';
 
 /**
  * The daemon's runs in the run process (docs/design.md §8): started for the first job, shared
@@ -15,11 +17,6 @@ import type { TrustState } from './messages.js';
  * tokenizer, their compiled code) lives and dies with it, so the idle daemon holds only what
  * watching, catch-up and the HTTP API need.
  */
-
-const realTimers: IdleTimers = {
-  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 /** `MEETING_ASSISTANT_IDLE_RELEASE_MS`: a shorter idle minute, so tests of the real daemon need not wait one. */
 export function idleReleaseFromEnv(env: Record<string, string | undefined>): { idleMs?: number } {
@@ -53,8 +50,11 @@ class ForwardedWatch extends FileWatch {
 
 export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & { spawn?: SpawnRunChild }): Promise<RunPlace> {
   const base = await openProcessBase(config, { log: o.log, clock: o.clock, ...(o.fs ? { fs: o.fs } : {}) });
+  // The daemon's token, not the token file as the child finds it later (deleted to have a new
+  // one at the next start, say): a failure report's retry link must be one this daemon accepts.
+  const childConfig: AppConfig = { ...config, settings: { ...config.settings, Http: { ...config.settings.Http, Token: base.token } } };
   const idleMs = o.caches.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
-  const timers = o.caches.timers ?? realTimers;
+  const timers = o.caches.timers ?? realIdleTimers;
   const writeListeners: WriteListener[] = [];
   const watch = new ForwardedWatch(base.vault, (state) => current?.trust(state));
   // The daemon's own writes (imports, sessions) change what the run process may have cached.
@@ -66,32 +66,36 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
   let closed = false;
   let closing: Promise<void> | undefined;
   let unheld: (() => void) | undefined;
-  const ending = new Set<Promise<void>>();
+  /** Processes told to end and not gone yet. */
+  const ending = new Set<RunProcess>();
 
   const cancelTimer = () => {
     if (timer !== undefined) timers.clearTimeout(timer);
     timer = undefined;
   };
-  const endCurrent = (): Promise<void> => {
+  const endCurrent = (graceMs?: number): Promise<void> => {
     const child = current;
     current = undefined;
     if (!child) return Promise.resolve();
-    const ended = child.exit();
-    ending.add(ended);
-    void ended.finally(() => ending.delete(ended));
+    ending.add(child);
+    const ended = child.exit(graceMs);
+    void ended.finally(() => ending.delete(child));
     return ended;
   };
   const processForRun = (): RunProcess => {
     if (current?.usable) return current;
     if (current) void endCurrent();
     current = new RunProcess({
-      config,
+      config: childConfig,
       log: o.log,
       trust: watch.state,
       onWrite: (p, content) => {
         for (const listener of writeListeners) listener(p, content);
       },
       spawn: o.spawn ?? spawnRunChild,
+      // Its half-done atomic writes go now, not at the daemon's next start (days later): the
+      // temporary files of a dead writer (intake/temp-sweep.ts).
+      onDied: () => void sweepTempFiles(base.vault, o.log, { clock: o.clock }).catch((err: unknown) => o.log.warn({ err }, 'could not look for leftover temporary files')),
     });
     o.log.info({ pid: current.pid }, `run process started (pid ${current.pid ?? 'unknown'})`);
     return current;
@@ -102,8 +106,11 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     timer = timers.setTimeout(() => {
       timer = undefined;
       if (holds > 0 || !current) return;
-      // Told once the process has ended: what it held is gone from the machine by then.
-      void endCurrent().then(() => o.caches.onRelease?.());
+      // Told once the process has ended: what it held is gone from the machine by then. Not
+      // when a job came meanwhile: its new process holds what a run builds, nothing was let go.
+      void endCurrent().then(() => {
+        if (!current) o.caches.onRelease?.();
+      });
     }, idleMs);
   };
 
@@ -132,11 +139,15 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
       };
     },
     close: () => {
+      if (closing) return closing;
       closed = true;
       cancelTimer();
       // The stop's grace period lets running runs finish: the process ends after the last one.
       const runsEnded = holds === 0 ? Promise.resolve() : new Promise<void>((resolve) => (unheld = resolve));
-      closing ??= runsEnded.then(endCurrent).then(() => Promise.all([...ending]).then(() => undefined));
+      // Within the stop's deadline (commands/run.ts): a process slow to let go is killed sooner.
+      closing = runsEnded
+        .then(() => endCurrent(STOP_EXIT_GRACE_MS))
+        .then(() => Promise.all([...ending].map((child) => child.exit(STOP_EXIT_GRACE_MS))).then(() => undefined));
       return closing;
     },
   };

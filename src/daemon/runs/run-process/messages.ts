@@ -35,4 +35,6 @@ export type FromRunProcess =
   /** A note the run process wrote (the daemon's triggers must know their own writes). */
   | { type: 'write'; path: string; content: string }
   | { type: 'endpoint-wait'; id: number; wait: number }
-  | { type: 'outcome'; id: number; outcome: RunOutcome };
+  | { type: 'outcome'; id: number; outcome: RunOutcome }
+  /** The process cannot go on (its start failed, an error nothing caught): why, just before it exits. */
+  | { type: 'failed'; message: string; stack: string | undefined };
