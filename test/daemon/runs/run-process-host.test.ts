@@ -406,3 +406,14 @@ describe('a run process that does not answer', () => {
     expect(closed).toBe(true);
   });
 });
+
+describe('the run process’s environment', () => {
+  it('is the daemon’s without the service files’ small young generation, whatever else NODE_OPTIONS holds', async () => {
+    const { runProcessEnv } = await import('../../../src/daemon/runs/run-process/child-process.js');
+    expect(runProcessEnv({ PATH: '/bin', NODE_OPTIONS: '--max-semi-space-size=1', MALLOC_ARENA_MAX: '2' })).toEqual({ PATH: '/bin', MALLOC_ARENA_MAX: '2' });
+    expect(runProcessEnv({ NODE_OPTIONS: '--max-semi-space-size=1  --enable-source-maps --max-old-space-size=4096' })).toEqual({
+      NODE_OPTIONS: '--enable-source-maps --max-old-space-size=4096',
+    });
+    expect(runProcessEnv({ HOME: '/h' })).toEqual({ HOME: '/h' });
+  });
+});
