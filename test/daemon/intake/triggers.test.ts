@@ -5,6 +5,7 @@ import { TriggerTracker } from '../../../src/daemon/intake/triggers.js';
 import type { VaultEvent } from '../../../src/daemon/intake/file-events.js';
 import { memoryVault } from '../../helpers/memfs.js';
 import { transcriptNote } from '../../helpers/notes.js';
+import { liveHeapBytes } from '../../helpers/heap.js';
 
 const vault = memoryVault();
 const T = '/vault/Meetings/Transcripts/2026-11-30 Sync.md';
@@ -139,5 +140,27 @@ describe('trigger rules', () => {
       retry: true,
     });
     expect(factsFromData({}).retry).toBe(false);
+  });
+});
+
+describe('what the tracker keeps of every note a scan saw (docs/design.md §8)', () => {
+  it('one shared object per combination of facts, not an object and two strings per note; the rules unchanged', () => {
+    const t = tracker();
+    const paths = Array.from({ length: 12_000 }, (_, i) => `/vault/Meetings/Transcripts/2026-11-30 Meeting number ${i}.md`);
+    const before = liveHeapBytes();
+    for (const [i, p] of paths.entries()) {
+      // As a scan hands them over: values of their own (copied out of each note, note-head.ts).
+      const facts = readFacts(i % 2 ? transcript('finished') : report(i % 3 === 0))!;
+      t.remember(p, facts);
+    }
+    const kept = liveHeapBytes() - before;
+    // The map's own table and entries (the paths are the caller's).
+    // Measured: 0.8 MB shared, 3.8 MB with an object of its own per note.
+    expect(kept).toBeLessThan(12_000 * 100);
+    expect(t.knownFacts(paths[1]!)).toBe(t.knownFacts(paths[3]!));
+    expect(t.knownFacts(paths[3]!)).toEqual({ state: 'finished', status: undefined, retry: false });
+    expect(Object.isFrozen(t.knownFacts(paths[0]!))).toBe(true);
+    // A change of state is still a change of state.
+    expect(t.onEvent(change(paths[1]!), transcript('finished'))).toBeUndefined();
   });
 });
