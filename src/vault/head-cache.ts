@@ -154,7 +154,14 @@ export class HeadCache {
     this.resetStats();
   }
 
-  endPass(): void {
+  /**
+   * @param complete the pass looked at every note it needs (a whole scan): the entries it did
+   *   not look at are forgotten. A note nothing lists or links to any more (a meeting note whose
+   *   transcript was deleted, a note moved away) would otherwise stay in the spill file, and in
+   *   it across restarts, for good.
+   */
+  endPass(complete = false): void {
+    if (complete && this.pass) for (const key of this.entries.keys()) if (!this.pass.has(key)) this.forget(key);
     this.pass = undefined;
   }
 
