@@ -28,9 +28,20 @@ function encode(version: FileVersion, head: Head): Entry {
   return detached(`${versionKey(version)}\n${head.ok ? `J${JSON.stringify(head.data)}` : `E${head.error}`}`);
 }
 
-function decode(entry: Entry): Head {
+/**
+ * The head an entry holds; undefined for one that is not ours (a spill file a person or a
+ * sync tool's merge changed): the note is read again rather than every scan failing on it.
+ */
+function decode(entry: Entry): Head | undefined {
   const payload = entry.slice(entry.indexOf('\n') + 1);
-  return payload.startsWith('J') ? { ok: true, data: JSON.parse(payload.slice(1)) as Record<string, unknown> } : { ok: false, error: payload.slice(1) };
+  if (payload.startsWith('E')) return { ok: false, error: payload.slice(1) };
+  if (!payload.startsWith('J')) return undefined;
+  try {
+    const data = JSON.parse(payload.slice(1)) as unknown;
+    return data !== null && typeof data === 'object' && !Array.isArray(data) ? { ok: true, data: data as Record<string, unknown> } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function entryVersion(entry: Entry): string {
@@ -44,8 +55,15 @@ export interface HeadCacheStats {
   read: number;
 }
 
-/** The first line of a spill file: a file of another shape is not read (a cold scan instead). */
-const SPILL_HEADER = 'meeting-assistant heads 1';
+/**
+ * The first line of a spill file: a file of another shape is not read (a cold scan instead).
+ * It names the kept keys: entries slimmed to other keys (a daemon before an upgrade that
+ * added one to SCAN_KEYS) would otherwise be trusted without the new key until each note
+ * changed.
+ */
+function spillHeader(keep: readonly string[] | undefined): string {
+  return `meeting-assistant heads 1 ${keep ? JSON.stringify(keep) : '*'}`;
+}
 
 export class HeadCache {
   private entries = new Map<string, Entry>();
@@ -81,9 +99,10 @@ export class HeadCache {
     this.spilled = false;
     const text = await readTextIfExists(this.vault.fs, this.spillFile).catch(() => undefined);
     const entries = new Map<string, Entry>();
-    if (text?.startsWith(`${SPILL_HEADER}\n`)) {
+    const header = `${spillHeader(this.keep)}\n`;
+    if (text?.startsWith(header)) {
       try {
-        const pairs = JSON.parse(text.slice(SPILL_HEADER.length + 1)) as unknown;
+        const pairs = JSON.parse(text.slice(header.length)) as unknown;
         if (Array.isArray(pairs)) {
           for (const pair of pairs) {
             if (Array.isArray(pair) && typeof pair[0] === 'string' && typeof pair[1] === 'string' && pair[1].includes('\n')) {
@@ -109,7 +128,7 @@ export class HeadCache {
     if (this.dirty) {
       const pairs = [...this.entries].map(([abs, entry]) => [this.vault.rel(abs), entry]);
       try {
-        await writeFileAtomic(this.vault.fs, this.spillFile, `${SPILL_HEADER}\n${JSON.stringify(pairs)}`);
+        await writeFileAtomic(this.vault.fs, this.spillFile, `${spillHeader(this.keep)}\n${JSON.stringify(pairs)}`);
       } catch {
         return;
       }
@@ -135,7 +154,14 @@ export class HeadCache {
     this.resetStats();
   }
 
-  endPass(): void {
+  /**
+   * @param complete the pass looked at every note it needs (a whole scan): the entries it did
+   *   not look at are forgotten. A note nothing lists or links to any more (a meeting note whose
+   *   transcript was deleted, a note moved away) would otherwise stay in the spill file, and in
+   *   it across restarts, for good.
+   */
+  endPass(complete = false): void {
+    if (complete && this.pass) for (const key of this.entries.keys()) if (!this.pass.has(key)) this.forget(key);
     this.pass = undefined;
   }
 
@@ -165,7 +191,8 @@ export class HeadCache {
     if (!stat.isFile()) return undefined;
     const cached = this.entries.get(absPath);
     const version = fileVersion(stat);
-    if (cached !== undefined && entryVersion(cached) === versionKey(version)) return decode(cached);
+    const known = cached !== undefined && entryVersion(cached) === versionKey(version) ? decode(cached) : undefined;
+    if (known) return known;
     this.stats.read++;
     let head: Head;
     try {

@@ -94,7 +94,7 @@ describe('heads that wait on disk between scans (docs/design.md §8)', () => {
     expect(await lookAll(heads, vault)).toEqual({ checked: COUNT, read: COUNT });
     await heads.spill();
     expect(heads.size).toBe(0);
-    expect((await readText(vault.fs, SPILL)).startsWith('meeting-assistant heads 1\n')).toBe(true);
+    expect((await readText(vault.fs, SPILL)).startsWith('meeting-assistant heads 1 ["state","meeting"]\n')).toBe(true);
     await heads.restore();
     expect(heads.size).toBe(COUNT);
     expect(await lookAll(heads, vault)).toEqual({ checked: COUNT, read: 0 });
@@ -120,12 +120,42 @@ describe('heads that wait on disk between scans (docs/design.md §8)', () => {
     await heads.spill();
     await expect(vault.fs.stat(SPILL)).rejects.toThrow();
 
-    for (const text of ['meeting-assistant heads 1\n[["Meetings/Transcripts/T 1.md", "1:2', 'something else\n[]', 'meeting-assistant heads 1\n{"a":1}']) {
+    for (const text of ['meeting-assistant heads 1 ["state"]\n[["Meetings/Transcripts/T 1.md", "1:2', 'something else\n[]', 'meeting-assistant heads 1 ["state"]\n{"a":1}']) {
       await vault.fs.writeFile(SPILL, text);
       const fresh = new HeadCache(vault, ['state'], SPILL);
       await fresh.restore();
       expect(await lookAll(fresh, vault)).toEqual({ checked: COUNT, read: COUNT });
     }
+  });
+
+  it('kept for other keys (a daemon before an upgrade that added one) are not trusted: the notes are read again', async () => {
+    const vault = memoryVault(files());
+    const before = new HeadCache(vault, ['state'], SPILL);
+    await before.restore();
+    await lookAll(before, vault);
+    await before.spill();
+    const after = new HeadCache(vault, ['state', 'meeting'], SPILL);
+    await after.restore();
+    expect(await lookAll(after, vault)).toEqual({ checked: COUNT, read: COUNT });
+    expect(await after.get(vault.abs('Meetings/Transcripts/T 2.md'))).toEqual({ ok: true, data: { state: 'finished', meeting: '[[M 2]]' } });
+  });
+
+  it('an entry of the file that is not ours, for a note unchanged since, means the note is read again, not a scan that fails', async () => {
+    const vault = memoryVault(files());
+    const heads = new HeadCache(vault, ['state'], SPILL);
+    await heads.restore();
+    await lookAll(heads, vault);
+    await heads.spill();
+    const text = await readText(vault.fs, SPILL);
+    const [header, body] = [text.slice(0, text.indexOf('\n')), JSON.parse(text.slice(text.indexOf('\n') + 1)) as [string, string][]];
+    // The versions kept (they match the notes), the payloads broken as a hand edit or a merge would.
+    const broken = ['J{"state":', 'Jnull', 'J[1]', 'X?'];
+    body.forEach((pair, i) => (pair[1] = `${pair[1].slice(0, pair[1].indexOf('\n'))}\n${broken[i % broken.length]}`));
+    await vault.fs.writeFile(SPILL, `${header}\n${JSON.stringify(body)}`);
+    const fresh = new HeadCache(vault, ['state'], SPILL);
+    await fresh.restore();
+    expect(await lookAll(fresh, vault)).toEqual({ checked: COUNT, read: COUNT });
+    expect(await fresh.get(vault.abs('Meetings/Transcripts/T 0.md'))).toEqual({ ok: true, data: { state: 'finished' } });
   });
 
   it('stay in memory when the file cannot be written', async () => {

@@ -59,9 +59,41 @@ export function fetchGet(fetchFn: typeof fetch): HttpGet {
 
 const failed = (cause: unknown) => new TypeError('fetch failed', { cause });
 
-/** node:http (node:https for an https URL, loaded then). */
+/** The redirects fetch follows before it fails ("redirect count exceeded"). */
+const MAX_REDIRECTS = 20;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * node:http (node:https for an https URL, loaded then), following redirects as fetch did: a
+ * proxy in front of Ollama or LM Studio may answer 301 or 307, and the runs (fetch, through
+ * the openai client) follow it, so the start-up check and the servers' info pages must too.
+ * As fetch does, a 303 (and a POST's 301 or 302) becomes a GET without the body, and the key
+ * (Authorization) is not sent to another origin.
+ */
 export const nodeGet: HttpGet = async (url, init = {}) => {
-  const target = new URL(url);
+  let target = new URL(url);
+  let current = init;
+  for (let redirects = 0; ; redirects++) {
+    const answer = await getOnce(target, current);
+    if (!REDIRECTS.has(answer.status) || answer.location === undefined) return answer;
+    answer.discard();
+    if (redirects === MAX_REDIRECTS) throw failed(new Error('redirect count exceeded'));
+    let next: URL;
+    try {
+      next = new URL(answer.location, target);
+    } catch (err) {
+      throw failed(err);
+    }
+    const asGet = answer.status === 303 || ((answer.status === 301 || answer.status === 302) && current.method === 'POST');
+    const headers = { ...current.headers };
+    if (next.origin !== target.origin) for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
+    if (asGet) for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
+    current = { ...current, headers, ...(asGet && { method: 'GET' as const, body: undefined }) };
+    target = next;
+  }
+};
+
+async function getOnce(target: URL, init: HttpGetInit): Promise<HttpAnswer & { location?: string }> {
   const secure = target.protocol === 'https:';
   if (!secure && target.protocol !== 'http:') throw failed(new Error(`unknown scheme ${target.protocol}`));
   const port = Number(target.port || (secure ? 443 : 80));
@@ -74,7 +106,7 @@ export const nodeGet: HttpGet = async (url, init = {}) => {
     agent: false,
     headers: { ...init.headers, ...(init.body !== undefined && { 'Content-Length': String(Buffer.byteLength(init.body)) }) },
   };
-  return new Promise<HttpAnswer>((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     let request: ClientRequest | undefined;
     const onAbort = () => {
       request?.destroy();
@@ -84,7 +116,13 @@ export const nodeGet: HttpGet = async (url, init = {}) => {
     const done = () => init.signal?.removeEventListener('abort', onAbort);
     request = client.request(target, options, (response) => {
       const status = response.statusCode ?? 0;
-      resolve({ status, ok: status >= 200 && status < 300, text: (cap, tooLarge) => readBody(response, cap, tooLarge, init.signal).finally(done), discard: () => (done(), void response.destroy()) });
+      resolve({
+        status,
+        ok: status >= 200 && status < 300,
+        ...(response.headers.location !== undefined && { location: response.headers.location }),
+        text: (cap, tooLarge) => readBody(response, cap, tooLarge, init.signal).finally(done),
+        discard: () => (done(), void response.destroy()),
+      });
     });
     request.on('error', (err) => {
       done();
@@ -92,28 +130,44 @@ export const nodeGet: HttpGet = async (url, init = {}) => {
     });
     request.end(init.body);
   });
-};
+}
 
-function readBody(response: IncomingMessage, cap: number, tooLarge: () => Error, signal: AbortSignal | undefined): Promise<string> {
+/** Content-Encoding → the zlib stream that undoes it, as fetch undoes them. */
+const DECODERS = { gzip: 'createGunzip', 'x-gzip': 'createGunzip', deflate: 'createInflate', br: 'createBrotliDecompress' } as const;
+
+/**
+ * The body as text, at most `cap` bytes once unpacked. We do not ask for a compressed answer,
+ * but a server or proxy that compresses anyway is read as fetch read it, not handed to
+ * JSON.parse as gzip's bytes.
+ */
+async function readBody(response: IncomingMessage, cap: number, tooLarge: () => Error, signal: AbortSignal | undefined): Promise<string> {
   const announced = Number(response.headers['content-length']);
   if (Number.isFinite(announced) && announced > cap) {
     response.destroy();
-    return Promise.reject(tooLarge());
+    throw tooLarge();
   }
+  const encoding = response.headers['content-encoding']?.trim().toLowerCase();
+  const decoder = encoding && encoding in DECODERS ? (await import('node:zlib'))[DECODERS[encoding as keyof typeof DECODERS]]() : undefined;
   return new Promise<string>((resolve, reject) => {
     const pieces: Buffer[] = [];
     let size = 0;
-    response.on('data', (piece: Buffer) => {
+    const body = decoder ? response.pipe(decoder) : response;
+    body.on('data', (piece: Buffer) => {
       size += piece.byteLength;
       if (size > cap) {
         // Said before the destroy, whose 'aborted' would otherwise speak first.
         reject(tooLarge());
         response.destroy();
+        decoder?.destroy();
         return;
       }
       pieces.push(piece);
     });
-    response.on('end', () => resolve(new TextDecoder().decode(Buffer.concat(pieces, size))));
+    body.on('end', () => resolve(new TextDecoder().decode(Buffer.concat(pieces, size))));
+    decoder?.on('error', (err) => {
+      response.destroy();
+      reject(failed(err));
+    });
     response.on('error', (err) => reject(signal?.aborted ? signal.reason : failed(err)));
     response.on('aborted', () => reject(signal?.aborted ? signal.reason : failed(new Error('the answer was cut off'))));
   });

@@ -98,6 +98,7 @@ export class CatchUp {
     const heads = this.heads;
     await heads.restore();
     heads.beginPass();
+    let complete = false;
     try {
       const jobs = new Map<string, Job>();
       const signatures = new Map<string, string>();
@@ -144,9 +145,11 @@ export class CatchUp {
       }
 
       for (const [key, signature] of signatures) this.attempted.set(key, signature);
+      complete = true;
       return { jobs: [...jobs.values()], checked: heads.stats.checked, read: heads.stats.read, problems };
     } finally {
-      heads.endPass();
+      // A scan that threw midway did not look at everything: what it missed is kept.
+      heads.endPass(complete);
       await heads.spill();
     }
   }

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChatCompletionsClient } from '../../../src/agent/model/chat-completions.js';
 import { reportEndpointProblems } from '../../../src/agent/model/endpoint-check.js';
@@ -31,6 +33,24 @@ describe('reportEndpointProblems', () => {
     expect(warnings()).toEqual([]);
     expect(lines.some((l) => l.msg === 'endpoint check: the endpoint is up and lists the model')).toBe(true);
     expect(server.requests.at(-1)).toMatchObject({ kind: 'models', method: 'GET' });
+  });
+
+  it('says nothing when a proxy in front of the endpoint redirects (307) to it, as the runs (fetch) follow it too', async () => {
+    const proxy = http.createServer((req, res) => {
+      res.writeHead(307, { Location: `${server.baseUrl}${(req.url ?? '').replace(/^\/v1/, '')}` });
+      res.end();
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const { log, warnings } = memoryLog();
+      const base = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/v1`;
+      expect(await reportEndpointProblems(config(base), log)).toBeUndefined();
+      expect(warnings()).toEqual([]);
+      expect(server.requests.at(-1)).toMatchObject({ kind: 'models', method: 'GET' });
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise((resolve) => proxy.close(resolve));
+    }
   });
 
   it('one line when the endpoint cannot be reached: start the server or set Endpoint.BaseUrl', async () => {

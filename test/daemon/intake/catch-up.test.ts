@@ -173,6 +173,32 @@ describe('catch-up scan', () => {
     expect(warm).toMatchObject({ checked: 60, read: 0, jobs: [] });
   });
 
+  it('the heads file forgets a note no scan looks at any more (a meeting note whose transcript and context are gone), but a scan that throws midway keeps what it missed', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 5; i++) {
+      files[`Meetings/N${i}.md`] = meeting(`N${i}`);
+      files[`Meetings/Transcripts/N${i}.md`] = transcript(`N${i}`, 'finished');
+      files[`Meetings/Context/N${i}.md`] = context(`N${i}`, 'finished');
+    }
+    const { catchUp, vault } = setup(files);
+    const spilled = () => readText(vault.fs, '/vault/.meeting-assistant/catch-up-heads.json');
+    await catchUp.scan({ startup: true });
+    expect(await spilled()).toContain('"Meetings/N3.md"');
+
+    await vault.fs.unlink('/vault/Meetings/Transcripts/N3.md');
+    await vault.fs.unlink('/vault/Meetings/Context/N3.md');
+    const list = vault.listMarkdown.bind(vault);
+    vault.listMarkdown = (folder: string) => (folder.endsWith('Summaries') ? Promise.reject(new Error('EIO')) : list(folder));
+    await expect(catchUp.scan()).rejects.toThrow('EIO');
+    vault.listMarkdown = list;
+    expect(await spilled()).toContain('"Meetings/N3.md"');
+
+    expect((await catchUp.scan()).read).toBe(0);
+    const left = await spilled();
+    expect(left).not.toContain('"Meetings/N3.md"');
+    expect(left).toContain('"Meetings/N4.md"');
+  });
+
   it('a broken meeting note is reported and enqueued once (its run writes the failure report), not every scan', async () => {
     const { catchUp } = setup({
       'Meetings/A.md': '---\ntitle: [unclosed\ntranscript: x\n---\n',
