@@ -3,7 +3,7 @@ import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import { causeChain, type Logger } from '../../log.js';
 import { MAX_ANSWER_BYTES } from './capped-text.js';
-import { fetchGet, type HttpAnswer, nodeGet } from './http-get.js';
+import { fetchGet, type HttpAnswer, defaultGet } from './http-get.js';
 
 /**
  * Is the configured endpoint up, does it accept the key, does it list the model? One
@@ -64,7 +64,7 @@ function looksLikeOllama(config: AppConfig): boolean {
 
 export async function checkEndpoint(config: AppConfig, deps: EndpointCheckDeps = {}): Promise<EndpointOutcome> {
   // The daemon's own process makes this check: node's HTTP client, not fetch (http-get.ts).
-  const get = deps.fetch ? fetchGet(deps.fetch) : nodeGet;
+  const get = deps.fetch ? fetchGet(deps.fetch) : defaultGet();
   const clock = deps.clock ?? systemClock;
   const timeoutMs = deps.timeoutMs ?? 5000;
   const url = `${baseUrl(config)}/models`;

@@ -3,7 +3,7 @@ import { isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { authHeaders, baseUrl } from './endpoint-check.js';
-import { fetchGet, nodeGet } from './http-get.js';
+import { defaultGet, fetchGet } from './http-get.js';
 import { defaultSleep, type EndpointGate, type Sleep } from './retry.js';
 import { ModelError } from '../types.js';
 
@@ -79,7 +79,7 @@ export function isUnreachable(err: unknown): boolean {
 export function modelsProbe(config: AppConfig, fetchFn?: typeof fetch, timeoutMs = 5_000): (signal: AbortSignal) => Promise<boolean> {
   const url = `${baseUrl(config)}/models`;
   // The daemon's own process probes: node's HTTP client, not fetch (http-get.ts).
-  const get = fetchFn ? fetchGet(fetchFn) : nodeGet;
+  const get = fetchFn ? fetchGet(fetchFn) : defaultGet();
   return async (signal) => {
     try {
       const response = await get(url, { headers: authHeaders(config), signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });

@@ -172,3 +172,14 @@ async function readBody(response: IncomingMessage, cap: number, tooLarge: () => 
     response.on('aborted', () => reject(signal?.aborted ? signal.reason : failed(new Error('the answer was cut off'))));
   });
 }
+
+/**
+ * The client the daemon's requests use: node's, unless node's fetch would go through a proxy
+ * (`NODE_USE_ENV_PROXY` with `HTTP_PROXY`/`HTTPS_PROXY`, Node 22.21+ and 24.5+), where the runs
+ * (fetch, through the openai client) reach the endpoint only through it: then fetch too, so that
+ * the wait and the start-up check see the endpoint as the runs do.
+ */
+export function defaultGet(env: NodeJS.ProcessEnv = process.env): HttpGet {
+  const proxied = /^(1|true)$/i.test(env.NODE_USE_ENV_PROXY ?? '') && [env.HTTP_PROXY, env.HTTPS_PROXY, env.http_proxy, env.https_proxy].some((v) => !!v);
+  return proxied ? fetchGet(fetch) : nodeGet;
+}

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import { MAX_ANSWER_BYTES } from '../model/capped-text.js';
-import { fetchGet, nodeGet } from '../model/http-get.js';
+import { defaultGet, fetchGet } from '../model/http-get.js';
 
 /**
  * The context window the server really has (docs/design.md §3 step 8). Local servers often run
@@ -62,7 +62,7 @@ type Json = Record<string, unknown>;
 
 async function getJson(options: ProbeOptions, url: string, init: { body?: unknown; timeoutMs?: number } = {}): Promise<Json | undefined> {
   // The daemon's own process asks too: node's HTTP client, not fetch (http-get.ts).
-  const get = options.fetch ? fetchGet(options.fetch) : nodeGet;
+  const get = options.fetch ? fetchGet(options.fetch) : defaultGet();
   try {
     const response = await get(url, {
       method: init.body !== undefined ? 'POST' : 'GET',

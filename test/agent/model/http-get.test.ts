@@ -80,3 +80,17 @@ describe.each(clients)('%s', (_name, get) => {
     expect((stalled as Error).name).toBe('TimeoutError');
   });
 });
+
+describe('the client the daemon uses', () => {
+  it('is node’s, unless node’s fetch would go through a proxy (NODE_USE_ENV_PROXY with a proxy set): then fetch, as the runs reach the endpoint', async () => {
+    const { defaultGet } = await import('../../../src/agent/model/http-get.js');
+    expect(defaultGet({})).toBe(nodeGet);
+    expect(defaultGet({ HTTP_PROXY: 'http://proxy:3128' })).toBe(nodeGet);
+    expect(defaultGet({ NODE_USE_ENV_PROXY: '1' })).toBe(nodeGet);
+    const proxied = defaultGet({ NODE_USE_ENV_PROXY: '1', https_proxy: 'http://proxy:3128' });
+    expect(proxied).not.toBe(nodeGet);
+    // It is fetch underneath: the same answer through it.
+    const answer = await proxied(`${base}/models`);
+    expect(JSON.parse(await answer.text(1000, () => new Error('big')))).toEqual({ ok: true, url: '/models' });
+  });
+});
