@@ -1,7 +1,7 @@
 import { releaseTokenizer } from '../agent/window/tokens.js';
 import type { Vault } from '../vault/vault.js';
 import { FileWatch } from './file-cache.js';
-import { DEFAULT_IDLE_RELEASE_MS, type IdleTimers, realIdleTimers } from './idle-release.js';
+import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, type IdleTimers, realIdleTimers } from './idle-release.js';
 import { PastSummaryIndex } from './past-index.js';
 import { SearchPlans } from './search/search-plans.js';
 import { SearchWorkerPool } from './search/worker-pool.js';
@@ -39,20 +39,20 @@ export class RunCaches {
   readonly pastSummaries: PastSummaryIndex;
   /** Releases so far (tests read it). */
   releases = 0;
-  private holds = 0;
-  private timer: unknown;
-  private closed = false;
-  private readonly idleMs: number;
-  private readonly timers: IdleTimers;
+  private readonly idle: IdleHolds;
   private readonly onRelease: (() => void) | undefined;
 
   constructor(
     readonly vault: Vault,
     options: RunCachesOptions = {},
   ) {
-    this.idleMs = options.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
-    this.timers = options.timers ?? realIdleTimers;
     this.onRelease = options.onRelease;
+    this.idle = new IdleHolds({
+      idleMs: options.idleMs ?? DEFAULT_IDLE_RELEASE_MS,
+      timers: options.timers ?? realIdleTimers,
+      // Told once the threads have ended: what they held is gone from the process by then.
+      onIdle: () => void this.release().then(() => this.onRelease?.()),
+    });
     this.watch = new FileWatch(vault);
     this.search = new SearchWorkerPool(this.watch, options.searchShards ? { shards: options.searchShards } : {});
     const { Projects, Summaries } = vault.layout.folders;
@@ -62,34 +62,17 @@ export class RunCaches {
 
   /** A run begins: nothing is released until the function returned is called (once). */
   hold(): () => void {
-    this.holds++;
-    this.cancelTimer();
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      this.holds--;
-      if (!this.closed) this.touch();
-      // The owner stopped while this run held them (the daemon's grace period): let go now.
-      else if (this.holds === 0) void this.release();
-    };
+    return this.idle.hold();
   }
 
   /** The caches were used: the idle period starts again (when no run holds them). */
   touch(): void {
-    this.cancelTimer();
-    if (this.holds > 0 || this.closed) return;
-    this.timer = this.timers.setTimeout(() => {
-      this.timer = undefined;
-      if (this.holds > 0) return;
-      // Told once the threads have ended: what they held is gone from the process by then.
-      void this.release().then(() => this.onRelease?.());
-    }, this.idleMs);
+    this.idle.touch();
   }
 
   /** Let go of what the runs built now; resolves once the worker threads have ended. */
   release(): Promise<void> {
-    this.cancelTimer();
+    this.idle.cancel();
     this.releases++;
     const ended = this.search.close();
     this.plans.clear();
@@ -104,14 +87,7 @@ export class RunCaches {
    * ends: its search is not cut off, and no worker it starts outlives the owner.
    */
   close(): void {
-    this.closed = true;
-    this.cancelTimer();
-    if (this.holds === 0) void this.release();
-  }
-
-  private cancelTimer(): void {
-    if (this.timer === undefined) return;
-    this.timers.clearTimeout(this.timer);
-    this.timer = undefined;
+    // A run that still holds them (the shutdown's grace period) has them let go when it ends.
+    this.idle.close(() => void this.release());
   }
 }

@@ -2,7 +2,7 @@ import type { AppConfig } from '../../../config.js';
 import { openProcessBase } from '../../../process-base.js';
 import { FileWatch, type TrustOptions } from '../../../tools/file-cache.js';
 // Not run-caches.ts: the caches and their search stay out of the daemon's own process.
-import { DEFAULT_IDLE_RELEASE_MS, realIdleTimers } from '../../../tools/idle-release.js';
+import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, realIdleTimers } from '../../../tools/idle-release.js';
 import type { Vault, WriteListener } from '../../../vault/vault.js';
 import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';
@@ -53,26 +53,15 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
   // The daemon's token, not the token file as the child finds it later (deleted to have a new
   // one at the next start, say): a failure report's retry link must be one this daemon accepts.
   const childConfig: AppConfig = { ...config, settings: { ...config.settings, Http: { ...config.settings.Http, Token: base.token } } };
-  const idleMs = o.caches.idleMs ?? DEFAULT_IDLE_RELEASE_MS;
-  const timers = o.caches.timers ?? realIdleTimers;
   const writeListeners: WriteListener[] = [];
   const watch = new ForwardedWatch(base.vault, (state) => current?.trust(state));
   // The daemon's own writes (imports, sessions) change what the run process may have cached.
   watch.onInvalidate((p) => current?.invalidate(p));
 
   let current: RunProcess | undefined;
-  let holds = 0;
-  let timer: unknown;
-  let closed = false;
   let closing: Promise<void> | undefined;
-  let unheld: (() => void) | undefined;
   /** Processes told to end and not gone yet. */
   const ending = new Set<RunProcess>();
-
-  const cancelTimer = () => {
-    if (timer !== undefined) timers.clearTimeout(timer);
-    timer = undefined;
-  };
   const endCurrent = (graceMs?: number): Promise<void> => {
     const child = current;
     current = undefined;
@@ -100,19 +89,18 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     o.log.info({ pid: current.pid }, `run process started (pid ${current.pid ?? 'unknown'})`);
     return current;
   };
-  const idle = () => {
-    cancelTimer();
-    if (holds > 0 || closed || !current) return;
-    timer = timers.setTimeout(() => {
-      timer = undefined;
-      if (holds > 0 || !current) return;
+  const idle = new IdleHolds({
+    idleMs: o.caches.idleMs ?? DEFAULT_IDLE_RELEASE_MS,
+    timers: o.caches.timers ?? realIdleTimers,
+    onIdle: () => {
+      if (!current) return;
       // Told once the process has ended: what it held is gone from the machine by then. Not
       // when a job came meanwhile: its new process holds what a run builds, nothing was let go.
       void endCurrent().then(() => {
         if (!current) o.caches.onRelease?.();
       });
-    }, idleMs);
-  };
+    },
+  });
 
   const runs: MeetingRuns = {
     summarize: (hooks, meetingPath, options) => processForRun().run('summarize', hooks, meetingPath, options),
@@ -126,24 +114,11 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
       writeListeners.push(listener);
       base.vault.onWrite(listener);
     },
-    hold: () => {
-      holds++;
-      cancelTimer();
-      let ended = false;
-      return () => {
-        if (ended) return;
-        ended = true;
-        holds--;
-        if (holds === 0) unheld?.();
-        idle();
-      };
-    },
+    hold: () => idle.hold(),
     close: () => {
       if (closing) return closing;
-      closed = true;
-      cancelTimer();
       // The stop's grace period lets running runs finish: the process ends after the last one.
-      const runsEnded = holds === 0 ? Promise.resolve() : new Promise<void>((resolve) => (unheld = resolve));
+      const runsEnded = new Promise<void>((resolve) => idle.close(resolve));
       // Within the stop's deadline (commands/run.ts): a process slow to let go is killed sooner.
       closing = runsEnded
         .then(() => endCurrent(STOP_EXIT_GRACE_MS))
