@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchGet, type HttpGet, nodeGet } from '../../../src/agent/model/http-get.js';
+import { describe, expect, it } from 'vitest';
+import { BOTH_CLIENTS, loopbackServer } from '../../helpers/loopback-server.js';
 
 /**
  * What the fetch the daemon's probes used to make did without being asked, and node's HTTP
@@ -12,8 +12,6 @@ import { fetchGet, type HttpGet, nodeGet } from '../../../src/agent/model/http-g
  * Each case runs through both clients.
  */
 
-let server: http.Server;
-let base: string;
 const seen: { url?: string; method?: string; auth?: string }[] = [];
 const json = JSON.stringify({ object: 'list', data: [{ id: 'm' }] });
 
@@ -29,11 +27,11 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
     return void res.end('moved');
   }
   if (url === '/temp/models') {
-    res.writeHead(307, { Location: `${base}/v1/models` });
+    res.writeHead(307, { Location: `${server.base}/v1/models` });
     return void res.end();
   }
   if (url === '/away/models') {
-    res.writeHead(308, { Location: base.replace('127.0.0.1', 'localhost') + '/v1/models' });
+    res.writeHead(308, { Location: server.base.replace('127.0.0.1', 'localhost') + '/v1/models' });
     return void res.end();
   }
   if (url === '/loop') {
@@ -57,49 +55,36 @@ function handle(req: http.IncomingMessage, res: http.ServerResponse): void {
   res.end();
 }
 
-beforeAll(async () => {
-  server = http.createServer(handle);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-const clients: [string, HttpGet][] = [
-  ['node', nodeGet],
-  ['fetch', fetchGet(fetch)],
-];
+const server = loopbackServer(handle);
 const text = (answer: { text: (cap: number, tooLarge: () => Error) => Promise<string> }) => answer.text(1000, () => new Error('too large'));
 
-describe.each(clients)('%s', (_name, get) => {
+describe.each(BOTH_CLIENTS)('%s', (_name, get) => {
   it('follows a redirect (a proxy in front of Ollama or LM Studio answering 301 or 307), keeping the key on the same server', async () => {
-    const moved = await get(`${base}/moved/models`, { headers: { Authorization: 'Bearer k' } });
+    const moved = await get(`${server.base}/moved/models`, { headers: { Authorization: 'Bearer k' } });
     expect([moved.status, moved.ok]).toEqual([200, true]);
     expect(JSON.parse(await text(moved))).toEqual(JSON.parse(json));
     expect(seen.at(-1)).toEqual({ url: '/v1/models', method: 'GET', auth: 'Bearer k' });
-    const temp = await get(`${base}/temp/models`);
+    const temp = await get(`${server.base}/temp/models`);
     expect(JSON.parse(await text(temp))).toEqual(JSON.parse(json));
     // Another origin (localhost is not 127.0.0.1) is not given the key.
-    const away = await get(`${base}/away/models`, { headers: { Authorization: 'Bearer k' } });
+    const away = await get(`${server.base}/away/models`, { headers: { Authorization: 'Bearer k' } });
     expect(JSON.parse(await text(away))).toEqual(JSON.parse(json));
     expect(seen.at(-1)).toEqual({ url: '/v1/models', method: 'GET', auth: undefined });
   });
 
   it('gives up on a redirect loop as fetch does', async () => {
-    const looped = await get(`${base}/loop`).catch((err: unknown) => err);
+    const looped = await get(`${server.base}/loop`).catch((err: unknown) => err);
     expect(looped).toBeInstanceOf(TypeError);
     expect((looped as Error).message).toBe('fetch failed');
   });
 
   it('reads an answer the server compressed, and the cap holds for what it unpacks to', async () => {
-    expect(JSON.parse(await text(await get(`${base}/gzip`)))).toEqual(JSON.parse(json));
-    await expect(text(await get(`${base}/bomb`))).rejects.toThrow('too large');
+    expect(JSON.parse(await text(await get(`${server.base}/gzip`)))).toEqual(JSON.parse(json));
+    await expect(text(await get(`${server.base}/bomb`))).rejects.toThrow('too large');
   });
 
   it('cuts a body that stalls after the headers when the signal fires', async () => {
-    const answer = await get(`${base}/stall-body`, { signal: AbortSignal.timeout(300) });
+    const answer = await get(`${server.base}/stall-body`, { signal: AbortSignal.timeout(300) });
     const err = await text(answer).catch((e: unknown) => e);
     expect((err as Error).name).toBe('TimeoutError');
   });
@@ -108,7 +93,7 @@ describe.each(clients)('%s', (_name, get) => {
 const hasIpv6Loopback = Object.values(os.networkInterfaces()).some((list) => list?.some((i) => i.family === 'IPv6' && i.internal));
 
 describe.skipIf(!hasIpv6Loopback)('an IPv6 literal host (needs an IPv6 loopback)', () => {
-  it.each(clients)('%s asks http://[::1]:port', async (_name, get) => {
+  it.each(BOTH_CLIENTS)('%s asks http://[::1]:port', async (_name, get) => {
     const v6 = http.createServer(handle);
     await new Promise<void>((resolve) => v6.listen(0, '::1', resolve));
     try {
