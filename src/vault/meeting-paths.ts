@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { Vault } from './vault.js';
+import type { Vault } from './vault.js';
+import { relativeBelow } from './lexical-paths.js';
 
 /**
  * docs/design.md §1: the default context and summary notes of a meeting mirror where the
@@ -12,7 +13,7 @@ import { Vault } from './vault.js';
 export function defaultNoteName(vault: Vault, meetingAbs: string): string {
   const meetings = vault.layout.folders.Meetings;
   const file = vault.abs(meetingAbs);
-  const below = Vault.isBelow(meetings, file) ? path.relative(meetings, file) : path.basename(file);
+  const below = relativeBelow(meetings, file) ?? path.basename(file);
   return below.replace(/\.md$/i, '');
 }
 

@@ -9,6 +9,7 @@ import { MeetingAssistantError } from '../errors.js';
 import { isSyncToolFile } from './sync-files.js';
 import { DEFAULT_MAX_FILE_BYTES, readRegularFile, UnwritableFileError } from './regular-file.js';
 import { type Clock, systemClock } from '../clock.js';
+import { isBelow, isInside, relativeTo, resolveIn } from './lexical-paths.js';
 
 /** Called after every write the daemon makes, so the watcher can ignore its own writes. */
 export type WriteListener = (absPath: string, content: string) => void;
@@ -127,23 +128,22 @@ export class Vault {
 
   /** Absolute path of a vault-relative one (or an absolute one, normalised). */
   abs(relOrAbs: string): string {
-    return path.resolve(this.root, relOrAbs);
+    return resolveIn(this.root, relOrAbs);
   }
 
   /** Vault-relative path with forward slashes. */
   rel(absPath: string): string {
-    return path.relative(this.root, path.resolve(this.root, absPath)).split(path.sep).join('/');
+    return relativeTo(this.root, absPath);
   }
 
   /** True when `absPath` is the folder itself or lies below it (lexically). */
   static isInside(folder: string, absPath: string): boolean {
-    const r = path.relative(folder, absPath);
-    return r === '' || (!r.startsWith('..') && !path.isAbsolute(r));
+    return isInside(folder, absPath);
   }
 
   /** True when `absPath` lies below the folder (the folder itself is not below it). */
   static isBelow(folder: string, absPath: string): boolean {
-    return path.resolve(absPath) !== path.resolve(folder) && Vault.isInside(folder, absPath);
+    return isBelow(folder, absPath);
   }
 
   /** The folders of `folders` that lie in no other one of them: watching or walking those covers all. */
@@ -153,22 +153,32 @@ export class Vault {
   }
 
   contains(absPath: string): boolean {
-    return Vault.isInside(this.root, path.resolve(this.root, absPath));
+    return isInside(this.root, resolveIn(this.root, absPath));
   }
 
   /** Which configured folder a Markdown file belongs to: the most specific one containing it (the glossary and dictionary belong to none). */
   kindOf(absPath: string): NoteKind | undefined {
-    const file = path.resolve(this.root, absPath);
+    const file = resolveIn(this.root, absPath);
     // The glossary and dictionary live inside `Meetings` by default but are no meeting notes.
     if (file === this.layout.files.glossary || file === this.layout.files.dictionary) return undefined;
-    let best: { kind: NoteKind; depth: number } | undefined;
-    for (const [key, folder] of Object.entries(this.layout.folders) as [FolderKey, string][]) {
-      if (file === folder || !Vault.isInside(folder, file)) continue;
-      const depth = folder.split(path.sep).length;
-      if (!best || depth > best.depth) best = { kind: KIND_OF_FOLDER[key], depth };
-    }
-    return best?.kind;
+    for (const { folder, kind } of this.folderKinds()) if (file !== folder && isInside(folder, file)) return kind;
+    return undefined;
   }
+
+  private kinds: { of: VaultLayout['folders']; list: { folder: string; kind: NoteKind }[] } | undefined;
+
+  /** The configured folders, most specific (deepest) first: the first that holds a file names its kind. */
+  private folderKinds(): { folder: string; kind: NoteKind }[] {
+    const { folders } = this.layout;
+    if (this.kinds?.of !== folders) {
+      const list = (Object.entries(folders) as [FolderKey, string][]).map(([key, folder], order) => ({ folder, kind: KIND_OF_FOLDER[key], depth: folder.split(path.sep).length, order }));
+      // Equal depths keep the order of the layout, as the first one found used to win.
+      list.sort((a, b) => b.depth - a.depth || a.order - b.order);
+      this.kinds = { of: folders, list: list.map(({ folder, kind }) => ({ folder, kind })) };
+    }
+    return this.kinds.list;
+  }
+
 
   /** `Agent.MaxFileBytes`: every read of a note stops there (docs/design.md §4). */
   get maxFileBytes(): number {
