@@ -65,6 +65,9 @@ function spillHeader(keep: readonly string[] | undefined): string {
   return `meeting-assistant heads 1 ${keep ? JSON.stringify(keep) : '*'}`;
 }
 
+/** Stats in flight during a prefetch: enough to keep libuv's threads busy. */
+const PREFETCH_CONCURRENCY = 64;
+
 export class HeadCache {
   private entries = new Map<string, Entry>();
   readonly stats: HeadCacheStats = { checked: 0, read: 0 };
@@ -163,6 +166,21 @@ export class HeadCache {
   endPass(complete = false): void {
     if (complete && this.pass) for (const key of this.entries.keys()) if (!this.pass.has(key)) this.forget(key);
     this.pass = undefined;
+  }
+
+  /**
+   * Looks at `paths` for the pass ahead of its `get`s, many at once. A stat is cheap, but one at
+   * a time each wakes one of libuv's threads and puts it back to sleep: a scan that interleaved
+   * its stats with its own work spent more CPU on that than on anything else (BENCHMARKS.md).
+   * Errors are left for the `get` that meets them, as if it had looked itself.
+   */
+  async prefetch(paths: readonly string[]): Promise<void> {
+    if (!this.pass) return;
+    let next = 0;
+    const worker = async () => {
+      while (next < paths.length) await this.get(paths[next++]!).catch(() => undefined);
+    };
+    await Promise.all(Array.from({ length: Math.min(PREFETCH_CONCURRENCY, paths.length) }, worker));
   }
 
   /** The note's frontmatter, or undefined when the file does not exist. */

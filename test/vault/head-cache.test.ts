@@ -5,6 +5,7 @@ import { factsFromData, readNoteHead } from '../../src/vault/note-head.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { liveHeapBytes } from '../helpers/heap.js';
 import { memoryVault } from '../helpers/memfs.js';
+import { Vault } from '../../src/vault/vault.js';
 
 // What the daemon keeps for its whole life must not keep the text it was read from: V8 cuts a
 // value out of a longer string as a view of it (docs/design.md §8, caches with owners).
@@ -170,5 +171,50 @@ describe('heads that wait on disk between scans (docs/design.md §8)', () => {
     (vault.fs as { rename: typeof rename }).rename = rename;
     await heads.restore();
     expect(await lookAll(heads, vault)).toEqual({ checked: COUNT, read: 0 });
+  });
+});
+
+describe('a pass that looks at many notes ahead of its questions (prefetch)', () => {
+  it('stats them many at once, answers the gets after it from the pass, and leaves an error to the get that meets it', async () => {
+    const all: Record<string, string> = {};
+    for (let i = 0; i < 200; i++) all[`Meetings/Transcripts/T ${i}.md`] = `---\nstate: finished\n---\nbody ${i}\n`;
+    const base = memoryVault(all);
+    let inFlight = 0;
+    let most = 0;
+    let stats = 0;
+    const denied = base.abs('Meetings/Transcripts/T 7.md');
+    const fs = {
+      ...base.fs,
+      stat: async (file: string) => {
+        stats++;
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setImmediate(resolve));
+        inFlight--;
+        if (file === denied) throw Object.assign(new Error(`EACCES: permission denied, stat '${file}'`), { code: 'EACCES' });
+        return base.fs.stat(file);
+      },
+    };
+    const vault = new Vault(fs, base.layout);
+    const heads = new HeadCache(vault, ['state']);
+    const paths = Object.keys(all).map((rel) => vault.abs(rel));
+    heads.beginPass();
+    await heads.prefetch(paths);
+    // One at a time, each stat would wake one of libuv's threads (head-cache.ts): many are in flight.
+    expect(most).toBeGreaterThan(16);
+    expect(heads.stats).toEqual({ checked: 200, read: 199 });
+    const afterPrefetch = stats;
+    expect(await heads.get(vault.abs('Meetings/Transcripts/T 3.md'))).toEqual({ ok: true, data: { state: 'finished' } });
+    await expect(heads.get(denied)).rejects.toMatchObject({ code: 'EACCES' });
+    expect(stats).toBe(afterPrefetch);
+    expect(heads.stats.checked).toBe(200);
+    heads.endPass();
+  });
+
+  it('outside a pass does nothing (nothing would keep what it found)', async () => {
+    const vault = memoryVault({ 'Meetings/Transcripts/T.md': '---\nstate: finished\n---\n' });
+    const heads = new HeadCache(vault, ['state']);
+    await heads.prefetch([vault.abs('Meetings/Transcripts/T.md')]);
+    expect(heads.stats.checked).toBe(0);
   });
 });

@@ -125,13 +125,16 @@ export class CatchUp {
         return all.filter((file) => vault.kindOf(file) === kind);
       };
 
-      const transcripts = await mapLimit(await list(folders.Transcripts, 'transcript'), SCAN_CONCURRENCY, (t) => this.transcriptJob(t, startup, transcriptIndex));
+      const listed = { transcripts: await list(folders.Transcripts, 'transcript'), contexts: await list(folders.Context, 'context'), summaries: await list(folders.Summaries, 'summary') };
+      await heads.prefetch([...listed.transcripts, ...listed.contexts, ...listed.summaries]);
+
+      const transcripts = await mapLimit(listed.transcripts, SCAN_CONCURRENCY, (t) => this.transcriptJob(t, startup, transcriptIndex));
       transcripts.forEach(add);
 
-      const contexts = await mapLimit(await list(folders.Context, 'context'), SCAN_CONCURRENCY, (c) => this.interruptedJob(c));
+      const contexts = await mapLimit(listed.contexts, SCAN_CONCURRENCY, (c) => this.interruptedJob(c));
       contexts.forEach(add);
 
-      const summaries = await mapLimit(await list(folders.Summaries, 'summary'), SCAN_CONCURRENCY, (m) => this.retryJob(m));
+      const summaries = await mapLimit(listed.summaries, SCAN_CONCURRENCY, (m) => this.retryJob(m));
       summaries.forEach(add);
 
       for (const job of await this.unreported.take()) {
