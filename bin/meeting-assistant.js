@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli.js';
+import { leanIfDaemon } from '../dist/daemon/lean-code.js';
+
+// The daemon's own process without the optimizing compilers, set before anything else loads
+// (src/daemon/lean-code.ts); then the CLI.
+leanIfDaemon(process.argv);
+const { main } = await import('../dist/cli.js');
 
 // A reader that stops early (`meeting-assistant status | head`) closes the pipe: the rest of
 // the output has nowhere to go, which is no error of the command. Its work goes on to its own

@@ -14,6 +14,8 @@ export function startConfig(root = ROOT) {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  // `run`'s process, as bin/meeting-assistant.js makes it: no optimizing compiler (src/daemon/lean-code.ts).
+  (await import('../dist/daemon/lean-code.js')).withoutOptimizingCompiler();
   const { main } = await import('../dist/cli.js');
   const config = path.join(ROOT, startConfig());
   process.stderr.write(`npm start: meeting-assistant run --config ${path.relative(process.cwd(), config) || config}\n`);
