@@ -109,3 +109,17 @@ describe('the maps of the tree', () => {
     expect(units().filter((unit) => !named(map, unit))).toEqual([]);
   });
 });
+
+describe('file sizes', () => {
+  /** Every file below `dir` ending in `.ts`. */
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+
+  it('no source file is over 450 lines (issue #25: small modules, one job each)', () => {
+    const long = sources('src')
+      .map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+      .filter(({ lines }) => lines > 450)
+      .map(({ file, lines }) => `${file}: ${lines} lines`);
+    expect(long).toEqual([]);
+  });
+});

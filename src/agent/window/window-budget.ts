@@ -35,7 +35,6 @@ import { MeetingAssistantError } from '../../errors.js';
  */
 
 export { contextLimitFrom } from './refusal-limits.js';
-
 export type { Conversation } from '../types.js';
 
 export interface WindowBudgetOptions {
