@@ -62,8 +62,11 @@ function fakePipeline() {
       if (await deps.vault.exists(ctx)) await setContextState(deps.vault, ctx, 'finished');
       return { runId: 'r', status: 'done', meetingPath } satisfies RunOutcome;
     },
-    async retry(_deps, summaryPath, options) {
+    async retry(deps, summaryPath, options) {
       calls.push({ kind: 'retry', path: summaryPath, trigger: options.trigger, signal: options.signal });
+      if (hold) await hold;
+      // As the real one does: the failure report becomes the summary.
+      if (await deps.vault.exists(summaryPath)) await deps.vault.write(summaryPath, '---\nmeeting: "[[Meetings/A]]"\nstatus: done\n---\n# Summary\n');
       return { runId: 'r', status: 'done', summaryPath };
     },
   };
@@ -146,6 +149,49 @@ describe('daemon triggers', () => {
     source.emit({ type: 'change', path: S });
     await until(() => pipeline.calls.length === 1, 'the retry');
     expect(pipeline.calls[0]).toMatchObject({ kind: 'retry', path: S, trigger: 'retry' });
+  });
+
+  it('a retry asked for again while the retry runs (the report’s link clicked) is one follow-up, which finds the summary done and skips', async () => {
+    const S = '/vault/Meetings/Summaries/A.md';
+    const { source, pipeline, vault, daemon: d } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'finished'),
+      'Meetings/Context/A.md': context('A', 'error'),
+      'Meetings/Summaries/A.md': '---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: false\n---\n',
+    });
+    pipeline.holdRuns();
+    await vault.fs.writeFile(S, '---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: true\n---\n');
+    source.emit({ type: 'change', path: S });
+    await until(() => pipeline.calls.length === 1, 'the retry');
+    // While it runs, the report still asks for a retry: a scan leaves a queued meeting alone, a
+    // click on the report's link becomes the follow-up.
+    expect((await d.catchUp()).jobs).toEqual([]);
+    expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'link' })).toBe('follow-up');
+    pipeline.releaseRuns();
+    await d.queue.onIdle();
+    expect(pipeline.calls).toHaveLength(1);
+    expect(d.status().queue.recent.map((r) => r.status)).toEqual(['skipped', 'done']);
+    expect(d.status().queue.recent[0]?.message).toBe('not retried again: its summary note is done');
+  });
+
+  it('a retry of a done summary asked for when nothing runs (the API) regenerates it, and one from the CLI runs even after a run', async () => {
+    const S = '/vault/Meetings/Summaries/A.md';
+    const { pipeline, daemon: d } = await start({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'finished'),
+      'Meetings/Context/A.md': context('A', 'finished'),
+      'Meetings/Summaries/A.md': '---\nmeeting: "[[Meetings/A]]"\nstatus: done\n---\n',
+    });
+    pipeline.holdRuns();
+    expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'api' })).toBe('queued');
+    await until(() => pipeline.calls.length === 1, 'the retry');
+    expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'cli' })).toBe('follow-up');
+    pipeline.releaseRuns();
+    await d.queue.onIdle();
+    expect(pipeline.calls).toMatchObject([
+      { kind: 'retry', path: S, trigger: 'api' },
+      { kind: 'retry', path: S, trigger: 'cli' },
+    ]);
   });
 
   it('a trigger while the meeting runs is coalesced into one follow-up, which sees it finished and skips', async () => {

@@ -10,7 +10,7 @@ import { contextOfMeeting } from '../../vault/locate-meeting.js';
 import { gateOnBoard } from './endpoint-gate.js';
 import { readNoteHead } from '../../vault/note-head.js';
 import type { Notifier } from './notify.js';
-import type { Job, JobResult, JobRunner } from './queue.js';
+import type { Job, JobResult, JobRunner, QueuedAs } from './queue.js';
 import type { RunBoard } from './run-board.js';
 import type { RunRecord } from './run-history.js';
 
@@ -67,12 +67,18 @@ async function titleOf(vault: Vault, meetingPath: string): Promise<string | unde
   return typeof title === 'string' && title.trim() !== '' ? title.trim() : undefined;
 }
 
+/** The summary note says `status: done` (unreadable or gone: not known to be done). */
+async function summaryIsDone(vault: Vault, summaryPath: string): Promise<boolean> {
+  const data = await readNoteHead(vault.fs, summaryPath).then((h) => h.data, () => undefined);
+  return typeof data?.status === 'string' && data.status.trim() === 'done';
+}
+
 export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const { vault, log, board } = deps;
 
   const cliRun = deps.cliRunOf ?? ((key: string) => cliRunOf(vault, key));
 
-  const runPipeline = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, meeting: string): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
+  const runPipeline = async (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, meeting: string, queued: QueuedAs): Promise<{ result: JobResult; outcome?: RunOutcome }> => {
     const cli = await cliRun(job.key);
     if (cli !== undefined) {
       // Not twice at once; catch-up looks again once the command has ended.
@@ -90,6 +96,13 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         log.info({ meeting, trigger: job.trigger }, message);
         return { result: { status: 'skipped', message } };
       }
+    }
+    if (job.kind === 'retry' && job.trigger !== 'cli' && queued.afterRun && (await summaryIsDone(vault, job.target))) {
+      // Asked for while the meeting ran (the report ticked, its link clicked, during a retry):
+      // the run it waited for left a summary, which a second run would only replace.
+      const message = 'not retried again: its summary note is done';
+      log.info({ meeting, trigger: job.trigger }, message);
+      return { result: { status: 'skipped', message } };
     }
     // The status page follows the run's progress by the queue's key: one entry per meeting.
     const hooks: RunHooks = {
@@ -130,14 +143,14 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     return { result, outcome };
   };
 
-  return async (job, signal, stopWaiting) => {
+  return async (job, signal, stopWaiting, queued) => {
     const meeting = vault.rel(job.key);
     const title = await titleOf(vault, job.key);
     const startedAt = deps.clock().toISOString();
     board.start(job.key, { meeting, ...(title !== undefined && { title }), kind: job.kind, trigger: job.trigger, startedAt });
     let record: RunRecord | undefined;
     try {
-      const { result, outcome } = await runPipeline(job, signal, stopWaiting, meeting);
+      const { result, outcome } = await runPipeline(job, signal, stopWaiting, meeting, queued);
       // A run stopped by shutdown resumes at next start: no outcome to record or announce yet.
       if (outcome && !outcome.aborted) {
         record = {

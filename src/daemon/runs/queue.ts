@@ -33,7 +33,13 @@ export interface JobResult {
  * `signal` aborts the run outright (the grace period is over); `stopWaiting` fires as soon as
  * the queue stops, for a run to end at once if it is only waiting (a retry delay), not working.
  */
-export type JobRunner = (job: Job, signal: AbortSignal, stopWaiting: AbortSignal) => Promise<JobResult>;
+export type JobRunner = (job: Job, signal: AbortSignal, stopWaiting: AbortSignal, queued: QueuedAs) => Promise<JobResult>;
+
+/** How a job came to run. */
+export interface QueuedAs {
+  /** It was asked for while its meeting ran, and waited for that run: it may be stale by now. */
+  afterRun: boolean;
+}
 
 export type EnqueueResult = 'queued' | 'merged' | 'follow-up' | 'stopped';
 
@@ -98,6 +104,8 @@ export class RunQueue {
   private readonly recent: RecentResult[] = [];
   private readonly idleWaiters: (() => void)[] = [];
   private stopping = false;
+  /** Follow-ups promoted to pending: jobs asked for while their meeting ran. */
+  private readonly followUps = new WeakSet<Job>();
   private readonly stopWaiting = new AbortController();
   /** Runs aborted by stop(): unfinished work, like the jobs still waiting. */
   private readonly aborted: Job[] = [];
@@ -218,7 +226,7 @@ export class RunQueue {
     entry.done = (async () => {
       let result: JobResult;
       try {
-        result = await this.options.run(job, controller.signal, this.stopWaiting.signal);
+        result = await this.options.run(job, controller.signal, this.stopWaiting.signal, { afterRun: this.followUps.has(job) });
       } catch (err) {
         // Runners report a meeting's problems as results; a throw is a bug, logged, not fatal.
         this.options.log.error({ err, target: job.target }, 'run failed unexpectedly');
@@ -228,7 +236,10 @@ export class RunQueue {
       // Stopped at once while waiting to retry: unfinished work, like a run the grace period cut.
       if (result.aborted && this.stopping && !this.aborted.includes(job)) this.aborted.push(job);
       this.record({ ...job, ...result, startedAt: startedAt.toISOString(), finishedAt: this.now().toISOString() });
-      if (entry.followUp && !this.stopping) this.pending.set(job.key, { job: entry.followUp, queuedAt: this.now() });
+      if (entry.followUp && !this.stopping) {
+        this.followUps.add(entry.followUp);
+        this.pending.set(job.key, { job: entry.followUp, queuedAt: this.now() });
+      }
       this.pump();
     })();
   }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type Job, type JobResult, RunQueue } from '../../../src/daemon/runs/queue.js';
+import { type Job, type JobResult, type QueuedAs, RunQueue } from '../../../src/daemon/runs/queue.js';
 import { silentLogger } from '../../../src/log.js';
 
 interface Call {
   job: Job;
   signal: AbortSignal;
+  queued: QueuedAs;
   finish(result?: JobResult): void;
 }
 
@@ -14,13 +15,14 @@ function controlledRunner() {
   let active = 0;
   let maxActive = 0;
   const waiters: (() => void)[] = [];
-  const run = (job: Job, signal: AbortSignal) =>
+  const run = (job: Job, signal: AbortSignal, _stopWaiting: AbortSignal, queued: QueuedAs) =>
     new Promise<JobResult>((resolve) => {
       active++;
       maxActive = Math.max(maxActive, active);
       calls.push({
         job,
         signal,
+        queued,
         finish: (result = { status: 'done' }) => {
           active--;
           resolve(result);
@@ -83,6 +85,13 @@ describe('run queue', () => {
     await q.onIdle();
     expect(runner.calls).toHaveLength(2);
     expect(runner.maxActive).toBe(1);
+    // The runner is told which run waited for another (job-runner.ts skips a stale retry).
+    expect(runner.calls.map((c) => c.queued)).toEqual([{ afterRun: false }, { afterRun: true }]);
+    q.enqueue(job('m'));
+    await runner.started(3);
+    expect(runner.calls[2]!.queued).toEqual({ afterRun: false });
+    runner.calls[2]!.finish();
+    await q.onIdle();
   });
 
   it('a second trigger for a waiting meeting merges into it', async () => {
