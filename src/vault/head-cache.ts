@@ -220,7 +220,12 @@ export class HeadCache {
         this.forget(absPath);
         return undefined;
       }
-      head = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      const failed: Head = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      // A failure of the system, not of the note (EMFILE, EIO: an error naming its syscall), is
+      // this pass's problem only: remembered by the file's version it would call a fine note
+      // broken until the note changed, across restarts (the spill file).
+      if (typeof (err as { syscall?: unknown }).syscall === 'string') return failed;
+      head = failed;
     }
     this.entries.set(absPath, encode(version, head));
     this.dirty = true;
