@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execFileSync } from 'node:child_process';
 import { generateVault, meetingNote, startModelServer, transcriptNote } from './_daemon-fixtures.mjs';
+import { idleWindowDelayMs } from './_catch-up-tick.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
@@ -83,15 +84,13 @@ async function idleWindow(child) {
 }
 /**
  * The daemon's catch-up runs every five minutes of the clock (Daemon.ReconcileSchedule's
- * default): a window that a tick would fall in waits until 15 s after it, so that the idle
+ * default): a window waits until it is clear of every tick and its aftermath, a tick just before
+ * it (in the settle) as much as one that would fall in it (_catch-up-tick.mjs), so that the idle
  * figures are those between scans (the issue's "idle CPU 0 between catch-up scans"; a warm
  * scan's own CPU is section 4's). A bare watcher has no ticks: waiting costs it nothing.
  */
-const TICK_MS = 5 * 60_000;
 async function clearOfCatchUpTick() {
-  const now = Date.now();
-  const next = Math.ceil(now / TICK_MS) * TICK_MS;
-  if (next - now < (IDLE_SECONDS + 3) * 1000) await sleep(next - now + 15_000);
+  for (let wait; (wait = idleWindowDelayMs(Date.now(), IDLE_SECONDS * 1000)) > 0; ) await sleep(wait);
 }
 const spread = (m) => `(median of ${IDLE_SECONDS} samples; ${m.rssMinMb.toFixed(1)}–${m.rssMaxMb.toFixed(1)})`;
 

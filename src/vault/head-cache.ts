@@ -3,6 +3,7 @@ import type { Vault } from './vault.js';
 import { isNotFound, readTextIfExists, writeFileAtomic } from './fs.js';
 import { type FileVersion, fileVersion, versionKey } from './file-version.js';
 import { detached, readNoteHead } from './note-head.js';
+import { Slots } from './slots.js';
 
 /**
  * Frontmatter of notes, remembered by file version (mtime, change time, inode, size: a sync
@@ -67,9 +68,15 @@ function spillHeader(keep: readonly string[] | undefined): string {
 
 /** Stats in flight during a prefetch: enough to keep libuv's threads busy. */
 const PREFETCH_CONCURRENCY = 64;
+/**
+ * Heads read at once (each holds its note open): the scan's own concurrency before the prefetch.
+ * A cold prefetch reading 64 at once ran a process under `ulimit -n 80` out of descriptors.
+ */
+const READ_CONCURRENCY = 16;
 
 export class HeadCache {
   private entries = new Map<string, Entry>();
+  private readonly reads = new Slots(READ_CONCURRENCY);
   readonly stats: HeadCacheStats = { checked: 0, read: 0 };
   /** Entries changed since the last spill. */
   private dirty = false;
@@ -214,13 +221,18 @@ export class HeadCache {
     this.stats.read++;
     let head: Head;
     try {
-      head = { ok: true, data: this.slim((await readNoteHead(this.vault.fs, absPath, this.vault.rel(absPath))).data) };
+      head = { ok: true, data: this.slim((await this.reads.run(() => readNoteHead(this.vault.fs, absPath, this.vault.rel(absPath)))).data) };
     } catch (err) {
       if (isNotFound(err)) {
         this.forget(absPath);
         return undefined;
       }
-      head = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      const failed: Head = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      // A failure of the system, not of the note (EMFILE, EIO: an error naming its syscall), is
+      // this pass's problem only: remembered by the file's version it would call a fine note
+      // broken until the note changed, across restarts (the spill file).
+      if (typeof (err as { syscall?: unknown }).syscall === 'string') return failed;
+      head = failed;
     }
     this.entries.set(absPath, encode(version, head));
     this.dirty = true;

@@ -64,4 +64,17 @@ describe('nodeFs stat and lstat', () => {
       }
     }
   });
+
+  it('fails with a stack that leads to its caller, as fs.promises does (a log of an unexpected error says where)', async () => {
+    const missing = path.join(dir, 'missing.md');
+    async function lookAtTheNote(stat: (p: string) => Promise<unknown>): Promise<unknown> {
+      return await stat(missing);
+    }
+    for (const stat of [(p: string) => nodeFs.stat(p), (p: string) => nodeFs.lstat(p), (p: string) => fsp.stat(p)]) {
+      const err = (await lookAtTheNote(stat).catch((e: unknown) => e)) as NodeJS.ErrnoException;
+      expect(err.code).toBe('ENOENT');
+      expect(err.stack).toMatch(/^Error: ENOENT: no such file or directory, l?stat '/);
+      expect(err.stack).toContain('lookAtTheNote');
+    }
+  });
 });

@@ -1,0 +1,24 @@
+/**
+ * At most `size` tasks at once; the others wait their turn, first come first served. What the
+ * head cache reads notes through: a stat holds no file open, a read does, and a pass that looks
+ * at thousands of notes at once must not run the process out of file descriptors (EMFILE).
+ */
+export class Slots {
+  private busy = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly size: number) {}
+
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.busy < this.size) this.busy++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await task();
+    } finally {
+      // The slot goes straight to the next in line, so `busy` counts it still.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.busy--;
+    }
+  }
+}
