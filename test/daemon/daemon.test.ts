@@ -151,7 +151,7 @@ describe('daemon triggers', () => {
     expect(pipeline.calls[0]).toMatchObject({ kind: 'retry', path: S, trigger: 'retry' });
   });
 
-  it('a retry asked for again while the retry runs (the report’s link clicked) is one follow-up, which finds the summary done and skips', async () => {
+  it('retry ticked again while the retry runs is one follow-up, which finds the summary done and skips', async () => {
     const S = '/vault/Meetings/Summaries/A.md';
     const { source, pipeline, vault, daemon: d } = await start({
       'Meetings/A.md': meeting('A'),
@@ -163,10 +163,15 @@ describe('daemon triggers', () => {
     await vault.fs.writeFile(S, '---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: true\n---\n');
     source.emit({ type: 'change', path: S });
     await until(() => pipeline.calls.length === 1, 'the retry');
-    // While it runs, the report still asks for a retry: a scan leaves a queued meeting alone, a
-    // click on the report's link becomes the follow-up.
+    // While it runs, nothing seems to happen: a scan leaves a queued meeting alone, and the
+    // person unticks and ticks `retry` again.
     expect((await d.catchUp()).jobs).toEqual([]);
-    expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'link' })).toBe('follow-up');
+    for (const retry of ['false', 'true']) {
+      await vault.fs.writeFile(S, `---\nmeeting: "[[Meetings/A]]"\nstatus: failed\nretry: ${retry}\n---\n`);
+      source.emit({ type: 'change', path: S });
+      await d.eventsHandled();
+    }
+    expect(d.status().queue.running[0]?.followUp).toBe(true);
     pipeline.releaseRuns();
     await d.queue.onIdle();
     expect(pipeline.calls).toHaveLength(1);
@@ -174,7 +179,7 @@ describe('daemon triggers', () => {
     expect(d.status().queue.recent[0]?.message).toBe('not retried again: its summary note is done');
   });
 
-  it('a retry of a done summary asked for when nothing runs (the API) regenerates it, and one from the CLI runs even after a run', async () => {
+  it('a person’s retry of a done summary (the API, the link, the CLI) regenerates it, even one asked for while a run went on', async () => {
     const S = '/vault/Meetings/Summaries/A.md';
     const { pipeline, daemon: d } = await start({
       'Meetings/A.md': meeting('A'),
@@ -185,13 +190,16 @@ describe('daemon triggers', () => {
     pipeline.holdRuns();
     expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'api' })).toBe('queued');
     await until(() => pipeline.calls.length === 1, 'the retry');
+    expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'link' })).toBe('follow-up');
+    pipeline.releaseRuns();
+    await d.queue.onIdle();
+    pipeline.holdRuns();
+    expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'api' })).toBe('queued');
+    await until(() => pipeline.calls.length === 3, 'the third retry');
     expect(d.queue.enqueue({ key: M('A'), kind: 'retry', target: S, trigger: 'cli' })).toBe('follow-up');
     pipeline.releaseRuns();
     await d.queue.onIdle();
-    expect(pipeline.calls).toMatchObject([
-      { kind: 'retry', path: S, trigger: 'api' },
-      { kind: 'retry', path: S, trigger: 'cli' },
-    ]);
+    expect(pipeline.calls.map((c) => c.trigger)).toEqual(['api', 'link', 'api', 'cli']);
   });
 
   it('a trigger while the meeting runs is coalesced into one follow-up, which sees it finished and skips', async () => {

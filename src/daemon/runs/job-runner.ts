@@ -67,6 +67,9 @@ async function titleOf(vault: Vault, meetingPath: string): Promise<string | unde
   return typeof title === 'string' && title.trim() !== '' ? title.trim() : undefined;
 }
 
+/** Triggers that retry a failure report (§2): ticking `retry`, catch-up, the endpoint back. */
+const RETRIES_OF_A_REPORT = new Set(['retry', 'catch-up', 'endpoint']);
+
 /** The summary note says `status: done` (unreadable or gone: not known to be done). */
 async function summaryIsDone(vault: Vault, summaryPath: string): Promise<boolean> {
   const data = await readNoteHead(vault.fs, summaryPath).then((h) => h.data, () => undefined);
@@ -97,9 +100,10 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
         return { result: { status: 'skipped', message } };
       }
     }
-    if (job.kind === 'retry' && job.trigger !== 'cli' && queued.afterRun && (await summaryIsDone(vault, job.target))) {
-      // Asked for while the meeting ran (the report ticked, its link clicked, during a retry):
-      // the run it waited for left a summary, which a second run would only replace.
+    if (job.kind === 'retry' && queued.afterRun && RETRIES_OF_A_REPORT.has(job.trigger) && (await summaryIsDone(vault, job.target))) {
+      // A failure report's retry asked for while the meeting ran (`retry` ticked again during
+      // the retry): the run it waited for left a summary, which a second run would only replace.
+      // A person's link, page, API call or command may regenerate a good summary: those run.
       const message = 'not retried again: its summary note is done';
       log.info({ meeting, trigger: job.trigger }, message);
       return { result: { status: 'skipped', message } };
