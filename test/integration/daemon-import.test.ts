@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, renameSync, utimesSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -227,6 +228,41 @@ describe('daemon process: POST /api/import', () => {
     const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
     expect(await health.text()).toBe('ok');
   });
+});
+
+describe('daemon process: POST /api/import past the limit, from a client that reads only once it has sent everything', () => {
+  it('gets the 413: the rest of the body is read and dropped before the answer, so no reset overtakes it', async () => {
+    const setup = await daemonSetup(file.server, IMPORT);
+    const daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const token = readToken(setup.vault);
+    // A raw HTTP/1.1 upload of 150 MB, chunked, whose socket reads nothing until the last byte
+    // is written (curl behaves alike on a slow machine): answered at once, the daemon closed the
+    // connection under it and the client met EPIPE or a reset instead of the answer.
+    const socket = connect(setup.port, '127.0.0.1');
+    socket.pause();
+    let answer = '';
+    const outcome = new Promise<string>((resolve) => {
+      socket.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+      socket.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code}`));
+      socket.on('end', () => resolve(answer));
+    });
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const write = (data: string | Buffer) => (socket.write(data) ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => socket.once('drain', () => resolve())), closed]));
+    await write(`POST /api/import?name=big.txt HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    const chunk = Buffer.alloc(1024 * 1024, 'a');
+    let sent = 0;
+    for (; sent < 150 && !socket.destroyed; sent++) await write(Buffer.concat([Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from('\r\n')]));
+    if (!socket.destroyed) await write('0\r\n\r\n');
+    expect(sent).toBe(150);
+    socket.resume();
+    const got = await outcome;
+    expect(got.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(got).toContain('the file is larger than 100 MB');
+    const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
+    expect(await health.text()).toBe('ok');
+    await daemon.stop();
+  }, 60_000);
 });
 
 function readToken(vault: string): string {

@@ -57,19 +57,41 @@ function optionsOf(url: URL): { projects?: string[]; title?: string; start?: Dat
   return out;
 }
 
-/** The body into `file`, counting; beyond the limit the upload stops with a 413. */
+/** How long the rest of an upload past the limit is read (and dropped) before the 413 goes out regardless. */
+export const OVERFLOW_DRAIN_MS = 10_000;
+
+/**
+ * The body into `file`, counting; beyond the limit nothing more is written and the 413 waits
+ * for the rest of the body, read and dropped (at most OVERFLOW_DRAIN_MS). Answered at once, the
+ * connection would close while the client still sends, and the reset that its next bytes meet
+ * can reach the client before the answer does: it would see a broken connection, not a 413.
+ */
 async function receive(req: IncomingMessage, file: string): Promise<void> {
+  const tooLarge = () => new ApiError(413, `the file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > MAX_IMPORT_BYTES) throw new ApiError(413, `the file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+  if (Number.isFinite(declared) && declared > MAX_IMPORT_BYTES) throw tooLarge();
   let size = 0;
+  let over = false;
+  let drain: NodeJS.Timeout | undefined;
   const limit = new Transform({
     transform(chunk: Buffer, _enc, done) {
       size += chunk.length;
-      if (size > MAX_IMPORT_BYTES) done(new ApiError(413, `the file is larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`));
-      else done(null, chunk);
+      if (!over && size > MAX_IMPORT_BYTES) {
+        over = true;
+        drain = setTimeout(() => req.destroy(), OVERFLOW_DRAIN_MS);
+      }
+      done(null, over ? undefined : chunk);
     },
   });
-  await pipeline(req, limit, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+  try {
+    await pipeline(req, limit, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+  } catch (err) {
+    // A client that kept sending past the drain time: answered anyway, as well as it can be.
+    if (!over) throw err;
+  } finally {
+    clearTimeout(drain);
+  }
+  if (over) throw tooLarge();
   if (size === 0) throw new ApiError(400, 'the request body is empty: send the file as the body');
 }
 
