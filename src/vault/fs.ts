@@ -1,7 +1,7 @@
 import { lstat as lstatCallback, promises as nodePromises, stat as statCallback, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { isNormalAbsolute, resolveIn } from './lexical-paths.js';
+import { isNormalAbsolute } from './lexical-paths.js';
 
 /**
  * The slice of `fs/promises` the vault layer uses. Node's `fs.promises` satisfies it in
@@ -199,10 +199,13 @@ export async function walkFiles(
       if (isNotFound(err) || (err as { code?: unknown }).code === 'ENOTDIR') return;
       throw err;
     }
+    // A listed name is one step (never empty, `.`, `..` or holding a separator): below a
+    // normalised folder it is joined as it is, without path.join's normalising walk.
+    const prefix = isNormalAbsolute(folder) ? (folder === '/' ? '/' : `${folder}/`) : undefined;
+    const join = (name: string) => (prefix !== undefined ? prefix + name : path.join(folder, name));
     for (const entry of entries) {
       if (options.skip?.(entry.name)) continue;
-      // A listed name is one step, never `.` or `..`: joined without path.join's normalising walk.
-      const abs = isNormalAbsolute(folder) ? resolveIn(folder, entry.name) : path.join(folder, entry.name);
+      const abs = join(entry.name);
       const childRel = rel ? `${rel}/${entry.name}` : entry.name;
       if (entry.isDirectory()) {
         if (options.enter?.(entry.name, abs) ?? true) await walk(abs, childRel);

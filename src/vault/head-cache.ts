@@ -3,7 +3,7 @@ import type { Vault } from './vault.js';
 import { isNotFound, readTextIfExists, writeFileAtomic } from './fs.js';
 import { type FileVersion, fileVersion, versionKey } from './file-version.js';
 import { detached, readNoteHead } from './note-head.js';
-import { Slots } from './slots.js';
+import { mapLimit, Slots } from './concurrency.js';
 
 /**
  * Frontmatter of notes, remembered by file version (mtime, change time, inode, size: a sync
@@ -183,11 +183,7 @@ export class HeadCache {
    */
   async prefetch(paths: readonly string[]): Promise<void> {
     if (!this.pass) return;
-    let next = 0;
-    const worker = async () => {
-      while (next < paths.length) await this.get(paths[next++]!).catch(() => undefined);
-    };
-    await Promise.all(Array.from({ length: Math.min(PREFETCH_CONCURRENCY, paths.length) }, worker));
+    await mapLimit(paths, PREFETCH_CONCURRENCY, (p) => this.get(p).catch(() => undefined));
   }
 
   /** The note's frontmatter, or undefined when the file does not exist. */
@@ -227,12 +223,11 @@ export class HeadCache {
         this.forget(absPath);
         return undefined;
       }
-      const failed: Head = { ok: false, error: err instanceof Error ? err.message : String(err) };
+      head = { ok: false, error: err instanceof Error ? err.message : String(err) };
       // A failure of the system, not of the note (EMFILE, EIO: an error naming its syscall), is
       // this pass's problem only: remembered by the file's version it would call a fine note
       // broken until the note changed, across restarts (the spill file).
-      if (typeof (err as { syscall?: unknown }).syscall === 'string') return failed;
-      head = failed;
+      if (typeof (err as { syscall?: unknown }).syscall === 'string') return head;
     }
     this.entries.set(absPath, encode(version, head));
     this.dirty = true;

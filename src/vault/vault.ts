@@ -50,6 +50,22 @@ const KIND_OF_FOLDER: Record<FolderKey, NoteKind> = {
   Sources: 'source',
 };
 
+interface FolderKind {
+  folder: string;
+  kind: NoteKind;
+}
+
+/**
+ * The folders, deepest first: the first that holds a file names its kind. Equal depths keep
+ * the layout's order (Array.prototype.sort is stable).
+ */
+function deepestFirst(folders: VaultLayout['folders']): FolderKind[] {
+  const depth = (folder: string) => folder.split(path.sep).length;
+  return (Object.entries(folders) as [FolderKey, string][])
+    .sort(([, a], [, b]) => depth(b) - depth(a))
+    .map(([key, folder]) => ({ folder, kind: KIND_OF_FOLDER[key] }));
+}
+
 export const TRASH_FOLDER = '.trash';
 
 /** A note that is a symbolic link to a file outside the vault: the daemon does not write there. */
@@ -161,24 +177,12 @@ export class Vault {
     const file = resolveIn(this.root, absPath);
     // The glossary and dictionary live inside `Meetings` by default but are no meeting notes.
     if (file === this.layout.files.glossary || file === this.layout.files.dictionary) return undefined;
-    for (const { folder, kind } of this.folderKinds()) if (file !== folder && isInside(folder, file)) return kind;
+    for (const { folder, kind } of (this.folderKinds ??= deepestFirst(this.layout.folders))) if (file !== folder && isInside(folder, file)) return kind;
     return undefined;
   }
 
-  private kinds: { of: VaultLayout['folders']; list: { folder: string; kind: NoteKind }[] } | undefined;
-
-  /** The configured folders, most specific (deepest) first: the first that holds a file names its kind. */
-  private folderKinds(): { folder: string; kind: NoteKind }[] {
-    const { folders } = this.layout;
-    if (this.kinds?.of !== folders) {
-      const list = (Object.entries(folders) as [FolderKey, string][]).map(([key, folder], order) => ({ folder, kind: KIND_OF_FOLDER[key], depth: folder.split(path.sep).length, order }));
-      // Equal depths keep the order of the layout, as the first one found used to win.
-      list.sort((a, b) => b.depth - a.depth || a.order - b.order);
-      this.kinds = { of: folders, list: list.map(({ folder, kind }) => ({ folder, kind })) };
-    }
-    return this.kinds.list;
-  }
-
+  /** The configured folders, most specific first (deepestFirst), made at the first kindOf. */
+  private folderKinds: FolderKind[] | undefined;
 
   /** `Agent.MaxFileBytes`: every read of a note stops there (docs/design.md §4). */
   get maxFileBytes(): number {

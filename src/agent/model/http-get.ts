@@ -1,4 +1,5 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { isFetchBlockedPort } from './blocked-port.js';
 import { readCappedText } from './capped-text.js';
 
 /**
@@ -30,14 +31,6 @@ export interface HttpGetInit {
 }
 
 export type HttpGet = (url: string, init?: HttpGetInit) => Promise<HttpAnswer>;
-
-/** The ports the Fetch standard blocks ("bad ports"), as node's fetch refuses them. */
-const BAD_PORTS = new Set([
-  1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110, 111, 113, 115,
-  117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587,
-  601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679,
-  6697, 10080,
-]);
 
 /** A fetch as an HttpGet (tests' fakes, doctor's probes). */
 export function fetchGet(fetchFn: typeof fetch): HttpGet {
@@ -97,7 +90,7 @@ async function getOnce(target: URL, init: HttpGetInit): Promise<HttpAnswer & { l
   const secure = target.protocol === 'https:';
   if (!secure && target.protocol !== 'http:') throw failed(new Error(`unknown scheme ${target.protocol}`));
   const port = Number(target.port || (secure ? 443 : 80));
-  if (BAD_PORTS.has(port)) throw failed(new Error('bad port'));
+  if (isFetchBlockedPort(port)) throw failed(new Error('bad port'));
   if (init.signal?.aborted) throw init.signal.reason;
   const client = secure ? await import('node:https') : await import('node:http');
   const options: RequestOptions = {

@@ -3,6 +3,7 @@ import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Vault } from '../../vault/vault.js';
 import { HeadCache } from '../../vault/head-cache.js';
+import { mapLimit } from '../../vault/concurrency.js';
 import { STATE_FOLDER } from '../../vault/state.js';
 import { EndpointReports } from './endpoint-reports.js';
 import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from '../../vault/locate-meeting.js';
@@ -40,28 +41,14 @@ export interface ScanResult {
 /** What one note of a scan yields: a job, a problem to log, or both (a broken meeting is still run once). */
 type Found = { job: Job; signature: string } | { problem: string; job?: Job; signature?: string };
 
-/** The frontmatter keys a scan needs: states and the links between a meeting's notes. */
 /** The catch-up's heads between scans, in the state folder. */
 export const HEADS_FILE = 'catch-up-heads.json';
 
+/** The frontmatter keys a scan needs: states and the links between a meeting's notes. */
 export const SCAN_KEYS = ['state', 'status', 'retry', 'meeting', 'transcript', 'context', 'retry_when'] as const;
 
 /** Notes looked at concurrently: file system latency, not CPU, is what a scan waits on. */
 const SCAN_CONCURRENCY = 16;
-
-/** `fn` over `items`, at most `limit` at once, results in the order of `items`. */
-export async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 /** The trigger of a job run again because its failure report could not be written. */
 export const UNREPORTED_TRIGGER = 'catch-up (failure report not written)';

@@ -54,8 +54,10 @@ function fail(what: string, err: unknown): void {
 
 process.on('uncaughtException', (err) => fail('an error nothing caught', err));
 
-/** The daemon's clock and timers are its own; here a run's wait for the endpoint asks the daemon. */
-/** The waits of every job, numbered once for the process: the daemon's answer names only the wait. */
+/**
+ * A run's wait for the endpoint asks the daemon, which keeps the one waiter (docs/design.md §2).
+ * The waits of every job are numbered once for the process: the daemon's answer names only the wait.
+ */
 let nextWait = 1;
 
 class DaemonGate implements EndpointGate {

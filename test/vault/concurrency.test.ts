@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Slots } from '../../src/vault/slots.js';
+import { mapLimit, Slots } from '../../src/vault/concurrency.js';
 
 describe('Slots', () => {
   it('runs at most its size at once, in the order asked, and a task that fails gives its slot back', async () => {
@@ -22,5 +22,22 @@ describe('Slots', () => {
     expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual(['task 0', 1, 2, 'task 3', 4, 5, 'task 6', 7, 8, 'task 9']);
     // Every slot came back: a new task starts at once.
     expect(await slots.run(async () => running)).toBe(0);
+  });
+});
+
+describe('mapLimit', () => {
+  it('runs at most `limit` at once and gives the results in the order of the items', async () => {
+    let running = 0;
+    let most = 0;
+    const results = await mapLimit([5, 1, 4, 2, 3], 2, async (n) => {
+      running++;
+      most = Math.max(most, running);
+      for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+      running--;
+      return n * 10;
+    });
+    expect(results).toEqual([50, 10, 40, 20, 30]);
+    expect(most).toBe(2);
+    expect(await mapLimit([], 4, async () => 1)).toEqual([]);
   });
 });

@@ -1,4 +1,23 @@
 /**
+ * Bounded concurrency for the vault's file system work: how many notes a scan looks at, stats
+ * or reads at once (head-cache.ts, daemon/intake/catch-up.ts).
+ */
+
+/** `fn` over `items`, at most `limit` at once, results in the order of `items`. */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
  * At most `size` tasks at once; the others wait their turn, first come first served. What the
  * head cache reads notes through: a stat holds no file open, a read does, and a pass that looks
  * at thousands of notes at once must not run the process out of file descriptors (EMFILE).
