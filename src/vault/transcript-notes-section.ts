@@ -19,6 +19,13 @@ export interface PartNotes {
   from: number;
   to: number;
   text: string;
+  /**
+   * The hash of the part's lines when its notes were made (fingerprintOf in notes-pass.ts):
+   * notes are reused while their lines are unchanged, so a part a person corrected, or one
+   * whose speakers were renamed, is noted again (docs/design.md §3 step 9). Absent in notes an
+   * earlier version wrote: those are reused only with the whole transcript's fingerprint.
+   */
+  hash?: string;
 }
 
 export interface TranscriptNotesSection {
@@ -39,6 +46,8 @@ const MARKER = /^<!-- meeting-assistant transcript notes: ([^\s]+) -->$/;
  */
 export const END_MARKER = '<!-- end of transcript notes -->';
 const PART_HEADING = /^### Lines (\d+)[–-](\d+)( \(condensed\))?\s*$/;
+/** The line after a part's heading that names the hash of its lines. */
+const PART_HASH = /^<!-- part ([^\s]+) -->$/;
 
 /** The section as Markdown (no trailing newline). */
 export function renderNotesSection(section: TranscriptNotesSection): string {
@@ -48,7 +57,9 @@ export function renderNotesSection(section: TranscriptNotesSection): string {
     `<!-- meeting-assistant transcript notes: ${section.fingerprint} -->`,
     section.progress,
   ];
-  for (const part of section.parts) out.push('', `### Lines ${part.from}–${part.to}`, '', demoteHeadings(part.text.trim()));
+  for (const part of section.parts) {
+    out.push('', `### Lines ${part.from}–${part.to}`, ...(part.hash ? [`<!-- part ${part.hash} -->`] : []), '', demoteHeadings(part.text.trim()));
+  }
   for (const part of section.condensed) out.push('', `### Lines ${part.from}–${part.to} (condensed)`, '', demoteHeadings(part.text.trim()));
   out.push(END_MARKER);
   return out.join('\n');
@@ -78,9 +89,12 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
   let fingerprint: string | undefined;
   let progress = '';
   const notes: (PartNotes & { condensed: boolean })[] = [];
-  let current: { from: number; to: number; condensed: boolean; lines: string[] } | undefined;
+  let current: { from: number; to: number; condensed: boolean; hash?: string; lines: string[] } | undefined;
   const close = () => {
-    if (current) notes.push({ from: current.from, to: current.to, condensed: current.condensed, text: current.lines.join('\n').trim() });
+    if (current) {
+      const text = current.lines.join('\n').trim();
+      notes.push({ from: current.from, to: current.to, condensed: current.condensed, text, ...(current.hash !== undefined && { hash: current.hash }) });
+    }
     current = undefined;
   };
   for (const line of lines.slice(bounds.start + 1, bounds.end)) {
@@ -91,13 +105,17 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
     else if (heading) {
       close();
       current = { from: Number(heading[1]), to: Number(heading[2]), condensed: heading[3] !== undefined, lines: [] };
-    } else if (current) current.lines.push(line);
+    } else if (current) {
+      const hash = current.lines.length === 0 && current.hash === undefined ? PART_HASH.exec(line.trim()) : null;
+      if (hash) current.hash = hash[1];
+      else current.lines.push(line);
+    }
     else if (line.trim() !== '' && fingerprint !== undefined && progress === '') progress = line.trim();
   }
   close();
   if (fingerprint === undefined) return undefined;
   const valid = notes.filter((n) => n.text !== '' && n.from <= n.to);
-  const plain = (n: PartNotes & { condensed: boolean }): PartNotes => ({ from: n.from, to: n.to, text: n.text });
+  const plain = (n: PartNotes & { condensed: boolean }): PartNotes => ({ from: n.from, to: n.to, text: n.text, ...(n.hash !== undefined && { hash: n.hash }) });
   return {
     fingerprint,
     progress,

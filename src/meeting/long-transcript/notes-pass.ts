@@ -1,19 +1,18 @@
 import { createHash } from 'node:crypto';
-import type { Settings } from '../../config.js';
-import type { Logger } from '../../log.js';
 import { catLine, splitLines } from '../../vault/lines.js';
 import { NotTextFileError, readTextFile } from '../../vault/text-file.js';
 import { parseNote } from '../../vault/frontmatter.js';
 import type { MeetingArtifacts } from '../../vault/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../../vault/transcript-notes-section.js';
 import type { Vault } from '../../vault/vault.js';
-import { compactionTarget, WindowOverflowError, contextLimitFrom, outputReserve } from '../../agent/window/window-budget.js';
+import { WindowOverflowError } from '../../agent/window/window-budget.js';
 import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './condense.js';
-import { type EndpointGate, type Sleep, withRetry } from '../../agent/model/retry.js';
-import { countTokens, estimateRequestTokens, fixedTokens } from '../../agent/window/tokens.js';
-import { truncationSuspicion, windowShownByCut } from '../../agent/window/truncation.js';
-import { type LineRange, splitAtTurns } from './parts.js';
-import { ModelError, type ModelClient, type ModelRequest } from '../../agent/types.js';
+import { countTokens } from '../../agent/window/tokens.js';
+import { type LineRange, splitAtTurns, standingParts } from './parts.js';
+import type { ModelRequest } from '../../agent/types.js';
+import { type NotesCallOptions, notesCaller, windowTooSmall } from './notes-call.js';
+import { condensedPrefix, knownParts, partHash } from './part-reuse.js';
+import type { WindowRoom } from './window-room.js';
 
 /**
  * Long transcripts on small windows (docs/design.md §3 step 9): when the transcript does not
@@ -24,44 +23,7 @@ import { ModelError, type ModelClient, type ModelRequest } from '../../agent/typ
  * written to the context note as soon as they exist.
  */
 
-/** What the pre-pass needs to know of the window; the run's WindowBudget provides it. */
-export interface WindowRoom {
-  /** The window in use (configured, or smaller once the server showed less). */
-  readonly window: number;
-  /** What one request may ask for as output. */
-  readonly maxOutputTokens: number;
-  /** The request size compaction keeps the main conversation under. */
-  readonly target: number;
-  /** The server showed a smaller window (a pre-pass request was cut or refused). */
-  shrinkWindow(tokens: number): void;
-  /** Asks the server for its window (once per run), so the parts are sized by it. */
-  prepare?(): Promise<void>;
-}
-
-/**
- * The window as the run's context manager knows it (it learns a smaller one from the server),
- * else as configured.
- */
-export function windowRoom(context: Partial<WindowRoom> | undefined, settings: Settings['ContextWindow']): WindowRoom {
-  if (context?.window !== undefined && context.target !== undefined && context.maxOutputTokens !== undefined && context.shrinkWindow) {
-    return context as WindowRoom;
-  }
-  let window = settings.Tokens;
-  return {
-    get window() {
-      return window;
-    },
-    get maxOutputTokens() {
-      return outputReserve(window, settings);
-    },
-    get target() {
-      return compactionTarget(window, settings);
-    },
-    shrinkWindow(tokens) {
-      window = Math.min(window, Math.floor(tokens));
-    },
-  };
-}
+export { type WindowRoom, windowRoom } from './window-room.js';
 
 export interface TranscriptToRead {
   /** Vault-relative path, the read tools' label. */
@@ -82,19 +44,12 @@ export interface PartProgress {
   to: number;
 }
 
-export interface TranscriptNotesOptions {
-  model: ModelClient;
-  retry: { attempts: number; delayMs: number; sleep?: Sleep; stopWaiting?: AbortSignal | undefined; endpoint?: EndpointGate | undefined };
-  log: Logger;
-  signal?: AbortSignal;
-  room: WindowRoom;
+export interface TranscriptNotesOptions extends NotesCallOptions {
   /** Tokens the notes of the whole meeting may take in the agent's first message (asked after the parts, as the window may have shrunk). */
   notesRoom: () => number;
   vault: Vault;
   contextPath: string;
   onPart?: (progress: PartProgress) => void;
-  /** After the window shrank: throws when the run can no longer fit (it fails now, not after reading every part). */
-  afterShrink?: () => void;
 }
 
 export interface TranscriptNotes {
@@ -154,93 +109,120 @@ export function partTokens(room: WindowRoom): number {
   return Math.max(256, Math.floor((room.window - notesOutput(room) - PART_OVERHEAD) * TOKENIZER_MARGIN));
 }
 
+/** Where the parts' notes are made: one section of the context note, saved after each part. */
+export interface PartsInProgress {
+  section: TranscriptNotesSection;
+  /** The notes of the parts so far, in order; those reused are the objects the section held. */
+  done: PartNotes[];
+  /** Parts whose notes were reused (their lines unchanged since they were made). */
+  reused: number;
+  call: NotesCall;
+  save(): Promise<void>;
+}
+
+/** The section as an earlier run (or the live notes) left it, and what of it can be reused. */
+export async function startParts(transcript: TranscriptToRead, options: Omit<TranscriptNotesOptions, 'notesRoom'>): Promise<PartsInProgress & { earlier: TranscriptNotesSection | undefined }> {
+  const earlier = await readNotesSection(options.vault, options.contextPath);
+  const section: TranscriptNotesSection = { fingerprint: fingerprintOf(transcript.lines), progress: '', parts: [], condensed: [] };
+  return { earlier, section, done: section.parts, reused: 0, call: notesCaller(options), save: () => saveSection(options, section) };
+}
+
 /**
- * Reads the transcript into notes, part by part, reusing the parts an earlier run left in the
- * context note, then condenses them until they fit `notesRoom`. Endpoint failures that survive
- * the retry policy propagate (the parts done so far are saved).
+ * Notes of every part from the first line (`until: 'end'`), or of the parts that stand while
+ * the transcript is still written (`until: 'standing'`: their ends cannot move as lines are
+ * appended). A part whose lines are unchanged since its notes were made (its hash) keeps them;
+ * any other is noted now, and saved at once. Endpoint failures that survive the retry policy
+ * propagate (the parts done so far are saved).
  */
-export async function readTranscriptInParts(transcript: TranscriptToRead, options: TranscriptNotesOptions): Promise<TranscriptNotes> {
+export async function noteParts(
+  transcript: TranscriptToRead,
+  work: PartsInProgress & { earlier: TranscriptNotesSection | undefined },
+  options: Omit<TranscriptNotesOptions, 'notesRoom'>,
+  until: 'end' | 'standing',
+): Promise<void> {
   const { log } = options;
   const { lines } = transcript;
-  const fingerprint = fingerprintOf(lines);
-  const earlier = await readNotesSection(options.vault, options.contextPath);
-  const done = reusableParts(earlier, fingerprint, transcript.firstLine);
-  const reused = done.length;
-  if (reused > 0) log.info({ parts: reused, to: done.at(-1)!.to }, 'reusing the transcript notes of an earlier run');
-  const section: TranscriptNotesSection = { fingerprint, progress: '', parts: done, condensed: [] };
-  const save = () => saveSection(options, section);
-  const call = notesCaller(options);
-  let position = done.length > 0 ? done.at(-1)!.to + 1 : transcript.firstLine;
+  const known = knownParts(work.earlier, lines, work.section.fingerprint);
+  const { section, done } = work;
+  let position = transcript.firstLine;
   let shrinks = 0;
-  while (position <= lines.length) {
-    const plan = splitAtTurns(lines, position, partTokens(options.room));
-    const part = plan[0]!;
-    const progress = { part: done.length + 1, parts: done.length + plan.length, from: part.from, to: part.to };
-    section.progress = `Reading the transcript: part ${progress.part} of ${progress.parts} (lines ${part.from}–${part.to} of ${lines.length}).`;
+  for (;;) {
+    const kept = known.get(position);
+    if (kept && (until === 'end' || kept.to < lines.length)) {
+      done.push(kept);
+      work.reused++;
+      position = kept.to + 1;
+      continue;
+    }
+    const plan = until === 'end' ? splitAtTurns(lines, position, partTokens(options.room)) : standingParts(lines, position, partTokens(options.room));
+    const part = plan[0];
+    if (!part) break;
+    const progress = { part: done.length + 1, parts: done.length + plan.length + (until === 'end' ? 0 : 1), from: part.from, to: part.to };
+    section.progress = `Reading the transcript: part ${progress.part} of ${until === 'end' ? '' : '~'}${progress.parts} (lines ${part.from}–${part.to} of ${lines.length}).`;
     log.info(progress, `reading the transcript: part ${progress.part} of ${progress.parts}, lines ${part.from}-${part.to}`);
     options.onPart?.(progress);
-    await save();
-    const answer = await call(partRequest(transcript, part, progress, options));
+    await work.save();
+    const answer = await work.call(partRequest(transcript, part, progress, options));
     if (answer.cut) {
       if (++shrinks > MAX_SHRINKS || answer.cut < SMALLEST_WINDOW) throw windowTooSmall(answer.cut);
       continue;
     }
-    done.push({ from: part.from, to: part.to, text: answer.text || NO_NOTES });
+    done.push({ from: part.from, to: part.to, text: answer.text || NO_NOTES, hash: partHash(lines, part) });
     position = part.to + 1;
   }
+}
+
+/**
+ * Reads the transcript into notes, part by part, reusing the parts an earlier run or the live
+ * notes left in the context note, then condenses them until they fit `notesRoom`. Endpoint
+ * failures that survive the retry policy propagate (the parts done so far are saved).
+ */
+export async function readTranscriptInParts(transcript: TranscriptToRead, options: TranscriptNotesOptions): Promise<TranscriptNotes> {
+  const { log } = options;
+  const { lines } = transcript;
+  const work = await startParts(transcript, options);
+  await noteParts(transcript, work, options, 'end');
+  const { section, done, reused, call } = work;
+  if (reused > 0) log.info({ parts: reused, of: done.length }, 'reusing the transcript notes of an earlier run');
   const parts = done.length;
   section.progress = `Read in ${parts} parts (lines ${transcript.firstLine}–${lines.length} of ${lines.length}); the notes are complete.`;
   // The last part's notes now, before condensing: a failing condense request must not cost a
   // retry the last part.
-  if (parts > reused) await save();
+  if (parts > reused) await work.save();
   const notesRoom = options.notesRoom();
-  // Condensed notes of an earlier run over these same parts are reused while they still fit.
-  const kept = reused === parts && earlier && covers(earlier.condensed, transcript) ? earlier.condensed : [];
-  let notes: PartNotes[] = kept.length > 0 && fitsRoom(kept, notesRoom) ? kept : done;
-  if (notes === done) {
-    notes = await condenseNotes(done, {
-      room: options.room,
-      notesRoom,
-      call,
-      log,
-      partTokens: () => partTokens(options.room),
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
-  } else {
-    log.info({ notes: notes.length }, 'reusing the condensed transcript notes of an earlier run');
-  }
-  section.condensed = notes === done ? [] : notes;
-  await save();
+  const notes = await condensed(work, notesRoom, options);
+  const raw = new Set(done);
+  section.condensed = notes.filter((n) => !raw.has(n));
+  await work.save();
   return { notes, parts, reused, requests: call.requests };
+}
+
+/**
+ * The parts' notes within `notesRoom`: condensed notes made earlier (by a run, or by the live
+ * notes while the meeting ran) over parts unchanged since are reused, with the notes of the
+ * parts after them; condensed again only when those do not fit.
+ */
+export async function condensed(work: PartsInProgress & { earlier: TranscriptNotesSection | undefined }, notesRoom: number, options: Omit<TranscriptNotesOptions, 'notesRoom'>): Promise<PartNotes[]> {
+  const { done, call } = work;
+  const prefix = condensedPrefix(work.earlier, done);
+  const start = prefix.length > 0 ? [...prefix, ...done.filter((n) => n.from > prefix.at(-1)!.to)] : done;
+  if (start !== done && fitsRoom(start, notesRoom)) {
+    options.log.info({ condensed: prefix.length }, 'reusing the condensed transcript notes made earlier');
+    return start;
+  }
+  return condenseNotes(start, {
+    room: options.room,
+    notesRoom,
+    call,
+    log: options.log,
+    partTokens: () => partTokens(options.room),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
 }
 
 const NO_NOTES = '(no notes were written for these lines: read them with read_transcript)';
 
-/** Notes that cover the whole transcript, one range after the other. */
-function covers(notes: readonly PartNotes[], transcript: TranscriptToRead): boolean {
-  let next = transcript.firstLine;
-  for (const note of notes) {
-    if (note.from !== next) return false;
-    next = note.to + 1;
-  }
-  return notes.length > 0 && next === transcript.lines.length + 1;
-}
-
-/** Notes an earlier run made of this same transcript, contiguous from its first line. */
-function reusableParts(section: TranscriptNotesSection | undefined, fingerprint: string, firstLine: number): PartNotes[] {
-  if (!section || section.fingerprint !== fingerprint) return [];
-  const parts = [...section.parts].sort((a, b) => a.from - b.from);
-  const out: PartNotes[] = [];
-  let next = firstLine;
-  for (const part of parts) {
-    if (part.from !== next) break;
-    out.push(part);
-    next = part.to + 1;
-  }
-  return out;
-}
-
-async function saveSection(options: TranscriptNotesOptions, section: TranscriptNotesSection): Promise<void> {
+async function saveSection(options: Pick<TranscriptNotesOptions, 'vault' | 'contextPath' | 'log'>, section: TranscriptNotesSection): Promise<void> {
   try {
     await writeNotesSection(options.vault, options.contextPath, section);
   } catch (err) {
@@ -249,7 +231,7 @@ async function saveSection(options: TranscriptNotesOptions, section: TranscriptN
   }
 }
 
-function partRequest(transcript: TranscriptToRead, part: LineRange, progress: PartProgress, options: TranscriptNotesOptions): ModelRequest {
+function partRequest(transcript: TranscriptToRead, part: LineRange, progress: PartProgress, options: Pick<TranscriptNotesOptions, 'room' | 'signal'>): ModelRequest {
   const { lines, label } = transcript;
   const words = notesWords(options.room, part, lines);
   const shown = [`${label} (lines ${part.from}-${part.to} of ${lines.length})`];
@@ -277,63 +259,6 @@ function notesWords(room: WindowRoom, part: LineRange, lines: readonly string[])
   for (let n = part.from; n <= part.to; n++) size += (lines[n - 1] ?? '').length;
   const tokens = Math.min(notesOutput(room) * 0.85, Math.max(100, (size / 4) * 0.15));
   return Math.max(60, Math.floor(tokens * WORDS_PER_TOKEN));
-}
-
-/**
- * One notes request under the retry policy. A prompt the server cut silently (its own count
- * far below the request, or the count an earlier cut kept) or refused as too long is not
- * used: the window shrinks to what the server showed (truncation.ts windowShownByCut: twice
- * Ollama's kept count) and the caller splits again (`cut` is that window).
- */
-function notesCaller(options: TranscriptNotesOptions): NotesCall {
-  const { log, room } = options;
-  let requests = 0;
-  let cap: number | undefined;
-  const shrink = (tokens: number, why: string) => {
-    const window = Math.max(1, Math.floor(tokens));
-    log.warn({ window, was: room.window }, `a transcript notes request was ${why}; reading in smaller parts for a window of about ${window} tokens`);
-    room.shrinkWindow(window);
-    options.afterShrink?.();
-    return window;
-  };
-  const call = async (request: ModelRequest) => {
-    requests++;
-    const estimate = estimateRequestTokens(request);
-    let response;
-    try {
-      response = await withRetry(() => options.model.complete(request), {
-        ...options.retry,
-        log,
-        ...(options.signal ? { signal: options.signal } : {}),
-        label: 'transcript notes',
-      });
-    } catch (err) {
-      if (!(err instanceof ModelError) || !err.contextTooLong) throw err;
-      const limit = contextLimitFrom(err) ?? Math.floor(estimate * 0.75);
-      return { text: '', cut: shrink(Math.min(limit, room.window - 1), 'refused as too long') };
-    }
-    const reported = response.usage?.inputTokens;
-    // Judged as the main conversation is (truncation.ts); each notes request stands alone.
-    const why =
-      reported === undefined
-        ? undefined
-        : truncationSuspicion({ request, reported, estimate, fixed: fixedTokens(request), previous: undefined, told: undefined, ...(cap ? { cap } : {}) }, log);
-    if (reported !== undefined && why !== undefined) {
-      cap = reported;
-      const shown = windowShownByCut(reported, room.window);
-      const how = shown.guess ? `, which is Ollama's cut of a ${shown.window}-token window` : '';
-      return { text: '', cut: shrink(shown.window, `cut silently: the server processed ${reported} of about ${estimate} prompt tokens (${why})${how}`) };
-    }
-    return { text: response.content.trim() };
-  };
-  return Object.defineProperty(call, 'requests', { get: () => requests }) as NotesCall;
-}
-
-function windowTooSmall(window: number): ModelError {
-  return new ModelError(
-    `the server's context window (about ${window} tokens) is too small to read the transcript in parts; raise its context length`,
-    { kind: 'invalid-response' },
-  );
 }
 
 /** The notes as the agent's first message carries them. */

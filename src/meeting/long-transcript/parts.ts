@@ -27,9 +27,12 @@ export function lineTokens(n: number, text: string): number {
 
 /**
  * Parts of `lines` from line `from` to the end, each at most `maxTokens` (as `cat -n` lines;
- * a single line longer than that is a part of its own), of about equal size so that no tiny
- * last part costs a request of its own. A part ends where a new speaker's turn starts, when one
- * does in its second half; else before a line that starts a turn; else where the room ends.
+ * a single line longer than that is a part of its own), each but the last as full as the room
+ * allows. A part ends where a new speaker's turn starts, when one does in its second half; else
+ * before a line that starts a turn; else where the room ends. Full parts, not parts of equal
+ * size: where a part ends then depends only on the lines up to the first one that did not fit,
+ * so the parts of a transcript still being written are cut where the finished transcript will
+ * be cut, and their notes can be made while the meeting runs (docs/design.md §3 step 9).
  */
 export function splitAtTurns(lines: readonly string[], from: number, maxTokens: number): LineRange[] {
   const start0 = Math.max(1, from);
@@ -45,15 +48,22 @@ export function splitAtTurns(lines: readonly string[], from: number, maxTokens: 
       parts.push({ from: start, to: lines.length });
       break;
     }
-    const aim = Math.min(maxTokens, Math.ceil(remaining / Math.ceil(remaining / maxTokens)));
     let used = 0;
     let n = start;
-    while (n <= lines.length && (n === start || used + size(n) <= aim)) used += size(n++);
+    while (n <= lines.length && (n === start || used + size(n) <= maxTokens)) used += size(n++);
     const cut = cutBefore(lines, start, n);
     parts.push({ from: start, to: cut - 1 });
     start = cut;
   }
   return parts;
+}
+
+/**
+ * The parts from line `from` whose end can no longer move as lines are appended: every part
+ * but the last, judged without the file's last line (a transcriber may still be writing it).
+ */
+export function standingParts(lines: readonly string[], from: number, maxTokens: number): LineRange[] {
+  return splitAtTurns(lines.slice(0, -1), from, maxTokens).slice(0, -1);
 }
 
 /** The line a part [start, end) should end before: the best turn boundary in its second half. */

@@ -5,7 +5,7 @@ import { fitReadResult } from '../../../src/agent/window/read-sizing.js';
 import { countTokens, estimateRequestTokens } from '../../../src/agent/window/tokens.js';
 import { type WindowRoom, notesForLongTranscript, readTranscriptInParts, type TranscriptToRead } from '../../../src/meeting/long-transcript/notes-pass.js';
 import type { MeetingArtifacts } from '../../../src/vault/meeting.js';
-import { lineTokens, speakerOf, splitAtTurns } from '../../../src/meeting/long-transcript/parts.js';
+import { lineTokens, speakerOf, splitAtTurns, standingParts } from '../../../src/meeting/long-transcript/parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
 import { DEFAULT_SETTINGS } from '../../../src/config.js';
 import { silentLogger } from '../../../src/log.js';
@@ -64,19 +64,32 @@ function contextVault(body = `My notebook.\n\n${AUDIT}\n`) {
 }
 
 describe('splitting a transcript into parts', () => {
-  it('covers every line once, in parts of about equal size within the room, ending at speaker turns', () => {
+  it('covers every line once, each part but the last as full as the room allows, ending at speaker turns', () => {
     const parts = splitAtTurns(lines, 6, 2000);
     expect(parts[0]!.from).toBe(6);
     expect(parts.at(-1)!.to).toBe(lines.length);
-    const sizes = parts.map((p) => {
+    const size = (p: { from: number; to: number }) => {
       let n = 0;
       for (let i = p.from; i <= p.to; i++) n += lineTokens(i, lines[i - 1]!);
       return n;
-    });
+    };
     for (let i = 1; i < parts.length; i++) expect(parts[i]!.from).toBe(parts[i - 1]!.to + 1);
-    for (const size of sizes) expect(size).toBeLessThanOrEqual(2000);
-    expect(Math.min(...sizes)).toBeGreaterThan(Math.max(...sizes) * 0.7);
+    for (const p of parts) expect(size(p)).toBeLessThanOrEqual(2000);
+    // Cut at a turn in the part's second half: at least half the room used.
+    for (const p of parts.slice(0, -1)) expect(size(p)).toBeGreaterThan(1000);
     for (const p of parts.slice(0, -1)) expect(speakerOf(lines[p.to]!)).not.toBe(speakerOf(lines[p.to - 1]!));
+  });
+
+  it('cuts a growing transcript where the finished one is cut: the parts that stand never move as lines are appended', () => {
+    const finished = splitAtTurns(lines, 6, 2000);
+    for (const length of [300, 301, 450, 777, lines.length - 1]) {
+      const standing = standingParts(lines.slice(0, length), 6, 2000);
+      expect(standing.length).toBeGreaterThan(0);
+      expect(standing).toEqual(finished.slice(0, standing.length));
+      // What stands leaves lines after it: the last part may still grow.
+      expect(standing.at(-1)!.to).toBeLessThan(length - 1);
+    }
+    expect(standingParts(lines.slice(0, 40), 6, 2000)).toEqual([]);
   });
 
   it('reads speakers with timestamps and bold labels', () => {
@@ -128,7 +141,7 @@ describe('the notes section of the context note', () => {
     const once = withNotesSection(text, section);
     const twice = withNotesSection(once, {
       ...section,
-      parts: [...section.parts, { from: 10, to: 20, text: '- more' }],
+      parts: [...section.parts, { from: 10, to: 20, text: '- more', hash: 'sha256:0123456789abcdef' }],
       condensed: [{ from: 1, to: 20, text: '- all of it' }],
     });
     const body = parseNote(twice).body;
@@ -139,7 +152,9 @@ describe('the notes section of the context note', () => {
     expect(parsed.fingerprint).toBe('sha256:abc');
     expect(parsed.progress).toBe(section.progress);
     // A heading inside the notes is demoted, so it cannot end the section.
-    expect(parsed.parts).toEqual([{ from: 1, to: 9, text: '#### Decisions\n- ship it (L3)' }, { from: 10, to: 20, text: '- more' }]);
+    expect(parsed.parts).toEqual([{ from: 1, to: 9, text: '#### Decisions\n- ship it (L3)' }, { from: 10, to: 20, text: '- more', hash: 'sha256:0123456789abcdef' }]);
+    // The part's hash is a comment under its heading, not part of its notes.
+    expect(body).toContain('### Lines 10–20\n<!-- part sha256:0123456789abcdef -->\n\n- more');
     expect(parsed.condensed).toEqual([{ from: 1, to: 20, text: '- all of it' }]);
   });
 });
@@ -197,7 +212,7 @@ describe('where the notes section goes', () => {
 });
 
 describe('reading a transcript in parts', () => {
-  it('saves each part as it is read and reuses them only for the same transcript', async () => {
+  it('saves each part as it is read and reuses a part while its lines are unchanged', async () => {
     const vault = contextVault();
     const { model, requests } = notesModel();
     const base = { model, retry: { attempts: 0, delayMs: 0 }, log: silentLogger, vault, contextPath: vault.abs(CONTEXT), notesRoom: () => 100_000 };
@@ -207,8 +222,12 @@ describe('reading a transcript in parts', () => {
     expect(requests.every((r) => r.tools.length === 0)).toBe(true);
     const again = await readTranscriptInParts(transcript(), { ...base, room: room(4096) });
     expect(again).toMatchObject({ reused: first.parts, requests: 0 });
+    // The last line corrected: only the last part is noted again.
     const changed = { ...transcript(), lines: [...lines.slice(0, -1), '[03:00:00] Alice: One more thing.'] };
-    expect(await readTranscriptInParts(changed, { ...base, room: room(4096) })).toMatchObject({ reused: 0, requests: first.parts });
+    expect(await readTranscriptInParts(changed, { ...base, room: room(4096) })).toMatchObject({ reused: first.parts - 1, requests: 1 });
+    // A speaker renamed all through: every part is noted again.
+    const renamed = { ...transcript(), lines: lines.map((l) => l.replace('Alice', 'Alicia')) };
+    expect(await readTranscriptInParts(renamed, { ...base, room: room(4096) })).toMatchObject({ reused: 0, requests: first.parts });
     expect(parseNote(await vault.read(vault.abs(CONTEXT))).body).toContain(AUDIT);
   });
 
