@@ -35,6 +35,8 @@ export interface TranscriptToRead {
   /** For the notes prompt: the meeting's title and projects. */
   title?: string;
   projects: string[];
+  /** False while the file's last line has no newline: it may still be being written. */
+  lastLineDone?: boolean;
 }
 
 export interface PartProgress {
@@ -154,7 +156,7 @@ export async function noteParts(
       position = kept.to + 1;
       continue;
     }
-    const plan = until === 'end' ? splitAtTurns(lines, position, partTokens(options.room)) : standingParts(lines, position, partTokens(options.room));
+    const plan = until === 'end' ? splitAtTurns(lines, position, partTokens(options.room)) : standingParts(lines, position, partTokens(options.room), transcript.lastLineDone !== false);
     const part = plan[0];
     if (!part) break;
     const progress = { part: done.length + 1, parts: done.length + plan.length + (until === 'end' ? 0 : 1), from: part.from, to: part.to };
@@ -198,22 +200,30 @@ export async function readTranscriptInParts(transcript: TranscriptToRead, option
 }
 
 /**
- * The parts' notes within `notesRoom`: condensed notes made earlier (by a run, or by the live
- * notes while the meeting ran) over parts unchanged since are reused, with the notes of the
- * parts after them; condensed again only when those do not fit.
+ * The notes to condense: condensed notes made earlier (by a run, or by the live notes while
+ * the meeting ran) over parts unchanged since, then the notes of the parts after them.
  */
-export async function condensed(work: PartsInProgress & { earlier: TranscriptNotesSection | undefined }, notesRoom: number, options: Omit<TranscriptNotesOptions, 'notesRoom'>): Promise<PartNotes[]> {
-  const { done, call } = work;
+export function notesToCondense(work: PartsInProgress & { earlier: TranscriptNotesSection | undefined }): PartNotes[] {
+  const { done } = work;
   const prefix = condensedPrefix(work.earlier, done);
-  const start = prefix.length > 0 ? [...prefix, ...done.filter((n) => n.from > prefix.at(-1)!.to)] : done;
-  if (start !== done && fitsRoom(start, notesRoom)) {
-    options.log.info({ condensed: prefix.length }, 'reusing the condensed transcript notes made earlier');
+  return prefix.length > 0 ? [...prefix, ...done.filter((n) => n.from > prefix.at(-1)!.to)] : done;
+}
+
+/** The parts' notes within `notesRoom`, condensed again only when what was condensed before and the notes after it do not fit. */
+async function condensed(work: PartsInProgress & { earlier: TranscriptNotesSection | undefined }, notesRoom: number, options: Omit<TranscriptNotesOptions, 'notesRoom'>): Promise<PartNotes[]> {
+  const start = notesToCondense(work);
+  if (start !== work.done && fitsRoom(start, notesRoom)) {
+    options.log.info({ notes: start.length }, 'reusing the condensed transcript notes made earlier');
     return start;
   }
-  return condenseNotes(start, {
+  return condenseWork(start, notesRoom, work, options);
+}
+
+export function condenseWork(notes: PartNotes[], notesRoom: number, work: PartsInProgress, options: Omit<TranscriptNotesOptions, 'notesRoom'>): Promise<PartNotes[]> {
+  return condenseNotes(notes, {
     room: options.room,
     notesRoom,
-    call,
+    call: work.call,
     log: options.log,
     partTokens: () => partTokens(options.room),
     ...(options.signal ? { signal: options.signal } : {}),

@@ -60,10 +60,11 @@ export function splitAtTurns(lines: readonly string[], from: number, maxTokens: 
 
 /**
  * The parts from line `from` whose end can no longer move as lines are appended: every part
- * but the last, judged without the file's last line (a transcriber may still be writing it).
+ * but the last, judged without the file's last line when it has no newline yet (a transcriber
+ * may still be writing it).
  */
-export function standingParts(lines: readonly string[], from: number, maxTokens: number): LineRange[] {
-  return splitAtTurns(lines.slice(0, -1), from, maxTokens).slice(0, -1);
+export function standingParts(lines: readonly string[], from: number, maxTokens: number, lastLineDone = true): LineRange[] {
+  return splitAtTurns(lastLineDone ? lines : lines.slice(0, -1), from, maxTokens).slice(0, -1);
 }
 
 /** The line a part [start, end) should end before: the best turn boundary in its second half. */

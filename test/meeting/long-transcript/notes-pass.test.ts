@@ -83,13 +83,16 @@ describe('splitting a transcript into parts', () => {
   it('cuts a growing transcript where the finished one is cut: the parts that stand never move as lines are appended', () => {
     const finished = splitAtTurns(lines, 6, 2000);
     for (const length of [300, 301, 450, 777, lines.length - 1]) {
-      const standing = standingParts(lines.slice(0, length), 6, 2000);
+      const standing = standingParts(lines.slice(0, length), 6, 2000, false);
       expect(standing.length).toBeGreaterThan(0);
       expect(standing).toEqual(finished.slice(0, standing.length));
       // What stands leaves lines after it: the last part may still grow.
       expect(standing.at(-1)!.to).toBeLessThan(length - 1);
     }
     expect(standingParts(lines.slice(0, 40), 6, 2000)).toEqual([]);
+    // A last line with its newline written counts: it is done.
+    const done = standingParts(lines.slice(0, 450), 6, 2000, true);
+    expect(done).toEqual(finished.slice(0, done.length));
   });
 
   it('reads speakers with timestamps and bold labels', () => {
