@@ -88,6 +88,8 @@ function buildSchemas(z: typeof Zod) {
           .refine((v) => cron.validate(v), 'not a valid cron expression (five fields, for example "*/5 * * * *")')
           .default('*/5 * * * *'),
         ShutdownGraceSeconds: positive().default(30),
+        // docs/design.md §3 step 9: notes of a long transcript's parts made while it is written.
+        LiveNotes: z.boolean().default(true),
       }),
       Http: section({
         Enabled: z.boolean().default(true),

@@ -3,6 +3,7 @@ import { releaseConfigSchemas } from '../config.js';
 import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
 import { endpointWaitFromEnv } from '../daemon/runs/endpoint-gate.js';
 import { idleReleaseFromEnv } from '../daemon/runs/run-process/host.js';
+import { liveNotesFromEnv } from '../daemon/runs/live-notes-lane.js';
 import { EXAMPLE_VAULT_DIR, SeedError, isBundledDefaultConfig, seedWorkingVault } from '../example-vault.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
@@ -83,7 +84,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   try {
     let daemon;
     try {
-      daemon = await startDaemon(config, { log, fs, clock, endpointWait: endpointWaitFromEnv(deps.env), caches: idleReleaseFromEnv(deps.env), runProcess: true });
+      daemon = await startDaemon(config, { log, fs, clock, endpointWait: endpointWaitFromEnv(deps.env), caches: idleReleaseFromEnv(deps.env), liveNotes: liveNotesFromEnv(deps.env), runProcess: true });
     } catch (err) {
       if (err instanceof DaemonStartError) {
         log.fatal({ err }, err.message);

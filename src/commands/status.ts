@@ -4,6 +4,7 @@ import { listMeetingStates, type MeetingState } from '../vault/meeting-overview.
 import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../instance/daemon-claim.js';
 import { triggerLabel } from '../daemon/http/trigger-labels.js';
+import { liveNotesLine } from '../daemon/runs/live-notes-lane.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import type { AppConfig } from '../config.js';
@@ -38,6 +39,7 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   io.out(`queue: ${q.running.length} running, ${q.pending.length} waiting (at most ${q.concurrency} at once)`);
   for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${local(r.startedAt)} (${triggerLabel(r.trigger)})${r.followUp ? ', again after it' : ''}`);
   for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${local(p.queuedAt)} (${triggerLabel(p.trigger)})`);
+  for (const n of s.liveNotes ?? []) io.out(`  noting   ${n.meeting}  ${liveNotesLine(n)}`);
   if (q.recent.length > 0) io.out('recent:');
   for (const r of q.recent.slice(0, 10)) {
     io.out(`  ${local(r.finishedAt)}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);

@@ -15,6 +15,7 @@ import type { ImportEntry } from './intake/import-board.js';
 import { Intake, type LastScan } from './intake/intake.js';
 import { commandTranscriber } from '../import/transcribe.js';
 import { readFacts } from '../vault/note-head.js';
+import { findMeetingOfTranscript } from '../vault/meeting.js';
 import { type Job, type QueueStatus, RunQueue, type StopResult } from './runs/queue.js';
 import { CatchUp, type ScanResult } from './intake/catch-up.js';
 import { createNotifier, type Notifier } from './runs/notify.js';
@@ -24,6 +25,7 @@ import { RunHistory } from './runs/run-history.js';
 import { collectGarbage } from './runs/heap-collect.js';
 import { createJobRunner, type PipelineFns } from './runs/job-runner.js';
 import { type RunPlace, runsInThisProcess } from './runs/run-place.js';
+import { type LiveNotesEntry, LiveNotesLane } from './runs/live-notes-lane.js';
 import { runsInRunProcess } from './runs/run-process/host.js';
 import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
@@ -73,6 +75,8 @@ export interface DaemonOptions {
   endpointWait?: EndpointWaitSettings;
   /** The full collection after the idle release; default runs/heap-collect.ts. */
   collectGarbage?: () => void;
+  /** Notes while the meeting runs: how long a transcript must be left unchanged first (tests make it short). */
+  liveNotes?: { settleMs?: number };
 }
 
 export interface DaemonStatus {
@@ -88,6 +92,8 @@ export interface DaemonStatus {
   endpoint?: { downSince?: string; waiting: number };
   /** The inbox's files and recent imports (docs/design.md §9). */
   imports: ImportEntry[];
+  /** Meetings whose notes are made while they run (docs/design.md §3 step 9): "notes: parts 1–4 of ~6". */
+  liveNotes?: LiveNotesEntry[];
 }
 
 export interface Daemon {
@@ -164,7 +170,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
-  const { tracker, board, queue, enqueue, catchUp, endpoint } = await assembleWork(config, options, place, () => rescan.now());
+  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, () => rescan.now());
   const inbox = createInbox(config, vault, log, clock);
   const collect = collectorOf(options);
   const intake = new Intake({
@@ -184,6 +190,11 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       const { pending, running } = queue.size;
       if (pending === 0 && running === 0) collect();
     },
+    ...(liveNotes && {
+      onTranscript: (transcript: string, content: string) => {
+        if (readFacts(content)?.state !== settings.Daemon.TriggerState) noteGrowing(vault, liveNotes, transcript);
+      },
+    }),
   });
   rescan.now = () => void intake.catchUp(false).catch((err: unknown) => log.error({ err }, 'catch-up scan failed'));
 
@@ -192,6 +203,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }),
     endpoint: endpointState(endpoint.status()),
     imports: inbox.board.list(),
+    ...(liveNotes && { liveNotes: liveNotes.status() }),
   });
   try {
     http = await serveHttp({
@@ -217,7 +229,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close()]);
     await place.close();
   };
   try {
@@ -303,12 +315,16 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     onDone: (key) => catchUp.forget(key),
     onUnreported: (job) => void catchUp.retryUnreported(job),
   });
+  const liveNotes = liveNotesLane(config, place, log, { clock: clockOf(options), ...options.liveNotes });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
   const run: typeof runJob = async (...args) => {
     const done = place.hold();
+    // A summary never waits for notes made while a meeting runs: they stop now (§3 step 9).
+    await liveNotes?.summaryStarts(args[0].key);
     try {
       return await runJob(...args);
     } finally {
+      liveNotes?.summaryEnded();
       done();
     }
   };
@@ -327,8 +343,25 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     log,
     isQueued: (key) => queue.has(key),
     remember: (p, facts) => tracker.remember(p, facts),
+    ...(liveNotes && { onUnfinished: (transcript: string) => noteGrowing(vault, liveNotes, transcript, { resume: true }) }),
   });
-  return { tracker, board, queue, enqueue, catchUp, endpoint };
+  return { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes };
+}
+
+/** Notes while the meeting runs (`Daemon.LiveNotes`), where the runs happen; none with a pipeline that makes none. */
+function liveNotesLane(config: AppConfig, place: RunPlace, log: Logger, more: { clock: Clock; settleMs?: number }): LiveNotesLane | undefined {
+  const notes = place.runs.notes;
+  if (!config.settings.Daemon.LiveNotes || !notes) return undefined;
+  return new LiveNotesLane({ vault: place.base.vault, log, notes: (meetingPath, run) => notes(meetingPath, run), hold: () => place.hold(), ...more });
+}
+
+/** A transcript that changed, or was found unfinished at the start: its meeting's notes are made once it settles. */
+function noteGrowing(vault: Vault, lane: LiveNotesLane, transcript: string, options: { resume?: boolean } = {}): void {
+  void findMeetingOfTranscript(vault, transcript).then(
+    (meeting) => lane.touched(meeting, options),
+    // Its meeting cannot be found (yet): the finished transcript's trigger says so in the log.
+    () => undefined,
+  );
 }
 
 /** The inbox (docs/design.md §9), its recordings transcribed by Import.TranscribeCommand when one is set. */

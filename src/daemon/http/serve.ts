@@ -9,6 +9,7 @@ import type { Inbox } from '../intake/inbox.js';
 import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './server.js';
 import { pageRoutes } from './page-routes.js';
+import type { LiveNotesEntry } from '../runs/live-notes-lane.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
@@ -30,7 +31,7 @@ export interface ServeOptions {
   serverWindow: ServerWindowSource;
   enqueue(job: Job): string;
   /** The daemon's status, as `GET /status` returns it. */
-  status(): { queue: QueueStatus };
+  status(): { queue: QueueStatus; liveNotes?: LiveNotesEntry[] };
   stopping(): boolean;
   /** Whether the endpoint answers: since when it does not (docs/design.md §2). */
   endpointDownSince?(): string | undefined;
@@ -59,6 +60,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       ...(o.endpointDownSince && { endpointDownSince: o.endpointDownSince }),
       clock: o.clock,
       ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
+      liveNotes: () => o.status().liveNotes ?? [],
     }));
   const http = await startHttpServer({
     settings: settings.Http,

@@ -3,6 +3,7 @@ import { escapeHtml } from './html.js';
 import type { EndpointHealth } from './endpoint-health.js';
 import { triggerLabel } from './trigger-labels.js';
 import { renderImports } from './import-status.js';
+import { liveNotesLine } from '../runs/live-notes-lane.js';
 import type { LiveRun } from '../runs/run-board.js';
 import type { RunRecord } from '../runs/run-history.js';
 import type { FailureView, StatusView, SummaryView } from './status-view.js';
@@ -165,6 +166,9 @@ export function renderMain(view: StatusView, csrf: string): string {
       'Nothing is waiting.',
       'queue',
     ),
+    ...(view.liveNotes && view.liveNotes.length > 0
+      ? [`<section id="live-notes"><h2>Notes while the meeting runs</h2><ul>${view.liveNotes.map((n) => `<li><code>${escapeHtml(n.meeting)}</code>: ${escapeHtml(liveNotesLine(n))}</li>`).join('')}</ul></section>`]
+      : []),
     table('Failures', ['Meeting', 'Error', 'Failure report', ''], view.failures.map((f) => failureRow(view, f, csrf)), 'No meeting is failing.', 'failures'),
     renderSummaries(view, csrf),
     ...(view.imports ? [renderImports(view, csrf, { clock, since, noteCell })] : []),

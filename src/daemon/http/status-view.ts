@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { type Clock, systemClock } from '../../clock.js';
 import type { ImportEntry } from '../intake/import-board.js';
+import type { LiveNotesEntry } from '../runs/live-notes-lane.js';
 import type { QueuedJobInfo } from '../runs/queue.js';
 import type { LiveRun, RunBoard } from '../runs/run-board.js';
 import type { RunRecord } from '../runs/run-history.js';
@@ -50,6 +51,8 @@ export interface StatusView {
   summaries: SummaryView[];
   /** The inbox's files and recent imports (docs/design.md §9). */
   imports?: ImportEntry[];
+  /** Meetings whose notes are made while they run (docs/design.md §3 step 9). */
+  liveNotes?: LiveNotesEntry[];
 }
 
 export interface StatusSources {
@@ -71,6 +74,7 @@ export interface StatusSources {
   endpointDownSince?(): string | undefined;
   clock?: Clock;
   imports?(): ImportEntry[];
+  liveNotes?(): LiveNotesEntry[];
 }
 
 export function buildStatusView(sources: StatusSources): StatusView {
@@ -92,6 +96,7 @@ export function buildStatusView(sources: StatusSources): StatusView {
     // The texts are read from the vault afterwards (summary-texts.ts), this view being synchronous.
     summaries: latestSummaries(recent).map((r) => ({ ...r, retryPending: busy.has(r.meeting) })),
     ...(sources.imports ? { imports: sources.imports() } : {}),
+    ...(sources.liveNotes ? { liveNotes: sources.liveNotes() } : {}),
   };
 }
 

@@ -26,6 +26,8 @@ export interface CatchUpOptions {
   isQueued(key: string): boolean;
   /** Told every transcript and summary state seen, so the watcher compares with it. */
   remember?(absPath: string, facts: NoteFacts): void;
+  /** At the start, every transcript not in the trigger state: notes begun while it ran resume (docs/design.md §3 step 9). */
+  onUnfinished?(transcriptPath: string): void;
   heads?: HeadCache;
 }
 
@@ -154,7 +156,10 @@ export class CatchUp {
     if (!head.ok) return { problem: `transcript not summarized while its frontmatter does not parse: ${head.error}` };
     const facts = factsFromData(head.data);
     this.options.remember?.(transcript, facts);
-    if (facts.state !== settings.Daemon.TriggerState) return undefined;
+    if (facts.state !== settings.Daemon.TriggerState) {
+      if (startup) this.options.onUnfinished?.(transcript);
+      return undefined;
+    }
     let meeting: string;
     try {
       meeting = await meetingOfTranscript(vault, transcript, { heads, transcriptIndex });

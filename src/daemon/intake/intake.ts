@@ -43,6 +43,8 @@ export interface IntakeOptions {
   onScan?(startup: boolean): Promise<void>;
   /** Told when a scan has ended and its jobs are enqueued (the daemon collects its garbage). */
   afterScan?(): void;
+  /** A transcript changed and fired no trigger (it may be growing: docs/design.md §3 step 9). */
+  onTranscript?(transcriptPath: string, content: string): void;
 }
 
 export class Intake {
@@ -154,6 +156,7 @@ export class Intake {
         const trigger = tracker.onEvent(event, content);
         log.debug({ event: event.type, path: vault.rel(event.path), trigger: trigger?.kind }, 'file event');
         if (trigger && !stopping()) await this.#onTrigger(trigger);
+        else if (!trigger && content !== undefined && vault.kindOf(event.path) === 'transcript') this.#o.onTranscript?.(event.path, content);
       })
       .catch((err: unknown) => log.error({ err, path: vault.rel(event.path) }, 'file event not handled'))
       .finally(() => {

@@ -3,6 +3,8 @@ import type { Logger } from '../../log.js';
 import type { RunProgress } from '../../agent/progress.js';
 import type { EndpointGate } from '../../agent/model/retry.js';
 import type { PipelineDeps, RunOutcome, RunOptions } from '../../meeting/pipeline.js';
+import type { LiveNotesOptions, LiveNotesOutcome, LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
+import type { LiveNotesRun } from './live-notes-lane.js';
 import type { Vault } from '../../vault/vault.js';
 import { HeadCache } from '../../vault/head-cache.js';
 import { type CliRun, cliRunOf } from '../../instance/cli-run-marker.js';
@@ -24,6 +26,8 @@ import type { RunRecord } from './run-history.js';
 export interface PipelineFns {
   summarize(deps: PipelineDeps, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
   retry(deps: PipelineDeps, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
+  /** Notes while the meeting runs (meeting/long-transcript/live-notes.ts); absent: none are made. */
+  notes?(deps: PipelineDeps, meetingPath: string, options: LiveNotesOptions): Promise<LiveNotesOutcome>;
 }
 
 /** What one run takes from the daemon, wherever it runs: where its progress goes, the endpoint's wait. */
@@ -40,6 +44,8 @@ export interface RunHooks {
 export interface MeetingRuns {
   summarize(hooks: RunHooks, meetingPath: string, options: RunOptions): Promise<RunOutcome>;
   retry(hooks: RunHooks, summaryPath: string, options: RunOptions): Promise<RunOutcome>;
+  /** One live notes pass (docs/design.md §3 step 9) where the runs happen; absent: none are made. */
+  notes?(meetingPath: string, run: LiveNotesRun): Promise<LiveNotesResult>;
 }
 
 export interface JobRunnerDeps {

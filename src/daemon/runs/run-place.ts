@@ -7,6 +7,7 @@ import type { FileWatch } from '../../tools/file-cache.js';
 import type { RunCachesOptions } from '../../tools/run-caches.js';
 import type { Fs } from '../../vault/fs.js';
 import type { WriteListener } from '../../vault/vault.js';
+import type { LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
 import type { MeetingRuns, PipelineFns } from './job-runner.js';
 
 /**
@@ -54,6 +55,7 @@ export async function runsInThisProcess(
     runs: {
       summarize: (hooks, meetingPath, options) => fns.summarize({ ...pipeline, ...hooks }, meetingPath, options),
       retry: (hooks, summaryPath, options) => fns.retry({ ...pipeline, ...hooks }, summaryPath, options),
+      ...(fns.notes && { notes: liveNotesIn(fns.notes, pipeline) }),
     },
     onWrite: (listener) => runtime.vault.onWrite(listener),
     hold: () => caches.hold(),
@@ -64,6 +66,14 @@ export async function runsInThisProcess(
   };
 }
 
+/** A live notes pass in this process: its parts as the lane counts them, a failure as a result. */
+function liveNotesIn(notes: NonNullable<PipelineFns['notes']>, pipeline: Runtime['pipeline']): NonNullable<MeetingRuns['notes']> {
+  return (meetingPath, run) =>
+    notes(pipeline, meetingPath, { signal: run.signal, onlyIfStarted: run.onlyIfStarted, onPart: (p) => run.onPart({ part: p.done + 1, parts: p.about }) }).catch(
+      (err: unknown): LiveNotesResult => ({ status: 'failed', error: err instanceof Error ? err.message : String(err), ...(run.signal.aborted && { aborted: true }) }),
+    );
+}
+
 async function buildRuntime(config: AppConfig, o: RunPlaceOptions): Promise<Runtime> {
   const { createRuntime } = await import('../../runtime.js');
   return createRuntime(config, { log: o.log, clock: o.clock, ...(o.fs ? { fs: o.fs } : {}), caches: o.caches });
@@ -71,5 +81,6 @@ async function buildRuntime(config: AppConfig, o: RunPlaceOptions): Promise<Runt
 
 async function defaultPipeline(): Promise<PipelineFns> {
   const { summarizeMeeting, retrySummary } = await import('../../meeting/pipeline.js');
-  return { summarize: summarizeMeeting, retry: retrySummary };
+  const { makeLiveNotes } = await import('../../meeting/long-transcript/live-notes.js');
+  return { summarize: summarizeMeeting, retry: retrySummary, notes: makeLiveNotes };
 }

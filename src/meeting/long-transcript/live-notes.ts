@@ -64,6 +64,9 @@ export interface LiveNotesOutcome {
   reason?: string;
 }
 
+/** What the daemon gets back from a live notes pass, wherever it ran: its outcome, or why it failed. */
+export type LiveNotesResult = LiveNotesOutcome | { status: 'failed'; error?: string; aborted?: boolean };
+
 /** Room a run keeps beside the notes for the instructions' growth and the first message's facts. */
 const CARRIED_MARGIN = 200;
 

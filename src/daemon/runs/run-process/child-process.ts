@@ -5,7 +5,9 @@ import type { AppConfig } from '../../../config.js';
 import type { Logger } from '../../../log.js';
 import type { RunOutcome, RunOptions } from '../../../meeting/pipeline.js';
 import type { WriteListener } from '../../../vault/vault.js';
+import type { LiveNotesResult } from '../../../meeting/long-transcript/live-notes.js';
 import type { RunHooks } from '../job-runner.js';
+import type { LiveNotesRun } from '../live-notes-lane.js';
 import type { FromRunProcess, ToRunProcess, TrustState } from './messages.js';
 
 /**
@@ -65,6 +67,8 @@ export const STOP_EXIT_GRACE_MS = 3000;
 interface PendingJob {
   hooks: RunHooks;
   resolve(outcome: RunOutcome): void;
+  /** A live notes pass: its outcome, not a run's. */
+  resolveNotes?(outcome: LiveNotesResult): void;
   /** The run's id once the run process said it (its progress). */
   runId?: string;
   /** The endpoint waits this job asked for, by the run process's number. */
@@ -156,6 +160,27 @@ export class RunProcess {
     });
   }
 
+  /**
+   * A live notes pass (docs/design.md §3 step 9): aborted at once when its signal fires (a
+   * summary begins, the daemon stops); a process that ends under it fails it, to be tried again.
+   */
+  notes(target: string, run: LiveNotesRun): Promise<LiveNotesResult> {
+    const id = this.#nextId++;
+    return new Promise<LiveNotesResult>((resolve) => {
+      const onAbort = () => {
+        this.#send({ type: 'abort', id });
+        this.#killUnlessAnswered(id);
+      };
+      run.signal.addEventListener('abort', onAbort, { once: true });
+      const hooks: RunHooks = { onProgress: (_runId, event) => event.kind === 'transcript-part' && run.onPart(event) };
+      const failed = (outcome: RunOutcome) => resolve({ status: 'failed', ...(outcome.error !== undefined && { error: outcome.error }), ...(outcome.aborted && { aborted: true }) });
+      this.#jobs.set(id, { hooks, resolve: failed, resolveNotes: resolve, waits: new Map(), detach: () => run.signal.removeEventListener('abort', onAbort) });
+      this.#send({ type: 'notes', id, path: target, onlyIfStarted: run.onlyIfStarted });
+      if (run.signal.aborted) onAbort();
+      if (this.#exitReason !== undefined) this.#end(this.#exitReason);
+    });
+  }
+
   invalidate(path: string): void {
     if (this.usable) this.#send({ type: 'invalidate', path });
   }
@@ -229,6 +254,15 @@ export class RunProcess {
         if (!job) return;
         this.#jobs.delete(message.id);
         this.#finish(job, message.outcome);
+        return;
+      }
+      case 'notes-outcome': {
+        const job = this.#jobs.get(message.id);
+        if (!job) return;
+        this.#jobs.delete(message.id);
+        clearTimeout(job.abortTimer);
+        job.detach();
+        job.resolveNotes?.(message.outcome);
         return;
       }
     }

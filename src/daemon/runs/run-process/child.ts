@@ -3,6 +3,7 @@ import type { RunProgress } from '../../../agent/progress.js';
 import { ModelError } from '../../../agent/types.js';
 import { createLogger, type Logger } from '../../../log.js';
 import { retrySummary, summarizeMeeting, type RunOutcome } from '../../../meeting/pipeline.js';
+import { type LiveNotesResult, makeLiveNotes } from '../../../meeting/long-transcript/live-notes.js';
 import { createRuntime, type Runtime } from '../../../runtime.js';
 import type { FromRunProcess, ToRunProcess, TrustState } from './messages.js';
 
@@ -150,6 +151,26 @@ async function run(message: Extract<ToRunProcess, { type: 'run' }>): Promise<voi
   send({ type: 'outcome', id: message.id, outcome });
 }
 
+/** A live notes pass (docs/design.md §3 step 9); its failure is an outcome, never this process's fault. */
+async function notes(message: Extract<ToRunProcess, { type: 'notes' }>): Promise<void> {
+  const job: Job = { abort: new AbortController(), stopWaiting: new AbortController(), gate: new DaemonGate(message.id) };
+  jobs.set(message.id, job);
+  const rt = await started!;
+  let outcome: LiveNotesResult;
+  try {
+    outcome = await makeLiveNotes(rt.pipeline, message.path, {
+      signal: job.abort.signal,
+      onlyIfStarted: message.onlyIfStarted,
+      onPart: (p) => send({ type: 'progress', id: message.id, runId: 'live-notes', event: { kind: 'transcript-part', part: p.done + 1, parts: p.about, from: 0, to: 0 } }),
+    });
+  } catch (err) {
+    outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err), ...(job.abort.signal.aborted && { aborted: true }) };
+  } finally {
+    jobs.delete(message.id);
+  }
+  send({ type: 'notes-outcome', id: message.id, outcome });
+}
+
 async function exit(): Promise<void> {
   // What the vault still does after a run's write (a late write merged, docs/design.md §1)
   // ends here, as the daemon's own stop waits for it in its process.
@@ -167,6 +188,9 @@ process.on('message', (message: ToRunProcess) => {
       return;
     case 'run':
       void run(message);
+      return;
+    case 'notes':
+      void notes(message);
       return;
     case 'abort':
       jobs.get(message.id)?.abort.abort();

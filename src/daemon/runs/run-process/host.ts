@@ -105,6 +105,7 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
   const runs: MeetingRuns = {
     summarize: (hooks, meetingPath, options) => processForRun().run('summarize', hooks, meetingPath, options),
     retry: (hooks, summaryPath, options) => processForRun().run('retry', hooks, summaryPath, options),
+    notes: (meetingPath, run) => processForRun().notes(meetingPath, run),
   };
   return {
     base,

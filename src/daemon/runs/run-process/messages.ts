@@ -1,5 +1,6 @@
 import type { RunProgress } from '../../../agent/progress.js';
 import type { AppConfig } from '../../../config.js';
+import type { LiveNotesResult } from '../../../meeting/long-transcript/live-notes.js';
 import type { RunOutcome } from '../../../meeting/pipeline.js';
 
 /**
@@ -18,6 +19,8 @@ export type ToRunProcess =
   /** First message: the configuration the daemon read, and the watcher's trust so far. */
   | { type: 'start'; config: AppConfig; trust: TrustState | undefined }
   | { type: 'run'; id: number; kind: 'summarize' | 'retry'; path: string; trigger: string | undefined; endpointDownSince: string | undefined }
+  /** A live notes pass (docs/design.md §3 step 9); its progress and outcome come as a run's do. */
+  | { type: 'notes'; id: number; path: string; onlyIfStarted: boolean }
   /** The run's signal (the grace period ended) or its stopWaiting (the daemon stops). */
   | { type: 'abort' | 'stop-waiting'; id: number }
   | { type: 'endpoint-up'; wait: number; waited: boolean }
@@ -36,5 +39,6 @@ export type FromRunProcess =
   | { type: 'write'; path: string; content: string }
   | { type: 'endpoint-wait'; id: number; wait: number }
   | { type: 'outcome'; id: number; outcome: RunOutcome }
+  | { type: 'notes-outcome'; id: number; outcome: LiveNotesResult }
   /** The process cannot go on (its start failed, an error nothing caught): why, just before it exits. */
   | { type: 'failed'; message: string; stack: string | undefined };

@@ -1,0 +1,217 @@
+import { type Clock, systemClock } from '../../clock.js';
+import type { Logger } from '../../log.js';
+import type { LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
+import type { Vault } from '../../vault/vault.js';
+
+/**
+ * When the daemon makes the notes of a meeting still running (docs/design.md §3 step 9): a
+ * transcript that grows is noted a few seconds after its last change, one meeting at a time,
+ * and only while no summary runs. A summary never waits for notes: as one starts, the notes
+ * being made stop (the parts done are saved; the meeting is noted again afterwards), and a
+ * summary of the meeting itself takes its notes over. The daemon's stop ends them; its next
+ * start resumes the notes begun (catch-up).
+ */
+
+export interface LiveNotesRun {
+  signal: AbortSignal;
+  /** Only go on with notes begun earlier (the start's resume). */
+  onlyIfStarted: boolean;
+  onPart(progress: { part: number; parts: number }): void;
+}
+
+export interface LiveNotesLaneOptions {
+  vault: Vault;
+  log: Logger;
+  /** One live notes pass of a meeting, where the runs happen (run-place.ts). */
+  notes(meetingPath: string, run: LiveNotesRun): Promise<LiveNotesResult>;
+  /** Held while a pass runs: the run process stays for it. */
+  hold(): () => void;
+  /** After the last change of a transcript, how long to wait for the next one before noting. */
+  settleMs?: number;
+  /** After a failed pass (the endpoint down), how long before the meeting is tried again. */
+  retryMs?: number;
+  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(handle: unknown): void };
+  clock?: Clock;
+}
+
+/** A meeting being noted, for the status page and `status`. */
+export interface LiveNotesEntry {
+  meeting: string;
+  /** Parts with notes, of about how many the transcript makes so far. */
+  parts: number;
+  about: number;
+  /** A pass is making notes now. */
+  active: boolean;
+}
+
+/** "notes: parts 1–4 of ~6", and whether they are being made now. */
+export function liveNotesLine(entry: LiveNotesEntry): string {
+  const parts = entry.parts === 0 ? 'no part yet' : entry.parts === 1 ? 'part 1' : `parts 1–${entry.parts}`;
+  return `notes: ${parts} of ~${Math.max(entry.about, entry.parts + 1)}${entry.active ? ' (noting now)' : ''}`;
+}
+
+interface Pending {
+  onlyIfStarted: boolean;
+  notBefore: number;
+}
+
+const SETTLE_MS = 3000;
+
+/** `MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS`: a shorter settle, so tests of the real daemon need not wait 3 s a batch. */
+export function liveNotesFromEnv(env: Record<string, string | undefined>): { settleMs?: number } {
+  const ms = Number(env.MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS);
+  return Number.isFinite(ms) && ms >= 0 && env.MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS !== '' && env.MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS !== undefined ? { settleMs: ms } : {};
+}
+const RETRY_MS = 60_000;
+
+export class LiveNotesLane {
+  readonly #o: LiveNotesLaneOptions;
+  readonly #pending = new Map<string, Pending>();
+  readonly #entries = new Map<string, LiveNotesEntry>();
+  #current: { key: string; controller: AbortController; done: Promise<void> } | undefined;
+  /** Summaries running now: notes wait until there are none. */
+  #summaries = 0;
+  #closed = false;
+  #timer: unknown;
+
+  constructor(options: LiveNotesLaneOptions) {
+    this.#o = options;
+  }
+
+  /** A transcript of this meeting changed while not finished: note it once it has settled. */
+  touched(meetingPath: string, options: { resume?: boolean } = {}): void {
+    if (this.#closed) return;
+    const earlier = this.#pending.get(meetingPath);
+    const onlyIfStarted = options.resume === true && (earlier?.onlyIfStarted ?? true);
+    this.#pending.set(meetingPath, { onlyIfStarted, notBefore: Math.max(earlier?.notBefore ?? 0, this.#now() + this.#settle()) });
+    this.#schedule(this.#settle());
+  }
+
+  /**
+   * A summary run begins: the notes being made stop now (and are resumed after it), those of
+   * this meeting are its own from now on. Resolves once the notes pass has ended.
+   */
+  async summaryStarts(key: string): Promise<void> {
+    this.#summaries++;
+    this.#pending.delete(key);
+    this.#entries.delete(key);
+    const current = this.#current;
+    if (!current) return;
+    current.controller.abort(new Error('a summary run begins'));
+    await current.done;
+  }
+
+  summaryEnded(): void {
+    this.#summaries = Math.max(0, this.#summaries - 1);
+    if (this.#summaries === 0) this.#schedule(0);
+  }
+
+  status(): LiveNotesEntry[] {
+    return [...this.#entries.values()].filter((e) => e.parts > 0 || e.active).map((e) => ({ ...e }));
+  }
+
+  /** The daemon stops: the pass being made ends now (its parts done are saved). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#pending.clear();
+    if (this.#timer !== undefined) this.#timers().clearTimeout(this.#timer);
+    const current = this.#current;
+    current?.controller.abort(new Error('daemon shutting down'));
+    await current?.done;
+  }
+
+  #now(): number {
+    return (this.#o.clock ?? systemClock)().getTime();
+  }
+
+  #settle(): number {
+    return this.#o.settleMs ?? SETTLE_MS;
+  }
+
+  #timers() {
+    return this.#o.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
+  }
+
+  #schedule(ms: number): void {
+    if (this.#closed) return;
+    if (this.#timer !== undefined) this.#timers().clearTimeout(this.#timer);
+    this.#timer = this.#timers().setTimeout(() => {
+      this.#timer = undefined;
+      this.#pump();
+    }, ms);
+  }
+
+  #pump(): void {
+    if (this.#closed || this.#current || this.#summaries > 0) return;
+    const now = this.#now();
+    let next: [string, Pending] | undefined;
+    let wait = Infinity;
+    for (const entry of this.#pending) {
+      if (entry[1].notBefore <= now) {
+        next = entry;
+        break;
+      }
+      wait = Math.min(wait, entry[1].notBefore - now);
+    }
+    if (!next) {
+      if (wait !== Infinity) this.#schedule(wait);
+      return;
+    }
+    const [key, pending] = next;
+    this.#pending.delete(key);
+    const controller = new AbortController();
+    const release = this.#o.hold();
+    const done = this.#run(key, pending, controller.signal).finally(() => {
+      release();
+      this.#current = undefined;
+      this.#pump();
+    });
+    this.#current = { key, controller, done };
+  }
+
+  async #run(key: string, pending: Pending, signal: AbortSignal): Promise<void> {
+    const { vault, log } = this.#o;
+    const meeting = vault.rel(key);
+    const entry = this.#entries.get(key) ?? { meeting, parts: 0, about: 0, active: false };
+    this.#entries.set(key, entry);
+    entry.active = true;
+    let result: LiveNotesResult;
+    try {
+      result = await this.#o.notes(key, {
+        signal,
+        onlyIfStarted: pending.onlyIfStarted,
+        onPart: (p) => {
+          entry.parts = p.part - 1;
+          entry.about = p.parts;
+        },
+      });
+    } catch (err) {
+      result = { status: 'failed', error: err instanceof Error ? err.message : String(err) };
+    } finally {
+      entry.active = false;
+    }
+    log.debug(
+      { meeting, status: result.status, ...('parts' in result && { parts: result.parts, about: result.about, requests: result.requests }), ...('reason' in result && { reason: result.reason }) },
+      'live notes pass',
+    );
+    if (result.status === 'noted') {
+      entry.parts = result.parts;
+      entry.about = result.about;
+      return;
+    }
+    if (result.status !== 'failed') {
+      // Nothing noted (it fits, it is finished, nothing to resume): nothing to show.
+      if (entry.parts === 0 || result.status !== 'skipped') this.#entries.delete(key);
+      return;
+    }
+    if (signal.aborted) {
+      // Stopped for a summary: what is left is noted once it has run (the stop: at the next start).
+      if (!this.#closed && this.#entries.has(key)) this.#pending.set(key, { onlyIfStarted: false, notBefore: 0 });
+      return;
+    }
+    const retryMs = this.#o.retryMs ?? RETRY_MS;
+    log.warn({ meeting, error: result.error }, `notes while the meeting runs failed: ${result.error ?? 'unknown error'}; tried again in ${Math.round(retryMs / 1000)} s`);
+    if (!this.#pending.has(key)) this.#pending.set(key, { onlyIfStarted: pending.onlyIfStarted, notBefore: this.#now() + retryMs });
+    this.#schedule(retryMs);
+  }
+}

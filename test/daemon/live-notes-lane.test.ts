@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/log.js';
+import type { LiveNotesResult } from '../../src/meeting/long-transcript/live-notes.js';
+import { type LiveNotesRun, LiveNotesLane, liveNotesLine } from '../../src/daemon/runs/live-notes-lane.js';
+import { memoryVault } from '../helpers/memfs.js';
+
+/** Timers the test fires by hand, and a clock it moves. */
+function manualTime() {
+  let now = 0;
+  const due: { at: number; fn: () => void }[] = [];
+  return {
+    clock: () => new Date(now),
+    timers: {
+      setTimeout: (fn: () => void, ms: number) => {
+        const timer = { at: now + ms, fn };
+        due.push(timer);
+        return timer;
+      },
+      clearTimeout: (handle: unknown) => {
+        const i = due.indexOf(handle as (typeof due)[number]);
+        if (i >= 0) due.splice(i, 1);
+      },
+    },
+    /** Moves the clock on and fires what is due. */
+    advance(ms: number) {
+      now += ms;
+      for (const timer of due.filter((t) => t.at <= now)) {
+        due.splice(due.indexOf(timer), 1);
+        timer.fn();
+      }
+    },
+  };
+}
+
+/** A notes pass the test ends: each call waits until `finish` (or its abort). */
+function scriptedNotes() {
+  const calls: { meeting: string; run: LiveNotesRun; finish(result: LiveNotesResult): void }[] = [];
+  const notes = (meeting: string, run: LiveNotesRun) =>
+    new Promise<LiveNotesResult>((resolve) => {
+      run.signal.addEventListener('abort', () => resolve({ status: 'failed', error: 'aborted', aborted: true }), { once: true });
+      calls.push({ meeting, run, finish: resolve });
+    });
+  return { calls, notes };
+}
+
+function lane() {
+  const vault = memoryVault();
+  const time = manualTime();
+  const { calls, notes } = scriptedNotes();
+  let holds = 0;
+  const l = new LiveNotesLane({
+    vault,
+    log: silentLogger,
+    notes,
+    hold: () => {
+      holds++;
+      return () => holds--;
+    },
+    settleMs: 3000,
+    retryMs: 60_000,
+    timers: time.timers,
+    clock: time.clock,
+  });
+  return { lane: l, time, calls, holds: () => holds, meeting: vault.abs('Meetings/M.md'), other: vault.abs('Meetings/N.md') };
+}
+
+const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('the live notes lane', () => {
+  it('notes a transcript once it has settled, and shows its parts', async () => {
+    const t = lane();
+    t.lane.touched(t.meeting);
+    t.time.advance(2000);
+    t.lane.touched(t.meeting);
+    t.time.advance(2999);
+    expect(t.calls).toHaveLength(0);
+    t.time.advance(1);
+    expect(t.calls).toHaveLength(1);
+    expect(t.holds()).toBe(1);
+    t.calls[0]!.run.onPart({ part: 4, parts: 6 });
+    expect(t.lane.status()).toEqual([{ meeting: 'Meetings/M.md', parts: 3, about: 6, active: true }]);
+    t.calls[0]!.finish({ status: 'noted', parts: 4, about: 6, requests: 1 });
+    await settled();
+    expect(t.holds()).toBe(0);
+    expect(t.lane.status().map(liveNotesLine)).toEqual(['notes: parts 1–4 of ~6']);
+  });
+
+  it('never takes a summary\'s place: a summary stops the notes being made, and they wait until no summary runs', async () => {
+    const t = lane();
+    t.lane.touched(t.other);
+    t.time.advance(3000);
+    expect(t.calls).toHaveLength(1);
+    // A summary of another meeting begins: the notes pass is aborted, and the summary waits only for it to end.
+    await t.lane.summaryStarts(t.meeting);
+    expect(t.calls[0]!.run.signal.aborted).toBe(true);
+    t.lane.touched(t.other);
+    t.time.advance(10_000);
+    expect(t.calls).toHaveLength(1);
+    t.lane.summaryEnded();
+    t.time.advance(0);
+    expect(t.calls).toHaveLength(2);
+    expect(t.calls[1]!.meeting).toBe(t.other);
+  });
+
+  it('leaves a meeting whose summary begins to that summary', async () => {
+    const t = lane();
+    t.lane.touched(t.meeting);
+    await t.lane.summaryStarts(t.meeting);
+    t.lane.summaryEnded();
+    t.time.advance(10_000);
+    expect(t.calls).toHaveLength(0);
+    expect(t.lane.status()).toEqual([]);
+  });
+
+  it('tries a failed meeting again a minute later, and ends the pass being made when the daemon stops', async () => {
+    const t = lane();
+    t.lane.touched(t.meeting);
+    t.time.advance(3000);
+    t.calls[0]!.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+    await settled();
+    t.time.advance(59_000);
+    expect(t.calls).toHaveLength(1);
+    t.time.advance(1000);
+    expect(t.calls).toHaveLength(2);
+    await t.lane.close();
+    expect(t.calls[1]!.run.signal.aborted).toBe(true);
+    t.lane.touched(t.meeting);
+    t.time.advance(10_000);
+    expect(t.calls).toHaveLength(2);
+  });
+
+  it('resumes at the start only notes begun', () => {
+    const t = lane();
+    t.lane.touched(t.meeting, { resume: true });
+    t.time.advance(3000);
+    expect(t.calls[0]!.run.onlyIfStarted).toBe(true);
+  });
+});
