@@ -138,3 +138,13 @@ describe('layout', () => {
     expect(html).toContain('<meta name="color-scheme" content="light dark">');
   });
 });
+
+describe('notes while the meeting runs on the page', () => {
+  it('shows each meeting being noted ("notes: parts 1–4 of ~6"), and nothing when none is', () => {
+    const board = new RunBoard(new RunHistory(memoryVault(), silentLogger));
+    const view = { ...viewWith(board), liveNotes: [{ meeting: 'Meetings/<Planning>.md', parts: 4, about: 6, active: true }] };
+    const html = renderPage(view, 'c');
+    expect(html).toContain('<code>Meetings/&#60;Planning&#62;.md</code>: notes: parts 1–4 of ~6 (noting now)');
+    expect(renderPage({ ...viewWith(board), liveNotes: [] }, 'c')).not.toContain('Notes while the meeting runs');
+  });
+});
