@@ -36,6 +36,11 @@ export interface TranscriptNotesSection {
   parts: PartNotes[];
   /** The parts' notes condensed to fit the agent's room (empty when they fit as they are). */
   condensed: PartNotes[];
+  /**
+   * A window smaller than configured that the server showed to a notes request (it cut or
+   * refused one): the next pass over this meeting sizes its parts for it at once.
+   */
+  window?: number;
 }
 
 const MARKER = /^<!-- meeting-assistant transcript notes: ([^\s]+) -->$/;
@@ -46,6 +51,8 @@ const MARKER = /^<!-- meeting-assistant transcript notes: ([^\s]+) -->$/;
  */
 export const END_MARKER = '<!-- end of transcript notes -->';
 const PART_HEADING = /^### Lines (\d+)[–-](\d+)( \(condensed\))?\s*$/;
+/** The line after the progress line that names a window the server showed. */
+const WINDOW = /^<!-- parts sized for a context window of (\d+) tokens -->$/;
 /** The line after a part's heading that names the hash of its lines. */
 const PART_HASH = /^<!-- part ([^\s]+) -->$/;
 
@@ -56,6 +63,7 @@ export function renderNotesSection(section: TranscriptNotesSection): string {
     '',
     `<!-- meeting-assistant transcript notes: ${section.fingerprint} -->`,
     section.progress,
+    ...(section.window !== undefined ? [`<!-- parts sized for a context window of ${section.window} tokens -->`] : []),
   ];
   for (const part of section.parts) {
     out.push('', `### Lines ${part.from}–${part.to}`, ...(part.hash ? [`<!-- part ${part.hash} -->`] : []), '', demoteHeadings(part.text.trim()));
@@ -88,6 +96,7 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
   if (!bounds) return undefined;
   let fingerprint: string | undefined;
   let progress = '';
+  let window: number | undefined;
   const notes: (PartNotes & { condensed: boolean })[] = [];
   let current: { from: number; to: number; condensed: boolean; hash?: string; lines: string[] } | undefined;
   const close = () => {
@@ -101,7 +110,9 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
     if (line.trim() === END_MARKER) break;
     const marker = MARKER.exec(line.trim());
     const heading = PART_HEADING.exec(line);
+    const shown = current ? null : WINDOW.exec(line.trim());
     if (marker && !current) fingerprint = marker[1];
+    else if (shown) window = Number(shown[1]);
     else if (heading) {
       close();
       current = { from: Number(heading[1]), to: Number(heading[2]), condensed: heading[3] !== undefined, lines: [] };
@@ -119,6 +130,7 @@ export function parseNotesSection(body: string): TranscriptNotesSection | undefi
   return {
     fingerprint,
     progress,
+    ...(window !== undefined && window > 0 && { window }),
     parts: valid.filter((n) => !n.condensed).map(plain),
     condensed: valid.filter((n) => n.condensed).map(plain),
   };

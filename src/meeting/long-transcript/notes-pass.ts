@@ -126,7 +126,19 @@ export interface PartsInProgress {
 export async function startParts(transcript: TranscriptToRead, options: Omit<TranscriptNotesOptions, 'notesRoom'>): Promise<PartsInProgress & { earlier: TranscriptNotesSection | undefined }> {
   const earlier = await readNotesSection(options.vault, options.contextPath);
   const section: TranscriptNotesSection = { fingerprint: fingerprintOf(transcript.lines), progress: '', parts: [], condensed: [] };
-  return { earlier, section, done: section.parts, reused: 0, call: notesCaller(options), save: () => saveSection(options, section) };
+  const { room } = options;
+  const configured = room.window;
+  // A window an earlier pass learned from the server (it cut or refused a notes request, as an
+  // Ollama that does not tell its window does): parts sized for it now cost no cut request.
+  if (earlier?.window !== undefined && earlier.window < configured) {
+    room.shrinkWindow(earlier.window);
+    options.log.info({ window: room.window, was: configured }, `reading the transcript for a context window of ${room.window} tokens, as the server showed an earlier notes request`);
+  }
+  const save = () => {
+    if (room.window < configured) section.window = room.window;
+    return saveSection(options, section);
+  };
+  return { earlier, section, done: section.parts, reused: 0, call: notesCaller(options), save };
 }
 
 /**

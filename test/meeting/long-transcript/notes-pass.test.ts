@@ -146,6 +146,7 @@ describe('the notes section of the context note', () => {
       ...section,
       parts: [...section.parts, { from: 10, to: 20, text: '- more', hash: 'sha256:0123456789abcdef' }],
       condensed: [{ from: 1, to: 20, text: '- all of it' }],
+      window: 4096,
     });
     const body = parseNote(twice).body;
     expect(body.match(/## Transcript notes/g)).toHaveLength(1);
@@ -159,6 +160,9 @@ describe('the notes section of the context note', () => {
     // The part's hash is a comment under its heading, not part of its notes.
     expect(body).toContain('### Lines 10–20\n<!-- part sha256:0123456789abcdef -->\n\n- more');
     expect(parsed.condensed).toEqual([{ from: 1, to: 20, text: '- all of it' }]);
+    // The window the server showed, under the progress line; absent when none was learned.
+    expect(parsed.window).toBe(4096);
+    expect(parseNotesSection(parseNote(once).body)!.window).toBeUndefined();
   });
 });
 
@@ -309,6 +313,14 @@ describe('reading a transcript in parts', () => {
     const result = await readTranscriptInParts(transcript(), { ...options, room: r });
     expect(r.shrunk).toEqual([4096]);
     expect(result.requests).toBe(result.parts + 1);
+    // The context note remembers the window: the next pass (a retry, the live notes of a
+    // growing transcript) sizes its parts for it from the start, without a cut request.
+    expect(parseNotesSection(parseNote(await vault.read(vault.abs(CONTEXT))).body)?.window).toBe(4096);
+    const next = room(32_768, 4096);
+    const changed = { ...transcript(), lines: [...lines.slice(0, -1), '[03:00:00] Alice: One more thing.'] };
+    const again = await readTranscriptInParts(changed, { ...options, room: next });
+    expect(next.shrunk).toEqual([4096]);
+    expect(again).toMatchObject({ requests: 1, reused: result.parts - 1 });
   });
 
   it('fails at once, not after reading every part, when a server that keeps only what it cut to leaves the agent no room', async () => {
