@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { parseNotesSection, type TranscriptNotesSection } from '../../src/vault/transcript-notes-section.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup } from '../helpers/daemon-helpers.js';
+import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, failingModel } from '../helpers/daemon-helpers.js';
 import { transcriptLines } from '../helpers/long-meeting.js';
 import { readerOnServer } from '../helpers/reader-model.js';
 import { type RecordedRequest, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
@@ -97,6 +97,20 @@ describe('daemon process: notes while the meeting runs', () => {
     expect(toSummary).toBeLessThanOrEqual(4);
     expect(after.slice(0, toSummary).filter(isNotes).length).toBeLessThanOrEqual(1);
     expect(atFinish).toBeGreaterThan(section(s)!.parts.length);
+  });
+
+  it('the endpoint down during the meeting: the pass fails in the log, the daemon goes on, and the finished meeting is summarized', async () => {
+    const s = await setup();
+    file.server.setFallback(failingModel);
+    const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
+    s.write(TRANSCRIPT, transcript('transcribing', speech.slice(0, 600)));
+    const failed = await daemon.waitForLog((l) => l.msg?.startsWith('notes while the meeting runs failed') === true, 60_000, 'the failed pass');
+    expect(failed.level).toBe('warn');
+    expect(dataOf(s, SUMMARY)).toBeUndefined();
+    file.server.setFallback(readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
+    s.write(TRANSCRIPT, transcript('finished', speech));
+    await waitFor(() => dataOf(s, SUMMARY)?.status === 'done', 'the summary', 60_000);
+    expect(daemon.child.exitCode).toBeNull();
   });
 
   it('off (Daemon.LiveNotes: false): no request before the finish', async () => {

@@ -19,23 +19,24 @@ const meetingNote = `---\ntitle: Planning\nprojects: []\ntranscript: "[[${TRANSC
 const transcriptNote = (state: string, lines: readonly string[]) => `---\nmeeting: "[[Meetings/M]]"\nstate: ${state}\n---\n${lines.join('\n')}\n`;
 
 /** A model that answers notes and condensing requests with one bullet naming what it was shown. */
-function notesModel() {
+function notesModel(during?: (n: number) => Promise<void>) {
   const requests: ModelRequest[] = [];
   const model: ModelClient = {
     api: 'chat-completions',
-    complete(request) {
+    async complete(request) {
       requests.push(request);
+      await during?.(requests.length);
       const content = request.messages[0]!.role === 'user' ? request.messages[0]!.content : '';
       const range = /lines (\d+)-(\d+)/.exec(content);
-      return Promise.resolve({ content: `- notes of ${range?.[1]}-${range?.[2]}`, toolCalls: [], usage: { inputTokens: 0, outputTokens: 10 } });
+      return { content: `- notes of ${range?.[1]}-${range?.[2]}`, toolCalls: [], usage: { inputTokens: 0, outputTokens: 10 } };
     },
   };
   return { model, requests };
 }
 
-function setup(lines: readonly string[] = [], state = 'transcribing', raw: Record<string, unknown> = RAW) {
+function setup(lines: readonly string[] = [], state = 'transcribing', raw: Record<string, unknown> = RAW, during?: (n: number) => Promise<void>) {
   const vault = memoryVault({ [MEETING]: meetingNote, [TRANSCRIPT]: transcriptNote(state, lines) }, raw);
-  const { model, requests } = notesModel();
+  const { model, requests } = notesModel(during);
   const deps = { vault, config: testConfig(raw), log: silentLogger, model };
   const grow = (to: readonly string[], s = state) => vault.write(vault.abs(TRANSCRIPT), transcriptNote(s, to));
   return { vault, deps, requests, grow, meeting: vault.abs(MEETING) };
@@ -91,6 +92,22 @@ describe('notes while the meeting runs', () => {
     const after = (await readNotesSection(t.vault, t.vault.abs(CONTEXT)))!.parts;
     expect(after[1]!.hash).not.toBe(before[1]!.hash);
     expect(after.filter((p, i) => i !== 1).map((p) => p.hash)).toEqual(before.filter((p, i) => i !== 1).map((p) => p.hash));
+  });
+
+  it("keeps a person's edit of the context note made while a part is being noted", async () => {
+    const holder: { edit?: () => Promise<void> } = {};
+    const t = setup(speech, 'transcribing', RAW, async (n) => {
+      if (n === 2) await holder.edit?.();
+    });
+    holder.edit = async () => {
+      const text = await t.vault.read(t.vault.abs(CONTEXT));
+      await t.vault.write(t.vault.abs(CONTEXT), text.replace(/\n---\n/, '\n---\nAgenda I typed during the meeting.\n'));
+    };
+    const outcome = await makeLiveNotes(t.deps, t.meeting);
+    expect(outcome.parts).toBeGreaterThan(2);
+    const text = await t.vault.read(t.vault.abs(CONTEXT));
+    expect(text).toContain('Agenda I typed during the meeting.');
+    expect((await readNotesSection(t.vault, t.vault.abs(CONTEXT)))!.parts).toHaveLength(outcome.parts);
   });
 
   it('makes no request for a meeting that fits the window whole, nor once the transcript is finished', async () => {
