@@ -45,6 +45,9 @@ export interface LiveNotesProgress {
   done: number;
   /** The parts the transcript so far makes, the one still growing included. */
   about: number;
+  /** The lines of the part being noted (inclusive, counted over the whole file). */
+  from: number;
+  to: number;
 }
 
 export interface LiveNotesOutcome {
@@ -106,7 +109,7 @@ export async function makeLiveNotes(deps: LiveNotesDeps, meetingPath: string, op
     vault,
     contextPath: artifacts.contextPath,
     ...(options.signal && { signal: options.signal }),
-    onPart: (p: { part: number; parts: number }) => options.onPart?.({ done: p.part - 1, about: p.parts }),
+    onPart: (p: { part: number; parts: number; from: number; to: number }) => options.onPart?.({ done: p.part - 1, about: p.parts, from: p.from, to: p.to }),
   };
   const work = await startParts(transcript, passOptions);
   if (options.onlyIfStarted && work.earlier === undefined) return skipped('no notes begun');

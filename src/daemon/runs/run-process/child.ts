@@ -161,7 +161,7 @@ async function notes(message: Extract<ToRunProcess, { type: 'notes' }>): Promise
     outcome = await makeLiveNotes(rt.pipeline, message.path, {
       signal: job.abort.signal,
       onlyIfStarted: message.onlyIfStarted,
-      onPart: (p) => send({ type: 'progress', id: message.id, runId: 'live-notes', event: { kind: 'transcript-part', part: p.done + 1, parts: p.about, from: 0, to: 0 } }),
+      onPart: (p) => send({ type: 'progress', id: message.id, runId: 'live-notes', event: { kind: 'transcript-part', part: p.done + 1, parts: p.about, from: p.from, to: p.to } }),
     });
   } catch (err) {
     outcome = { status: 'failed', error: err instanceof Error ? err.message : String(err), ...(job.abort.signal.aborted && { aborted: true }) };
