@@ -17,6 +17,14 @@ export function decodeEntities(text: string): string {
   });
 }
 
+/**
+ * ASS/SSA override tags that subtitle editors leave in SubRip and WebVTT text (`{\an8}`,
+ * `{\i1}`, `{\pos(10,20)}`): placement and style, never words (docs/design.md §9).
+ */
+export function withoutOverrideTags(text: string): string {
+  return text.replace(/\{\\[^{}]*\}/g, '');
+}
+
 export interface CueText {
   speaker?: string;
   text: string;
@@ -26,7 +34,7 @@ export function plainCueText(raw: string): CueText {
   let speaker: string | undefined;
   const voice = /<v(?:\.[^\s>]*)?\s+([^>]+)>/i.exec(raw);
   if (voice) speaker = decodeEntities(voice[1]!).trim() || undefined;
-  const text = decodeEntities(raw.replace(/<rt>[\s\S]*?<\/rt>/gi, '').replace(/<[^>]*>/g, ''))
+  const text = decodeEntities(withoutOverrideTags(raw.replace(/<rt>[\s\S]*?<\/rt>/gi, '').replace(/<[^>]*>/g, '')))
     .replace(/\s+/g, ' ')
     .trim();
   return speaker ? { speaker, text } : { text };
