@@ -1,3 +1,5 @@
+import type { Cue } from '../cues.js';
+
 /**
  * YouTube's rolling auto-captions (docs/design.md §9, "Files as they really are"): each cue
  * shows the line of the cue before again and adds a line of new words, and between them a
@@ -15,17 +17,33 @@ export function hasInlineTimes(raw: string): boolean {
   return raw.includes('<') && INLINE_TIME.test(raw);
 }
 
-/** Each cue's new lines, given each cue's plain lines and whether it had inline word times. */
-export function unrolled(cues: readonly { inlineTimes: boolean; lines: readonly string[] }[]): string[][] {
+/**
+ * The cues as spoken: `lines` holds the plain lines of each cue of more than one line (a cue
+ * not in it is the one line of its text; a 3-hour Teams file holds none, and nothing more is
+ * kept for it); `inlineTimes` whether any cue had inline word times. A cue that brings no new
+ * line goes: its words are in the cue before.
+ */
+export function unrolled(cues: Cue[], lines: ReadonlyMap<Cue, readonly string[]>, inlineTimes: boolean): Cue[] {
+  const linesOf = (cue: Cue): readonly string[] => lines.get(cue) ?? [cue.text];
   let repeats = 0;
-  for (let i = 1; i < cues.length; i++) if (cues[i]!.lines[0] !== undefined && cues[i]!.lines[0] === cues[i - 1]!.lines.at(-1)) repeats++;
-  const rolls = (repeats >= 2 && repeats * 3 >= cues.length) || cues.some((cue) => cue.inlineTimes);
-  if (!rolls) return cues.map((cue) => [...cue.lines]);
-  return cues.map((cue, i) => {
-    const previous = i > 0 ? cues[i - 1]!.lines : [];
-    for (let k = Math.min(previous.length, cue.lines.length); k > 0; k--) {
-      if (previous.slice(previous.length - k).every((line, j) => line === cue.lines[j])) return cue.lines.slice(k);
-    }
-    return [...cue.lines];
-  });
+  for (let i = 1; i < cues.length; i++) if (linesOf(cues[i]!)[0] === linesOf(cues[i - 1]!).at(-1)) repeats++;
+  if (!inlineTimes && !(repeats >= 2 && repeats * 3 >= cues.length)) return cues;
+  const out: Cue[] = [];
+  let previous: readonly string[] = [];
+  for (const cue of cues) {
+    const own = linesOf(cue);
+    const fresh = newLines(previous, own);
+    previous = own;
+    if (fresh.length === 0) continue;
+    cue.text = fresh.join(' ');
+    out.push(cue);
+  }
+  return out;
+}
+
+function newLines(previous: readonly string[], own: readonly string[]): readonly string[] {
+  for (let k = Math.min(previous.length, own.length); k > 0; k--) {
+    if (previous.slice(previous.length - k).every((line, j) => line === own[j])) return own.slice(k);
+  }
+  return own;
 }

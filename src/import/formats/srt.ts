@@ -1,6 +1,6 @@
 import { type Cue, type SourceFile } from '../cues.js';
 import type { ReadReport } from '../read-report.js';
-import { decodeEntities, withoutOverrideTags } from './markup.js';
+import { plainLines, SUBRIP_TAGS } from './markup.js';
 import { hasInlineTimes, unrolled } from './rolling.js';
 import { attributePrefixes } from './speaker-prefix.js';
 import { subtitleBlocks } from './subtitle-blocks.js';
@@ -13,16 +13,26 @@ import { decodeText } from './text-decode.js';
  * and ASS override tags (`{\an8}`) go.
  */
 export function readSrt(file: SourceFile, report: ReadReport): Cue[] {
-  const read = [...subtitleBlocks(decodeText(file), { webvtt: false, report })].map(({ start, end, line, text }) => ({
-    inlineTimes: hasInlineTimes(text),
-    lines: text.split('\n').map(plainLine).filter((l) => l !== ''),
-    at: { start, end, line },
-  }));
-  const fresh = unrolled(read);
   const cues: Cue[] = [];
+  const multiLine = new Map<Cue, string[]>();
+  let inlineTimes = false;
+  for (const raw of subtitleBlocks(decodeText(file), { webvtt: false, report })) {
+    const lines = plainLines(raw.text, SUBRIP_TAGS);
+    if (lines.length === 0) continue;
+    const cue: Cue = { start: raw.start, end: raw.end, line: raw.line, text: lines.join(' ') };
+    cues.push(cue);
+    if (lines.length > 1) multiLine.set(cue, lines);
+    inlineTimes ||= hasInlineTimes(raw.text);
+  }
+  return attributePrefixes(speakersTagged(unrolled(cues, multiLine, inlineTimes)));
+}
+
+/** WhisperX's and whisper.cpp's speaker tags, and tinydiarize's turns; a cue left empty by its tag goes. */
+function speakersTagged(cues: Cue[]): Cue[] {
+  const out: Cue[] = [];
   let turn = false;
-  for (const [i, { at: raw }] of read.entries()) {
-    let text = fresh[i]!.join(' ');
+  for (const cue of cues) {
+    let text = cue.text;
     const endsTurn = /\[SPEAKER_TURN\]\s*$/.test(text);
     text = text.replace(/\s*\[SPEAKER_TURN\]\s*$/, '');
     let speaker: string | undefined;
@@ -31,12 +41,8 @@ export function readSrt(file: SourceFile, report: ReadReport): Cue[] {
       speaker = /\?/.test(tagged[1]!) ? undefined : tagged[1]!.replace(/^speaker (\d+)$/i, 'Speaker $1');
       text = tagged[2]!;
     }
-    if (text !== '') cues.push({ start: raw.start, end: raw.end, line: raw.line, ...(speaker ? { speaker } : {}), text, ...(turn && !speaker ? { turn } : {}) });
+    if (text !== '') out.push({ ...cue, ...(speaker ? { speaker } : {}), text, ...(turn && !speaker ? { turn } : {}) });
     turn = endsTurn;
   }
-  return attributePrefixes(cues);
-}
-
-function plainLine(line: string): string {
-  return decodeEntities(withoutOverrideTags(line.replace(/<\/?[a-z][^>]*>/gi, ''))).replace(/\s+/g, ' ').trim();
+  return out;
 }

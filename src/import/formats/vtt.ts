@@ -1,6 +1,6 @@
 import { type Cue, ImportError, type SourceFile } from '../cues.js';
 import type { ReadReport } from '../read-report.js';
-import { plainCueText } from './markup.js';
+import { plainLines, voiceOf, WEBVTT_TAGS } from './markup.js';
 import { hasInlineTimes, unrolled } from './rolling.js';
 import { attributePrefixes } from './speaker-prefix.js';
 import { subtitleBlocks } from './subtitle-blocks.js';
@@ -18,16 +18,17 @@ export function readVtt(file: SourceFile, report: ReadReport): Cue[] {
   if (!/^WEBVTT([ \t\r\n]|$)/.test(text)) {
     throw new ImportError(`${file.name} does not start with "WEBVTT": it is no WebVTT file; if it is SubRip, name it .srt`);
   }
-  const read = [];
-  for (const raw of subtitleBlocks(text, { webvtt: true, report })) {
-    const lines = raw.text.split('\n').map((line) => plainCueText(line).text).filter((line) => line !== '');
-    read.push({ inlineTimes: hasInlineTimes(raw.text), lines, cue: { start: raw.start, end: raw.end, line: raw.line, speaker: plainCueText(raw.text).speaker } });
-  }
-  const fresh = unrolled(read);
   const cues: Cue[] = [];
-  read.forEach(({ cue: { speaker, ...cue } }, i) => {
-    const said = fresh[i]!.join(' ');
-    if (said !== '') cues.push({ ...cue, ...(speaker ? { speaker } : {}), text: said });
-  });
-  return attributePrefixes(cues);
+  const multiLine = new Map<Cue, string[]>();
+  let inlineTimes = false;
+  for (const raw of subtitleBlocks(text, { webvtt: true, report })) {
+    const lines = plainLines(raw.text, WEBVTT_TAGS);
+    if (lines.length === 0) continue;
+    const speaker = voiceOf(raw.text);
+    const cue: Cue = { start: raw.start, end: raw.end, line: raw.line, ...(speaker ? { speaker } : {}), text: lines.join(' ') };
+    cues.push(cue);
+    if (lines.length > 1) multiLine.set(cue, lines);
+    inlineTimes ||= hasInlineTimes(raw.text);
+  }
+  return attributePrefixes(unrolled(cues, multiLine, inlineTimes));
 }
