@@ -56,6 +56,16 @@ describe('timings', () => {
     expect(said).toEqual([]);
   });
 
+  it('a blank line between the timing line and its text (webvtt-py #46, #74): the text is still that cue\'s', async () => {
+    const { cues, said } = await imported('blank-after-timing.vtt');
+    expect(cues.map((c) => [c.start, c.text])).toEqual([
+      [2715.64, 'Did anyone mention it?'],
+      [2716.96, 'Haddock saw it on deck 4 and asked what I thought.'],
+      [2720.92, 'Who is Haddock?'],
+    ]);
+    expect(said).toEqual([]);
+  });
+
   it('text before the first SubRip cue is no cue, and the import says so', async () => {
     const { cues, said } = await imported('text-before-first-cue.srt');
     expect(cues.map((c) => c.text)).toEqual(['The cue.']);
@@ -150,6 +160,11 @@ describe('speakers', () => {
       '[00:00:11] anand sharma: Good.',
     ]);
     expect(attendeesOf(cues)).toEqual(['anand sharma', 'John & Marie McKinney', 'Saurabh’s iPad', 'Dana (Guest)', 'pulla sai durga prasad']);
+  });
+
+  it('a cue in which two people speak is one line per voice, each under its own name', async () => {
+    const { lines } = await imported('two-voices-one-cue.vtt');
+    expect(lines).toEqual(['[00:00:01] Ann Lee: Shall we ship?', '[00:00:01] Bob Stone: Yes, on Monday. Then tag it.']);
   });
 
   it('in a file that mostly carries no prefix, a lowercase "word: " stays text', async () => {

@@ -22,13 +22,30 @@ export function readVtt(file: SourceFile, report: ReadReport): Cue[] {
   const multiLine = new Map<Cue, string[]>();
   let inlineTimes = false;
   for (const raw of subtitleBlocks(text, { webvtt: true, report })) {
-    const lines = plainLines(raw.text, WEBVTT_TAGS);
-    if (lines.length === 0) continue;
-    const speaker = voiceOf(raw.text);
-    const cue: Cue = { start: raw.start, end: raw.end, line: raw.line, ...(speaker ? { speaker } : {}), text: lines.join(' ') };
-    cues.push(cue);
-    if (lines.length > 1) multiLine.set(cue, lines);
+    for (const part of voices(raw.text)) {
+      const lines = plainLines(part, WEBVTT_TAGS);
+      if (lines.length === 0) continue;
+      const speaker = voiceOf(part);
+      const cue: Cue = { start: raw.start, end: raw.end, line: raw.line, ...(speaker ? { speaker } : {}), text: lines.join(' ') };
+      cues.push(cue);
+      if (lines.length > 1) multiLine.set(cue, lines);
+    }
     inlineTimes ||= hasInlineTimes(raw.text);
   }
   return attributePrefixes(unrolled(cues, multiLine, inlineTimes));
+}
+
+const VOICE = /<v(?:\.[^\s<>]*)?\s+[^<>]+>/gi;
+
+/**
+ * A cue in which two people speak (`<v Ann>Yes.</v>\n<v Bob>No.</v>`, as WebVTT allows and
+ * some editors write) is one cue per voice: each person's words under their own name.
+ */
+function voices(raw: string): string[] {
+  if (!raw.includes('<v')) return [raw];
+  const starts = [...raw.matchAll(VOICE)].map((m) => m.index);
+  if (starts.length < 2) return [raw];
+  const parts = starts[0]! > 0 ? [raw.slice(0, starts[0])] : [];
+  starts.forEach((at, i) => parts.push(raw.slice(at, starts[i + 1])));
+  return parts;
 }
