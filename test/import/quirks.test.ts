@@ -66,6 +66,15 @@ describe('timings', () => {
     expect(said).toEqual([]);
   });
 
+  it('an index parted from its timing line by a blank line is no text and no loss', async () => {
+    const { cues, said } = await imported('index-then-blank.srt');
+    expect(cues.map((c) => [c.start, c.text])).toEqual([
+      [1, 'Hello.'],
+      [3, 'Again.'],
+    ]);
+    expect(said).toEqual([]);
+  });
+
   it('text before the first SubRip cue is no cue, and the import says so', async () => {
     const { cues, said } = await imported('text-before-first-cue.srt');
     expect(cues.map((c) => c.text)).toEqual(['The cue.']);

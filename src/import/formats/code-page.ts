@@ -49,16 +49,20 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
     .map((m) => ({ confidence: m.confidence, encoding: m.name === 'ISO-8859-1' || c1 ? (WINDOWS_SIBLING[m.name] ?? m.name) : m.name }))
     // On a tie, the commonest code page of subtitle files first.
     .sort((a, b) => b.confidence - a.confidence || Number(b.encoding === 'windows-1252') - Number(a.encoding === 'windows-1252'));
+  // Each proposal is tried on the sample first: a 100 MB file is decoded once, not per proposal.
+  const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   for (const { encoding } of proposals) {
-    const text = iconv.decode(Buffer.from(bytes), encoding);
+    if (!readable(iconv.decode(sample, encoding))) continue;
+    const text = iconv.decode(whole, encoding);
     if (readable(text)) return { text, encoding };
   }
-  const western = iconv.decode(Buffer.from(bytes), 'windows-1252');
+  if (!westernWords(iconv.decode(sample, 'windows-1252'))) return undefined;
+  const western = iconv.decode(whole, 'windows-1252');
   return readable(western) && westernWords(western) ? { text: western, encoding: 'windows-1252' } : undefined;
 }
 
 /** Up to 64 KB of the lines that hold a byte above 0x7F: where the code pages differ. */
-function nonAsciiLines(bytes: Uint8Array): Uint8Array {
+function nonAsciiLines(bytes: Uint8Array): Buffer {
   const parts: Uint8Array[] = [];
   let size = 0;
   let from = 0;

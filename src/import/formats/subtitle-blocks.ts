@@ -68,10 +68,13 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
   let n = 0;
   const settle = () => {
     // A block no timing line followed: the cue before goes on, else it is header or a loss.
-    if (block.length === 0) return;
-    if (cue) {
-      if (!(block.length === 1 && INDEX.test(block[0]!))) cue.text.push(...block);
-    } else if (!header) options.report.lost(blockLine);
+    // A lone number is an index whose timing line got lost or sits after a blank line: no words.
+    if (block.length === 0 || (block.length === 1 && INDEX.test(block[0]!))) {
+      block = [];
+      return;
+    }
+    if (cue) cue.text.push(...block);
+    else if (!header) options.report.lost(blockLine);
     block = [];
   };
   for (const line of lines(text)) {
