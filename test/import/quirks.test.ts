@@ -129,6 +129,8 @@ describe('encodings', () => {
     ['cp1252.srt', ['Café crème for everyone', 'It costs £5,000, déjà vu', 'La Pietà è bella']],
     ['cp1252-one-line.srt', ['Café crème']],
     ['cp1250.srt', ['Dobrý den všem', 'Děkuji, že jste přišli', 'Začněme rozpočtem']],
+    // chardet proposes Windows-1257 for this line alone; only Windows-1250 reads as words.
+    ['cp1250-one-line.srt', ['Zażółć gęślą jaźń.']],
     ['cp1251.srt', ['Добрый день, коллеги', 'Спасибо, что пришли', 'Начнём с бюджета']],
     ['cp1256.srt', ['مرحبا بكم في الاجتماع', 'شكرا لكم على الحضور', 'لنبدأ بالميزانية']],
   ])('%s: the code page is detected, never U+FFFD', async (name, texts) => {
@@ -140,6 +142,10 @@ describe('encodings', () => {
     expect((await imported('utf32le-bom.srt')).lines).toEqual(['[00:00:01] Ann: Grüße, 𝄞 music']);
     expect((await imported('utf32be-bom.vtt')).lines).toEqual(['[00:00:01] Ann: Grüße']);
     expect((await imported('utf16be-bom.srt')).lines).toEqual(['[00:00:01] Ann: Grüße']);
+  });
+
+  it('one short Cyrillic line reads as words in Windows-1251 and in Windows-1253 (Greek): ambiguous, so an error, not a guess', async () => {
+    await expect(imported('cp1251-one-line-ambiguous.srt')).rejects.toThrow(/encoding cannot be told/);
   });
 
   it('a file whose encoding cannot be told is an import error that says so', async () => {

@@ -7,17 +7,17 @@ import iconv from 'iconv-lite';
  * -1251, -1256, ISO-8859-x, KOI8-R), and the CJK ones when the detector is sure of them.
  *
  * chardet (a port of ICU's detector: statistics of each code page's languages) proposes;
- * iconv-lite decodes; a proposal whose decoding holds replacement or control characters is
- * no answer. Tried on short samples (three subtitle lines), chardet names -1250, -1251, -1252
- * and -1256 right, but reports Windows-1252 as ISO-8859-1 (decoded as Windows-1252, as the
- * WHATWG encoding standard does: the two differ only in bytes 0x80–0x9F, control characters
- * in ISO-8859-1) and on one short line often nothing at all. For that one case a fallback:
- * Windows-1252 when every byte above 0x7F reads as a Latin letter or a common sign inside
- * mostly-ASCII words (`Café crème`, `£5,000`); Cyrillic or Arabic read that way would be
- * words of accented letters only, which no Western text is. Anything else is undefined: the
- * import says the encoding cannot be told (never a transcript of U+FFFD).
+ * iconv-lite decodes. Tried on short samples (three subtitle lines), chardet names -1250,
+ * -1251, -1252 and -1256 right, but reports Windows-1252 as ISO-8859-1 (decoded as
+ * Windows-1252, as the WHATWG encoding standard does: the two differ only in bytes 0x80–0x9F,
+ * control characters in ISO-8859-1), and on one short line it often proposes nothing, or a
+ * neighbour (Windows-1257 for a Polish line). So a proposal counts only when its text holds
+ * no replacement or control character and reads as words (plausible(), below); when none
+ * does, the commonest code pages are tried, and taken when exactly one reads as words, or
+ * Windows-1252 when it is among several (`Café crème` reads as words in most Latin ones).
+ * Anything else is undefined: the import says the encoding cannot be told (never a
+ * transcript of U+FFFD, nor of `Za¿ó³æ`).
  */
-
 const SINGLE_BYTE = /^(?:ISO-8859-\d+|windows-125\d|KOI8-R)$/;
 const MULTI_BYTE = /^(?:Shift_JIS|EUC-JP|EUC-KR|GB18030|Big5)$/;
 /** ISO-8859-x that a file with bytes 0x80–0x9F cannot be: those bytes are its Windows sibling's letters. */
@@ -51,15 +51,21 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
     .sort((a, b) => b.confidence - a.confidence || Number(b.encoding === 'windows-1252') - Number(a.encoding === 'windows-1252'));
   // Each proposal is tried on the sample first: a 100 MB file is decoded once, not per proposal.
   const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  for (const { encoding } of proposals) {
-    if (!readable(iconv.decode(sample, encoding))) continue;
-    const text = iconv.decode(whole, encoding);
-    if (readable(text)) return { text, encoding };
-  }
-  if (!westernWords(iconv.decode(sample, 'windows-1252'))) return undefined;
-  const western = iconv.decode(whole, 'windows-1252');
-  return readable(western) && westernWords(western) ? { text: western, encoding: 'windows-1252' } : undefined;
+  const tried = [...proposals.map((p) => p.encoding), ...FALLBACKS.filter((e) => !proposals.some((p) => p.encoding === e))];
+  const plausibleOnes = tried.filter((encoding) => {
+    const text = iconv.decode(sample, encoding);
+    return readable(text) && plausible(text);
+  });
+  // chardet's best plausible proposal; else, of the commonest code pages, the one that reads as
+  // words, or Windows-1252 among several (a short Western line reads as words in most of them).
+  const chosen = plausibleOnes.find((e) => proposals.some((p) => p.encoding === e)) ?? (plausibleOnes.length === 1 ? plausibleOnes[0] : plausibleOnes.find((e) => e === 'windows-1252'));
+  if (chosen === undefined) return undefined;
+  const text = iconv.decode(whole, chosen);
+  return readable(text) ? { text, encoding: chosen } : undefined;
 }
+
+/** The code pages subtitle files come in most, tried when chardet proposes none that reads as words. */
+const FALLBACKS = ['windows-1252', 'windows-1250', 'windows-1251', 'windows-1256', 'windows-1253', 'windows-1254', 'windows-1257'];
 
 /** Up to 64 KB of the lines that hold a byte above 0x7F: where the code pages differ. */
 function nonAsciiLines(bytes: Uint8Array): Buffer {
@@ -86,21 +92,37 @@ function readable(text: string): boolean {
   return !/[\uFFFD\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F]/.test(text);
 }
 
-const LATIN_LETTER = /[À-ÖØ-öø-ÿŒœŠšŽžŸƒ]/;
-const SIGN = /[£€¥¢©®°±·§¶«»‘’‚“”„–—…•™¿¡×÷¼½¾¹²³ªº ´¨¸¯]/;
+/** Scripts a word keeps to; Chinese, Japanese and Korean words mix theirs. */
+const SCRIPTS: [string, RegExp][] = [
+  ['Latin', /\p{Script=Latin}/u],
+  ['Cyrillic', /\p{Script=Cyrillic}/u],
+  ['Greek', /\p{Script=Greek}/u],
+  ['Arabic', /\p{Script=Arabic}/u],
+  ['Hebrew', /\p{Script=Hebrew}/u],
+  ['Thai', /\p{Script=Thai}/u],
+  ['CJK', /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u],
+];
 
-/** Every non-ASCII character a Latin letter or a common sign, and accented letters a minority of each word. */
-function westernWords(text: string): boolean {
-  for (const word of text.match(/[^\s\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]*[^\x00-\x7f][^\s\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]*/g) ?? []) {
-    let accented = 0;
-    let letters = 0;
-    for (const ch of word) {
-      letters++;
-      if (ch <= '\x7f') continue;
-      if (LATIN_LETTER.test(ch)) accented++;
-      else if (!SIGN.test(ch)) return false;
-    }
-    if (accented * 2 > letters) return false;
+/**
+ * Whether decoded text reads as words: in each word holding a non-ASCII character, every
+ * character inside it (its edges aside: `£5`, `«Oui»`) is a letter, a digit or an apostrophe;
+ * its letters are of one script; at most two thirds of a Latin word's letters are accented
+ * (`Zażółć`, `été`; a word of one or two letters may be all accented: `à`), not all of them
+ * as in the `Äîáðûé` Cyrillic makes in Windows-1252; and a word of another script does not
+ * switch from small to capital letters (`дНАПШИ`, Windows-1251 read as KOI8-R).
+ */
+function plausible(text: string): boolean {
+  for (const raw of text.split(/[\s!-/:-@[-`{-~]+/)) {
+    if (!/[^\x00-\x7f]/.test(raw)) continue;
+    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (word === '') continue;
+    if (/[^\p{L}\p{M}\p{N}'’·]/u.test(word)) return false;
+    const scripts = SCRIPTS.filter(([, letters]) => letters.test(word));
+    if (scripts.length !== 1) return scripts.length === 0 && !/\p{L}/u.test(word);
+    if (scripts[0]![0] === 'Latin') {
+      const accented = word.match(/[^\x00-\x7f]/g)?.length ?? 0;
+      if (word.length >= 3 && accented * 3 > word.length * 2) return false;
+    } else if (/\p{Ll}\p{Lu}/u.test(word)) return false;
   }
   return true;
 }
