@@ -144,6 +144,10 @@ describe('encodings', () => {
     expect((await imported('utf16be-bom.srt')).lines).toEqual(['[00:00:01] Ann: Grüße']);
   });
 
+  it('UTF-16 without a BOM, told by its NUL bytes (a binary file still is refused)', async () => {
+    expect((await imported('utf16le-no-bom.srt')).lines).toEqual(['[00:00:01] Ann: Grüße aus Köln']);
+  });
+
   it('one short Cyrillic line reads as words in Windows-1251 and in Windows-1253 (Greek): ambiguous, so an error, not a guess', async () => {
     await expect(imported('cp1251-one-line-ambiguous.srt')).rejects.toThrow(/encoding cannot be told/);
   });

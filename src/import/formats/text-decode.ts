@@ -3,8 +3,9 @@ import { decodeCodePage } from './code-page.js';
 
 /**
  * The text of a transcript file (docs/design.md §9, "Files as they really are"): by its BOM
- * (UTF-8, UTF-16 and UTF-32 in either byte order, as Windows tools write them), else UTF-8
- * when it is valid UTF-8, else the 8-bit code page code-page.ts detects. A file with NUL bytes
+ * (UTF-8, UTF-16 and UTF-32 in either byte order, as Windows tools write them), else UTF-16
+ * by its pattern of NUL bytes, else UTF-8 when it is valid UTF-8, else the 8-bit code page
+ * code-page.ts detects. A file with NUL bytes
  * and no such BOM is binary; one whose code page cannot be told is an import error, never a
  * transcript of replacement characters.
  */
@@ -22,7 +23,11 @@ export function decodeText(file: SourceFile): string {
     if (b.length >= bom.length && bom.every((byte, i) => b[i] === byte)) return decodeUnicode(file, b.subarray(bom.length), encoding);
   }
   const probe = b.subarray(0, 8192);
-  if (probe.includes(0)) throw new ImportError(`${file.name} is a binary file, not a text transcript; export the transcript as text (.vtt, .srt, .txt or .json)`);
+  if (probe.includes(0)) {
+    const utf16 = bomlessUtf16(probe);
+    if (utf16) return decodeUnicode(file, b, utf16);
+    throw new ImportError(`${file.name} is a binary file, not a text transcript; export the transcript as text (.vtt, .srt, .txt or .json)`);
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(b);
   } catch {
@@ -33,6 +38,24 @@ export function decodeText(file: SourceFile): string {
       'save the file again as UTF-8 (most subtitle editors and text editors offer "Save with encoding"), then tick retry',
     );
   }
+}
+
+/**
+ * UTF-16 written without a BOM (a few Windows tools): text of mostly ASCII characters has a
+ * NUL in nearly every other byte, and almost none in the others. Binary files do not.
+ */
+function bomlessUtf16(probe: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const pairs = Math.floor(probe.length / 2);
+  if (pairs < 4) return undefined;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i + 1 < probe.length; i += 2) {
+    if (probe[i] === 0) even++;
+    if (probe[i + 1] === 0) odd++;
+  }
+  if (odd >= 0.7 * pairs && even <= 0.02 * pairs) return 'utf-16le';
+  if (even >= 0.7 * pairs && odd <= 0.02 * pairs) return 'utf-16be';
+  return undefined;
 }
 
 function decodeUnicode(file: SourceFile, bytes: Uint8Array, encoding: string): string {
