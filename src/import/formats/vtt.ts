@@ -42,7 +42,9 @@ const VOICE = /<v(?:\.[^\s<>]*)?\s+[^<>]+>/gi;
  * some editors write) is one cue per voice: each person's words under their own name.
  */
 function voices(raw: string): string[] {
-  if (!raw.includes('<v')) return [raw];
+  // One voice tag, as in every cue of a Teams file: nothing to split.
+  const first = raw.indexOf('<v');
+  if (first < 0 || raw.indexOf('<v', first + 2) < 0) return [raw];
   const starts = [...raw.matchAll(VOICE)].map((m) => m.index);
   if (starts.length < 2) return [raw];
   const parts = starts[0]! > 0 ? [raw.slice(0, starts[0])] : [];
