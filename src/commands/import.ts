@@ -63,7 +63,11 @@ export async function importFiles(files: string[], opts: ImportOptions, given: P
     }
     deps.io.out(`meeting: ${outcome.meeting}`);
     if (outcome.kind === 'duplicate') deps.io.err(`${path.basename(file)} was imported before as ${outcome.meeting}; not imported again`);
-    else meetings.push(outcome.meeting);
+    else {
+      meetings.push(outcome.meeting);
+      // A daemon that predates the report sends none.
+      for (const line of Array.isArray(outcome.unread) ? outcome.unread : []) deps.io.err(`${path.basename(file)}: ${line}`);
+    }
   }
   for (const meeting of meetings) {
     const code = daemon

@@ -1,8 +1,10 @@
 import { MeetingAssistantError } from '../errors.js';
+import type { ReadReport } from './read-report.js';
 
 /**
  * What every reader of docs/design.md §9 turns a file into: the cues of the meeting in order,
- * times in seconds from the start. A reader keeps every word; it drops only markup.
+ * times in seconds from the start. A reader keeps every word; it drops only markup. A time
+ * the source gives but that cannot be a time is NaN here until readTranscript settles it.
  */
 export interface Cue {
   /** Seconds from the start of the recording. */
@@ -12,8 +14,13 @@ export interface Cue {
   /** The speaker's name or label as the source gives it; undefined when it names none. */
   speaker?: string;
   text: string;
-  /** A new speaker turn starts here although the source names no speaker (whisper.cpp's tinydiarize). */
+  /**
+   * A new transcript line starts here although the source names no speaker: a turn
+   * whisper.cpp's tinydiarize marks, a paragraph of a plain-text file.
+   */
   turn?: boolean;
+  /** Where the cue is in the file (a line, or a JSON segment: ReadReport.unit), for the import's report. */
+  line?: number;
 }
 
 /** A file the import cannot read: the message says what is wrong and what to do (it goes into the error note). */
@@ -35,4 +42,5 @@ export interface SourceFile {
   bytes: Uint8Array;
 }
 
-export type Reader = (file: SourceFile) => Cue[] | Promise<Cue[]>;
+/** A reader tells `report` what it could not read; it never drops a cue without saying so. */
+export type Reader = (file: SourceFile, report: ReadReport) => Cue[] | Promise<Cue[]>;

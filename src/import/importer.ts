@@ -8,6 +8,7 @@ import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
 import { clearFailureNote } from './failure-note.js';
+import { ReadReport } from './read-report.js';
 import { isRecording, readTranscript } from './formats/index.js';
 import { contentHash, fileHash, findImported, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
@@ -52,7 +53,16 @@ export interface ImportRequest {
 }
 
 export type ImportOutcome =
-  | { kind: 'imported'; meeting: string; transcript: string; context: string; summary: string; source: string }
+  | {
+      kind: 'imported';
+      meeting: string;
+      transcript: string;
+      context: string;
+      summary: string;
+      source: string;
+      /** What the file held that could not be taken as it was (ReadReport): the caller logs it; the context note says it. */
+      unread: string[];
+    }
   | { kind: 'duplicate'; meeting: string; source: string };
 
 interface Plan {
@@ -97,10 +107,12 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
     transcript = await deps.transcribe(request.file, deps.signal);
   }
   deps.onStage?.('importing');
-  const cues = await readTranscript(transcript);
+  const report = new ReadReport();
+  const cues = await readTranscript(transcript, report);
   const projects = request.projects ?? (await projectOfInboxFolder(vault, request.file));
   const source = await freeSourcePath(vault, name);
-  const plan = await planMeeting(vault, cues, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source });
+  const unread = report.sentences();
+  const plan = await planMeeting(vault, cues, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source, unread });
   const staged = await stage(vault, {
     pid: process.pid,
     hash,
@@ -120,6 +132,7 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
     context: vault.rel(plan.context.path),
     summary: vault.rel(plan.summaryPath),
     source: vault.rel(source),
+    unread,
   };
 }
 

@@ -24,6 +24,8 @@ export interface MeetingFacts {
   projects: string[];
   /** Absolute path the original is kept at (Folders.Sources). */
   sourcePath: string;
+  /** What the reader could not take as it was (ReadReport.sentences): said in the context note. */
+  unread?: string[];
 }
 
 export interface PlannedNote {
@@ -81,7 +83,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     endTime,
     attendees,
     projects: facts.projects,
-  });
+  }, facts.unread?.length ? { body: importNotice(facts.name, facts.unread) } : {});
   return {
     meeting: { path: paths.meeting, content: meeting },
     transcript: { path: paths.transcript, content: transcript },
@@ -89,6 +91,14 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     summaryPath: paths.summary,
     title,
   };
+}
+
+/**
+ * The context note says what the import lost or had to guess (docs/design.md §9, Limits): the
+ * person reading the meeting, and the agent, learn it where they look.
+ */
+function importNotice(name: string, unread: string[]): string {
+  return `## Import\n\nNot everything in ${name} could be read as it was:\n${unread.map((line) => `- ${line}\n`).join('')}`;
 }
 
 /** `<stem>.md`, else `<stem> (2).md`, … : the first name free in all four folders. */

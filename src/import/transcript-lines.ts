@@ -24,7 +24,8 @@ export function transcriptLines(cues: readonly Cue[]): string[] {
   let parts: string[] = [];
   const flush = () => {
     if (parts.length === 0) return;
-    lines.push(`[${clockLabel(turnStart)}] ${speaker !== undefined ? `${speaker}: ` : ''}${parts.join(' ')}`);
+    // A name is one line too, whatever a reader let through.
+    lines.push(`[${clockLabel(turnStart)}] ${speaker !== undefined ? `${speaker.replace(/\s+/g, ' ')}: ` : ''}${parts.join(' ')}`);
     parts = [];
   };
   for (const cue of cues) {

@@ -33,6 +33,7 @@ describe('an import (docs/design.md §9)', () => {
       context: 'Meetings/Context/2026-12-02 1000 Weekly Sync.md',
       summary: 'Meetings/Summaries/2026-12-02 1000 Weekly Sync.md',
       source: 'Meetings/Sources/2026-12-02 1000 Weekly Sync.vtt',
+      unread: [],
     });
     const meeting = await note(vault, outcome.meeting);
     expect(meeting.data).toMatchObject({

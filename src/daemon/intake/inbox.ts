@@ -226,6 +226,8 @@ export class Inbox {
       if (outcome.kind === 'imported') {
         this.board.set(label, 'imported', { meeting: outcome.meeting });
         log.info({ file: label, meeting: outcome.meeting, source: outcome.source, durationMs: ms }, `imported ${label}: ${outcome.meeting}`);
+        // Never a silent loss (docs/design.md §9, Limits): what the file held that could not be read.
+        if (outcome.unread.length > 0) log.warn({ file: label, meeting: outcome.meeting, unread: outcome.unread }, `${label}: ${outcome.unread.join('; ')}`);
       } else {
         this.board.set(label, 'duplicate', { meeting: outcome.meeting });
         log.info({ file: label, meeting: outcome.meeting, source: outcome.source }, `${label} was imported before as ${outcome.meeting}: kept in ${outcome.source}, not imported again`);

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import { type Cue, ImportError, type Reader, type SourceFile } from '../cues.js';
+import { ReadReport } from '../read-report.js';
+import { isPossibleTime } from './clock-time.js';
 import { readDocx } from './docx.js';
 import { readSrt } from './srt.js';
 import { readText } from './text.js';
@@ -33,8 +35,11 @@ export function isAccepted(name: string): boolean {
   return isRecording(name) || extensionOf(name) in READERS;
 }
 
-/** The cues of a transcript file, or an ImportError saying why there are none. */
-export async function readTranscript(file: SourceFile): Promise<Cue[]> {
+/**
+ * The cues of a transcript file, or an ImportError saying why there are none; `report` learns
+ * what could not be read (the import says it: docs/design.md §9, Limits).
+ */
+export async function readTranscript(file: SourceFile, report = new ReadReport()): Promise<Cue[]> {
   const ext = extensionOf(file.name);
   const reader = READERS[ext];
   if (!reader) {
@@ -45,11 +50,29 @@ export async function readTranscript(file: SourceFile): Promise<Cue[]> {
   if (file.bytes.length === 0) throw new ImportError(`${file.name} is empty`);
   let cues: Cue[];
   try {
-    cues = await reader(file);
+    cues = await reader(file, report);
   } catch (err) {
-    if (err instanceof ImportError) throw new ImportError(err.message.startsWith(file.name) ? err.message : `${file.name}: ${err.message}`);
+    if (err instanceof ImportError) throw new ImportError(err.message.startsWith(file.name) ? err.message : `${file.name}: ${err.message}`, err.hint, err.stderr);
     throw err;
   }
   if (cues.length === 0) throw new ImportError(`${file.name} holds no cue (no timed text): nothing to import`);
+  return settleTimes(cues, report);
+}
+
+/**
+ * A cue whose time cannot be a time (`99:99:99`, negative, `1e308`, NaN) keeps its words at
+ * the time of the cue before, and the report names it (docs/design.md §9, Limits): no note
+ * ever holds NaN, Infinity or a 300-digit hour.
+ */
+function settleTimes(cues: Cue[], report: ReadReport): Cue[] {
+  let previous = 0;
+  cues.forEach((cue, i) => {
+    const startOk = isPossibleTime(cue.start);
+    const endOk = isPossibleTime(cue.end);
+    if (!startOk) cue.start = previous;
+    if (!endOk || cue.end < cue.start) cue.end = cue.start;
+    if (!startOk || !endOk) report.timeless(cue.line ?? i + 1);
+    previous = cue.start;
+  });
   return cues;
 }

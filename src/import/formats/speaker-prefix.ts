@@ -1,10 +1,18 @@
 /**
  * `Name: text` (Zoom's captions, SubRip and plain-text transcripts) against a colon that is
- * part of what was said (`Note: the build is green`, `we meet at 10:30`). A prefix is a
- * speaker when it looks like a name: at most five words of letters, each starting with a
- * capital or all in one label like `SPEAKER_00`, no sentence punctuation, and not one of the
- * words people start a sentence with before a colon. Anything else stays in the text, so a
- * word is never lost, at worst not attributed.
+ * part of what was said (`Note: the build is green`, `we meet at 10:30`); docs/design.md §9.
+ *
+ * Two rules, chosen per file:
+ * - In a file whose cues mostly carry such a prefix (at least 60% of the cues that name no
+ *   speaker otherwise, and at least two), the text before the first `: ` is the speaker
+ *   whatever its case or characters (Zoom display names as people type them: `anand sharma`,
+ *   `John & Marie McKinney`, `Saurabh’s iPad`, `Dana (Guest)`), within reason: at most 60
+ *   characters and 6 words, not a URL, a time or a number, no `?`, `!`, `;` or quotes, not one
+ *   of the words people start a sentence with before a colon. (Zoom writes the name before
+ *   every cue, so there the first `: ` of a cue is the name's.)
+ * - Elsewhere a prefix is a speaker only when it looks like a name: at most five words of
+ *   letters, each starting with a capital or all in one label like `SPEAKER_00`.
+ * Anything else stays in the text, so a word is never lost, at worst not attributed.
  */
 
 const NOT_NAMES = new Set(
@@ -19,19 +27,53 @@ const WORD = /^(?:[\p{Lu}\p{Lt}][\p{L}\p{M}'’.-]*|[\p{L}\p{M}]+_\d+|\d+|(?:van
 
 export function looksLikeName(candidate: string): boolean {
   const name = candidate.trim();
-  if (name === '' || name.length > 60 || NOT_NAMES.has(name.toLowerCase())) return false;
-  if (/[,;!?"“”:]/.test(name) || /^\d+$/.test(name)) return false;
+  if (!isReasonableName(name)) return false;
+  if (/[,:]/.test(name)) return false;
   const words = name.split(/\s+/);
   if (words.length > 5) return false;
   if (!/^[\p{L}]/u.test(words[0]!) || /^\p{Ll}/u.test(words[0]!)) return false;
   return words.every((w) => WORD.test(w));
 }
 
-/** `{ speaker, text }` when `line` starts with a speaker's name and a colon, else undefined. */
-export function splitSpeaker(line: string): { speaker: string; text: string } | undefined {
-  const m = /^\s*(?:\*\*([^*]{1,60}?)\*\*|([^:]{1,60}?))\s*:(?:\s+|$)(.*)$/su.exec(line);
+/** What any speaker's name must be, in either rule (and a block head's, text.ts). */
+export function isReasonableName(name: string): boolean {
+  if (name === '' || name.length > 60 || NOT_NAMES.has(name.toLowerCase())) return false;
+  if (/[;!?"“”<>{}[\]|\\]/.test(name) || /:\/\/|^www\./i.test(name)) return false;
+  if (!/\p{L}/u.test(name) || /^[\d\s:.,-]+$/.test(name)) return false;
+  return name.split(/\s+/).length <= 6;
+}
+
+const PREFIX = /^\s*(?:\*\*([^*]{1,60}?)\*\*|([^:]{1,60}?))\s*:(?:\s+|$)(.*)$/su;
+
+/** The prefix before the first `: ` and the text after it, whether or not it names anyone. */
+function prefixOf(line: string): { speaker: string; text: string } | undefined {
+  const m = PREFIX.exec(line);
   if (!m) return undefined;
-  const speaker = (m[1] ?? m[2] ?? '').trim();
-  if (!looksLikeName(speaker)) return undefined;
-  return { speaker, text: m[3] ?? '' };
+  return { speaker: (m[1] ?? m[2] ?? '').trim(), text: m[3] ?? '' };
+}
+
+interface Speakable {
+  speaker?: string;
+  text: string;
+}
+
+/**
+ * Takes the `Name: ` prefixes of a file's cues (those that name no speaker yet) as their
+ * speakers, by the rule of the file as a whole (above); changes `cues` in place.
+ */
+export function attributePrefixes<T extends Speakable>(cues: T[]): T[] {
+  const open = cues.filter((cue) => cue.speaker === undefined);
+  const prefixes = open.map((cue) => prefixOf(cue.text));
+  const reasonable = prefixes.map((p) => (p && isReasonableName(p.speaker) ? p : undefined));
+  const carried = reasonable.filter(Boolean).length;
+  const loose = carried >= 2 && carried >= 0.6 * open.length;
+  open.forEach((cue, i) => {
+    const p = reasonable[i];
+    if (!p) return;
+    const taken = loose || looksLikeName(p.speaker);
+    if (!taken || p.text.trim() === '') return;
+    cue.speaker = p.speaker;
+    cue.text = p.text;
+  });
+  return cues;
 }

@@ -1,47 +1,119 @@
+import type { ReadReport } from '../read-report.js';
 import { parseClock } from './clock-time.js';
 
 /**
- * The block structure WebVTT and SubRip share: blocks separated by blank lines, a cue block
- * being an optional identifier line (Teams: a GUID or `…/12-0`; SubRip and Zoom: a number),
- * a timing line `start --> end [settings]`, then the text lines. A block without a timing
- * line is no cue (WebVTT's header, NOTE, STYLE and REGION blocks, stray text).
+ * The cue structure WebVTT and SubRip share (docs/design.md §9): an optional identifier line
+ * (Teams: a GUID or `…/12-0`; SubRip and Zoom: a number), a timing line `start --> end
+ * [settings]`, then the text lines, up to a blank line or the next timing line.
  *
- * A generator over the text, one block at a time: a 3-hour meeting has 20,000 cues, and
+ * Read as the WebVTT parsing rules read it rather than block by block: a timing line ends
+ * the cue before it even without a blank line (YouTube and yt-dlp auto-captions, hand-edited
+ * `.srt`), and a number right above it is its index, not text. Text after a blank line that
+ * no timing line follows (a blank line inside a SubRip cue) belongs to the cue before, so no
+ * word is lost; before the first cue it is WebVTT's header (or a NOTE, STYLE or REGION block,
+ * dropped anywhere) and in SubRip a loss the report names.
+ *
+ * A generator over the text, one line at a time: a 3-hour meeting has 20,000 cues, and
  * neither its lines nor its raw cues are kept all at once (bench/import.mjs, peak memory).
  */
 export interface RawCue {
+  /** Seconds; NaN when the timing line's time cannot be a time (docs/design.md §9, Limits). */
   start: number;
   end: number;
   /** The text lines as written, joined with `\n`. */
   text: string;
+  /** 1-based line of the timing line in the file. */
+  line: number;
 }
 
-const TIMING = /^\s*(\S+)\s+-->\s+(\S+)(?:\s.*)?$/;
-/** A run of blank lines, whatever the line endings (a CRLF is one line end, never a CR and an LF). */
-const BLANK = /(?:\r\n|\r(?!\n)|\n)(?:[ \t]*(?:\r\n|\r(?!\n)|\n))+/g;
+export interface SubtitleOptions {
+  /** WebVTT: a header block first, and NOTE, STYLE and REGION blocks that are no speech. */
+  webvtt: boolean;
+  report: ReadReport;
+}
 
-function* blocks(text: string): Generator<string> {
-  const blank = new RegExp(BLANK.source, 'g');
+/**
+ * Two times around `-->` (hand-edited files also write `--->`), with or without spaces, cue
+ * settings after; any other line with an arrow in it is text.
+ */
+const TIMING = /^\s*(-?[\d:.,]+)\s*-{2,}>\s*(-?[\d:.,]+)(?:[ \t].*)?$/;
+const INDEX = /^\s*\d+\s*$/;
+const COMMENT = /^(?:NOTE|STYLE|REGION)(?:[ \t]|$)/;
+
+function* lines(text: string): Generator<string> {
+  const end = /\r\n|\r|\n/g;
   let from = 0;
-  for (let m = blank.exec(text); m; m = blank.exec(text)) {
+  for (let m = end.exec(text); m; m = end.exec(text)) {
     yield text.slice(from, m.index);
     from = m.index + m[0].length;
   }
   yield text.slice(from);
 }
 
-export function* subtitleBlocks(text: string): Generator<RawCue> {
-  for (const raw of blocks(text)) {
-    const block = raw.split(/\r\n|\r|\n/).filter((line) => line.trim() !== '');
-    if (block.length === 0) continue;
-    const t = block.findIndex((line) => line.includes('-->'));
-    // A timing line is the first or the second line (after an identifier, or right after a
-    // WEBVTT line that a generator did not follow by a blank line); a NOTE may mention "-->" later.
-    if (t < 0 || t > 1 || /^(NOTE|STYLE|REGION)\b/.test(block[0]!)) continue;
-    const m = TIMING.exec(block[t]!);
-    const start = m ? parseClock(m[1]!) : undefined;
-    const end = m ? parseClock(m[2]!) : undefined;
-    if (start === undefined) continue;
-    yield { start, end: end ?? start, text: block.slice(t + 1).join('\n') };
+interface Open {
+  start: number;
+  end: number;
+  line: number;
+  text: string[];
+}
+
+export function* subtitleBlocks(text: string, options: SubtitleOptions): Generator<RawCue> {
+  let cue: Open | undefined;
+  /** Lines after a blank line that no timing line has claimed yet, with the first one's number. */
+  let block: string[] = [];
+  let blockLine = 0;
+  let blank = true;
+  let comment = false;
+  let header = options.webvtt;
+  let n = 0;
+  const settle = () => {
+    // A block no timing line followed: the cue before goes on, else it is header or a loss.
+    // A lone number is an index whose timing line got lost or sits after a blank line: no words.
+    if (block.length === 0 || (block.length === 1 && INDEX.test(block[0]!))) {
+      block = [];
+      return;
+    }
+    if (cue) cue.text.push(...block);
+    else if (!header) options.report.lost(blockLine);
+    block = [];
+  };
+  for (const line of lines(text)) {
+    n++;
+    if (line.trim() === '') {
+      if (!comment) settle();
+      blank = true;
+      comment = false;
+      header = false;
+      continue;
+    }
+    if (comment) continue;
+    const timing = line.includes('->') ? TIMING.exec(line) : null;
+    if (timing) {
+      // The line just above is the identifier: the last line of a fresh block, or an index
+      // number at the end of the cue before (no blank line between the cues).
+      if (block.length > 0) block.pop();
+      else if (cue && cue.text.length > 0 && INDEX.test(cue.text.at(-1)!)) cue.text.pop();
+      settle();
+      if (cue) yield done(cue);
+      const start = parseClock(timing[1]!) ?? NaN;
+      cue = { start, end: parseClock(timing[2]!) ?? start, line: n, text: [] };
+      blank = false;
+      header = false;
+      continue;
+    }
+    if (blank && options.webvtt && block.length === 0 && COMMENT.test(line)) {
+      comment = true;
+      continue;
+    }
+    if (blank || header) {
+      if (block.length === 0) blockLine = n;
+      block.push(line);
+    } else cue?.text.push(line);
   }
+  settle();
+  if (cue) yield done(cue);
+}
+
+function done(cue: Open): RawCue {
+  return { start: cue.start, end: cue.end, line: cue.line, text: cue.text.join('\n') };
 }

@@ -1,17 +1,86 @@
 import { ImportError, type SourceFile } from '../cues.js';
+import { decodeCodePage } from './code-page.js';
 
 /**
- * The text of a transcript file: UTF-8 (a BOM dropped; UTF-16 with its BOM, as Windows tools
- * write it, decoded too). A file with NUL bytes that is not UTF-16 is binary: no transcript.
+ * The text of a transcript file (docs/design.md §9, "Files as they really are"): by its BOM
+ * (UTF-8, UTF-16 and UTF-32 in either byte order, as Windows tools write them), else UTF-16
+ * by its pattern of NUL bytes, else UTF-8 when it is valid UTF-8, else the 8-bit code page
+ * code-page.ts detects. A file with NUL bytes
+ * and no such BOM is binary; one whose code page cannot be told is an import error, never a
+ * transcript of replacement characters.
  */
+const BOMS: [number[], string][] = [
+  [[0xff, 0xfe, 0x00, 0x00], 'utf-32le'],
+  [[0x00, 0x00, 0xfe, 0xff], 'utf-32be'],
+  [[0xef, 0xbb, 0xbf], 'utf-8'],
+  [[0xff, 0xfe], 'utf-16le'],
+  [[0xfe, 0xff], 'utf-16be'],
+];
+
 export function decodeText(file: SourceFile): string {
   const b = file.bytes;
-  if (b.length >= 2 && b[0] === 0xff && b[1] === 0xfe) return new TextDecoder('utf-16le').decode(b.subarray(2));
-  if (b.length >= 2 && b[0] === 0xfe && b[1] === 0xff) return new TextDecoder('utf-16be').decode(b.subarray(2));
+  for (const [bom, encoding] of BOMS) {
+    if (b.length >= bom.length && bom.every((byte, i) => b[i] === byte)) return decodeUnicode(file, b.subarray(bom.length), encoding);
+  }
   const probe = b.subarray(0, 8192);
-  if (probe.includes(0)) throw new ImportError(`${file.name} is a binary file, not a text transcript; export the transcript as text (.vtt, .srt, .txt or .json)`);
-  const text = new TextDecoder('utf-8').decode(b);
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (probe.includes(0)) {
+    const utf16 = bomlessUtf16(probe);
+    if (utf16) return decodeUnicode(file, b, utf16);
+    throw new ImportError(`${file.name} is a binary file, not a text transcript; export the transcript as text (.vtt, .srt, .txt or .json)`);
+  }
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(b);
+  } catch {
+    const decoded = decodeCodePage(b);
+    if (decoded) return decoded.text;
+    throw new ImportError(
+      `${file.name} is not UTF-8, and its encoding cannot be told (it matches no code page well enough)`,
+      'save the file again as UTF-8 (most subtitle editors and text editors offer "Save with encoding"), then tick retry',
+    );
+  }
+}
+
+/**
+ * UTF-16 written without a BOM (a few Windows tools): text of mostly ASCII characters has a
+ * NUL in nearly every other byte, and almost none in the others. Binary files do not.
+ */
+function bomlessUtf16(probe: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
+  const pairs = Math.floor(probe.length / 2);
+  if (pairs < 4) return undefined;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i + 1 < probe.length; i += 2) {
+    if (probe[i] === 0) even++;
+    if (probe[i + 1] === 0) odd++;
+  }
+  if (odd >= 0.7 * pairs && even <= 0.02 * pairs) return 'utf-16le';
+  if (even >= 0.7 * pairs && odd <= 0.02 * pairs) return 'utf-16be';
+  return undefined;
+}
+
+function decodeUnicode(file: SourceFile, bytes: Uint8Array, encoding: string): string {
+  try {
+    // TextDecoder knows no UTF-32: four bytes a character, by hand.
+    return encoding.startsWith('utf-32') ? utf32(bytes, encoding === 'utf-32le') : new TextDecoder(encoding, { fatal: true }).decode(bytes);
+  } catch {
+    throw new ImportError(`${file.name} begins with a ${encoding.toUpperCase()} byte order mark, but what follows is not ${encoding.toUpperCase()}`, 'save the file again as UTF-8, then tick retry');
+  }
+}
+
+function utf32(bytes: Uint8Array, littleEndian: boolean): string {
+  if (bytes.length % 4 !== 0) throw new RangeError('not whole characters');
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += 4096 * 4) {
+    const chars: number[] = [];
+    for (let j = i; j < Math.min(bytes.length, i + 4096 * 4); j += 4) {
+      const code = view.getUint32(j, littleEndian);
+      if (code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff)) throw new RangeError('no character');
+      chars.push(code);
+    }
+    parts.push(String.fromCodePoint(...chars));
+  }
+  return parts.join('');
 }
 
 /** Lines without their endings, whichever the file uses (LF, CRLF, CR). */

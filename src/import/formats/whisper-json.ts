@@ -1,4 +1,5 @@
 import { type Cue, ImportError, type SourceFile } from '../cues.js';
+import type { ReadReport } from '../read-report.js';
 import { parseClock } from './clock-time.js';
 import { decodeText } from './text-decode.js';
 
@@ -10,7 +11,7 @@ import { decodeText } from './text-decode.js';
  * - WhisperX (and openai-whisper): `segments[]` with `start`, `end` in seconds, `text`, and a
  *   `speaker` (`SPEAKER_00`) after diarization.
  */
-export function readWhisperJson(file: SourceFile): Cue[] {
+export function readWhisperJson(file: SourceFile, report: ReadReport): Cue[] {
   let data: unknown;
   try {
     data = JSON.parse(decodeText(file));
@@ -18,8 +19,9 @@ export function readWhisperJson(file: SourceFile): Cue[] {
     throw new ImportError(`${file.name} is not valid JSON (${(err as Error).message})`);
   }
   const root = (data ?? {}) as { transcription?: unknown; segments?: unknown };
-  if (Array.isArray(root.transcription)) return whisperCpp(root.transcription);
-  if (Array.isArray(root.segments)) return whisperX(root.segments);
+  report.unit = 'segment';
+  if (Array.isArray(root.transcription)) return whisperCpp(root.transcription, report);
+  if (Array.isArray(root.segments)) return whisperX(root.segments, report);
   throw new ImportError(
     `${file.name} is JSON but no transcript this import knows: expected whisper.cpp's "transcription" array (-oj/-ojf) or WhisperX's "segments" array`,
   );
@@ -33,21 +35,46 @@ interface CppSegment {
   speaker_turn_next?: unknown;
 }
 
+/** Seconds; undefined when the segment gives no time, NaN when what it gives cannot be one. */
 function seconds(offsetMs: unknown, stamp: unknown): number | undefined {
-  if (typeof offsetMs === 'number' && Number.isFinite(offsetMs)) return offsetMs / 1000;
-  return typeof stamp === 'string' ? parseClock(stamp) : undefined;
+  if (typeof offsetMs === 'number') return offsetMs / 1000;
+  if (typeof stamp === 'string') return parseClock(stamp) ?? NaN;
+  return offsetMs === undefined && stamp === undefined ? undefined : NaN;
 }
 
-function whisperCpp(segments: unknown[]): Cue[] {
+/** WhisperX and openai-whisper write numbers; a few converters write numeric strings. */
+function secondsOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && value.trim() !== '') return Number(value);
+  return value === undefined || value === null ? undefined : NaN;
+}
+
+/**
+ * A segment's words; undefined when it holds something that is no text (an object, a list):
+ * a segment the report names as unread.
+ */
+function textOf(segment: { text?: unknown } | null | undefined): string | undefined {
+  if (segment === null || typeof segment !== 'object') return undefined;
+  const text = segment.text;
+  if (typeof text === 'string') return text.replace(/\s+/g, ' ').trim();
+  if (typeof text === 'number') return String(text);
+  return text === undefined || text === null ? '' : undefined;
+}
+
+function whisperCpp(segments: unknown[], report: ReadReport): Cue[] {
   const cues: Cue[] = [];
   let turn = false;
-  for (const s of segments as CppSegment[]) {
+  for (const [i, s] of (segments as (CppSegment | null)[]).entries()) {
+    const text = textOf(s);
+    if (text === undefined) {
+      report.lost(i + 1);
+      continue;
+    }
     const start = seconds(s?.offsets?.from, s?.timestamps?.from) ?? cues.at(-1)?.end ?? 0;
     const end = seconds(s?.offsets?.to, s?.timestamps?.to) ?? start;
-    const text = typeof s?.text === 'string' ? s.text.replace(/\s+/g, ' ').trim() : '';
     const label = typeof s?.speaker === 'string' || typeof s?.speaker === 'number' ? String(s.speaker).trim() : '';
     const speaker = /^\d+$/.test(label) ? `Speaker ${label}` : label === '?' || label === '' ? undefined : label;
-    if (text !== '') cues.push({ start, end, ...(speaker ? { speaker } : {}), text, ...(turn && !speaker ? { turn } : {}) });
+    if (text !== '') cues.push({ start, end, line: i + 1, ...(speaker ? { speaker } : {}), text, ...(turn && !speaker ? { turn } : {}) });
     if (text !== '' || s?.speaker_turn_next === true) turn = s?.speaker_turn_next === true;
   }
   return cues;
@@ -60,14 +87,18 @@ interface XSegment {
   speaker?: unknown;
 }
 
-function whisperX(segments: unknown[]): Cue[] {
+function whisperX(segments: unknown[], report: ReadReport): Cue[] {
   const cues: Cue[] = [];
-  for (const s of segments as XSegment[]) {
-    const start = typeof s?.start === 'number' ? s.start : (cues.at(-1)?.end ?? 0);
-    const end = typeof s?.end === 'number' ? s.end : start;
-    const text = typeof s?.text === 'string' ? s.text.replace(/\s+/g, ' ').trim() : '';
+  for (const [i, s] of (segments as (XSegment | null)[]).entries()) {
+    const text = textOf(s);
+    if (text === undefined) {
+      report.lost(i + 1);
+      continue;
+    }
+    const start = secondsOf(s?.start) ?? cues.at(-1)?.end ?? 0;
+    const end = secondsOf(s?.end) ?? start;
     const speaker = typeof s?.speaker === 'string' && s.speaker.trim() !== '' ? s.speaker.trim() : undefined;
-    if (text !== '') cues.push({ start, end, ...(speaker ? { speaker } : {}), text });
+    if (text !== '') cues.push({ start, end, line: i + 1, ...(speaker ? { speaker } : {}), text });
   }
   return cues;
 }

@@ -1,0 +1,128 @@
+import { analyse } from 'chardet';
+import iconv from 'iconv-lite';
+
+/**
+ * The text of a file that is neither UTF-8 nor marked by a BOM (docs/design.md §9, "Files as
+ * they really are"): the 8-bit code pages subtitle files still come in (Windows-1252, -1250,
+ * -1251, -1256, ISO-8859-x, KOI8-R), and the CJK ones when the detector is sure of them.
+ *
+ * chardet (a port of ICU's detector: statistics of each code page's languages) proposes;
+ * iconv-lite decodes. Tried on short samples (three subtitle lines), chardet names -1250,
+ * -1251, -1252 and -1256 right, but reports Windows-1252 as ISO-8859-1 (decoded as
+ * Windows-1252, as the WHATWG encoding standard does: the two differ only in bytes 0x80–0x9F,
+ * control characters in ISO-8859-1), and on one short line it often proposes nothing, or a
+ * neighbour (Windows-1257 for a Polish line). So a proposal counts only when its text holds
+ * no replacement or control character and reads as words (plausible(), below); when none
+ * does, the commonest code pages are tried, and taken when exactly one reads as words, or
+ * Windows-1252 when it is among several (`Café crème` reads as words in most Latin ones).
+ * Anything else is undefined: the import says the encoding cannot be told (never a
+ * transcript of U+FFFD, nor of `Za¿ó³æ`).
+ */
+const SINGLE_BYTE = /^(?:ISO-8859-\d+|windows-125\d|KOI8-R)$/;
+const MULTI_BYTE = /^(?:Shift_JIS|EUC-JP|EUC-KR|GB18030|Big5)$/;
+/** ISO-8859-x that a file with bytes 0x80–0x9F cannot be: those bytes are its Windows sibling's letters. */
+const WINDOWS_SIBLING: Record<string, string> = {
+  'ISO-8859-1': 'windows-1252',
+  'ISO-8859-2': 'windows-1250',
+  'ISO-8859-5': 'windows-1251',
+  'ISO-8859-6': 'windows-1256',
+  'ISO-8859-7': 'windows-1253',
+  'ISO-8859-8': 'windows-1255',
+  'ISO-8859-9': 'windows-1254',
+};
+/** Below this chardet's single-byte answers on random bytes (they reach 7). */
+const SINGLE_BYTE_CONFIDENCE = 10;
+/** CJK answers on random high bytes reach 37; a real Shift_JIS line gets 100. */
+const MULTI_BYTE_CONFIDENCE = 60;
+const SAMPLE_BYTES = 64 * 1024;
+
+export interface DecodedText {
+  text: string;
+  encoding: string;
+}
+
+export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
+  const sample = nonAsciiLines(bytes);
+  const c1 = sample.some((b) => b >= 0x80 && b <= 0x9f);
+  const proposals = analyse(sample)
+    .filter((m) => (SINGLE_BYTE.test(m.name) && m.confidence >= SINGLE_BYTE_CONFIDENCE) || (MULTI_BYTE.test(m.name) && m.confidence >= MULTI_BYTE_CONFIDENCE))
+    .map((m) => ({ confidence: m.confidence, encoding: m.name === 'ISO-8859-1' || c1 ? (WINDOWS_SIBLING[m.name] ?? m.name) : m.name }))
+    // On a tie, the commonest code page of subtitle files first.
+    .sort((a, b) => b.confidence - a.confidence || Number(b.encoding === 'windows-1252') - Number(a.encoding === 'windows-1252'));
+  // Each proposal is tried on the sample first: a 100 MB file is decoded once, not per proposal.
+  const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const tried = [...proposals.map((p) => p.encoding), ...FALLBACKS.filter((e) => !proposals.some((p) => p.encoding === e))];
+  const plausibleOnes = tried.filter((encoding) => {
+    const text = iconv.decode(sample, encoding);
+    return readable(text) && plausible(text);
+  });
+  // chardet's best plausible proposal; else, of the commonest code pages, the one that reads as
+  // words, or Windows-1252 among several (a short Western line reads as words in most of them).
+  const chosen = plausibleOnes.find((e) => proposals.some((p) => p.encoding === e)) ?? (plausibleOnes.length === 1 ? plausibleOnes[0] : plausibleOnes.find((e) => e === 'windows-1252'));
+  if (chosen === undefined) return undefined;
+  const text = iconv.decode(whole, chosen);
+  return readable(text) ? { text, encoding: chosen } : undefined;
+}
+
+/** The code pages subtitle files come in most, tried when chardet proposes none that reads as words. */
+const FALLBACKS = ['windows-1252', 'windows-1250', 'windows-1251', 'windows-1256', 'windows-1253', 'windows-1254', 'windows-1257'];
+
+/** Up to 64 KB of the lines that hold a byte above 0x7F: where the code pages differ. */
+function nonAsciiLines(bytes: Uint8Array): Buffer {
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  let from = 0;
+  let high = false;
+  for (let i = 0; i <= bytes.length && size < SAMPLE_BYTES; i++) {
+    const b = i < bytes.length ? bytes[i]! : 0x0a;
+    if (b >= 0x80) high = true;
+    if (b !== 0x0a) continue;
+    if (high) {
+      parts.push(bytes.subarray(from, i + 1));
+      size += i + 1 - from;
+    }
+    from = i + 1;
+    high = false;
+  }
+  return Buffer.concat(parts);
+}
+
+/** No replacement character, no control character but tab, line ends and form feed. */
+function readable(text: string): boolean {
+  return !/[\uFFFD\u0000-\u0008\u000B\u000E-\u001F\u007F-\u009F]/.test(text);
+}
+
+/** Scripts a word keeps to; Chinese, Japanese and Korean words mix theirs. */
+const SCRIPTS: [string, RegExp][] = [
+  ['Latin', /\p{Script=Latin}/u],
+  ['Cyrillic', /\p{Script=Cyrillic}/u],
+  ['Greek', /\p{Script=Greek}/u],
+  ['Arabic', /\p{Script=Arabic}/u],
+  ['Hebrew', /\p{Script=Hebrew}/u],
+  ['Thai', /\p{Script=Thai}/u],
+  ['CJK', /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u],
+];
+
+/**
+ * Whether decoded text reads as words: in each word holding a non-ASCII character, every
+ * character inside it (its edges aside: `£5`, `«Oui»`) is a letter, a digit or an apostrophe;
+ * its letters are of one script; at most two thirds of a Latin word's letters are accented
+ * (`Zażółć`, `été`; a word of one or two letters may be all accented: `à`), not all of them
+ * as in the `Äîáðûé` Cyrillic makes in Windows-1252; and a word of another script does not
+ * switch from small to capital letters (`дНАПШИ`, Windows-1251 read as KOI8-R).
+ */
+function plausible(text: string): boolean {
+  for (const raw of text.split(/[\s!-/:-@[-`{-~]+/)) {
+    if (!/[^\x00-\x7f]/.test(raw)) continue;
+    const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (word === '') continue;
+    if (/[^\p{L}\p{M}\p{N}'’·]/u.test(word)) return false;
+    const scripts = SCRIPTS.filter(([, letters]) => letters.test(word));
+    if (scripts.length !== 1) return scripts.length === 0 && !/\p{L}/u.test(word);
+    if (scripts[0]![0] === 'Latin') {
+      const accented = word.match(/[^\x00-\x7f]/g)?.length ?? 0;
+      if (word.length >= 3 && accented * 3 > word.length * 2) return false;
+    } else if (/\p{Ll}\p{Lu}/u.test(word)) return false;
+  }
+  return true;
+}
