@@ -80,7 +80,7 @@ function addRunCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('ask'))
     .description('answer a question from past meetings with the configured endpoint; read-only (README: Asking your meetings)')
     .argument('<question>', 'the question, in quotes')
-    .option('--project <name>', 'only meetings of this project (repeat for more)', (value: string, list: string[] = []) => [...list, value])
+    .option('--project <name>', 'only meetings of this project (repeat for more)', (value: string, list: string[] | undefined) => [...(list ?? []), value])
     .option('--from <date>', 'only meetings from this ISO date on (inclusive)')
     .option('--to <date>', 'only meetings up to this ISO date (inclusive)')
     .option('--json', 'print {"answer", "sources": [{"path", "title", "start_time"}], "turns"} instead of text')

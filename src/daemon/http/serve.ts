@@ -9,6 +9,8 @@ import type { Inbox } from '../intake/inbox.js';
 import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './server.js';
 import { pageRoutes } from './page-routes.js';
+import { askRoutes } from './ask-route.js';
+import { lazyAsker } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
@@ -60,6 +62,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       clock: o.clock,
       ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
     }));
+  const asker = lazyAsker(o.config, vault, log);
   const http = await startHttpServer({
     settings: settings.Http,
     token,
@@ -68,6 +71,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
     extraRoutes: [
       ...pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
       ...(o.inbox ? importRoutes(vault, o.inbox, token, settings.Http.Port) : []),
+      ...askRoutes({ token, port: settings.Http.Port, maxConcurrent: settings.Ask.MaxConcurrent, log, ask: asker.ask }),
     ],
   });
   if (!isLoopbackHost(settings.Http.Host)) {
@@ -76,5 +80,6 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       `the HTTP API listens on ${settings.Http.Host}, beyond this machine: anyone who can reach it and has the token can start retries and sessions`,
     );
   }
-  return http;
+  // The questions' caches (worker threads, texts) go with the server.
+  return { ...http, close: () => http.close().finally(() => asker.close()) };
 }
