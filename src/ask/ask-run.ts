@@ -4,9 +4,7 @@ import type { ProgressSink } from '../agent/progress.js';
 import type { ModelClient } from '../agent/types.js';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import { createMeetingToolsContext } from '../mcp/meeting-tools.js';
-import type { RunCaches } from '../tools/run-caches.js';
-import type { Vault } from '../vault/vault.js';
+import type { McpContext } from '../mcp/tool.js';
 import { AskTools } from './ask-tools.js';
 import { askFailure } from './failure.js';
 import { askFirstMessage, type AskFilters, askInstructions, LOOK_FIRST } from './instructions.js';
@@ -19,11 +17,14 @@ import { type AskSource, sourcesOf } from './sources.js';
  */
 
 export interface AskDeps {
-  vault: Vault;
   settings: Settings;
   log: Logger;
   model: ModelClient;
-  caches: RunCaches;
+  /**
+   * The four tools' context (mcp/meeting-tools.ts), built once for the process: its meeting
+   * index and search caches serve every question, so a second question reads only what changed.
+   */
+  meetings: McpContext;
   /** This question's window budget (agent/window/window-budget.ts); absent: no tracking. */
   context?: (log: Logger) => WindowController;
   /** The daemon's wait for an endpoint that does not answer; absent (the command): it fails at once. */
@@ -52,7 +53,7 @@ export async function askMeetings(deps: AskDeps, request: AskRequest): Promise<A
   const { settings, log } = deps;
   const signal = request.signal ?? new AbortController().signal;
   const read: string[] = [];
-  const ctx = createMeetingToolsContext({ vault: deps.vault, settings, log, caches: deps.caches, onRead: (rel) => read.push(rel) });
+  const ctx: McpContext = { ...deps.meetings, log, onRead: (rel) => read.push(rel) };
   const tools = new AskTools(ctx, request.filters, signal);
   log.debug({ question: request.question, filters: request.filters }, 'question');
   const started = Date.now();

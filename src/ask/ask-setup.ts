@@ -8,6 +8,16 @@ import { serverWindowSource } from '../process-base.js';
 import type { RunCaches } from '../tools/run-caches.js';
 import type { Vault } from '../vault/vault.js';
 import type { AskDeps } from './ask-run.js';
+import { createMeetingToolsContext } from '../mcp/meeting-tools.js';
+import { type FolderWatcher, watchMeetingFolders } from '../mcp/watch.js';
+
+/**
+ * A process that answers many questions (the daemon) watches the meeting folders as the MCP
+ * server does (mcp/watch.ts): warm calls then read no note that did not change.
+ */
+export function watchForQuestions(vault: Vault, caches: RunCaches, log: Logger): Promise<FolderWatcher> {
+  return watchMeetingFolders(vault, caches.watch, log);
+}
 
 /**
  * What a question needs, built from the configuration alone, writing nothing (docs/design.md
@@ -23,11 +33,10 @@ export function createAskDeps(config: AppConfig, parts: { vault: Vault; log: Log
     : undefined;
   const serverWindow = serverWindowSource(config, parts.log, parts.fetch ? { fetch: parts.fetch } : {});
   return {
-    vault: parts.vault,
     settings,
     log: parts.log,
     model,
-    caches: parts.caches,
+    meetings: createMeetingToolsContext({ vault: parts.vault, settings, log: parts.log, caches: parts.caches }),
     context: (log) =>
       new WindowBudget({
         settings: settings.ContextWindow,

@@ -5,7 +5,7 @@ import { type AskDeps, askMeetings } from '../../src/ask/ask-run.js';
 import { AskError } from '../../src/ask/failure.js';
 import { sourceLine } from '../../src/ask/sources.js';
 import { silentLogger } from '../../src/log.js';
-import { MEETING_TOOLS } from '../../src/mcp/meeting-tools.js';
+import { createMeetingToolsContext, MEETING_TOOLS } from '../../src/mcp/meeting-tools.js';
 import { RunCaches } from '../../src/tools/run-caches.js';
 import { Vault } from '../../src/vault/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
@@ -42,11 +42,10 @@ function deps(raw: Record<string, unknown> = {}, options: { files?: Record<strin
   const model = createModelClient(config);
   const log = options.log ?? silentLogger;
   return {
-    vault,
     settings: config.settings,
     log,
     model,
-    caches: runCaches,
+    meetings: createMeetingToolsContext({ vault, settings: config.settings, log, caches: runCaches }),
     ...(options.window === false ? {} : { context: (l) => new WindowBudget({ settings: config.settings.ContextWindow, api: config.settings.Endpoint.Api, model, log: l }) }),
   };
 }
