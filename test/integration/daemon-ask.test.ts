@@ -110,6 +110,33 @@ describe('POST /api/ask and the Ask box', () => {
     expect(file.server.modelRequests().length).toBe(before);
   });
 
+  it("from the page: its cookie with the page's CSRF value, from its own origin; the cookie alone is 401", async () => {
+    const signIn = await fetch(`${base}/?token=${encodeURIComponent(token)}`, { redirect: 'manual' });
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const html = await (await fetch(`${base}/`, { headers: { cookie } })).text();
+    const csrf = /data-csrf="([^"]+)"/.exec(html)![1]!;
+    expect((await askApi(base, { question: 'x' }, { cookie })).status).toBe(401);
+    expect((await askApi(base, { question: 'x' }, { cookie, 'x-csrf-token': 'wrong' })).status).toBe(401);
+    expect((await askApi(base, { question: 'x' }, { cookie, 'x-csrf-token': csrf, origin: 'http://evil.example' })).status).toBe(401);
+    expect((await askApi(base, { question: 'x' }, { 'x-csrf-token': csrf })).status).toBe(401);
+    const answered = await askApi(base, { question: 'When is the release?' }, { cookie, 'x-csrf-token': csrf });
+    expect(answered.events.map((e) => e.event).slice(-2)).toEqual(['sources', 'done']);
+  });
+
+  it('a client that goes away stops its question and frees its slot', async () => {
+    holdAnswers = true;
+    const gone = new AbortController();
+    const leaving = fetch(`${base}/api/ask`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ question: 'Leaving?' }), signal: gone.signal }).then((r) => r.text());
+    await waitFor(() => held.length === 1, 'the question to be answering');
+    gone.abort();
+    await expect(leaving).rejects.toThrow();
+    await daemon.waitForLog((l) => l.msg === 'question not answered', 10_000, 'the question to stop');
+    holdAnswers = false;
+    held.shift()!();
+    const next = await askApi(base, { question: 'Next?' }, { authorization: `Bearer ${token}` });
+    expect(next.events.map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'sources', 'done']);
+  });
+
   it('a question past Ask.MaxConcurrent waits and says so; a summary run meanwhile takes its own slot and finishes', async () => {
     holdAnswers = true;
     const first = askApi(base, { question: 'First?' }, { authorization: `Bearer ${token}` });
