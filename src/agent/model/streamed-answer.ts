@@ -47,20 +47,30 @@ export async function readStreamedAnswer(
     return { answer: await readJsonAnswer(response, context), streamed: false };
   }
   const visible = new VisibleText();
+  let handed = false;
   const emit = (piece: string): void => {
     const text = visible.push(piece);
-    if (text !== '') onText(text);
+    if (text === '') return;
+    handed = true;
+    onText(text);
   };
   const reducer = api === 'responses' ? responsesReducer(context, emit) : chatReducer(context, emit);
   try {
     await readEventStream(response, MAX_ANSWER_BYTES, () => tooLargeError(context), (event) => reducer.push(event));
+    const rest = visible.end();
+    if (rest !== '') onText(rest);
+    return { answer: reducer.answer(), streamed: true };
   } catch (err) {
+    // A retry would show the part already shown a second time: once text went out, a broken
+    // stream is a failure of its own (a timeout or an abort stays what it is).
+    const aborted = err instanceof Error && err.name === 'AbortError';
+    if (handed && !aborted) {
+      const detail = err instanceof Error ? err.message : String(err);
+      throw invalidResponse(context, `the stream broke after part of the answer was shown (${detail}); not retried, so that it is not shown twice`);
+    }
     if (err instanceof EventStreamError) throw invalidResponse(context, `the stream broke: ${err.message}`, { brokenBody: true });
     throw err;
   }
-  const rest = visible.end();
-  if (rest !== '') onText(rest);
-  return { answer: reducer.answer(), streamed: true };
 }
 
 interface CallParts {

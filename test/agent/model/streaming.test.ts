@@ -84,28 +84,43 @@ describe.each<Api>(['chat-completions', 'responses'])('%s: a streamed answer', (
     }
   });
 
-  it('a stream cut before its end is a transient invalid response (retried like a body cut in the middle)', async () => {
+  const cutServer = async (events: unknown[]): Promise<http.Server> => {
     const cut = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        const event = api === 'responses' ? { type: 'response.output_text.delta', delta: 'Half' } : { choices: [{ index: 0, delta: { content: 'Half' }, finish_reason: null }] };
-        res.end(`data: ${JSON.stringify(event)}\n\n`);
+        res.end(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(''));
       });
     });
     await new Promise<void>((resolve) => cut.listen(0, '127.0.0.1', resolve));
+    return cut;
+  };
+  const failureOf = async (cut: http.Server): Promise<ModelError> => {
     try {
-      const err = await client(`http://127.0.0.1:${(cut.address() as AddressInfo).port}/v1`)
+      return (await client(`http://127.0.0.1:${(cut.address() as AddressInfo).port}/v1`)
         .complete(request(() => {}))
-        .catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ModelError);
-      expect((err as ModelError).kind).toBe('invalid-response');
-      expect((err as ModelError).transient).toBe(true);
-      expect((err as ModelError).message).toMatch(/stream ended before/);
+        .catch((e: unknown) => e)) as ModelError;
     } finally {
       cut.closeAllConnections();
       await new Promise((resolve) => cut.close(resolve));
     }
+  };
+
+  it('a stream cut before any text was shown is a transient invalid response (retried like a body cut in the middle)', async () => {
+    const event = api === 'responses' ? { type: 'response.created', response: { status: 'in_progress', output: [] } } : { choices: [{ index: 0, delta: { role: 'assistant' }, finish_reason: null }] };
+    const err = await failureOf(await cutServer([event]));
+    expect(err).toBeInstanceOf(ModelError);
+    expect(err.kind).toBe('invalid-response');
+    expect(err.transient).toBe(true);
+    expect(err.message).toMatch(/stream ended before/);
+  });
+
+  it('a stream cut after text was shown is not retried: the person would see that part twice', async () => {
+    const event = api === 'responses' ? { type: 'response.output_text.delta', delta: 'Half' } : { choices: [{ index: 0, delta: { content: 'Half' }, finish_reason: null }] };
+    const err = await failureOf(await cutServer([event]));
+    expect(err.kind).toBe('invalid-response');
+    expect(err.transient).toBe(false);
+    expect(err.message).toMatch(/broke after part of the answer was shown/);
   });
 
   it('an error status is the same ModelError as without streaming', async () => {
