@@ -1,5 +1,4 @@
 import { runAgentLoop, type WindowController } from '../agent/loop.js';
-import type { EndpointGate } from '../agent/model/retry.js';
 import type { ProgressSink } from '../agent/progress.js';
 import type { ModelClient } from '../agent/types.js';
 import type { Settings } from '../config.js';
@@ -27,9 +26,6 @@ export interface AskDeps {
   meetings: McpContext;
   /** This question's window budget (agent/window/window-budget.ts); absent: no tracking. */
   context?: (log: Logger) => WindowController;
-  /** The daemon's wait for an endpoint that does not answer; absent (the command): it fails at once. */
-  endpoint?: EndpointGate;
-  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 export interface AskRequest {
@@ -65,7 +61,8 @@ export async function askMeetings(deps: AskDeps, request: AskRequest): Promise<A
       firstMessage: askFirstMessage(request.question, request.filters),
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
-      retry: { attempts: settings.Reconnect.Attempts, delayMs: settings.Reconnect.DelaySeconds * 1000, sleep: deps.sleep, endpoint: deps.endpoint },
+      // No wait for an endpoint that does not answer (docs/design.md §2's is for runs): a person is waiting, and is told.
+      retry: { attempts: settings.Reconnect.Attempts, delayMs: settings.Reconnect.DelaySeconds * 1000 },
       ...(deps.context ? { context: deps.context(log) } : {}),
       // The run is done once the model answered after looking: no summary to write.
       summaryWritten: () => tools.calls.size > 0,
