@@ -1,10 +1,17 @@
+import { MeetingAssistantError } from '../../errors.js';
+
 /**
  * Reading a streamed answer (`stream: true`, docs/design.md §11): a `text/event-stream` body
  * whose `data:` lines each hold one JSON event, ended by `data: [DONE]` or the end of the body.
  * Read under the same cap as a whole answer (capped-text.ts), since a stream is no smaller.
  */
 
-export class EventStreamError extends Error {}
+/** An event that is not JSON: the stream is broken (streamed-answer.ts words it for the person). */
+export class EventStreamError extends MeetingAssistantError {
+  constructor(message: string) {
+    super(message, false);
+  }
+}
 
 export async function readEventStream(
   response: Response,
