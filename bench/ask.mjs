@@ -31,33 +31,36 @@ const chunk = (delta, finish = null) => `data: ${JSON.stringify({ id: 'c', objec
 const server = http.createServer((req, res) => {
   let body = '';
   req.on('data', (d) => (body += d));
-  req.on('end', async () => {
-    const request = JSON.parse(body || '{}');
-    if (req.url !== '/v1/chat/completions' || request.stream !== true) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'not here', type: 'not_found', param: null, code: null } }));
-      return;
-    }
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const looked = request.messages.some((m) => m.role === 'tool');
-    if (!looked) {
-      const calls = [
-        { name: 'search_meetings', arguments: { query: '(?i)release' } },
-        { name: 'list_action_items', arguments: { owner: 'Alice' } },
-        { name: 'read_meeting', arguments: { meeting: newest } },
-      ];
-      res.write(chunk({ role: 'assistant', tool_calls: calls.map((c, index) => ({ index, id: `call_${index}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }));
-      res.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
-      return;
-    }
-    for (let i = 0; i < PIECES; i++) {
-      if (i > 0) await new Promise((r) => setTimeout(r, PIECE_MS));
-      if (i === 0) firstTokenAt = performance.now();
-      res.write(chunk({ content: i === 0 ? 'The release' : ` piece ${i}` }));
-    }
-    res.end(`${chunk({}, 'stop')}${`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 900, completion_tokens: PIECES } })}\n\n`}data: [DONE]\n\n`);
-  });
+  req.on('end', () => void answer(req, res, body));
 });
+
+/** The model's answer to one request: tool calls first, then the answer in pieces. */
+async function answer(req, res, body) {
+  const request = JSON.parse(body || '{}');
+  if (req.url !== '/v1/chat/completions' || request.stream !== true) {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ error: { message: 'not here', type: 'not_found', param: null, code: null } }));
+    return;
+  }
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  const looked = request.messages.some((m) => m.role === 'tool');
+  if (!looked) {
+    const calls = [
+      { name: 'search_meetings', arguments: { query: '(?i)release' } },
+      { name: 'list_action_items', arguments: { owner: 'Alice' } },
+      { name: 'read_meeting', arguments: { meeting: newest } },
+    ];
+    res.write(chunk({ role: 'assistant', tool_calls: calls.map((c, index) => ({ index, id: `call_${index}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }));
+    res.end(`${chunk({}, 'tool_calls')}data: [DONE]\n\n`);
+    return;
+  }
+  for (let i = 0; i < PIECES; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, PIECE_MS));
+    if (i === 0) firstTokenAt = performance.now();
+    res.write(chunk({ content: i === 0 ? 'The release' : ` piece ${i}` }));
+  }
+  res.end(`${chunk({}, 'stop')}${`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 900, completion_tokens: PIECES } })}\n\n`}data: [DONE]\n\n`);
+}
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
 const configPath = path.join(dir, 'config.json');
