@@ -14,7 +14,8 @@ const LAYERS = [
   { name: 'commands', units: ['commands/'] },
   { name: 'daemon and command helpers', units: ['daemon/', 'doctor/', 'service/', 'example-vault.ts'] },
   { name: 'import', units: ['import/'] },
-  { name: 'runtime and meeting', units: ['runtime.ts', 'process-base.ts', 'meeting/'] },
+  // ask/ (docs/design.md §11) is an agent run over the MCP server's tools, for the daemon and the `ask` command.
+  { name: 'runtime and meeting', units: ['runtime.ts', 'process-base.ts', 'meeting/', 'ask/'] },
   // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
   { name: 'mcp server', units: ['mcp/'] },
   { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },

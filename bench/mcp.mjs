@@ -10,38 +10,18 @@ import path from 'node:path';
 import { appendFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ROOT, dist, ms, until, watchLikeDaemon, random, report, reportReference, runs, sentence, stats, summaryNote, tempDir, timeRuns, toolSetup, writeCurrentMeeting, writeFile } from './_lib.mjs';
+import { ROOT, dist, ms, until, watchLikeDaemon, report, reportReference, runs, stats, tempDir, timeRuns, toolSetup, writeCurrentMeeting, writeFile } from './_lib.mjs';
+import { MEETING_PROJECTS, writeMeetingsVault } from './_meetings-vault.mjs';
 
 const RUNS = runs(15);
 const MEETINGS = Number(process.env.BENCH_MCP_MEETINGS ?? 3000);
 const PROJECT_NOTES = Number(process.env.BENCH_MCP_PROJECT_NOTES ?? 3000);
-const PROJECTS = ['Alpha', 'Beta', 'Gamma'];
-const PEOPLE = ['Alice', 'Bob', 'Carol', 'Dan', 'Erin', 'Frank', 'Grace', 'Heidi', 'Ivan', 'Judy'];
+const PROJECTS = MEETING_PROJECTS;
 
 const { dir, cleanup } = tempDir('mcp');
 const vault = path.join(dir, 'vault');
 const t0 = performance.now();
-const rand = random(11);
-for (let i = 0; i < MEETINGS; i++) {
-  const start = new Date(Date.UTC(2020, 0, 1, 9) + i * 12 * 3600 * 1000).toISOString().replace('.000Z', 'Z');
-  const name = `${start.slice(0, 10)} Meeting ${String(i).padStart(5, '0')}`;
-  const projects = [PROJECTS[i % 3], ...(i % 5 === 0 ? [PROJECTS[(i + 1) % 3]] : [])];
-  const attendees = [PEOPLE[i % 10], PEOPLE[(i + 3) % 10], PEOPLE[(i + 7) % 10]];
-  writeFile(
-    path.join(vault, 'Meetings', `${name}.md`),
-    `---\ntitle: Meeting ${i}\nstart_time: ${start}\nattendees: [${attendees.join(', ')}]\nprojects: [${projects.join(', ')}]\n` +
-      `transcript: "[[Meetings/Transcripts/${name}]]"\ncontext: "[[Meetings/Context/${name}]]"\nsummary: "[[Meetings/Summaries/${name}]]"\n---\nNotes.\n`,
-  );
-  let summary = summaryNote(rand, { title: name, start, projects });
-  // A third each in the three task formats: plain bullets as generated, tasks, dataview.
-  if (i % 3 === 1) summary = summary.replace(/^- (\w+): (.*)$/gm, (_, who, text) => `- [${rand() < 0.3 ? 'x' : ' '}] ${who}: ${text} 📅 2026-12-${String(1 + (i % 28)).padStart(2, '0')}`);
-  if (i % 3 === 2) summary = summary.replace(/^- (\w+): (.*)$/gm, (_, who, text) => `- [ ] ${text} [owner:: ${who}]`);
-  writeFile(path.join(vault, 'Meetings', 'Summaries', `${name}.md`), summary);
-  const lines = Array.from({ length: 40 }, (_, k) => `[00:${String(Math.floor(k / 60)).padStart(2, '0')}:${String(k % 60).padStart(2, '0')}] ${attendees[k % 3]}: ${sentence(rand, 60)}`);
-  writeFile(path.join(vault, 'Meetings', 'Transcripts', `${name}.md`), `---\nmeeting: "[[Meetings/${name}]]"\nstate: finished\n---\n${lines.join('\n')}\n`);
-  writeFile(path.join(vault, 'Meetings', 'Context', `${name}.md`), `---\nmeeting: "[[Meetings/${name}]]"\nstate: finished\nagenda: ""\n---\nNotebook.\n`);
-}
-for (let i = 0; i < PROJECT_NOTES; i++) writeFile(path.join(vault, 'Projects', `P${i % 20}`, `Note ${i}.md`), `# Note ${i}\n${sentence(rand, 200)}\n`);
+writeMeetingsVault(vault, { meetings: MEETINGS, projectNotes: PROJECT_NOTES });
 const configPath = path.join(dir, 'config.json');
 writeFile(configPath, JSON.stringify({ MeetingAssistant: { VaultPath: vault } }));
 console.log(`vault: ${MEETINGS} meetings × 4 notes + ${PROJECT_NOTES} project notes = ${MEETINGS * 4 + PROJECT_NOTES} notes (generated in ${((performance.now() - t0) / 1000).toFixed(1)} s)`);

@@ -1,5 +1,6 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processDeps } from './commands/common.js';
+import type { AskOptions } from './commands/ask.js';
 import type { ImportOptions } from './commands/import.js';
 import type { LogsOptions } from './commands/logs.js';
 import type { OpenOptions } from './commands/open.js';
@@ -75,6 +76,29 @@ function addRunCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('mcp'))
     .description('serve the meetings to MCP clients (Claude Desktop, LM Studio, …) on stdin/stdout; read-only')
     .action(act(async (opts: GlobalOptions) => (await import('./commands/mcp.js')).mcp(opts, deps())));
+
+  withConfig(program.command('ask'))
+    .description('answer a question from past meetings with the configured endpoint; read-only (README: Asking your meetings)')
+    .argument('<question>', 'the question, in quotes')
+    .option('--project <name>', 'only meetings of this project (repeat for more)', (value: string, list: string[] | undefined) => [...(list ?? []), value])
+    .option('--from <date>', 'only meetings from this ISO date on (inclusive)')
+    .option('--to <date>', 'only meetings up to this ISO date (inclusive)')
+    .option('--json', 'print {"answer", "sources": [{"path", "title", "start_time"}], "turns"} instead of text')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'The answer goes to stdout (as it arrives on a terminal), ending with the notes it drew on,',
+        'one a line: - [[<note>]] <title>, <date>. The log goes to stderr. Exit 0 answered,',
+        '1 the endpoint or the model failed, 2 bad arguments or configuration.',
+        '',
+        'Examples:',
+        '  meeting-assistant ask "What did we decide about the release date?"',
+        '  meeting-assistant ask "Who owns the rollback runbook?" --project Beta --from 2026-11-01',
+        '  meeting-assistant ask "Open questions from last week" --json',
+      ].join('\n'),
+    )
+    .action(act(async (question: string, opts: AskOptions) => (await import('./commands/ask.js')).ask(question, opts, deps())));
 }
 
 /** session start | state | finish | stop: what recorders and transcribers call. */

@@ -120,6 +120,10 @@ function buildSchemas(z: typeof Zod) {
         TranscribeCommand: z.array(z.string().min(1)).default([]),
         TranscribeTimeoutSeconds: positive().default(7200),
       }),
+      // docs/design.md §11: questions at once (`ask`, POST /api/ask); never a summary run's slot.
+      Ask: section({
+        MaxConcurrent: count().default(1),
+      }),
     });
 
   const FileSchema = z.strictObject({ MeetingAssistant: SettingsSchema.prefault({} as never) });

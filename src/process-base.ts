@@ -40,17 +40,20 @@ export async function openProcessBase(config: AppConfig, options: ProcessBaseOpt
     else log.warn(event, outcome === 'failed' ? 'could not merge a late write into a note' : 'a late write to a replaced note did not apply; kept in .trash');
   });
   vault.onSkippedWrite((err) => log.warn({ file: err.file, reason: err.reason }, `frontmatter edit skipped: ${err.message}`));
-  const settings = config.settings;
-  const endpoint = settings.Endpoint;
-  const serverWindow = new ServerWindowSource({
+  return { config, vault, log, token, serverWindow: serverWindowSource(config, log, options) };
+}
+
+/** What the server says of its window (docs/design.md §3 step 8), asked with the configured endpoint. */
+export function serverWindowSource(config: AppConfig, log: Logger, options: Pick<ProcessBaseOptions, 'fetch' | 'clock'> = {}): ServerWindowSource {
+  const { Endpoint: endpoint, ContextWindow } = config.settings;
+  return new ServerWindowSource({
     baseUrl: endpoint.BaseUrl,
     model: endpoint.Model,
     ...(config.apiKey ? { apiKey: config.apiKey } : {}),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     loadTimeoutMs: endpoint.TimeoutSeconds * 1000,
-    configured: settings.ContextWindow.Tokens,
+    configured: ContextWindow.Tokens,
     log,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  return { config, vault, log, token, serverWindow };
 }

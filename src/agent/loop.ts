@@ -82,6 +82,8 @@ export interface AgentLoopOptions {
   endOnceSummarized?: boolean;
   /** Requests an earlier phase of the run made: they count against `maxTurns`, and turns are numbered on from them. */
   turnsBefore?: number;
+  /** Set: every answer is streamed and its visible text handed here as it arrives (ModelRequest.onText). */
+  onText?: (text: string) => void;
 }
 
 export interface AgentLoopResult {
@@ -123,6 +125,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       tools: tools.schemas,
       maxOutputTokens: context?.maxOutputTokens ?? options.maxOutputTokens,
       signal,
+      ...(options.onText ? { onText: options.onText } : {}),
     };
     turns++;
     options.onProgress?.({ kind: 'turn', turn: turns, maxTurns: options.maxTurns });

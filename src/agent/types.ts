@@ -60,6 +60,11 @@ export interface ModelRequest {
   tools: ToolSchema[];
   maxOutputTokens: number;
   signal?: AbortSignal;
+  /**
+   * Set: the answer is asked for as a stream and its visible text handed here as it arrives
+   * (docs/design.md §11); the response is the same as without. Absent: one whole answer.
+   */
+  onText?: (text: string) => void;
 }
 
 export interface ModelResponse {

@@ -19,7 +19,7 @@ export const listActionItems = defineMcpTool({
     project: z.string().optional().describe('Only items of meetings of this project (case-insensitive).'),
     due_before: z.string().optional().describe('Only items due on or before this ISO date (2026-12-31).'),
   },
-  async handler(args, { index }) {
+  async handler(args, { index, onRead }) {
     const status = args.status ?? 'open';
     const bound = parseBound(args.due_before, 'due_before');
     const dueBy = bound === undefined ? undefined : 'date' in bound ? bound.date : new Date(bound.ms).toISOString().slice(0, 10);
@@ -43,6 +43,8 @@ export const listActionItems = defineMcpTool({
           line: item.line,
         })),
     );
-    return jsonList({ total: items.length, shown: Math.min(items.length, MAX_ITEMS) }, 'items', items.slice(0, MAX_ITEMS));
+    const shown = items.slice(0, MAX_ITEMS);
+    for (const summary of new Set(shown.map((item) => item.summary))) onRead?.(summary);
+    return jsonList({ total: items.length, shown: Math.min(items.length, MAX_ITEMS) }, 'items', shown);
   },
 });

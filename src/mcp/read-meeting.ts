@@ -24,7 +24,7 @@ export const readMeeting = defineMcpTool({
     from: z.number().int().optional().describe('First line to show (1-based).'),
     to: z.number().int().optional().describe('Last line to show (inclusive).'),
   },
-  async handler(args, { index, vault }) {
+  async handler(args, { index, vault, onRead }) {
     const located = await locateMeeting(index, args.meeting);
     const part = args.part ?? 'summary';
     const range = { from: args.from, to: args.to };
@@ -33,6 +33,7 @@ export const readMeeting = defineMcpTool({
       const text = await readTextFile(vault, located.meeting.abs);
       if (text === undefined) throw new ToolError(`the meeting note ${located.meeting.rel} is gone.`);
       const { body } = parseNote(text, located.meeting.rel);
+      onRead?.(located.meeting.rel);
       return formatRead(located.meeting.rel, splitLines(body), range, { maxChars: MAX_READ_CHARS, what: 'note body' });
     }
     const abs = part === 'summary' ? located.summaryPath : located.transcriptPath;
@@ -41,6 +42,7 @@ export const readMeeting = defineMcpTool({
       const other = part === 'summary' ? 'transcript' : 'summary';
       throw new ToolError(`${JSON.stringify(args.meeting)} has no ${part}${abs ? ` (${vault.rel(abs)} does not exist)` : ''} yet; try part "${other}" or "notes".`);
     }
+    onRead?.(vault.rel(abs));
     return formatRead(vault.rel(abs), splitLines(text), range, { maxChars: MAX_READ_CHARS });
   },
 });

@@ -78,7 +78,7 @@ export const searchMeetings = defineMcpTool({
     in: z.enum(['summaries', 'transcripts', 'all']).optional().describe('What to search: summaries (default), transcripts, or all.'),
     limit: z.number().int().min(1).max(2000).optional().describe('At most this many lines (default 100).'),
   },
-  async handler(args, { index, settings, caches, plans }, signal) {
+  async handler(args, { index, settings, caches, plans, onRead }, signal) {
     const pattern = searchPattern(args.query, translateDotNetRegex(args.query));
     const limit = args.limit ?? 100;
     const timeoutMs = settings.Agent.SearchTimeoutSeconds * 1000;
@@ -112,6 +112,7 @@ export const searchMeetings = defineMcpTool({
     const where = `${summaries} summaries and ${transcripts} transcripts`;
     if (result.count === 0) return `No matches in ${where}.`;
     const lines = result.matches.map((m) => `${m.file}:${m.line}:${m.text}`);
+    for (const file of new Set(result.matches.map((m) => m.file))) onRead?.(file);
     const more = result.count - result.matches.length;
     const out = [`${result.count} matching line${result.count === 1 ? '' : 's'} in ${where}, newest meetings first:`, ...lines];
     if (more > 0) out.push(`… ${more} more matches not shown (limit ${limit}); narrow the query, the dates or the projects.`);

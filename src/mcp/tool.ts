@@ -6,7 +6,6 @@ import type { MeetingIndex } from './meeting-index.js';
 import type { RunCaches } from '../tools/run-caches.js';
 import type { SearchPlans } from '../tools/search/search-plans.js';
 
-/** What every MCP tool gets: the vault read through the vault layer, its index, the settings. */
 /** The files a search_meetings call covers, in result order, and how many of each kind. */
 export interface Scope {
   files: string[];
@@ -14,6 +13,7 @@ export interface Scope {
   transcripts: number;
 }
 
+/** What every MCP tool gets: the vault read through the vault layer, its index, the settings. */
 export interface McpContext {
   vault: Vault;
   settings: Settings;
@@ -23,6 +23,8 @@ export interface McpContext {
   /** search_meetings' plans, with the scope each covered. */
   plans: SearchPlans<Scope>;
   log: Logger;
+  /** Told of every note a call read, for an answer's sources (docs/design.md §11); absent for MCP clients. */
+  onRead?: (rel: string) => void;
 }
 
 /**

@@ -11,15 +11,19 @@ function textOnly(err: unknown): AgentError | undefined {
   return err instanceof AgentError && err.kind === 'no-tool-calls' ? err : undefined;
 }
 
+/** What to do about a model without tool calling: the failure report and `ask` (docs/design.md §11) say it alike. */
+export const TOOL_CALLING_ADVICE =
+  'Many small local models have no tool calling. Set `Endpoint.Model` to a model with tool ' +
+  'calling (on Ollama, the models tagged "tools", e.g. qwen3 or llama3.1), run `meeting-assistant doctor` ' +
+  '(its "tool calling" check asks the model to call one tool)';
+
 export function noToolCallsAdvice(err: unknown, model: string): { notes: string[] } | undefined {
   if (!textOnly(err)) return undefined;
   return {
     notes: [
       `**The model \`${model}\` does not call tools.** It answered in text, even after a reminder, without ever ` +
         'calling one of the tools the assistant works with (reading the transcript, writing the summary), so it cannot ' +
-        'make a summary. Many small local models have no tool calling. Set `Endpoint.Model` to a model with tool ' +
-        'calling (on Ollama, the models tagged "tools", e.g. qwen3 or llama3.1), run `meeting-assistant doctor` ' +
-        '(its "tool calling" check asks the model to call one tool), then retry. The model\'s last answer is kept in the context note.',
+        `make a summary. ${TOOL_CALLING_ADVICE}, then retry. The model's last answer is kept in the context note.`,
     ],
   };
 }

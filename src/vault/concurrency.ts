@@ -28,9 +28,13 @@ export class Slots {
 
   constructor(private readonly size: number) {}
 
-  async run<T>(task: () => Promise<T>): Promise<T> {
+  /** `onWait`: told, when the task must wait, how many are in line before it (a question's page says so). */
+  async run<T>(task: () => Promise<T>, onWait?: (ahead: number) => void): Promise<T> {
     if (this.busy < this.size) this.busy++;
-    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else {
+      onWait?.(this.waiting.length + 1);
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
     try {
       return await task();
     } finally {

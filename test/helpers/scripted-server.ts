@@ -1,6 +1,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { type Admission, EmulatedServer, type ServerEmulation } from './server-kinds.js';
+import { sendStream, type StreamOptions } from './scripted-stream.js';
 
 /**
  * A scripted OpenAI-compatible HTTP server for tests: a real node:http server on 127.0.0.1
@@ -56,6 +57,8 @@ export interface ScriptedReply {
   finishReason?: string;
   /** Sent as chat `reasoning_content` / a responses `reasoning` item: clients must ignore it. */
   reasoning?: string;
+  /** How a request with `stream: true` gets this reply (scripted-stream.ts); such a request is always streamed. */
+  stream?: StreamOptions;
 }
 
 export type Step =
@@ -368,7 +371,22 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
       sendJson(res, 200, renderCompaction(step.compaction.output, step.compaction.usage));
       return;
     }
-    sendJson(res, 200, renderReply(req, step.reply));
+    const whole = renderReply(req, step.reply);
+    if ((req.kind === 'chat' || req.kind === 'responses') && (req.body as { stream?: unknown } | undefined)?.stream === true) {
+      await sendStream(res, req.kind, whole as Record<string, unknown>, step.reply.stream ?? {}, wait);
+      return;
+    }
+    sendJson(res, 200, whole);
+  }
+
+  function wait(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        timers.delete(timer);
+        resolve();
+      }, ms);
+      timers.add(timer);
+    });
   }
 
   function renderReply(req: RecordedRequest, reply: ScriptedReply): object {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/daemon-process.js';
+import { snapshot } from '../helpers/tree-snapshot.js';
 import { BROKEN, KICKOFF, PLANNING, REVIEW, SYNC, UNDATED, writeMcpVault } from './mcp-vault.js';
 
 /**
@@ -17,23 +17,6 @@ import { BROKEN, KICKOFF, PLANNING, REVIEW, SYNC, UNDATED, writeMcpVault } from 
 let dir: string;
 let vault: string;
 let configPath: string;
-
-/** Every file of the vault with a hash of its bytes, and every folder: what a session must leave as it was. */
-function snapshot(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (folder: string): void => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const abs = path.join(folder, entry.name);
-      const rel = path.relative(root, abs);
-      if (entry.isDirectory()) {
-        out.set(`${rel}/`, 'dir');
-        walk(abs);
-      } else out.set(rel, createHash('sha256').update(readFileSync(abs)).digest('hex'));
-    }
-  };
-  walk(root);
-  return out;
-}
 
 interface Session {
   client: Client;

@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import { createOpenAI } from './openai-sdk.js';
 import { stripThinking } from './strip-thinking.js';
+import { exchangeStreamed } from './streamed-answer.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse, ToolCall, ToolSchema } from '../types.js';
 import {
   argumentsText,
@@ -41,10 +42,21 @@ export class ChatCompletionsClient implements ModelClient {
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
     const body = chatRequestBody(this.#context.endpoint.Model, request);
-    const answer = await exchange(this.#context, request.signal, (signal) =>
-      this.#sdk.chat.completions.create(body, requestOptions(signal, this.#context)).asResponse(),
+    const { onText } = request;
+    if (!onText) {
+      const answer = await exchange(this.#context, request.signal, (signal) =>
+        this.#sdk.chat.completions.create(body, requestOptions(signal, this.#context)).asResponse(),
+      );
+      return this.#parse(answer);
+    }
+    // `include_usage`: the last chunk carries the counts the window budget reads (docs/design.md §3 step 5).
+    const streamed = { ...body, stream: true as const, stream_options: { include_usage: true } };
+    const { answer, whole } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
+      this.#sdk.chat.completions.create(streamed, requestOptions(signal, this.#context)).asResponse(),
     );
-    return this.#parse(answer);
+    const response = this.#parse(answer);
+    if (whole && response.content !== '') onText(response.content);
+    return response;
   }
 
   #parse(answer: JsonObject): ModelResponse {

@@ -41,12 +41,14 @@ export const isObject = (value: unknown): value is JsonObject =>
 /**
  * Run one request. `send` gets the signal to pass to the SDK and must resolve with the raw
  * `Response` (`.asResponse()`): the SDK's timeout only covers the wait for the headers, so the
- * whole exchange, body included, runs under our own timer.
+ * whole exchange, body included, runs under our own timer. `read` turns the body into the
+ * answer (default: one JSON object; streamed-answer.ts reads a stream).
  */
 export async function exchange(
   context: ExchangeCall,
   signal: AbortSignal | undefined,
   send: (signal: AbortSignal) => Promise<Response>,
+  read: (response: Response) => Promise<JsonObject> = (response) => readJsonAnswer(response, context),
 ): Promise<JsonObject> {
   const timeoutMs = context.endpoint.TimeoutSeconds * 1000;
   const controller = new AbortController();
@@ -59,9 +61,7 @@ export async function exchange(
   if (signal?.aborted) controller.abort();
   else signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    const response = await send(controller.signal);
-    const text = await readCappedText(response, MAX_ANSWER_BYTES, () => tooLargeError(context));
-    return parseBody(text, context);
+    return await read(await send(controller.signal));
   } catch (err) {
     if (err instanceof ModelError) throw err;
     if (timedOut) throw timeoutError(context, err);
@@ -73,7 +73,13 @@ export async function exchange(
   }
 }
 
-function tooLargeError(context: ExchangeCall): ModelError {
+/** The body as one JSON object, read under the answer cap (docs/design.md §3 step 4). */
+export async function readJsonAnswer(response: Response, context: ExchangeCall): Promise<JsonObject> {
+  const text = await readCappedText(response, MAX_ANSWER_BYTES, () => tooLargeError(context));
+  return parseBody(text, context);
+}
+
+export function tooLargeError(context: ExchangeCall): ModelError {
   return new ModelError(
     `The endpoint ${endpointUrl(context)} sent an answer larger than ${MAX_ANSWER_BYTES / (1024 * 1024)} MB; it was refused ` +
       `unread (no model answer is that large: a proxy or a server fault). Not retried.`,

@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/responses/responses';
 import { createOpenAI } from './openai-sdk.js';
 import { stripThinking } from './strip-thinking.js';
+import { exchangeStreamed } from './streamed-answer.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse, ToolCall, ToolSchema } from '../types.js';
 import {
   argumentsText,
@@ -39,10 +40,19 @@ export class ResponsesClient implements ModelClient {
 
   async complete(request: ModelRequest): Promise<ModelResponse> {
     const body = responsesRequestBody(this.#context.endpoint.Model, request);
-    const answer = await exchange(this.#context, request.signal, (signal) =>
-      this.#sdk.responses.create(body, requestOptions(signal, this.#context)).asResponse(),
+    const { onText } = request;
+    if (!onText) {
+      const answer = await exchange(this.#context, request.signal, (signal) =>
+        this.#sdk.responses.create(body, requestOptions(signal, this.#context)).asResponse(),
+      );
+      return this.#parse(answer);
+    }
+    const { answer, whole } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
+      this.#sdk.responses.create({ ...body, stream: true }, requestOptions(signal, this.#context)).asResponse(),
     );
-    return this.#parse(answer);
+    const response = this.#parse(answer);
+    if (whole && response.content !== '') onText(response.content);
+    return response;
   }
 
   #parse(answer: JsonObject): ModelResponse {

@@ -10,6 +10,8 @@ import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './server.js';
 import { pageRoutes } from './page-routes.js';
 import type { LiveNotesEntry } from '../runs/live-notes-lane.js';
+import { askRoutes } from './ask-route.js';
+import { lazyAsker } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
@@ -62,6 +64,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
       liveNotes: () => o.status().liveNotes ?? [],
     }));
+  const asker = lazyAsker(o.config, vault, log);
   const http = await startHttpServer({
     settings: settings.Http,
     token,
@@ -70,6 +73,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
     extraRoutes: [
       ...pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
       ...(o.inbox ? importRoutes(vault, o.inbox, token, settings.Http.Port) : []),
+      ...askRoutes({ token, port: settings.Http.Port, maxConcurrent: settings.Ask.MaxConcurrent, log, ask: asker.ask }),
     ],
   });
   if (!isLoopbackHost(settings.Http.Host)) {
@@ -78,5 +82,6 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       `the HTTP API listens on ${settings.Http.Host}, beyond this machine: anyone who can reach it and has the token can start retries and sessions`,
     );
   }
-  return http;
+  // The questions' caches (worker threads, texts) go with the server.
+  return { ...http, close: () => http.close().finally(() => asker.close()) };
 }

@@ -1,5 +1,6 @@
 import { localDateTime } from '../../clock.js';
 import { escapeHtml } from './html.js';
+import { ASK_STYLE, renderAskBox } from './ask-box.js';
 import type { EndpointHealth } from './endpoint-health.js';
 import { triggerLabel } from './trigger-labels.js';
 import { renderImports } from './import-status.js';
@@ -210,9 +211,10 @@ export function renderPage(view: StatusView, csrf: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex">
 <meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light dark">
-<title>Meeting Assistant</title><style>${STYLE}</style>
-<script src="/status.js" defer></script></head>
+<title>Meeting Assistant</title><style>${STYLE}${ASK_STYLE}</style>
+<script src="/status.js" defer></script><script src="/ask.js" defer></script></head>
 <body><header><h1>Meeting Assistant</h1><span id="live">Reload the page to update it.</span></header>
+${renderAskBox(view.vaultName, csrf)}
 <main>
 ${renderMain(view, csrf)}
 </main></body></html>
