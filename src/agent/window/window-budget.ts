@@ -120,7 +120,7 @@ export class WindowBudget {
   #told: number | undefined;
   #prepared = false;
   /** The last request sent and what the server reported for it. */
-  #last: { messages: readonly Message[]; fixed: number; input?: number; output?: number } | undefined;
+  #last: { messages: readonly Message[]; fixed: number; estimate: number; input?: number; output?: number } | undefined;
   /** After one suspicion of truncation, the server's counts are taken as they are. */
   #trusted = false;
   /**
@@ -232,7 +232,7 @@ export class WindowBudget {
     const fixed = fixedTokens(request);
     this.#fixed = fixed;
     const previous = this.#last;
-    this.#last = { messages: request.messages, fixed };
+    this.#last = { messages: request.messages, fixed, estimate };
     const reported = response.usage && response.usage.inputTokens > 0 ? response.usage : undefined;
     let suspicion: string | undefined;
     if (reported && !this.#trusted) {
