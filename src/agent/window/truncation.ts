@@ -53,7 +53,9 @@ export interface ReportedCounts {
   /** Our estimate of its fixed part (instructions, tool schemas). */
   fixed: number;
   /** The previous request of the run and what the server reported for it. */
-  previous: { messages: readonly Message[]; fixed: number; estimate?: number; input?: number } | undefined;
+  previous: { messages: readonly Message[]; fixed: number; input?: number } | undefined;
+  /** The previous request's count and our estimate of it, compacted since or not. */
+  before?: { input: number; estimate: number };
   /** The window the server said it has, when it told. */
   told: number | undefined;
   /** The prompt tokens an earlier cut of this run kept: a server that cuts reports that same count for every prompt it cuts. */
@@ -107,11 +109,10 @@ export function truncationSuspicion(counts: ReportedCounts, log: Logger): string
  * appended (issue 31 point 5: 8,192 reported eleven times in a row, each request some 300 lines
  * longer, the later ones compacted to some 13,500 tokens).
  */
-function sameCountAgain({ reported, estimate, previous }: ReportedCounts): string | undefined {
-  if (previous?.input === undefined || previous.estimate === undefined) return undefined;
-  if (Math.abs(reported - previous.input) > CAP_TOLERANCE) return undefined;
-  if (Math.abs(estimate - previous.estimate) < TRUNCATION_MIN_GAP || estimate - reported < TRUNCATION_MIN_GAP) return undefined;
-  return `the same ${reported} as the request before, for about ${estimate} sent after about ${previous.estimate}`;
+function sameCountAgain({ reported, estimate, before }: ReportedCounts): string | undefined {
+  if (before === undefined || Math.abs(reported - before.input) > CAP_TOLERANCE) return undefined;
+  if (Math.abs(estimate - before.estimate) < TRUNCATION_MIN_GAP || estimate - reported < TRUNCATION_MIN_GAP) return undefined;
+  return `the same ${reported} as the request before, for about ${estimate} sent after about ${before.estimate}`;
 }
 
 /** Whether `kept` is what Ollama keeps when it cuts a prompt for a round window (see OLLAMA_WINDOW_STEP). */
