@@ -298,8 +298,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     room,
     ...(options.signal ? { signal: options.signal } : {}),
     get carried() {
-      const now = conversationNow();
-      return carriedTokens(now, withResumed(now.start.firstMessage));
+      return carriedTokens(conversationNow(), withResumed);
     },
     onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
   });

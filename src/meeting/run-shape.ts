@@ -78,7 +78,8 @@ export function shapedConversation(window: number, starts: ConversationStarts, t
   return { shape, start: starts.phased, tools: tools.phases.summary, projectTools: tools.phases.projects };
 }
 
-/** What the conversation carries in every request besides the transcript: its instructions, schemas and first message. */
-export function carriedTokens(conversation: ShapedConversation, firstMessage: string): number {
-  return fixedTokens({ instructions: conversation.start.instructions, tools: conversation.tools.schemas }) + messagesTokens([{ role: 'user', content: firstMessage }]);
+/** What the conversation carries in every request besides the transcript: its instructions, schemas and first message (as `message` makes it). */
+export function carriedTokens(conversation: ShapedConversation, message: (first: string) => string = (first) => first): number {
+  const { instructions, firstMessage } = conversation.start;
+  return fixedTokens({ instructions, tools: conversation.tools.schemas }) + messagesTokens([{ role: 'user', content: message(firstMessage) }]);
 }
