@@ -40,15 +40,17 @@ const APPENDED = '- 2026-11-30: the billing release ships behind a feature flag.
 const speech = allToolsSpeech();
 
 const CASES = [
-  { name: '4096-told', label: '4,096, Ollama telling it (/api/ps)', window: 4096, told: true, cuts: true, requests: 70, fixedShare: 0.35 },
-  { name: '4096-silent', label: '4,096, Ollama silent (cuts)', window: 4096, cuts: true, requests: 70, fixedShare: 0.35 },
-  { name: '4096-refusing', label: '4,096, llama.cpp -c 4096 (refuses)', window: 4096, refuses: true, requests: 70, fixedShare: 0.35 },
+  { name: '4096-told', label: '4,096, Ollama telling it (/api/ps)', window: 4096, told: true, cuts: true, requests: 70, fixedShare: 0.35, shape: 'phases' },
+  { name: '4096-silent', label: '4,096, Ollama silent (cuts)', window: 4096, cuts: true, requests: 70, fixedShare: 0.35, shape: 'phases' },
+  { name: '4096-refusing', label: '4,096, llama.cpp -c 4096 (refuses)', window: 4096, refuses: true, requests: 70, fixedShare: 0.35, shape: 'phases' },
   // Past summaries but no project folder: nothing to update, one conversation of fifteen tools
   // (the 35 % target is the all-tools meeting's; this one's share is printed).
   { name: '4096-past-only', label: '4,096, Ollama telling it, past summaries but no project folder', window: 4096, told: true, cuts: true, requests: 70, noProjectFolders: true },
-  { name: '8192', label: '8,192 (ContextWindow.Tokens 8192, MaxOutputTokens 1024)', window: 8192, tokens: 8192, maxOutput: 1024, requests: 30 },
-  { name: '32768', label: '32,768', window: 32_768, tokens: 32_768 },
-  { name: '131072', label: '131,072', window: 131_072, tokens: 131_072, maxOutput: 4096 },
+  { name: '8192', label: '8,192 (ContextWindow.Tokens 8192, MaxOutputTokens 1024)', window: 8192, tokens: 8192, maxOutput: 1024, requests: 30, shape: 'one' },
+  // The default MaxOutputTokens (a quarter of 8,192): the choice goes by the window, not the output reserve.
+  { name: '8192-default', label: '8,192 (ContextWindow.Tokens 8192, MaxOutputTokens left out: 2,048)', window: 8192, tokens: 8192, requests: 30, shape: 'one' },
+  { name: '32768', label: '32,768', window: 32_768, tokens: 32_768, shape: 'one' },
+  { name: '131072', label: '131,072', window: 131_072, tokens: 131_072, maxOutput: 4096, shape: 'one' },
 ].filter((c) => !process.env.BENCH_CASES || process.env.BENCH_CASES.split(',').includes(c.name));
 
 /** The first message's meeting facts, and the transcript notes appended to them (src/meeting/long-transcript/notes-pass.ts notesForAgent). */
@@ -57,8 +59,12 @@ function splitNotes(first) {
   return at < 0 ? [first, ''] : [first.slice(0, at), first.slice(at + 2)];
 }
 
-/** Which phase a request belongs to, by its tools. */
-const phaseOf = (request) => (request.tools.some((t) => t.name === 'write_summary') ? 'summary' : 'projects');
+/** Which phase a request belongs to, by its tools: one conversation (issue 31) offers both write tools. */
+const phaseOf = (request) => {
+  const names = request.tools.map((t) => t.name);
+  if (names.includes('write_summary')) return names.includes('write_projectfile') ? 'one-conversation' : 'summary';
+  return 'projects';
+};
 
 async function runCase(c) {
   const { dir, cleanup } = tempDir(`all-tools-${c.name}`);
@@ -156,8 +162,10 @@ for (const c of CASES) {
     if (c.fixedShare) checks.push([`${name} phase fixed part ${(share * 100).toFixed(1)} % ≤ ${c.fixedShare * 100} %`, share <= c.fixedShare]);
     // The issue counts the first message whole: with the transcript notes it carries, too.
     const notes = p.notes ? `, notes of the transcript ${p.notes} (with them ${(((p.fixed + p.notes) / c.window) * 100).toFixed(1)} %)` : '';
-    return `${name} phase ${p.tools} tools, largest request ${p.largest}: fixed part ${p.fixed} (${(share * 100).toFixed(1)} % of the window)${notes}`;
+    return `${name === 'one-conversation' ? 'one conversation,' : `${name} phase`} ${p.tools} tools, largest request ${p.largest}: fixed part ${p.fixed} (${(share * 100).toFixed(1)} % of the window)${notes}`;
   });
+  // Which windows go in one conversation and which in phases (docs/design.md §3 step 9).
+  if (c.shape) checks.push([`${c.shape === 'phases' ? 'in phases' : 'one conversation'}`, Object.keys(r.phases).join() === (c.shape === 'phases' ? 'summary,projects' : 'one-conversation')]);
   const ok = checks.every(([, pass]) => pass);
   allOk &&= ok;
   console.log(

@@ -18,11 +18,11 @@ const pastOnly = { projects: false, past: true, identities: true };
 
 const cases = [
   ['summary phase of a meeting with everything', phasedTools(everything).summary, buildInstructions('', [], { shape }), 1100],
-  ['project phase', phasedTools(everything).projects, buildProjectInstructions('', []), 800],
+  ['project phase (with read_transcript)', phasedTools(everything).projects, buildProjectInstructions('', []), 850],
   ['past summaries, no project folder (one phase)', phasedTools(pastOnly).summary, buildInstructions('', [], { shape, pastTools: true }), 1300],
   ['no projects, no past summaries', offeredTools({ projects: false, past: false, identities: true }), buildInstructions('', [], { shape }), 1100],
   ['no projects, no past summaries, no identities', offeredTools({ projects: false, past: false, identities: false }), buildInstructions('', [], { shape }), 1100],
-  ['all nineteen tools together (no request carries them)', offeredTools(everything), buildInstructions('', [], { shape, pastTools: true }), 1600],
+  ['one conversation with all nineteen tools (the rule above 4,096, issue 31)', offeredTools(everything), buildInstructions('', [], { shape, pastTools: true, projectTools: true }), 1650],
 ];
 let ok = true;
 for (const [label, offered, instructions, limit] of cases) {

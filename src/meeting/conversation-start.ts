@@ -27,28 +27,36 @@ export interface ConversationStart {
   };
 }
 
+/** Both ways a run may start; the pipeline picks one once (run-shape.ts). */
+export interface ConversationStarts {
+  /** One conversation with every offered tool: the rule. */
+  whole: ConversationStart;
+  /** In phases (the summary, then the project files); absent without project tools to phase. */
+  phased?: ConversationStart & { projects: NonNullable<ConversationStart['projects']> };
+}
+
 /**
  * The instructions (the prompt, the summary's shape, the projects' AGENTS.md) and the first
- * user message (the meeting, its unnamed speakers, its template). `tools.phased`: the project
- * files are updated in a phase of their own, with its own instructions (AGENTS.md in both: a
- * project's instructions may be about the summary as well). `tools.pastTools`: the past-meeting
- * tools are offered, and where they are offered with the summary's tools (no project phase) the
- * default prompt says what they are for.
+ * user message (the meeting, its unnamed speakers, its template), for one conversation and,
+ * when `tools.projectTools`, for a run in phases too: the meeting is read once for both, the
+ * choice between them needing the instructions' size (docs/design.md §3 step 9). In phases the
+ * project files are updated in a phase of their own, with its own instructions (AGENTS.md in
+ * both: a project's instructions may be about the summary as well). The default prompt names
+ * the project and past-meeting tools only where its conversation is offered them.
  */
-export async function conversationStart(
+export async function conversationStarts(
   deps: ConversationDeps,
   artifacts: MeetingArtifacts,
-  tools: { pastTools?: boolean; phased?: boolean } = {},
-): Promise<ConversationStart> {
+  tools: { pastTools?: boolean; projectTools?: boolean } = {},
+): Promise<ConversationStarts> {
   const { vault } = deps;
   const prompt = deps.config.settings.Agent.InitialPrompt;
-  const phased = tools.phased === true;
   // Read once for the shape (the language it is spoken in) and the speaker labels; a
   // transcript that cannot be read here fails later, in the agent's own read.
   const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
   const shape = await summaryShapeOf(deps, artifacts, transcript);
+  const shapeSection = summaryShapeSection(shape);
   const agentsFiles = await readAgentsFiles(deps, artifacts);
-  const instructions = buildInstructions(prompt, agentsFiles, { pastTools: tools.pastTools === true && !phased, shape: summaryShapeSection(shape) });
   const facts = {
     meetingNote: vault.rel(artifacts.meetingPath),
     title: artifacts.title,
@@ -57,20 +65,28 @@ export async function conversationStart(
     attendees: artifacts.attendees,
     projects: artifacts.projects,
   };
-  const firstMessage = firstUserMessage({
-    ...facts,
-    template: templateFact(shape.template),
-    speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
-    projectsLater: phased,
-  });
-  if (!phased) return { instructions, firstMessage };
+  const firstMessage = (projectsLater: boolean) =>
+    firstUserMessage({
+      ...facts,
+      template: templateFact(shape.template),
+      speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
+      projectsLater,
+    });
+  const whole = {
+    instructions: buildInstructions(prompt, agentsFiles, { pastTools: tools.pastTools === true, projectTools: tools.projectTools === true, shape: shapeSection }),
+    firstMessage: firstMessage(false),
+  };
+  if (tools.projectTools !== true) return { whole };
   const summaryNote = vault.rel(artifacts.summaryPath);
   return {
-    instructions,
-    firstMessage,
-    projects: {
-      instructions: buildProjectInstructions(prompt, agentsFiles),
-      firstMessage: (summary) => projectPhaseMessage({ ...facts, summaryNote }, summary),
+    whole,
+    phased: {
+      instructions: buildInstructions(prompt, agentsFiles, { shape: shapeSection }),
+      firstMessage: firstMessage(true),
+      projects: {
+        instructions: buildProjectInstructions(prompt, agentsFiles),
+        firstMessage: (summary) => projectPhaseMessage({ ...facts, summaryNote }, summary),
+      },
     },
   };
 }

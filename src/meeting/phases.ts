@@ -3,14 +3,16 @@ import { countTokens, fixedTokens, messagesTokens } from '../agent/window/tokens
 import type { ToolExecutor } from '../agent/types.js';
 
 /**
- * A run in phases (docs/design.md §3 step 9). A meeting bound to projects is summarized first,
- * with the meeting's own tools; once the summary is written (and has nothing left to fix), a
- * new conversation updates the project files with the project and history tools only, the
- * summary's text handed on in its first message. Each request carries only its phase's tools:
- * on Ollama's default 4,096-token window all nineteen schemas and the instructions left the
- * transcript no room, and a small model picks its next call better among a dozen tools than
- * among nineteen. The phases share the run's turn budget (Agent.MaxTurns) and its context
- * manager, so a window learnt in the summary phase (a cut, a refusal) holds for the next.
+ * A run in phases (docs/design.md §3 step 9), only where the window cannot hold one
+ * conversation with every offered tool (run-shape.ts decides; without `projects` this is the
+ * one conversation, the rule). A meeting bound to projects is summarized first, with the
+ * meeting's own tools; once the summary is written (and has nothing left to fix), a new
+ * conversation updates the project files with the project and history tools and
+ * read_transcript, the summary's text handed on in its first message. Each request carries
+ * only its phase's tools: on Ollama's default 4,096-token window all nineteen schemas and the
+ * instructions left the transcript no room. The phases share the run's turn budget
+ * (Agent.MaxTurns) and its context manager, so a window learnt in the summary phase (a cut, a
+ * refusal) holds for the next.
  */
 
 export interface ProjectPhase {

@@ -4,18 +4,18 @@ import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { Audit, auditJournalFolder } from '../audit.js';
 import { AgentError, type WindowController } from '../agent/loop.js';
-import { conversationStart } from './conversation-start.js';
+import { conversationStarts } from './conversation-start.js';
+import { carriedTokens, shapedConversation, shapedTools } from './run-shape.js';
 import { runAgentPhases } from './phases.js';
 import { SUMMARY_REMINDER } from './prompt.js';
 import type { RunProgress } from '../agent/progress.js';
 import type { EndpointGate } from '../agent/model/retry.js';
 import { unreachableAdvice } from '../agent/model/endpoint-wait.js';
 import { lastAnswerSection, noToolCallsAdvice } from './no-tool-calls.js';
-import { fixedTokens, messagesTokens } from '../agent/window/tokens.js';
 import { type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../tools/format.js';
-import { phasedTools, toolOffer } from '../tools/offered-tools.js';
+import { toolOffer } from '../tools/offered-tools.js';
 import { createToolBinding, createToolRegistry } from '../tools/registry.js';
 import type { RunCaches } from '../tools/run-caches.js';
 import { staleSummaryReminder } from '../tools/speaker-names.js';
@@ -270,15 +270,15 @@ async function summarize(r: MeetingRun): Promise<void> {
     maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
     ...(deps.caches ? { caches: deps.caches } : {}),
   });
-  // Only the tools that can act for this meeting, in phases: the summary, then the project
-  // files (docs/design.md §3 step 9).
+  // Only the tools that can act for this meeting; one conversation with all of them unless the
+  // window cannot hold their schemas, then phases (docs/design.md §3 step 9).
   const offer = await toolOffer(toolContext);
-  const phases = phasedTools(offer);
-  const start = await conversationStart(deps, artifacts, { pastTools: offer.past, phased: phases.projects !== undefined });
-  const { instructions } = start;
-  const tools = createToolRegistry(toolContext, phases.summary);
-  const projectTools = phases.projects && start.projects && createToolRegistry(toolContext, phases.projects);
-  log.debug({ tools: tools.schemas.length, projectPhaseTools: projectTools?.schemas.length, ...offer }, 'tools offered');
+  const starts = await conversationStarts(deps, artifacts, { pastTools: offer.past, projectTools: offer.projects });
+  const tools = shapedTools(offer, (offered) => createToolRegistry(toolContext, offered));
+  // The shape for the window known at each moment: the transcript's parts are sized by it, and
+  // the agent's conversation takes it as it stands before its first request (a silent server's
+  // cut of a part may have shown a smaller window than the run started with).
+  const conversationNow = () => shapedConversation(room.window, starts, tools);
   const retry = {
     attempts: settings.Reconnect.Attempts,
     delayMs: settings.Reconnect.DelaySeconds * 1000,
@@ -286,10 +286,9 @@ async function summarize(r: MeetingRun): Promise<void> {
     stopWaiting: options.stopWaiting,
     endpoint: deps.endpoint,
   };
-  let { firstMessage } = start;
   // A resumed run is told what its interrupted attempt already wrote (docs/design.md §3 step 4).
   const resumed = r.audit.resumedNotice();
-  if (resumed) firstMessage = `${firstMessage}\n\n${resumed}`;
+  const withResumed = (message: string) => (resumed ? `${message}\n\n${resumed}` : message);
   const notes = await notesForLongTranscript({
     vault,
     meeting: artifacts,
@@ -298,9 +297,15 @@ async function summarize(r: MeetingRun): Promise<void> {
     log,
     room,
     ...(options.signal ? { signal: options.signal } : {}),
-    carried: fixedTokens({ instructions, tools: tools.schemas }) + messagesTokens([{ role: 'user', content: firstMessage }]),
+    get carried() {
+      return carriedTokens(conversationNow(), withResumed);
+    },
     onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
   });
+  const conversation = conversationNow();
+  const { shape, start, projectTools } = conversation;
+  log.info({ phased: shape.phased, window: shape.window, fixed: shape.fixed, tools: conversation.tools.schemas.length, projectPhaseTools: projectTools?.schemas.length }, shape.reason);
+  let firstMessage = withResumed(start.firstMessage);
   if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
 
   const result = await runAgentPhases({
@@ -308,8 +313,8 @@ async function summarize(r: MeetingRun): Promise<void> {
     summary: () => r.state.summaryBody,
     room,
     model,
-    tools,
-    instructions,
+    tools: conversation.tools,
+    instructions: start.instructions,
     firstMessage,
     maxTurns: settings.Agent.MaxTurns,
     maxOutputTokens: settings.ContextWindow.MaxOutputTokens,

@@ -7,8 +7,9 @@
  */
 
 /**
- * The summary's procedure. Project files are updated in a phase of their own, after the
- * summary (PROJECT_PROMPT, docs/design.md §3 step 9): this prompt names only the meeting's tools.
+ * The summary's procedure, naming only the meeting's own tools. Where the project and history
+ * tools are offered in the same conversation (the rule, docs/design.md §3 step 9) PROJECT_STEP
+ * is added; a run in phases updates the project files in a phase of its own (PROJECT_PROMPT).
  */
 export const DEFAULT_PROMPT = `You are Meeting Assistant: you turn one finished meeting into a faithful summary note.
 1. Read the meeting note, the user's notes, the glossary and the whole transcript (a long one in ranges of 200 lines to its end, keeping notes with write_context).
@@ -24,6 +25,14 @@ Finally answer with a short sentence, no tool call. On "Error:", correct the cal
  */
 export const PAST_STEP = '4. Past summaries are read-only history; consult them only when the meeting refers to earlier ones.';
 
+/**
+ * The step about projects and their history, part of the default prompt when the project tools
+ * are offered with the summary's (one conversation): the summary first, then the project update
+ * (docs/design.md §3 step 7); the project files and past summaries may be read before it.
+ */
+export const PROJECT_STEP =
+  '4. Project files and past summaries (read-only) are context you may read first. After the summary, add its new decisions and facts to existing project files: small write_projectfile edits (append, or insert/replace lines you read).';
+
 /** The reminder sent once when the model stops without having written the summary. */
 export const SUMMARY_REMINDER =
   'You have not written the summary yet. Call write_summary now with the complete summary, in the structure the instructions give. The summary is only saved through that tool.';
@@ -33,7 +42,7 @@ export const SUMMARY_REMINDER =
  * and handed on in the first message; the model now has only the project and history tools.
  */
 export const PROJECT_PROMPT = `You are Meeting Assistant. A finished meeting's summary is written (in the message below); now bring the meeting's projects up to date.
-1. Find the files the meeting concerns (list_projectfiles, read_projectfile); past summaries (read-only) and search show what is known.
+1. Find the files the meeting concerns (list_projectfiles, read_projectfile); past summaries (read-only) and search show what is known; read_transcript has the meeting's own words.
 2. Add the new decisions and facts the summary states to existing project files: small write_projectfile edits (append, or insert/replace lines you read). Nothing new: write nothing.
 Finally answer with a short sentence, no tool call. On "Error:", correct the call.`;
 
@@ -50,8 +59,9 @@ export interface ProjectAgentsFile {
 }
 
 /**
- * The instructions: the configured prompt when non-blank, else the default (with its past
- * step when the summary's conversation is offered the past-meeting tools); then the summary's shape
+ * The instructions: the configured prompt when non-blank, else the default (with its project
+ * step when the summary's conversation is offered the project tools, else its past step when it
+ * is offered the past-meeting tools); then the summary's shape
  * (summary-shape.ts), whichever prompt that is; then, when any bound project has an AGENTS.md,
  * a `---` line, a `projects:` line, and per such project (in the meeting's order)
  * `# <Project>` followed by the file's content (docs/design.md §3 step 1).
@@ -59,9 +69,10 @@ export interface ProjectAgentsFile {
 export function buildInstructions(
   configuredPrompt: string,
   agentsFiles: ProjectAgentsFile[],
-  options: { pastTools?: boolean; shape?: string } = {},
+  options: { pastTools?: boolean; projectTools?: boolean; shape?: string } = {},
 ): string {
-  const prompt = configuredPrompt.trim() ? configuredPrompt : options.pastTools ? withPastStep(DEFAULT_PROMPT) : DEFAULT_PROMPT;
+  const step = options.projectTools ? PROJECT_STEP : options.pastTools ? PAST_STEP : undefined;
+  const prompt = configuredPrompt.trim() ? configuredPrompt : step ? withStep(DEFAULT_PROMPT, step) : DEFAULT_PROMPT;
   const base = options.shape ? `${prompt.replace(/\s+$/, '')}\n\n${options.shape}` : prompt;
   if (agentsFiles.length === 0) return base;
   const lines = [base.replace(/\s+$/, ''), '---', 'projects:'];
@@ -69,10 +80,10 @@ export function buildInstructions(
   return lines.join('\n') + '\n';
 }
 
-/** The default prompt with PAST_STEP before its closing line. */
-function withPastStep(prompt: string): string {
+/** The default prompt with `step` before its closing line. */
+function withStep(prompt: string, step: string): string {
   const at = prompt.lastIndexOf('\nFinally');
-  return `${prompt.slice(0, at)}\n${PAST_STEP}${prompt.slice(at)}`;
+  return `${prompt.slice(0, at)}\n${step}${prompt.slice(at)}`;
 }
 
 /** The project phase's instructions: PROJECT_PROMPT (or the configured prompt and PROJECT_PHASE_NOTE), then the AGENTS.md files. */

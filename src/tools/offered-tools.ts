@@ -8,9 +8,9 @@ import type { AnyTool, ToolBinding } from './types.js';
  * The tools offered to one meeting (docs/design.md §3 step 9): only those that can act for it.
  * Every schema is sent with every request, and on a small local window (Ollama's 4,096) the
  * project and history tools alone would take the room of a few dozen transcript lines. The
- * choice is made once, when the run starts, and kept for each phase of the run (phasedTools):
- * servers cache the prompt prefix, and a model should not see its tools change under it inside
- * one conversation.
+ * choice is made once, when the run starts, and kept for the whole conversation (or for each
+ * phase of a run in phases, phasedTools): servers cache the prompt prefix, and a model should
+ * not see its tools change under it inside one conversation.
  *
  * - project tools (list_projects, list_projectfiles, read_projectfile, write_projectfile):
  *   only when at least one of the meeting's projects exists as a project folder;
@@ -54,12 +54,14 @@ export function offeredTools(offer: ToolOffer, tools: readonly AnyTool[] = TOOLS
 }
 
 /**
- * The offered tools of each phase of a run (docs/design.md §3 step 9). A meeting with a project
- * folder to write goes in two phases: the summary with the meeting's own tools, then the project
- * update with the project and history tools (search and the past meetings serve what is
- * already known). Each request carries only its phase's tools: a small model chooses among
- * a dozen at most, and on a 4,096-token window the meeting's tools leave the transcript the
- * room it needs. Without a project folder there is nothing to update: one phase, as offered.
+ * The offered tools of each phase of a run that goes in phases (docs/design.md §3 step 9: only
+ * where the instructions and every offered schema would take more than a quarter of the request
+ * room, as on Ollama's default 4,096; src/meeting/run-shape.ts decides). The summary with the
+ * meeting's own tools, then the project update with the project and history tools (search and
+ * the past meetings serve what is already known) and read_transcript, so that a project note can
+ * quote the meeting itself. Each request carries only its phase's tools: on a 4,096-token window
+ * the nineteen schemas leave the transcript no room. Without a project folder there is nothing to
+ * update: one phase, as offered.
  */
 export interface PhasedTools {
   summary: AnyTool[];
@@ -67,16 +69,19 @@ export interface PhasedTools {
   projects?: AnyTool[];
 }
 
-/** Tools of the project phase: the project tools, search and the past-meeting tools. */
+/** Tools offered only in the project phase: the project tools, search and the past-meeting tools. */
 export function isProjectPhaseTool(name: string): boolean {
   return PROJECT_TOOLS.includes(name) || PAST_TOOLS.includes(name) || name === 'search';
 }
+
+/** The meeting's tool that the project phase offers too: the meeting's own words to quote. */
+export const SHARED_PHASE_TOOLS: readonly string[] = ['read_transcript'];
 
 export function phasedTools(offer: ToolOffer, tools: readonly AnyTool[] = TOOLS): PhasedTools {
   const offered = offeredTools(offer, tools);
   if (!offer.projects) return { summary: offered };
   return {
     summary: offered.filter((tool) => !isProjectPhaseTool(tool.name)),
-    projects: offered.filter((tool) => isProjectPhaseTool(tool.name)),
+    projects: offered.filter((tool) => isProjectPhaseTool(tool.name) || SHARED_PHASE_TOOLS.includes(tool.name)),
   };
 }

@@ -3,7 +3,7 @@ import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { createRuntime } from '../../src/runtime.js';
 import { fixedTokens, messagesTokens } from '../../src/agent/window/tokens.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
-import { phasedTools } from '../../src/tools/offered-tools.js';
+import { offeredTools, phasedTools } from '../../src/tools/offered-tools.js';
 import { allToolsSpeech, allToolsVault, HEADER_LINES, MEETING, PROJECT_FILE, SUMMARY } from '../helpers/all-tools-meeting.mjs';
 import { bundledConfig } from '../helpers/bundled-config.js';
 import { capturedLogger } from '../helpers/captured-log.js';
@@ -55,7 +55,7 @@ async function allToolsMeeting(emulate: ServerEmulation) {
 type Run = Awaited<ReturnType<typeof allToolsMeeting>>;
 
 /** What every case must show: a summary with every line read, then the project file appended. */
-async function expectSummaryAndProjectUpdate(run: Run) {
+async function expectSummaryAndProjectUpdate(run: Run, maxRequests = 70) {
   const { outcome, reader, speech, runtime, requests } = run;
   expect(outcome.status, outcome.error).toBe('done');
   expect(parseNote(await runtime.vault.read(runtime.vault.abs(SUMMARY))).data.status).toBe('done');
@@ -66,7 +66,7 @@ async function expectSummaryAndProjectUpdate(run: Run) {
   expect(reader.stats.projectOffersAfterSummary).toBeGreaterThan(0);
   const file = await runtime.vault.read(runtime.vault.abs(PROJECT_FILE));
   expect(file).toMatch(new RegExp(`## Decisions\\n- 2026-11-23: usage-based pricing in Q3\\.\\n${APPENDED.replace(/[.]/g, '\\.')}\\n?$`));
-  expect(requests.length).toBeLessThanOrEqual(70);
+  expect(requests.length).toBeLessThanOrEqual(maxRequests);
 }
 
 /** Each request carries only its phase's tools, and the phases do not interleave. */
@@ -115,5 +115,16 @@ describe('the meeting with everything (19 tools, 3 hours) at a 4,096-token windo
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.length).toBeLessThanOrEqual(2);
     expect(refused.every((o) => o.kind === 'refused')).toBe(true);
+  });
+});
+
+describe('the meeting with everything at 8,192 (issue 31: one conversation wherever the window holds the nineteen tools)', () => {
+  it('Ollama telling 8,192 through /api/ps: one conversation with all nineteen tools in every request, every line read, the project file appended, at most 30 requests', async () => {
+    const run = await allToolsMeeting({ kind: 'ollama', window: 8192, loaded: false });
+    await expectSummaryAndProjectUpdate(run, 30);
+    const all = offeredTools({ projects: true, past: true, identities: true }).map((t) => t.name);
+    for (const req of run.agent) expect(toolNamesOf(req)).toEqual(all);
+    expect(run.server.emulated!.overflows).toHaveLength(0);
+    expect(run.logLines.filter((l) => /-token window: /.test(String(l.msg))).map((l) => l.msg)).toEqual([expect.stringMatching(/^8,192-token window: one conversation with all 19 offered tools/)]);
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, SUMMARY_REMINDER } from '../../src/meeting/prompt.js';
+import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, PROJECT_STEP, SUMMARY_REMINDER } from '../../src/meeting/prompt.js';
 import { summaryShapeSection } from '../../src/meeting/summary-shape.js';
 import { retrySummary, summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
@@ -59,6 +59,8 @@ function baseVault(overrides: Record<string, string | null> = {}): Record<string
 const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- [ ] Alice: tag the release 📅 2026-12-04\n';
 /** The summary shape the default settings append to the instructions. */
 const DEFAULT_SHAPE = summaryShapeSection({ language: undefined, taskFormat: 'tasks' });
+/** The default prompt of one conversation with the project tools: its project step before the closing line. */
+const WITH_PROJECT_STEP = DEFAULT_PROMPT.replace('\nFinally', `\n${PROJECT_STEP}\nFinally`);
 
 const call = (name: string, args: object | string) => ({ name, arguments: args });
 const tools = (...toolCalls: ReturnType<typeof call>[]): Step => ({ reply: { toolCalls } });
@@ -151,12 +153,12 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     );
   });
 
-  it('goes in phases (issue 21): the summary with the meeting\'s tools only, then a new conversation with the project tools only and the summary handed on', async () => {
-    const { deps, meeting } = setup(baseVault({ 'Meetings/Speakers/Alice.md': 'Alice\n' }));
+  it('at 4,096 goes in phases (issue 21): the summary with the meeting\'s tools only, then a new conversation with the project tools and read_transcript, the summary handed on', async () => {
+    const { deps, meeting } = setup(baseVault({ 'Meetings/Speakers/Alice.md': 'Alice\n' }), { ContextWindow: { Tokens: 4096 } });
     server.script(
       tools(call('read_transcript', {}), call('list_projects', {})),
       tools(call('write_summary', { content: SUMMARY_BODY }), call('write_context', { mode: 'overwrite', content: 'after' })),
-      tools(call('read_transcript', {})),
+      tools(call('read_transcript', { from: 5, to: 7 }), call('write_context', { mode: 'overwrite', content: 'later' })),
       text('Done.'),
     );
     expect((await summarizeMeeting(deps, meeting)).status).toBe('done');
@@ -165,7 +167,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
       'read_meetingnote', 'read_transcript', 'read_context', 'read_usernotes', 'read_glossary', 'add_dictation_word',
       'add_attendee', 'remove_attendee', 'override_speaker', 'delete_identity', 'write_summary', 'write_context',
     ];
-    const projectTools = ['list_projects', 'list_projectfiles', 'read_projectfile', 'write_projectfile', 'search'];
+    const projectTools = ['read_transcript', 'list_projects', 'list_projectfiles', 'read_projectfile', 'write_projectfile', 'search'];
     expect(toolNamesOf(first!)).toEqual(meetingTools);
     expect(toolNamesOf(second!)).toEqual(meetingTools);
     // A project tool called in the summary phase is not there (the model is told which tools are).
@@ -174,13 +176,36 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect(lastToolResults(third!)).toEqual([]);
     expect(toolNamesOf(third!)).toEqual(projectTools);
     expect(toolNamesOf(fourth!)).toEqual(projectTools);
-    expect(lastToolResults(fourth!)[0]!.output).toMatch(/^Error: there is no tool named "read_transcript"/);
+    // The project phase reads the meeting's own lines (issue 31); the summary's other tools stay out of it.
+    expect(lastToolResults(fourth!)[0]!.output).toContain('7\t[00:00:20] Alice: Then we ship on Friday.');
+    expect(lastToolResults(fourth!)[1]!.output).toMatch(/^Error: there is no tool named "write_context"/);
     // The project phase starts anew: its first message names the meeting and carries the summary as written.
     const opening = userTexts(third!);
     expect(opening).toHaveLength(1);
     expect(opening[0]).toContain('Summary note: Meetings/Summaries/2026-11-30 Weekly Sync.md');
     expect(opening[0]).toContain(`<summary>\n${SUMMARY_BODY.trimEnd()}\n</summary>`);
     expect(JSON.stringify(third!.body)).not.toContain('Then we ship on Friday.');
+  });
+
+  it('at the default window is one conversation with every offered tool (issue 31): a project tool before the summary works, the same tools in every request', async () => {
+    const { deps, meeting } = setup(baseVault({ 'Meetings/Speakers/Alice.md': 'Alice\n' }));
+    server.script(
+      tools(call('list_projects', {}), call('read_projectfile', { project: 'Alpha', path: 'Decisions.md' })),
+      tools(call('write_summary', { content: SUMMARY_BODY })),
+      tools(call('write_projectfile', { project: 'Alpha', path: 'Decisions.md', content: '- 2026-11-30: ship on Friday' })),
+      text('Done.'),
+    );
+    expect((await summarizeMeeting(deps, meeting)).status).toBe('done');
+    const requests = server.modelRequests();
+    expect(requests).toHaveLength(4);
+    for (const request of requests) expect(toolNamesOf(request)).toEqual(toolNamesOf(requests[0]!));
+    expect(toolNamesOf(requests[0]!)).toEqual(expect.arrayContaining(['read_transcript', 'write_summary', 'list_projects', 'write_projectfile', 'search']));
+    const [listed, read] = lastToolResults(requests[1]!);
+    expect(listed!.output).not.toMatch(/^Error:/);
+    expect(read!.output).toContain('use trunk-based development');
+    // One conversation: one first message, and every later request carries the earlier turns.
+    for (const request of requests) expect(userTexts(request)).toHaveLength(1);
+    expect(lastToolResults(requests[3]!)[0]!.output).not.toMatch(/^Error:/);
   });
 
   it('without a project folder to write there is one conversation, ended by the model\'s closing answer', async () => {
@@ -254,14 +279,20 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect(first.startsWith('Summarize like a pirate.')).toBe(true);
     expect(first).not.toContain(DEFAULT_PROMPT.slice(0, 40));
 
-    // The project phase: the configured prompt, told which step this is.
-    expect(instructionsOf(server.modelRequests()[1]!)!.startsWith(`Summarize like a pirate.\n\n${PROJECT_PHASE_NOTE}`)).toBe(true);
+    // One conversation: the configured prompt as it is, in every request.
+    expect(instructionsOf(server.modelRequests()[1]!)).toBe(first);
 
-    const blank = setup(baseVault(), { Agent: { InitialPrompt: '  \n ' } });
+    // In phases (4,096), the project phase has the configured prompt, told which step it is.
+    const phased = setup(baseVault(), { Agent: { InitialPrompt: 'Summarize like a pirate.' }, ContextWindow: { Tokens: 4096 } });
+    server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
+    await summarizeMeeting(phased.deps, phased.meeting);
+    expect(instructionsOf(server.modelRequests()[3]!)!.startsWith(`Summarize like a pirate.\n\n${PROJECT_PHASE_NOTE}`)).toBe(true);
+
+    const blank = setup(baseVault(), { Agent: { InitialPrompt: '  \n ' }, ContextWindow: { Tokens: 4096 } });
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(blank.deps, blank.meeting);
-    expect(instructionsOf(server.modelRequests()[2]!)!.startsWith(DEFAULT_PROMPT)).toBe(true);
-    expect(instructionsOf(server.modelRequests()[3]!)!.startsWith(PROJECT_PROMPT)).toBe(true);
+    expect(instructionsOf(server.modelRequests()[4]!)!.startsWith(DEFAULT_PROMPT)).toBe(true);
+    expect(instructionsOf(server.modelRequests()[5]!)!.startsWith(PROJECT_PROMPT)).toBe(true);
   });
 
   it("appends the bound projects' AGENTS.md in the meeting's order; a project without one adds nothing", async () => {
@@ -270,10 +301,14 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     await summarizeMeeting(deps, meeting);
     const instructions = instructionsOf(server.modelRequests()[0]!)!;
     const agents = '---\nprojects:\n# Alpha\nAlpha rules: keep Decisions.md as a dated list.\n# Beta\nBeta rules: customer names are confidential.\n';
-    expect(instructions).toBe(`${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}\n${agents}`);
+    expect(instructions).toBe(`${WITH_PROJECT_STEP}\n\n${DEFAULT_SHAPE}\n${agents}`);
     expect(instructions).not.toContain('# Gamma');
-    // The project phase has them too (its prompt, no summary shape).
-    expect(instructionsOf(server.modelRequests()[1]!)).toBe(`${PROJECT_PROMPT}\n${agents}`);
+    // In phases (4,096) the project phase has them too (its prompt, no summary shape).
+    const phased = setup(baseVault(), { ContextWindow: { Tokens: 4096 } });
+    server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
+    await summarizeMeeting(phased.deps, phased.meeting);
+    expect(instructionsOf(server.modelRequests()[2]!)).toBe(`${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}\n${agents}`);
+    expect(instructionsOf(server.modelRequests()[3]!)).toBe(`${PROJECT_PROMPT}\n${agents}`);
   });
 
   it('appends nothing when no bound project has an AGENTS.md', async () => {
@@ -283,8 +318,8 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     const { deps, meeting } = setup(files);
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(deps, meeting);
-    expect(instructionsOf(server.modelRequests()[0]!)).toBe(`${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}`);
-    expect(instructionsOf(server.modelRequests()[1]!)).toBe(PROJECT_PROMPT);
+    expect(instructionsOf(server.modelRequests()[0]!)).toBe(`${WITH_PROJECT_STEP}\n\n${DEFAULT_SHAPE}`);
+    expect(instructionsOf(server.modelRequests()[1]!)).toBe(`${WITH_PROJECT_STEP}\n\n${DEFAULT_SHAPE}`);
   });
 
   const transientFaults: [string, Step, number | undefined][] = [
@@ -408,8 +443,8 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     expect(context.body).toContain('boom');
   });
 
-  it('a summary written on the last turn Agent.MaxTurns allows stays; the context note says the project files were left', async () => {
-    const { deps, read, meeting } = setup(baseVault(), { Agent: { MaxTurns: 1 } });
+  it('in phases, a summary written on the last turn Agent.MaxTurns allows stays; the context note says the project files were left', async () => {
+    const { deps, read, meeting } = setup(baseVault(), { Agent: { MaxTurns: 1 }, ContextWindow: { Tokens: 4096 } });
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })));
     const outcome = await summarizeMeeting(deps, meeting);
     expect(outcome.status).toBe('failed');

@@ -47,8 +47,9 @@ const projectContent = (name: string) => `# ${name}\n- Decided: ship on Friday.\
 
 function phaseOf(req: RecordedRequest): Phase {
   const calls = toolCallsSoFar(req).map((c) => c.name);
-  // The run's project phase (issue 21) is a conversation of its own, without write_summary.
-  if (!toolNamesOf(req).includes('write_summary')) return calls.includes('write_projectfile') ? 'done' : 'project';
+  // After the summary: in one conversation (issue 31) its calls are there; in phases (issue 21)
+  // the project update is a conversation of its own, without write_summary.
+  if (calls.includes('write_summary') || !toolNamesOf(req).includes('write_summary')) return calls.includes('write_projectfile') ? 'done' : 'project';
   if (!calls.includes('read_transcript')) return 'start';
   return 'summary';
 }

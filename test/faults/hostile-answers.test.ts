@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
-import { type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
+import { projectStepCalls, type RecordedRequest, type Step, toolCallsSoFar } from '../helpers/scripted-server.js';
 
 /**
  * Issue #24 points 2 and 8 against the real daemon (its logger masks the HTTP token, which is
@@ -22,12 +22,12 @@ const FAULTS: Record<string, Step> = {
   'H04 oversized, no length': { oversized: { bytes: 40 * 1024 * 1024, announce: false } },
 };
 
-/** A meeting whose summary is written, then whose project phase (issue 21) stalls. */
+/** A meeting whose summary is written, then whose project update stalls (in one conversation or its own phase). */
 const PROJECT_STALL = 'H05 project phase stall';
 
 function projectPhaseStall(req: RecordedRequest): Step {
   const calls = toolCallsSoFar(req).map((c) => c.name);
-  if (toolNamesOf(req).includes('write_projectfile')) return { stall: {} };
+  if (projectStepCalls(req)) return { stall: {} };
   if (!calls.includes('read_transcript')) return { reply: { toolCalls: [{ name: 'read_transcript', arguments: {} }] } };
   return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
 }

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { lastToolResults, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
+import { lastToolResults, projectStepCalls, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, meetingOfRequest, SUMMARY_BODY, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -92,9 +92,9 @@ describe('files that are not files', () => {
     let results: ReturnType<typeof lastToolResults> = [];
     file.server.setFallback({
       handler: (req): Step => {
-        const calls = toolCallsSoFar(req);
-        // The project tools come in the run's project phase, after the summary (issue 21).
-        if (!toolNamesOf(req).includes('read_projectfile')) return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
+        // The project tools are used after the summary (in one conversation, or its own phase).
+        const calls = projectStepCalls(req);
+        if (!calls) return { reply: { toolCalls: [{ name: 'write_summary', arguments: { content: SUMMARY_BODY } }] } };
         if (calls.length === 0) {
           return {
             reply: {
@@ -141,8 +141,8 @@ describe('files that are not files', () => {
     file.server.setFallback({
       handler: (req): Step => {
         const calls = toolCallsSoFar(req);
-        // The project phase after the summary (issue 21) has nothing to do here.
-        if (!toolNamesOf(req).includes('read_transcript')) return { reply: { content: 'Done.' } };
+        // A project phase after the summary (a run in phases, issue 21) has nothing to do here.
+        if (!toolNamesOf(req).includes('write_summary')) return { reply: { content: 'Done.' } };
         if (calls.length === 0) {
           const t = path.join(s.vault, 'Meetings/Transcripts/Swapped.md');
           unlinkSync(t);

@@ -329,7 +329,7 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
   let setup: DaemonSetup;
   let daemon: DaemonProcess;
   let outsideDir: string;
-  /** Per meeting and phase (the summary, then the project files: issue 21), the tools offered and the answers. */
+  /** Per meeting and phase (one conversation: the summary only; in phases, issue 21: the project files too), the tools offered and the answers. */
   let results = new Map<string, { offered: string[]; answers: ReturnType<typeof lastToolResults> }>();
   let before: Map<string, string>;
 
@@ -393,7 +393,9 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
   it.each(Object.keys(HOSTILE))('%s: every hostile call answered with Error:, the meeting finished, nothing outside touched', async (meeting) => {
     await tally.check(`daemon: ${meeting}`, () => {
       const reached = new Set<number>();
+      expect(results.has(`${meeting} summary`)).toBe(true);
       for (const phase of ['summary', 'projects']) {
+        if (!results.has(`${meeting} ${phase}`)) continue;
         const { offered, answers } = results.get(`${meeting} ${phase}`)!;
         expect(answers).toHaveLength(HOSTILE[meeting]!.length);
         answers.forEach((r, i) => {
@@ -409,7 +411,7 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
       // Offered in no phase: an unknown tool, and tools with nothing to act on (no identity). The
       // past-summary tools are offered once another of these meetings has its summary, which
       // depends on which of the three concurrent runs finishes first.
-      const pastOffered = ['summary', 'projects'].some((phase) => results.get(`${meeting} ${phase}`)!.offered.includes('read_past_project_meeting_summary'));
+      const pastOffered = ['summary', 'projects'].some((phase) => results.get(`${meeting} ${phase}`)?.offered.includes('read_past_project_meeting_summary'));
       const never = ['no_such_tool', 'delete_identity', ...(pastOffered ? [] : ['read_past_project_meeting_summary'])];
       const known = HOSTILE[meeting]!.filter((c) => !never.includes(c.name));
       expect(reached.size).toBe(known.length);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/frontmatter.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf, userTexts } from '../helpers/scripted-server.js';
+import { projectStepCalls, type RecordedRequest, type Step, toolCallsSoFar, userTexts } from '../helpers/scripted-server.js';
 import { daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -17,10 +17,11 @@ const line = (name: string) => `- Decided in ${name}: ship on Friday.`;
 
 type Phase = 'start' | 'summary' | 'append' | 'done';
 
-/** Project files are written in the run's project phase, a conversation of its own after the summary (issue 21). */
+/** Project files are written after the summary: in one conversation (issue 31), or in a project phase of its own (issue 21). */
 function phaseOf(req: RecordedRequest): Phase {
   const calls = toolCallsSoFar(req).map((c) => c.name);
-  if (toolNamesOf(req).includes('write_projectfile')) return calls.includes('write_projectfile') ? 'done' : 'append';
+  const after = projectStepCalls(req);
+  if (after) return after.some((c) => c.name === 'write_projectfile') ? 'done' : 'append';
   if (!calls.includes('read_transcript')) return 'start';
   return 'summary';
 }

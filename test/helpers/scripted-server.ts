@@ -637,6 +637,18 @@ export function conversationItems(req: RecordedRequest): Obj[] {
 }
 
 /** Every tool call the assistant made in the conversation sent with this request, oldest first. */
+/**
+ * The calls of a run's project update so far, whichever shape the run has: in one conversation
+ * (issue 31) those after the first write_summary, in phases (issue 21) every call of the project
+ * phase's own conversation (the one without write_summary); undefined before the summary.
+ */
+export function projectStepCalls(req: RecordedRequest): SeenToolCall[] | undefined {
+  const calls = toolCallsSoFar(req);
+  if (!toolNamesOf(req).includes('write_summary')) return calls;
+  const at = calls.findIndex((c) => c.name === 'write_summary');
+  return at < 0 ? undefined : calls.slice(at + 1);
+}
+
 export function toolCallsSoFar(req: RecordedRequest): SeenToolCall[] {
   const calls: SeenToolCall[] = [];
   for (const item of conversationItems(req)) {

@@ -13,13 +13,15 @@ import type { Message, ToolCall, ToolSchema } from '../../src/agent/types.js';
  * - `llama.cpp`: `GET /props` (`default_generation_settings.n_ctx`); refuses with a 400
  *   `exceed_context_size_error` carrying `n_ctx` and `n_prompt_tokens`;
  * - `lm-studio`: `GET /api/v0/models` (`loaded_context_length`); answers 200 with an error body;
- * - `vllm`: `max_model_len` in `GET /v1/models`; refuses with OpenAI's 400 wording.
+ * - `vllm`: `max_model_len` in `GET /v1/models`; refuses with OpenAI's 400 wording;
+ * - `rolling`: tells nothing; keeps the newest `window` tokens of a longer prompt (a rolling
+ *   window: the front dropped) and reports `window` as the prompt's size, every time.
  *
  * The server counts a request as our tokenizer's estimate times `tokenRatio` (real tokenizers
  * disagree: 0.78 is typical of other languages, code, numbers and timestamps).
  */
 
-export type ServerKindName = 'ollama' | 'llama.cpp' | 'lm-studio' | 'vllm';
+export type ServerKindName = 'ollama' | 'llama.cpp' | 'lm-studio' | 'vllm' | 'rolling';
 
 export interface ServerEmulation {
   kind: ServerKindName;
@@ -95,6 +97,9 @@ export class EmulatedServer {
     switch (this.options.kind) {
       case 'ollama':
         if (sent > window) admission = { kind: 'cut', promptTokens: 4 + Math.floor((window - 4) / 2), sent };
+        break;
+      case 'rolling':
+        if (sent > window) admission = { kind: 'cut', promptTokens: window, sent };
         break;
       case 'llama.cpp':
         if (sent > window) {

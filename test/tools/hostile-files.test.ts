@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conversationStart } from '../../src/meeting/conversation-start.js';
+import { conversationStarts } from '../../src/meeting/conversation-start.js';
 import { inertMarkdown } from '../../src/vault/inert.js';
 import { testConfig } from '../helpers/memfs.js';
 import { SUMMARY, artifacts, harness, symlink } from '../helpers/tool-harness.js';
@@ -36,7 +36,8 @@ describe('a project folder that is a symbolic link resolving outside the vault i
     });
     await linkedProjects(h);
     await symlink(h.fs, '/vault/Shared/Docs', '/vault/Projects/Docs');
-    const { instructions } = await conversationStart({ vault: h.vault, config: testConfig() }, artifacts({ projects: ['Evil', 'Docs'] }), { pastTools: true });
+    const { whole, phased } = await conversationStarts({ vault: h.vault, config: testConfig() }, artifacts({ projects: ['Evil', 'Docs'] }), { pastTools: true, projectTools: true });
+    const instructions = [whole.instructions, phased?.instructions, phased?.projects.instructions].join('\n');
     expect(instructions).not.toContain('passwords');
     expect(instructions).toContain('Docs rules: keep it short.');
     expect((await h.call('read_projectfile', { project: 'Docs', path: 'intro.md' })).content).toContain('intro');

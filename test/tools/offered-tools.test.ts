@@ -56,14 +56,16 @@ describe('the phases of a run (issue 21: each request carries only its phase\'s 
     return { summary: phases.summary.map((t) => t.name), projects: phases.projects?.map((t) => t.name) };
   };
 
-  it('splits the nineteen into the meeting\'s twelve for the summary and the seven project and history tools after it, none in both', async () => {
+  it('splits the nineteen into the meeting\'s twelve for the summary and the seven project and history tools after it with read_transcript (issue 31: project notes may quote the meeting)', async () => {
     const { summary, projects } = await phaseNames(harness());
     expect(summary).toEqual([
       'read_meetingnote', 'read_transcript', 'read_context', 'read_usernotes', 'read_glossary', 'add_dictation_word',
       'add_attendee', 'remove_attendee', 'override_speaker', 'delete_identity', 'write_summary', 'write_context',
     ]);
-    expect(projects).toEqual(['list_projects', 'list_projectfiles', 'read_projectfile', 'write_projectfile', 'list_past_project_meetings', 'read_past_project_meeting_summary', 'search']);
+    expect(projects).toEqual(['read_transcript', 'list_projects', 'list_projectfiles', 'read_projectfile', 'write_projectfile', 'list_past_project_meetings', 'read_past_project_meeting_summary', 'search']);
     expect(summary.filter((name) => isProjectPhaseTool(name))).toEqual([]);
+    // Between them, the two phases offer every one of the nineteen.
+    expect(new Set([...summary, ...projects!]).size).toBe(19);
   });
 
   it('has no project phase without a project folder to write: the history tools stay with the summary', async () => {
@@ -79,7 +81,7 @@ describe('the phases of a run (issue 21: each request carries only its phase\'s 
 
   it('a project phase without past summaries offers no history tool; a meeting without projects has one phase', async () => {
     const h = harness({ files: { 'Meetings/Summaries/2026-11-23 Alpha Sync.md': null, 'Meetings/Summaries/2026-11-16 Beta Review.md': null } });
-    expect((await phaseNames(h)).projects).toEqual(['list_projects', 'list_projectfiles', 'read_projectfile', 'write_projectfile', 'search']);
+    expect((await phaseNames(h)).projects).toEqual(['read_transcript', 'list_projects', 'list_projectfiles', 'read_projectfile', 'write_projectfile', 'search']);
     expect((await phaseNames(harness({ meeting: { projects: [] } }))).projects).toBeUndefined();
   });
 });

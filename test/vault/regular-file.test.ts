@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -31,6 +31,42 @@ const hasMkfifo = (() => {
 })();
 const isRoot = process.getuid?.() === 0;
 const canDropToNobody = isRoot && process.platform === 'linux';
+const NOBODY = 65534;
+
+/** Every folder from `dir` up to / lets other users through (their x bit): nobody can reach what is inside. */
+function othersMayEnter(dir: string): boolean {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    try {
+      if ((statSync(at).mode & 0o001) === 0) return false;
+    } catch {
+      return false;
+    }
+    if (path.dirname(at) === at) return true;
+  }
+}
+
+/**
+ * Where the test run as nobody can work: the checkout (dist/) and os.tmpdir() may lie in a folder
+ * nobody cannot enter (a clone under a private 0700 temporary folder, as root), so the test
+ * works in a temporary folder under the first of these that every user may enter.
+ */
+const nobodyRoot = [os.tmpdir(), '/tmp', '/var/tmp', '/dev/shm'].find(othersMayEnter);
+const nobodySkip = !isRoot ? undefined : !canDropToNobody ? 'needs Linux to switch users' : nobodyRoot ? undefined : 'no temporary folder user nobody may enter (os.tmpdir(), /tmp, /var/tmp, /dev/shm)';
+
+/** The dist modules `entries` import, transitively: the vault layer imports only node: modules and its own. */
+function distClosure(entries: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*['"]([^'"]+)['"]/g)) {
+      if (specifier!.startsWith('.')) visit(path.resolve(path.dirname(file), specifier!));
+      else if (!specifier!.startsWith('node:')) throw new Error(`${path.relative(REPO_ROOT, file)} imports the package ${specifier}: copy node_modules too`);
+    }
+  };
+  for (const entry of entries) visit(path.join(REPO_ROOT, 'dist', entry));
+  return [...seen].map((file) => path.relative(path.join(REPO_ROOT, 'dist'), file));
+}
 
 describe('files that are not files', () => {
   it.skipIf(!hasMkfifo)('a FIFO is refused before it is opened, by reads and by writes, without waiting for a writer (needs mkfifo)', async () => {
@@ -66,29 +102,46 @@ describe('bytes the daemon did not mean to touch, on disk', () => {
     expect(statSync(file).mode & 0o777).toBe(0o444);
   });
 
-  it.skipIf(!canDropToNobody && isRoot)('as a non-root user (nobody), a 0444 file in a folder it may write is not replaced (needs root to switch users, or a non-root run)', () => {
-    const dir = tempDir();
-    const file = path.join(dir, 'frozen.md');
-    writeFileSync(file, 'keep me\n');
-    chmodSync(file, 0o444);
-    const script = `
-      const { updateFile } = await import(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'dist/vault/update.js')).href)});
-      const { nodeFs } = await import(${JSON.stringify(pathToFileURL(path.join(REPO_ROOT, 'dist/vault/fs.js')).href)});
-      try { await updateFile(nodeFs, ${JSON.stringify(file)}, (t) => t + 'agent\\n', { name: 'frozen.md' }); console.log('written'); }
-      catch (err) { console.log(err.message); }`;
-    let uid: number | undefined;
-    if (isRoot) {
-      chmodSync(dir, 0o777);
-      chownSync(dir, 65534, 65534);
-      chownSync(file, 65534, 65534);
-      chmodSync(path.dirname(dir), statSync(path.dirname(dir)).mode | 0o001);
-      uid = 65534;
-    }
-    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', ...(uid !== undefined ? { uid, gid: uid } : {}) });
-    expect(run.stderr).toBe('');
-    expect(run.stdout.trim()).toBe('frozen.md is read-only (its permission bits deny writing); it is left as it is.');
-    expect(readFileSync(file, 'utf8')).toBe('keep me\n');
-  });
+  it.skipIf(nobodySkip !== undefined)(
+    `as a non-root user (nobody), a 0444 file in a folder it may write is not replaced (as root: switched to nobody, in a folder it may enter${nobodySkip ? `; skipped: ${nobodySkip}` : ''})`,
+    () => {
+      // As root, the modules and the file go where nobody may enter; otherwise this user's own checkout and temp folder serve.
+      const dir = isRoot ? mkdtempSync(path.join(nobodyRoot!, 'ma-regular-nobody-')) : tempDir();
+      if (isRoot) dirs.push(dir);
+      const dist = isRoot ? path.join(dir, 'dist') : path.join(REPO_ROOT, 'dist');
+      if (isRoot) {
+        for (const rel of distClosure(['vault/update.js', 'vault/fs.js'])) {
+          mkdirSync(path.dirname(path.join(dist, rel)), { recursive: true, mode: 0o755 });
+          copyFileSync(path.join(REPO_ROOT, 'dist', rel), path.join(dist, rel));
+        }
+        chmodSync(dir, 0o755);
+      }
+      const work = isRoot ? path.join(dir, 'work') : dir;
+      if (isRoot) mkdirSync(work);
+      const file = path.join(work, 'frozen.md');
+      writeFileSync(file, 'keep me\n');
+      chmodSync(file, 0o444);
+      const script = `
+        const { updateFile } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'vault/update.js')).href)});
+        const { nodeFs } = await import(${JSON.stringify(pathToFileURL(path.join(dist, 'vault/fs.js')).href)});
+        try { await updateFile(nodeFs, ${JSON.stringify(file)}, (t) => t + 'agent\\n', { name: 'frozen.md' }); console.log('written'); }
+        catch (err) { console.log(err.message); }`;
+      if (isRoot) {
+        chmodSync(work, 0o777);
+        chownSync(work, NOBODY, NOBODY);
+        chownSync(file, NOBODY, NOBODY);
+      }
+      // cwd: a folder nobody may enter (the checkout may not be one).
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        encoding: 'utf8',
+        cwd: work,
+        ...(isRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+      });
+      expect(run.stderr).toBe('');
+      expect(run.stdout.trim()).toBe('frozen.md is read-only (its permission bits deny writing); it is left as it is.');
+      expect(readFileSync(file, 'utf8')).toBe('keep me\n');
+    },
+  );
 
   it('a file that is not valid UTF-8 is never rewritten; a valid one holding U+FFFD is', async () => {
     const dir = tempDir();

@@ -54,6 +54,8 @@ export interface ReportedCounts {
   fixed: number;
   /** The previous request of the run and what the server reported for it. */
   previous: { messages: readonly Message[]; fixed: number; input?: number } | undefined;
+  /** The previous request's count and our estimate of it, compacted since or not. */
+  before?: { input: number; estimate: number };
   /** The window the server said it has, when it told. */
   told: number | undefined;
   /** The prompt tokens an earlier cut of this run kept: a server that cuts reports that same count for every prompt it cuts. */
@@ -65,13 +67,17 @@ export interface ReportedCounts {
  * was appended since the previous request of the same conversation (flat or falling
  * included), or it is far below what the server would keep of this request (all of it, up
  * to the window it told). Never for a count that looks like one leaving out a cached
- * prefix (see SMALL_DEFAULT_WINDOW). The caller asks only until its first suspicion.
+ * prefix (see SMALL_DEFAULT_WINDOW), except the very same count as the request before for a
+ * request of another size (sameCountAgain): no cache makes that. The caller asks only until its
+ * first suspicion.
  */
 export function truncationSuspicion(counts: ReportedCounts, log: Logger): string | undefined {
   const { request, reported, estimate, fixed, previous, told, cap } = counts;
   if (reported < SMALLEST_WINDOW) return undefined;
   const sameConversation = previous !== undefined && previous.fixed === fixed && startsWith(request.messages, previous.messages);
   const appended = sameConversation ? messagesTokens(request.messages.slice(previous.messages.length)) : undefined;
+  const same = sameCountAgain(counts);
+  if (same) return same;
   let why: string | undefined;
   if (appended !== undefined && previous?.input !== undefined && appended >= TRUNCATION_MIN_GAP) {
     const growth = reported - previous.input;
@@ -92,6 +98,21 @@ export function truncationSuspicion(counts: ReportedCounts, log: Logger): string
     return undefined;
   }
   return why;
+}
+
+/**
+ * The very same count as the request before, for a request of another size and clearly larger
+ * than that count: the server's own sign that it keeps a fixed number of tokens (its window) and
+ * drops the front, whether or not the conversation was compacted in between (then it is not
+ * "the same conversation, grown", and the growth test cannot see it). No tokenizer disagreement
+ * lands on the previous count, and a count of only the uncached part varies with what was
+ * appended (issue 31 point 5: 8,192 reported eleven times in a row, each request some 300 lines
+ * longer, the later ones compacted to some 13,500 tokens).
+ */
+function sameCountAgain({ reported, estimate, before }: ReportedCounts): string | undefined {
+  if (before === undefined || Math.abs(reported - before.input) > CAP_TOLERANCE) return undefined;
+  if (Math.abs(estimate - before.estimate) < TRUNCATION_MIN_GAP || estimate - reported < TRUNCATION_MIN_GAP) return undefined;
+  return `the same ${reported} as the request before, for about ${estimate} sent after about ${before.estimate}`;
 }
 
 /** Whether `kept` is what Ollama keeps when it cuts a prompt for a round window (see OLLAMA_WINDOW_STEP). */

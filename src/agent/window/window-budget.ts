@@ -121,6 +121,8 @@ export class WindowBudget {
   #prepared = false;
   /** The last request sent and what the server reported for it. */
   #last: { messages: readonly Message[]; fixed: number; input?: number; output?: number } | undefined;
+  /** The last request's server count and our estimate, kept through compaction (truncation.ts sameCountAgain). */
+  #counted: { input: number; estimate: number } | undefined;
   /** After one suspicion of truncation, the server's counts are taken as they are. */
   #trusted = false;
   /**
@@ -234,9 +236,11 @@ export class WindowBudget {
     const previous = this.#last;
     this.#last = { messages: request.messages, fixed };
     const reported = response.usage && response.usage.inputTokens > 0 ? response.usage : undefined;
+    const before = this.#counted;
+    this.#counted = reported && { input: reported.inputTokens, estimate };
     let suspicion: string | undefined;
     if (reported && !this.#trusted) {
-      suspicion = truncationSuspicion({ request, reported: reported.inputTokens, estimate, fixed, previous, told: this.#told }, this.#log);
+      suspicion = truncationSuspicion({ request, reported: reported.inputTokens, estimate, fixed, previous, before, told: this.#told }, this.#log);
     } else if (reported && this.#watch !== undefined) {
       suspicion = cutAgain(reported.inputTokens, estimate, this.#watch);
     }
@@ -436,12 +440,8 @@ export class WindowBudget {
   }
 
   #remoteFellBack(reason: string): void {
-    if (this.#remoteFallbackLogged) {
-      this.#log.debug({ reason }, 'remote compaction not used: compacting locally');
-      return;
-    }
+    this.#log[this.#remoteFallbackLogged ? 'debug' : 'warn']({ reason }, 'remote compaction not used: compacting locally');
     this.#remoteFallbackLogged = true;
-    this.#log.warn({ reason }, 'remote compaction not used: compacting locally');
   }
 }
 

@@ -9,7 +9,7 @@ import { splitLines } from '../../vault/lines.js';
 import { type MeetingArtifacts, resolveMeeting } from '../../vault/meeting.js';
 import { NotTextFileError, readTextFile } from '../../vault/text-file.js';
 import type { Vault } from '../../vault/vault.js';
-import { conversationStart } from '../conversation-start.js';
+import { conversationStarts } from '../conversation-start.js';
 import { fitsRoom } from './condense.js';
 import { condenseWork, noteParts, notesToCondense, partTokens, REPLY_RESERVE, startParts, type TranscriptToRead, wholeReadTokens } from './notes-pass.js';
 import { type WindowRoom, windowRoom } from './window-room.js';
@@ -139,7 +139,7 @@ export async function makeLiveNotes(deps: LiveNotesDeps, meetingPath: string, op
  * offer: more than a run carries, so notes condensed to it fit the run without a request.
  */
 async function notesRoomOfRun(deps: LiveNotesDeps, artifacts: MeetingArtifacts, room: WindowRoom): Promise<number> {
-  const start = await conversationStart(deps, artifacts, { pastTools: true });
+  const { whole: start } = await conversationStarts(deps, artifacts, { pastTools: true, projectTools: true });
   const schemas = TOOLS.map(({ name, description, parameters }) => ({ name, description, parameters }));
   const carried = fixedTokens({ instructions: start.instructions, tools: schemas }) + messagesTokens([{ role: 'user', content: start.firstMessage }]) + CARRIED_MARGIN;
   return Math.max(256, Math.floor((room.target - carried - REPLY_RESERVE) / 2));

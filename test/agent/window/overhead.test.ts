@@ -32,11 +32,11 @@ describe('the fixed overhead of a request', () => {
     expect(overhead.cl100k).toBeLessThanOrEqual(1000);
   });
 
-  it('project phase: at most 800 with its prompt and its seven tools', () => {
+  it('project phase: at most 850 with its prompt and its eight tools (read_transcript among them, issue 31)', () => {
     const { projects } = phasedTools(ALL);
-    expect(projects).toHaveLength(7);
+    expect(projects).toHaveLength(8);
     const overhead = requestOverhead(buildProjectInstructions('', []), schemas(projects!));
-    expect(overhead.charsPerFour).toBeLessThanOrEqual(800);
+    expect(overhead.charsPerFour).toBeLessThanOrEqual(850);
   });
 
   it('a meeting with past summaries but no project folder (one phase, fifteen tools): at most 1,300', () => {
@@ -52,12 +52,12 @@ describe('the fixed overhead of a request', () => {
     expect(requestOverhead(buildInstructions('', [], { shape }), tools).charsPerFour).toBeLessThanOrEqual(1100);
   });
 
-  it('all nineteen schemas together (no request carries them since issue 21) stay at most 1,600', () => {
+  it('one conversation with all nineteen tools and the project step (the rule since issue 31): at most 1,650, a quarter of an 8,192 window with room to spare', () => {
     const tools = schemas(offeredTools(ALL));
     expect(tools).toHaveLength(19);
-    const overhead = requestOverhead(buildInstructions('', [], { shape, pastTools: true }), tools);
-    expect(overhead.charsPerFour).toBeLessThanOrEqual(1600);
-    expect(overhead.cl100k).toBeLessThanOrEqual(1450);
+    const overhead = requestOverhead(buildInstructions('', [], { shape, pastTools: true, projectTools: true }), tools);
+    expect(overhead.charsPerFour).toBeLessThanOrEqual(1650);
+    expect(overhead.cl100k).toBeLessThanOrEqual(1500);
   });
 
   it('keeps every tool described, in words a small model can act on', () => {
@@ -80,8 +80,12 @@ describe('the fixed overhead of a request', () => {
     expect(DEFAULT_PROMPT).not.toMatch(/projectfile|past_project|search/);
     expect(buildInstructions('', [], { pastTools: true })).toMatch(/^You are Meeting Assistant[^]*\n4\. Past summaries are read-only[^]*\nFinally answer/);
     expect(buildInstructions('Mine.', [], { pastTools: true })).toBe('Mine.');
-    // The project phase names no tool of the summary's.
-    expect(PROJECT_PROMPT).not.toMatch(/write_summary|read_transcript|write_context/);
+    // With the project tools in the same conversation, the project step says both: read first if useful, write after the summary.
+    expect(buildInstructions('', [], { pastTools: true, projectTools: true })).toMatch(/\n4\. Project files and past summaries \(read-only\)[^\n]*After the summary[^\n]*write_projectfile[^]*\nFinally answer/);
+    expect(buildInstructions('Mine.', [], { projectTools: true })).toBe('Mine.');
+    // The project phase names no tool of the summary's but read_transcript, which it is offered (issue 31).
+    expect(PROJECT_PROMPT).not.toMatch(/write_summary|write_context|read_meetingnote/);
+    expect(PROJECT_PROMPT).toMatch(/read_transcript/);
     expect(buildProjectInstructions('Mine.', [])).toBe(`Mine.\n\n${PROJECT_PHASE_NOTE}`);
   });
 });

@@ -105,6 +105,29 @@ describe('silent truncation judged by the server’s own counts', () => {
     expect(cm.afterResponse(third, answer(kept))).toBe('ok');
   });
 
+  it('suspects the very same count again while the request grew (issue 31 point 5: a server keeping 8,192 of a 32,768 window, read in 300-line ranges), and shrinks the window to it with one warning', async () => {
+    const { cm, lines: log } = setup(32768, 4096);
+    const run = reader(transcriptNote(20_000), 300);
+    run.readNext();
+    const first = run.request();
+    expect(estimateRequestTokens(first)).toBeGreaterThan(8192);
+    // The first count alone proves nothing: 8,192 for some 11,000 is within what tokenizers disagree by.
+    expect(cm.afterResponse(first, answer(8192))).toBe('ok');
+    run.readNext();
+    // Compaction rewrote the conversation in between (the old result collapsed): not "the same
+    // conversation, grown", so the growth test does not apply; the count is the sign.
+    run.conv.messages.splice(0, run.conv.messages.length, ...run.conv.messages.map((m) => ({ ...m })));
+    const second = run.request();
+    expect(estimateRequestTokens(second) - estimateRequestTokens(first)).toBeGreaterThan(2000);
+    expect(cm.afterResponse(second, answer(8192))).toBe('truncated');
+    await cm.forceCompact(run.conv, TOOL_SCHEMAS);
+    expect(cm.window).toBe(8192);
+    const warnings = log.filter((l) => l.level === 'warn');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.msg).toMatch(/the same 8192 as the request before, for about \d+ sent after about \d+/);
+    expect(warnings[0]!.msg).toMatch(/Raise the server's context length \(Ollama: OLLAMA_CONTEXT_LENGTH.*, or lower MeetingAssistant\.ContextWindow\.Tokens to 8192/);
+  });
+
   it('suspects a count far below what a server that told its window would keep', async () => {
     const lines = transcriptNote(20_000);
     const { cm } = setup(32768, 4096, 16384);

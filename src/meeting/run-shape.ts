@@ -1,0 +1,85 @@
+import { fixedTokens, messagesTokens } from '../agent/window/tokens.js';
+import type { ToolExecutor, ToolSchema } from '../agent/types.js';
+import type { ConversationStart, ConversationStarts } from './conversation-start.js';
+import { offeredTools, phasedTools, type ToolOffer } from '../tools/offered-tools.js';
+import type { AnyTool } from '../tools/types.js';
+
+/**
+ * One conversation or phases (docs/design.md §3 step 9). One conversation with every offered
+ * tool is the rule: the agent may read a project file or last week's summary before it writes
+ * this one's, and a model that does must never meet "there is no tool named …". Only when the
+ * instructions and every offered schema would take more than a quarter of the window (Ollama's
+ * default 4,096: the nineteen schemas alone are some 1,400 tokens) does the run go in phases,
+ * the summary first, then the project files, so that the transcript keeps room to be read.
+ *
+ * The room is the window in use (ContextWindow.Tokens, or the smaller one the server told or
+ * showed), not the compaction target: the target moves with MaxOutputTokens and Threshold,
+ * and an 8,192 window must hold the whole offer whatever those say (at 8,192 all nineteen tools
+ * and the instructions of a meeting with two AGENTS.md are some 1,600 tokens, a fifth).
+ */
+
+/** Above this share of the window, the instructions and schemas go in phases. */
+export const PHASES_ABOVE_SHARE = 0.25;
+
+export interface RunShape {
+  phased: boolean;
+  /** Why, for the run's one log line: "4,096-token window: the summary first, then the project files". */
+  reason: string;
+  /** Instructions and schemas of one conversation with every offered tool, in tokens. */
+  fixed: number;
+  window: number;
+}
+
+/**
+ * The shape of a run, decided once, before the agent's first request, from the window known
+ * then: a conversation never changes its tools (servers cache the prompt prefix, and a model
+ * should not see its tools change under it). `canPhase`: there is a project phase to split off
+ * (a project folder to update); without one the run is one conversation whatever the window.
+ */
+export function runShape(window: number, whole: { instructions: string; tools: readonly ToolSchema[] }, canPhase: boolean): RunShape {
+  const fixed = fixedTokens(whole);
+  const tokens = `${window.toLocaleString('en-US')}-token window`;
+  const share = `the instructions and the ${whole.tools.length} tools' schemas take ${fixed.toLocaleString('en-US')} tokens`;
+  if (!canPhase) return { phased: false, reason: `${tokens}: one conversation with all ${whole.tools.length} offered tools (no project phase to split off)`, fixed, window };
+  if (fixed > window * PHASES_ABOVE_SHARE) {
+    return { phased: true, reason: `${tokens}: the summary first, then the project files (${share}, more than a quarter of the window)`, fixed, window };
+  }
+  return { phased: false, reason: `${tokens}: one conversation with all ${whole.tools.length} offered tools (${share}, at most a quarter of the window)`, fixed, window };
+}
+
+/** The tools of either shape: every offered one together, and (with a project folder) per phase. */
+export interface ShapedTools {
+  whole: ToolExecutor;
+  phases?: { summary: ToolExecutor; projects: ToolExecutor };
+}
+
+/** A run's conversation as its shape makes it: how it starts, the tools of its (first) conversation, the project phase's. */
+/** The executors of both shapes, `build` making one from a list of tools. */
+export function shapedTools(offer: ToolOffer, build: (tools: AnyTool[]) => ToolExecutor): ShapedTools {
+  const phases = phasedTools(offer);
+  return {
+    whole: build(offeredTools(offer)),
+    ...(phases.projects && { phases: { summary: build(phases.summary), projects: build(phases.projects) } }),
+  };
+}
+
+export interface ShapedConversation {
+  shape: RunShape;
+  start: ConversationStart;
+  tools: ToolExecutor;
+  /** Present for a run in phases. */
+  projectTools?: ToolExecutor;
+}
+
+export function shapedConversation(window: number, starts: ConversationStarts, tools: ShapedTools): ShapedConversation {
+  const phased = starts.phased && tools.phases;
+  const shape = runShape(window, { instructions: starts.whole.instructions, tools: tools.whole.schemas }, phased !== undefined);
+  if (!shape.phased || !starts.phased || !tools.phases) return { shape, start: starts.whole, tools: tools.whole };
+  return { shape, start: starts.phased, tools: tools.phases.summary, projectTools: tools.phases.projects };
+}
+
+/** What the conversation carries in every request besides the transcript: its instructions, schemas and first message (as `message` makes it). */
+export function carriedTokens(conversation: ShapedConversation, message: (first: string) => string = (first) => first): number {
+  const { instructions, firstMessage } = conversation.start;
+  return fixedTokens({ instructions, tools: conversation.tools.schemas }) + messagesTokens([{ role: 'user', content: message(firstMessage) }]);
+}
