@@ -110,3 +110,30 @@ describe('the modules the daemon’s own process loads', () => {
     }
   }, 30_000);
 });
+
+/**
+ * What the run process loads before its first run (docs/design.md §8, BENCHMARKS.md run start):
+ * it is given the daemon's configuration as read, so not the configuration's loader, whose
+ * schemas (zod) and cron parser took 0.2–0.3 s of every cold start.
+ */
+describe('the modules the run process loads', () => {
+  it('are not the configuration loader, zod or node-cron', async () => {
+    const hooks = `export async function resolve(specifier, context, next) {
+      const resolved = await next(specifier, context);
+      process.stderr.write('resolved ' + resolved.url + '\\n');
+      return resolved;
+    }`;
+    const script = `
+      import { register } from 'node:module';
+      register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});
+      await import(${JSON.stringify(dist('daemon/runs/run-process/child.js'))});
+      process.exit(0);
+    `;
+    const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO });
+    const loaded = [...stderr.matchAll(/^resolved (.*)$/gm)].map((m) => m[1]!);
+    // The check sees the run's modules at all.
+    expect(loaded).toContain(dist('meeting/pipeline.js'));
+    expect(loaded).not.toContain(dist('config.js'));
+    expect(loaded.filter((url) => /\/node_modules\/(zod|node-cron)\//.test(url))).toEqual([]);
+  });
+});
