@@ -1,10 +1,9 @@
 import path from 'node:path';
 import { releaseTokenizer } from '../agent/window/tokens.js';
-import { CLAIM_KEYS } from '../vault/claims.js';
-import { HeadCache } from '../vault/head-cache.js';
 import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 import { FileWatch } from './file-cache.js';
+import { MeetingHeads } from './meeting-heads.js';
 import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, type IdleTimers, realIdleTimers } from './idle-release.js';
 import { PastSummaryIndex } from './past-index.js';
 import { SearchPlans } from './search/search-plans.js';
@@ -47,11 +46,11 @@ export class RunCaches {
   readonly plans: SearchPlans;
   readonly pastSummaries: PastSummaryIndex;
   /**
-   * The meeting notes' summary and context links (vault/claims.ts): a run start stats them and
-   * reads only those that changed. Released to the state folder (`MEETING_HEADS_FILE`), so that
-   * the next run process starts from them too.
+   * The meeting notes' summary and context links (vault/claims.ts): a run start reads only those
+   * that changed, and stats none the watcher vouches for. Released to the state folder
+   * (`MEETING_HEADS_FILE`), so that the next run process starts from them too.
    */
-  readonly meetingHeads: HeadCache;
+  readonly meetingHeads: MeetingHeads;
   /** Releases so far (tests read it). */
   releases = 0;
   private readonly idle: IdleHolds;
@@ -73,7 +72,7 @@ export class RunCaches {
     const { Projects, Summaries } = vault.layout.folders;
     this.plans = new SearchPlans(this.watch, [Projects, Summaries]);
     this.pastSummaries = new PastSummaryIndex(vault, this.watch);
-    this.meetingHeads = new HeadCache(vault, CLAIM_KEYS, path.join(vault.root, STATE_FOLDER, MEETING_HEADS_FILE));
+    this.meetingHeads = new MeetingHeads(vault, this.watch, path.join(vault.root, STATE_FOLDER, MEETING_HEADS_FILE));
   }
 
   /** A run begins: nothing is released until the function returned is called (once). */

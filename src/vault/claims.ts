@@ -1,6 +1,6 @@
 import { mapLimit } from './concurrency.js';
 import { FrontmatterError, parseNote } from './frontmatter.js';
-import { HeadCache } from './head-cache.js';
+import { type Head, HeadCache } from './head-cache.js';
 import { LinkError, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
 import { defaultNoteName } from './meeting-paths.js';
 import type { Vault } from './vault.js';
@@ -56,6 +56,13 @@ export interface Claim {
   other: string;
 }
 
+/** Where the pass over the other meeting notes gets their heads: a HeadCache, or one a watcher vouches for (tools/meeting-heads.ts). */
+export interface HeadSource {
+  get(absPath: string): Promise<Head | undefined>;
+  /** Before a pass: back from where the heads waited between processes, when they did. */
+  restore(): Promise<void>;
+}
+
 /** What the pass over the other meeting notes needs of each: the links that can claim a note. */
 export const CLAIM_KEYS = ['summary', 'context'] as const satisfies readonly ClaimKind[];
 
@@ -81,7 +88,7 @@ export async function claimsByOthers(
   vault: Vault,
   meetingAbs: string,
   targets: Partial<Record<ClaimKind, string>>,
-  heads: HeadCache = new HeadCache(vault, CLAIM_KEYS),
+  heads: HeadSource = new HeadCache(vault, CLAIM_KEYS),
 ): Promise<Claim[]> {
   const out: Claim[] = [];
   const open: [ClaimKind, string][] = [];

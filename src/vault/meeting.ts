@@ -5,8 +5,7 @@ import { isNotFound } from './fs.js';
 import { LinkError, formatLink, resolveLink, resolveOrPlanLink, type VaultFiles, vaultFiles } from './links.js';
 import { notesLinkingTo } from './backlinks.js';
 import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
-import { claimsByOthers } from './claims.js';
-import type { HeadCache } from './head-cache.js';
+import { claimsByOthers, type HeadSource } from './claims.js';
 import { Vault } from './vault.js';
 import { MeetingAssistantError } from '../errors.js';
 
@@ -242,7 +241,7 @@ async function refuseShared(
   meetingAbs: string,
   notes: Record<'summary' | 'context', { path: string }>,
   links: { summaryLink: string | undefined; contextLink: string | undefined; defaultSummary: string },
-  heads: HeadCache | undefined,
+  heads: HeadSource | undefined,
 ): Promise<void> {
   const claims = await claimsByOthers(vault, meetingAbs, { summary: notes.summary.path, context: notes.context.path }, heads);
   const claim = claims[0];
@@ -290,7 +289,7 @@ export async function resolveMeeting(
   options: {
     writeBack?: boolean;
     /** The other meeting notes' heads, kept between runs (run-caches.ts `meetingHeads`); default read for this call. */
-    meetingHeads?: HeadCache;
+    meetingHeads?: HeadSource;
   } = {},
 ): Promise<MeetingArtifacts> {
   const meetingAbs = vault.abs(meetingPath);

@@ -1,13 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MEETING_HEADS_FILE, RunCaches } from '../../src/tools/run-caches.js';
 import { resolveMeeting } from '../../src/vault/meeting.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { countFsCalls, memoryVault } from '../helpers/memfs.js';
 
 /**
  * The meeting notes' heads of the run caches (run-caches.ts): what the check that no other
  * meeting has this one's notes (docs/design.md §1) reads at a run start. Kept between runs; let
  * go at the idle release into the state folder, so that the next run process (a new RunCaches
- * on the same vault) reads only the notes that changed meanwhile.
+ * on the same vault) reads only the notes that changed meanwhile; where the daemon's watcher
+ * covers the meeting notes, not even a stat of those no event named.
  */
 
 const meeting = (name: string, extra = '') => `---\ntitle: ${name}\ntranscript: "[[Meetings/Transcripts/${name}]]"\n${extra}---\nnotes\n`;
@@ -57,5 +58,47 @@ describe('the meeting notes’ heads across run processes', () => {
     const caches = cachesOf(vault);
     await expect(resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: caches.meetingHeads })).resolves.toBeDefined();
     expect(caches.meetingHeads.stats.read).toBe(5);
+  });
+});
+
+describe('the meeting notes’ heads under the daemon’s watcher', () => {
+  const resolveNew = (vault: ReturnType<typeof memoryVault>, caches: RunCaches) =>
+    resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: caches.meetingHeads });
+
+  it('a warm run start stats none of them; one an event named is looked at again, and its new claim found', async () => {
+    const vault = vaultOf(20);
+    const caches = cachesOf(vault);
+    let now = 0;
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(now), maxTrustMs: 60_000 });
+    await resolveNew(vault, caches);
+    const calls = countFsCalls(vault.fs);
+    await resolveNew(vault, caches);
+    expect(calls.stat).toBeLessThan(10);
+
+    // A person's edit, as the watcher reports it.
+    await vault.fs.writeFile('/vault/Meetings/Old 4.md', meeting('Old 4', 'summary: "[[Meetings/Summaries/New]]"\n'));
+    caches.watch.invalidate('/vault/Meetings/Old 4.md');
+    caches.meetingHeads.stats.read = 0;
+    const err = await resolveNew(vault, caches).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 4.md');
+    expect(caches.meetingHeads.stats.read).toBe(1);
+
+    // Trust has an age: past maxTrustMs every note is checked on disk again (a missed event is found then).
+    await vault.fs.writeFile('/vault/Meetings/Old 4.md', meeting('Old 4'));
+    now += 60_001;
+    const before = calls.stat;
+    await resolveNew(vault, caches);
+    expect(calls.stat - before).toBeGreaterThanOrEqual(20);
+  });
+
+  it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {
+    const vault = vaultOf(20);
+    const caches = cachesOf(vault);
+    await resolveNew(vault, caches);
+    const calls = countFsCalls(vault.fs);
+    caches.meetingHeads.stats.read = 0;
+    await resolveNew(vault, caches);
+    expect(calls.stat).toBeGreaterThanOrEqual(20);
+    expect(caches.meetingHeads.stats.read).toBe(0);
   });
 });
