@@ -21,7 +21,7 @@ const LAYERS = [
   { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },
   { name: 'vault, log and external programs', units: ['vault/', 'log.ts', 'external-programs.ts'] },
   { name: 'config', units: ['config.ts', 'config-hints.ts'] },
-  { name: 'shared definitions', units: ['errors.ts', 'clock.ts', 'loaded-packages.ts'] },
+  { name: 'shared definitions', units: ['errors.ts', 'clock.ts', 'loaded-packages.ts', 'window-defaults.ts'] },
 ];
 
 const ORDER = LAYERS.map((layer) => layer.name).join(' → ');

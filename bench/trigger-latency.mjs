@@ -1,69 +1,158 @@
-// Trigger latency: a transcript's `state: finished` written to disk -> the first model request
-// of its run at the endpoint, through the real watcher (chokidar, write stability, debounce),
-// trigger rules and queue of the built daemon. 20 runs, one after another.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+// Run start (issue #31 point 3): a transcript's `state: finished` written to disk -> the first
+// model request of its run at the endpoint, through the real watcher (write stability,
+// debounce), trigger rules, queue and run process of the built daemon, as `run` starts it
+// (runProcess: true), on the 20,000-note vault of bench/idle.mjs. Ten meetings one after
+// another with the run process already up (warm), then ten more each after the process ended
+// at its idle release (cold: fork, module load and every cache built anew). Also the
+// `list_projects` turn of each warm run: from the endpoint's answer that calls it to the next
+// request of that conversation (the loop, the tool and the window's accounting).
+// BENCH_RUNS=n meetings per series; BENCH_NOTES=n the vault's size.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { meetingNote, startModelServer, stats, transcriptNote } from './_daemon-fixtures.mjs';
+import { generateVault, meetingNote, SUMMARY_BODY, transcriptNote } from './_daemon-fixtures.mjs';
+import { report, runs, stats } from './_lib.mjs';
 
 const dist = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 const { resolveConfig } = await import(path.join(dist, 'config.js'));
 const { startDaemon } = await import(path.join(dist, 'daemon', 'daemon.js'));
 const { silentLogger } = await import(path.join(dist, 'log.js'));
 
-const RUNS = 20;
+const RUNS = runs(10);
+const NOTES = Number(process.env.BENCH_NOTES ?? 20_000);
+/** Short, so that the cold series need not wait a minute per meeting; far above the gap between two warm runs. */
+const IDLE_MS = 3000;
+
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-bench-latency-'));
 const vault = path.join(dir, 'vault');
-const names = Array.from({ length: RUNS }, (_, i) => `Latency ${String(i).padStart(2, '0')}`);
+const t = performance.now();
+const made = generateVault(vault, NOTES);
+console.log(`vault: ${made.total} notes (${made.meetings} meetings with transcript, context and summary; ${made.projectFiles} project files in 20 projects), generated in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-let waiting;
-const server = await startModelServer((body) => {
-  const first = body.messages?.find((m) => m.role === 'user')?.content ?? '';
-  if (waiting && String(first).includes(waiting.name)) {
-    waiting.resolve(performance.now());
-    waiting = undefined;
-  }
-});
-
-const write = (rel, content) => writeFileSync(path.join(vault, rel), content);
-
-for (const sub of ['Meetings/Transcripts', 'Meetings/Summaries', 'Meetings/Context', 'Projects/Alpha']) mkdirSync(path.join(vault, sub), { recursive: true });
+// The meetings measured: bound to project P0 (a folder with notes, and past summaries of it).
+const names = Array.from({ length: 2 * RUNS + 1 }, (_, i) => `Latency ${String(i).padStart(2, '0')}`);
 for (const name of names) {
-  write(`Meetings/${name}.md`, meetingNote(name));
-  write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
+  writeFileSync(path.join(vault, 'Meetings', `${name}.md`), meetingNote(name).replace('projects: [Alpha]', 'projects: [P0]'));
+  writeFileSync(path.join(vault, 'Meetings/Transcripts', `${name}.md`), transcriptNote(name, 'transcribing'));
 }
+for (let i = 0; i < 3; i++) {
+  writeFileSync(
+    path.join(vault, 'Meetings/Summaries', `2026-02-0${i + 1} P0 review.md`),
+    `---\ntitle: P0 review ${i}\nprojects: [P0]\nmeeting: "[[Meetings/2026-02-0${i + 1} P0 review]]"\nstatus: done\n---\n${SUMMARY_BODY}`,
+  );
+}
+
+// The endpoint: each conversation calls list_projects once where it is offered, write_summary
+// where it is offered and not yet called, and ends with "Done.". It notes when each meeting's
+// first request arrives and how long each list_projects turn took.
+/** Meeting name -> the resolver of the wait for its first request. */
+const waiting = new Map();
+const listProjectsTurns = new Map();
+const pendingTurn = new Map();
+const calls = (messages, name) => messages.some((m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => c.function?.name === name));
+const offers = (body, name) => (body.tools ?? []).some((tool) => (tool.function?.name ?? tool.name) === name);
+let n = 0;
+const server = http.createServer((req, res) => {
+  const arrived = performance.now();
+  let raw = '';
+  req.on('data', (d) => (raw += d));
+  req.on('end', () => {
+    if (!req.url.endsWith('/chat/completions')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const body = JSON.parse(raw);
+    const messages = body.messages ?? [];
+    const first = String(messages.find((m) => m.role === 'user')?.content ?? '');
+    const meeting = names.find((name) => first.includes(name));
+    const conversation = `${meeting}|${first.slice(0, 200)}`;
+    if (meeting && messages.every((m) => m.role !== 'assistant')) {
+      waiting.get(meeting)?.(arrived);
+      waiting.delete(meeting);
+    }
+    const sent = pendingTurn.get(conversation);
+    if (sent !== undefined) {
+      pendingTurn.delete(conversation);
+      listProjectsTurns.set(meeting, arrived - sent);
+    }
+    let call;
+    if (offers(body, 'list_projects') && !calls(messages, 'list_projects')) call = { name: 'list_projects', arguments: {} };
+    else if (offers(body, 'write_summary') && !calls(messages, 'write_summary')) call = { name: 'write_summary', arguments: { content: SUMMARY_BODY } };
+    const message = call
+      ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${++n}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] }
+      : { role: 'assistant', content: 'Done.' };
+    const answer = JSON.stringify({
+      id: `chatcmpl-${++n}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: body.model ?? 'bench',
+      choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop', logprobs: null }],
+      usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
+    });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
+    res.end(answer, () => {
+      if (call?.name === 'list_projects') pendingTurn.set(conversation, performance.now());
+    });
+  });
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
 
 const config = resolveConfig({
   MeetingAssistant: {
     VaultPath: vault,
-    Endpoint: { BaseUrl: server.baseUrl, Model: 'bench' },
+    Endpoint: { BaseUrl: baseUrl, Model: 'bench' },
     Reconnect: { Attempts: 0, DelaySeconds: 0 },
     Http: { Enabled: false },
     Daemon: { ReconcileSchedule: '0 0 1 1 *' },
   },
 });
-const daemon = await startDaemon(config, { log: silentLogger });
+let released = () => {};
+const daemon = await startDaemon(config, { log: silentLogger, runProcess: true, caches: { idleMs: IDLE_MS, onRelease: () => released() } });
+await daemon.startupScan;
 
-const latencies = [];
+/** One meeting's `state: finished` written; resolves with the ms until its first model request, once its run is over. */
+async function oneMeeting(name) {
+  const rel = path.join('Meetings/Transcripts', `${name}.md`);
+  const hit = new Promise((resolve) => waiting.set(name, resolve));
+  const text = readFileSync(path.join(vault, rel), 'utf8').replace('state: transcribing', 'state: finished');
+  const t0 = performance.now();
+  writeFileSync(path.join(vault, rel), text);
+  let timer;
+  const t1 = await Promise.race([hit, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no model request for ${name} within 30 s`)), 30_000)))]);
+  clearTimeout(timer);
+  await daemon.eventsHandled();
+  await daemon.queue.onIdle();
+  return t1 - t0;
+}
+
+const warm = [];
+const cold = [];
 try {
-  for (const name of names) {
-    const rel = `Meetings/Transcripts/${name}.md`;
-    const hit = new Promise((resolve) => (waiting = { name, resolve }));
-    const text = readFileSync(path.join(vault, rel), 'utf8').replace('state: transcribing', 'state: finished');
-    const t0 = performance.now();
-    writeFileSync(path.join(vault, rel), text);
-    const t1 = await Promise.race([hit, new Promise((_, reject) => setTimeout(() => reject(new Error(`no model request for ${name} within 10 s`)), 10_000))]);
-    latencies.push(t1 - t0);
-    await daemon.queue.onIdle();
+  // The process started by a first meeting, then the warm series.
+  await oneMeeting(names[0]);
+  for (const name of names.slice(1, RUNS + 1)) warm.push(await oneMeeting(name));
+  for (const name of names.slice(RUNS + 1)) {
+    await new Promise((resolve) => (released = resolve));
+    cold.push(await oneMeeting(name));
   }
 } finally {
   await daemon.stop('bench over');
-  await server.close();
+  await new Promise((r) => server.close(r));
   rmSync(dir, { recursive: true, force: true });
 }
 
-const s = stats(latencies);
-console.log(`trigger latency (state: finished written -> first model request), ${s.n} runs:`);
-console.log(`  median ${s.median.toFixed(1)} ms, min ${s.min.toFixed(1)} ms, max ${s.max.toFixed(1)} ms`);
+console.log(`run start (state: finished written -> first model request), ${NOTES.toLocaleString('en')}-note vault, ${RUNS} meetings one after another:`);
 console.log('  (includes the write-stability wait of 150 ms and the 50 ms per-file debounce)');
+let ok = report('  run process up (warm)', stats(warm), { target: { text: '≤ 1 s', ok: stats(warm).median <= 1000 } });
+ok = report('  run process cold (ended at its idle release)', stats(cold), { target: { text: '≤ 1 s', ok: stats(cold).median <= 1000 } }) && ok;
+const turns = names.slice(1, RUNS + 1).map((name) => listProjectsTurns.get(name)).filter((v) => v !== undefined);
+if (turns.length === 0) {
+  console.log('  list_projects turn: not measured (no conversation was offered list_projects)');
+  ok = false;
+} else {
+  ok = report('  list_projects turn, warm (its answer -> the next request)', stats(turns), { target: { text: '≤ 5 ms', ok: stats(turns).median <= 5 } }) && ok;
+}
+process.exitCode = ok ? 0 : 1;

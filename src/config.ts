@@ -6,6 +6,7 @@ import type { z as Zod } from 'zod';
 import { closest, jsonSyntaxProblem, SECTION, sectionProblem } from './config-hints.js';
 import { MeetingAssistantError } from './errors.js';
 import { unloadPackage } from './loaded-packages.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, defaultMaxOutputTokens } from './window-defaults.js';
 
 /**
  * Configuration: one JSON file with a `MeetingAssistant` section (docs/design.md §5), keys
@@ -56,7 +57,7 @@ function buildSchemas(z: typeof Zod) {
       }),
       ContextWindow: section({
         Tokens: count().default(32768),
-        MaxOutputTokens: count().default(4096),
+        MaxOutputTokens: count().default(DEFAULT_MAX_OUTPUT_TOKENS),
         Compaction: section({
           Enabled: z.boolean().default(true),
           Threshold: z.number().gt(0).lt(1).default(0.2),
@@ -184,13 +185,7 @@ export class ConfigError extends MeetingAssistantError {
 
 export const DEFAULT_SETTINGS: Settings = configSchemas().SettingsSchema.parse({});
 
-/**
- * `ContextWindow.MaxOutputTokens` when it is left out: 4,096, or a quarter of a smaller
- * `ContextWindow.Tokens` (4,096 would leave nothing of a 4,096 window and half of 8,192).
- */
-export function defaultMaxOutputTokens(tokens: number): number {
-  return Math.max(1, Math.min(DEFAULT_SETTINGS.ContextWindow.MaxOutputTokens, Math.floor(tokens / 4)));
-}
+export { defaultMaxOutputTokens } from './window-defaults.js';
 
 const ENV_PREFIX = 'MeetingAssistant__';
 

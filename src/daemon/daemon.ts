@@ -235,8 +235,11 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   try {
     // The expression was checked with the rest of the configuration.
     if (options.schedule ?? true) intake.schedule();
-    const { Projects, Summaries } = config.layout.folders;
-    await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects] })), { Projects, Summaries });
+    const { Projects, Summaries, Meetings } = config.layout.folders;
+    // The meeting notes too, so that a run start's claim check (§1) stats none of them
+    // (tools/meeting-heads.ts); not when they are the whole vault, which is not watched.
+    const meetings = Meetings === vault.root ? {} : { Meetings };
+    await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings)] })), { Projects, Summaries, ...meetings });
     await inbox.watch();
   } catch (err) {
     await closeIntake();

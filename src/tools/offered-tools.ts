@@ -1,4 +1,4 @@
-import { pastSummariesFor } from './past-meetings.js';
+import { hasPastSummaries } from './past-meetings.js';
 import { findProject, listProjectFolders } from './project-files.js';
 import { TOOLS } from './registry.js';
 import { hasIdentities } from './speakers.js';
@@ -36,7 +36,7 @@ export async function toolOffer(ctx: ToolBinding): Promise<ToolOffer> {
     own.length === 0
       ? false
       : listProjectFolders(ctx.vault).then((folders) => own.some((p) => findProject(folders, p) !== undefined), () => true),
-    pastSummariesFor(ctx, own).then((list) => list.length > 0, () => true),
+    hasPastSummaries(ctx, own).catch(() => true),
     hasIdentities(ctx).catch(() => true),
   ]);
   return { projects, past, identities };

@@ -117,6 +117,49 @@ export class PastSummaryIndex {
     return [...this.byDate];
   }
 
+  /**
+   * Whether any summary is `accept`ed, reading no further than the first that is (the tool
+   * offer, offered-tools.ts, which must not wait for an index the run may never use: on 4,000
+   * summaries its build took 0.5 s before the first model request). The answer when one is
+   * fresh at hand; else the folder is listed and its files looked at newest name first (a date
+   * leads most meeting names), 16 at a time, each kept in the cache as a walk keeps it.
+   */
+  async some(accept: (summary: PastSummary) => boolean): Promise<boolean> {
+    const folder = this.vault.layout.folders.Summaries;
+    const fresh = !this.refreshing && this.answer && this.dirty.size === 0 && this.trust.covers(folder) && this.trust.now() - this.sweptAt <= this.trust.maxTrustMs;
+    if (fresh) return this.answer!.some(accept);
+    const files = (await this.vault.listMarkdown(folder)).filter((f) => this.vault.kindOf(f) === 'summary').reverse();
+    // Settled by the first accepted, not by the slowest of its batch (a sync tool's placeholder still downloading, say).
+    return new Promise<boolean>((resolve, reject) => {
+      let next = 0;
+      let active = 0;
+      let settled = false;
+      const settle = (found: boolean) => {
+        settled = true;
+        resolve(found);
+      };
+      const pump = () => {
+        while (!settled && active < PARALLEL && next < files.length) {
+          active++;
+          this.entry(files[next++]!).then(
+            (entry) => {
+              active--;
+              if (settled) return;
+              if (entry !== undefined && accept(entry)) settle(true);
+              else pump();
+            },
+            (err: unknown) => {
+              settled = true;
+              reject(err);
+            },
+          );
+        }
+        if (!settled && active === 0 && next >= files.length) settle(false);
+      };
+      pump();
+    });
+  }
+
   /** The answer, shared: callers copy it. */
   private async current(): Promise<readonly PastSummary[]> {
     const folder = this.vault.layout.folders.Summaries;

@@ -51,17 +51,20 @@ export function scopeProjects(ctx: ToolBinding, requested: string[] | undefined)
 export async function pastSummariesFor(ctx: ToolBinding, scope: readonly string[], order: 'path' | 'newest' = 'path'): Promise<PastSummary[]> {
   if (scope.length === 0) return [];
   const all = order === 'newest' ? await ctx.pastSummaries.newestFirst() : await ctx.pastSummaries.all();
+  return all.filter(inScope(ctx, scope));
+}
+
+/** Whether `pastSummariesFor` would list any, found without the whole index (the tool offer). */
+export async function hasPastSummaries(ctx: ToolBinding, scope: readonly string[]): Promise<boolean> {
+  return scope.length > 0 && ctx.pastSummaries.some(inScope(ctx, scope));
+}
+
+function inScope(ctx: ToolBinding, scope: readonly string[]): (s: PastSummary) => boolean {
   // Once per call, not per summary: ten thousand of them are filtered on every call.
   const current = path.resolve(ctx.meeting.summaryPath);
   const currentLower = current.toLowerCase();
   const keys = new Set(scope.map((p) => p.toLowerCase()));
-  return all.filter(
-    (s) =>
-      s.status !== 'failed' &&
-      s.projectKeys.some((k) => keys.has(k)) &&
-      s.path !== current &&
-      s.path.toLowerCase() !== currentLower,
-  );
+  return (s) => s.status !== 'failed' && s.projectKeys.some((k) => keys.has(k)) && s.path !== current && s.path.toLowerCase() !== currentLower;
 }
 
 export const listPastProjectMeetings = defineTool({

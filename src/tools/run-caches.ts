@@ -1,6 +1,9 @@
+import path from 'node:path';
 import { releaseTokenizer } from '../agent/window/tokens.js';
+import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 import { FileWatch } from './file-cache.js';
+import { MeetingHeads } from './meeting-heads.js';
 import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, type IdleTimers, realIdleTimers } from './idle-release.js';
 import { PastSummaryIndex } from './past-index.js';
 import { SearchPlans } from './search/search-plans.js';
@@ -11,7 +14,9 @@ import { SearchWorkerPool } from './search/worker-pool.js';
  * §8). The daemon or a command creates one (runtime.ts) and hands it to every run; nothing
  * below keeps a cache in module state. Each part is bounded: the search's texts by
  * `Agent.SearchCacheMegabytes`, its threads by the pool's size, its plans by `MAX_PLANS`,
- * the past-summary index by the summaries folder, the token counts by their own small bound.
+ * the past-summary index by the summaries folder, the meeting notes' heads by the meetings
+ * folder (two links each, for the check that no other meeting has this one's notes, §1), the
+ * token counts by their own small bound.
  *
  * Lifetime: what the runs built is let go once nothing used it for `idleMs` (default a
  * minute) while no run holds it: the worker threads end, the texts, plans and index are
@@ -32,11 +37,20 @@ export interface RunCachesOptions {
   onRelease?: () => void;
 }
 
+/** The meeting notes' heads between two run processes, in the state folder. */
+export const MEETING_HEADS_FILE = 'meeting-heads.json';
+
 export class RunCaches {
   readonly watch: FileWatch;
   readonly search: SearchWorkerPool;
   readonly plans: SearchPlans;
   readonly pastSummaries: PastSummaryIndex;
+  /**
+   * The meeting notes' summary and context links (vault/claims.ts): a run start reads only those
+   * that changed, and stats none the watcher vouches for. Released to the state folder
+   * (`MEETING_HEADS_FILE`), so that the next run process starts from them too.
+   */
+  readonly meetingHeads: MeetingHeads;
   /** Releases so far (tests read it). */
   releases = 0;
   private readonly idle: IdleHolds;
@@ -58,6 +72,7 @@ export class RunCaches {
     const { Projects, Summaries } = vault.layout.folders;
     this.plans = new SearchPlans(this.watch, [Projects, Summaries]);
     this.pastSummaries = new PastSummaryIndex(vault, this.watch);
+    this.meetingHeads = new MeetingHeads(vault, this.watch, path.join(vault.root, STATE_FOLDER, MEETING_HEADS_FILE));
   }
 
   /** A run begins: nothing is released until the function returned is called (once). */
@@ -77,8 +92,10 @@ export class RunCaches {
     const ended = this.search.close();
     this.plans.clear();
     this.pastSummaries.clear();
+    // Written only when a run read a note anew; a state folder that cannot be written keeps them here.
+    const spilled = this.meetingHeads.spill();
     releaseTokenizer();
-    return ended;
+    return Promise.all([ended, spilled]).then(() => undefined);
   }
 
   /**

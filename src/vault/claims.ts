@@ -1,4 +1,6 @@
+import { mapLimit } from './concurrency.js';
 import { FrontmatterError, parseNote } from './frontmatter.js';
+import { type Head, HeadCache } from './head-cache.js';
 import { LinkError, linkTarget, resolveLink, resolveOrPlanLink } from './links.js';
 import { defaultNoteName } from './meeting-paths.js';
 import type { Vault } from './vault.js';
@@ -54,14 +56,40 @@ export interface Claim {
   other: string;
 }
 
+/** Where the pass over the other meeting notes gets their heads: a HeadCache, or one a watcher vouches for (tools/meeting-heads.ts). */
+export interface HeadSource {
+  get(absPath: string): Promise<Head | undefined>;
+  /** Before a pass: back from where the heads waited between processes, when they did. */
+  restore(): Promise<void>;
+}
+
+/** What the pass over the other meeting notes needs of each: the links that can claim a note. */
+export const CLAIM_KEYS = ['summary', 'context'] as const satisfies readonly ClaimKind[];
+
+/**
+ * Meeting notes whose heads are looked at once: stats, mostly (head-cache.ts reads at most 16
+ * at once). One note at a time, a vault of 4,000 meetings took 1–2 s before every run's first
+ * model request (BENCHMARKS.md, run start).
+ */
+const CLAIM_CONCURRENCY = 64;
+
 /**
  * Which of this meeting's notes another meeting note claims: `targets` are the absolute paths
  * its summary and context links resolve to (or are planned at). One pass over the meeting
  * notes, and only for notes whose own `meeting` link does not settle it. A note whose
  * `meeting` link names this meeting is its own, whatever other meeting notes link to it:
  * those are the ones to fix.
+ *
+ * `heads`: the meeting notes' frontmatter as the run's caches remember it (run-caches.ts: kept
+ * between runs, and in the state folder between run processes), so that a pass reads only the
+ * notes that changed; default one for this call alone.
  */
-export async function claimsByOthers(vault: Vault, meetingAbs: string, targets: Partial<Record<ClaimKind, string>>): Promise<Claim[]> {
+export async function claimsByOthers(
+  vault: Vault,
+  meetingAbs: string,
+  targets: Partial<Record<ClaimKind, string>>,
+  heads: HeadSource = new HeadCache(vault, CLAIM_KEYS),
+): Promise<Claim[]> {
   const out: Claim[] = [];
   const open: [ClaimKind, string][] = [];
   for (const [kind, target] of Object.entries(targets) as [ClaimKind, string][]) {
@@ -70,12 +98,15 @@ export async function claimsByOthers(vault: Vault, meetingAbs: string, targets: 
     else if (owner !== meetingAbs) out.push({ kind, target, other: vault.rel(owner) });
   }
   if (open.length === 0) return out;
-  for (const file of await vault.listMarkdown(vault.layout.folders.Meetings)) {
-    if (file === meetingAbs || vault.kindOf(file) !== 'meeting' || open.length === 0) continue;
-    const data = await dataOf(vault, file);
+  await heads.restore();
+  const others = (await vault.listNotesOf('Meetings')).filter((file) => file !== meetingAbs);
+  // A note that cannot be read or parsed claims nothing, as one whose frontmatter is broken.
+  const data = await mapLimit(others, CLAIM_CONCURRENCY, (file) => heads.get(file).then((head) => (head?.ok ? head.data : undefined), () => undefined));
+  // In the order of the listing, as before: the first claimant is the one named.
+  for (let i = 0; i < others.length && open.length > 0; i++) {
     for (const [kind, target] of [...open]) {
-      if (!(await linkNames(vault, kind, data?.[kind], target, file))) continue;
-      out.push({ kind, target, other: vault.rel(file) });
+      if (!(await linkNames(vault, kind, data[i]?.[kind], target, others[i]!))) continue;
+      out.push({ kind, target, other: vault.rel(others[i]!) });
       open.splice(open.findIndex(([k]) => k === kind), 1);
     }
   }

@@ -73,6 +73,19 @@ export function linkTarget(value: unknown): string | undefined {
   return withExtension(target);
 }
 
+/**
+ * The vault's files as a link lookup sees them (vault-relative, forward slashes), listed when
+ * first asked. One per look-up unless shared: `vaultFiles` makes one that the links of one
+ * meeting share (meeting.ts), so that a new meeting's two notes still to be created cost one
+ * walk of the vault, not two.
+ */
+export type VaultFiles = () => Promise<readonly string[]>;
+
+export function vaultFiles(vault: Vault): VaultFiles {
+  let listed: Promise<string[]> | undefined;
+  return () => (listed ??= listVaultFiles(vault));
+}
+
 /** Every file of the vault (vault-relative, forward slashes), hidden folders skipped: one walk, no reads. */
 async function listVaultFiles(vault: Vault): Promise<string[]> {
   const out: string[] = [];
@@ -113,14 +126,14 @@ function relativeTarget(vault: Vault, value: string): string {
  * Absolute path of the existing note a link names. Dangling or ambiguous links are a
  * LinkError whose message says which link and why.
  */
-export async function resolveLink(vault: Vault, value: string): Promise<string> {
+export async function resolveLink(vault: Vault, value: string, files: VaultFiles = vaultFiles(vault)): Promise<string> {
   const rel = relativeTarget(vault, value);
   // A sync tool's conflict copy is never what a link means (docs/design.md §4).
   if (isSyncToolFile(rel)) throw new LinkError('invalid', value, `the link "${value}" names a sync tool's conflict copy or temporary file, not a note`);
   if (!isHidden(rel) && (await isFile(vault, vault.abs(rel)))) return vault.abs(rel);
 
   const wanted = rel.toLowerCase();
-  const matches = (await listVaultFiles(vault)).filter((file) => {
+  const matches = (await files()).filter((file) => {
     const lower = file.toLowerCase();
     return lower === wanted || lower.endsWith(`/${wanted}`);
   });
@@ -149,6 +162,7 @@ export async function resolveOrPlanLink(
   value: string | undefined,
   defaultFolder: string,
   defaultName: string,
+  files?: VaultFiles,
 ): Promise<{ path: string; exists: boolean }> {
   const folder = vault.abs(defaultFolder);
   if (value === undefined || linkTarget(value) === undefined) {
@@ -156,7 +170,7 @@ export async function resolveOrPlanLink(
     return { path: planned, exists: await isFile(vault, planned) };
   }
   try {
-    return { path: await resolveLink(vault, value), exists: true };
+    return { path: await resolveLink(vault, value, files), exists: true };
   } catch (err) {
     if (!(err instanceof LinkError) || err.kind !== 'dangling') throw err;
   }

@@ -2,10 +2,10 @@ import path from 'node:path';
 import { FrontmatterError, parseNote, updateNoteFrontmatter } from './frontmatter.js';
 import { UnwritableFileError } from './regular-file.js';
 import { isNotFound } from './fs.js';
-import { LinkError, formatLink, resolveLink, resolveOrPlanLink } from './links.js';
+import { LinkError, formatLink, resolveLink, resolveOrPlanLink, type VaultFiles, vaultFiles } from './links.js';
 import { notesLinkingTo } from './backlinks.js';
 import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
-import { claimsByOthers } from './claims.js';
+import { claimsByOthers, type HeadSource } from './claims.js';
 import { Vault } from './vault.js';
 import { MeetingAssistantError } from '../errors.js';
 
@@ -206,13 +206,13 @@ async function meetingFrontmatter(vault: Vault, meetingAbs: string): Promise<Rec
 type Broken = (message: string, cause?: unknown) => BrokenMeetingError;
 
 /** The transcript: by the meeting's `transcript` link, else the one transcript note whose `meeting` links here. */
-async function transcriptOf(vault: Vault, meetingAbs: string, transcriptLink: unknown, broken: Broken): Promise<string> {
+async function transcriptOf(vault: Vault, meetingAbs: string, transcriptLink: unknown, broken: Broken, files: VaultFiles): Promise<string> {
   const transcriptGiven =
     transcriptLink !== null && transcriptLink !== undefined && !(typeof transcriptLink === 'string' && transcriptLink.trim() === '');
   if (transcriptGiven) {
     if (typeof transcriptLink !== 'string') throw broken(`the transcript property is not a link: ${JSON.stringify(transcriptLink)}`);
     try {
-      return await resolveLink(vault, transcriptLink);
+      return await resolveLink(vault, transcriptLink, files);
     } catch (err) {
       if (!(err instanceof LinkError)) throw err;
       throw broken(`the transcript link cannot be followed: ${err.message}`, err);
@@ -241,8 +241,9 @@ async function refuseShared(
   meetingAbs: string,
   notes: Record<'summary' | 'context', { path: string }>,
   links: { summaryLink: string | undefined; contextLink: string | undefined; defaultSummary: string },
+  heads: HeadSource | undefined,
 ): Promise<void> {
-  const claims = await claimsByOthers(vault, meetingAbs, { summary: notes.summary.path, context: notes.context.path });
+  const claims = await claimsByOthers(vault, meetingAbs, { summary: notes.summary.path, context: notes.context.path }, heads);
   const claim = claims[0];
   if (!claim) return;
   const rel = vault.rel(meetingAbs);
@@ -256,7 +257,7 @@ async function refuseShared(
     `two meetings never share one, so this meeting is not run: ${fix}`;
   let report: string | undefined = notes.summary.path;
   if (claims.some((c) => c.kind === 'summary')) {
-    const taken = links.defaultSummary === notes.summary.path || (await claimsByOthers(vault, meetingAbs, { summary: links.defaultSummary })).length > 0;
+    const taken = links.defaultSummary === notes.summary.path || (await claimsByOthers(vault, meetingAbs, { summary: links.defaultSummary }, heads)).length > 0;
     report = taken ? undefined : links.defaultSummary;
   }
   throw new BrokenMeetingError(message, meetingAbs, report);
@@ -285,7 +286,11 @@ async function writeBackLinks(vault: Vault, meetingAbs: string, changes: Record<
 export async function resolveMeeting(
   vault: Vault,
   meetingPath: string,
-  options: { writeBack?: boolean } = {},
+  options: {
+    writeBack?: boolean;
+    /** The other meeting notes' heads, kept between runs (run-caches.ts `meetingHeads`); default read for this call. */
+    meetingHeads?: HeadSource;
+  } = {},
 ): Promise<MeetingArtifacts> {
   const meetingAbs = vault.abs(meetingPath);
   const rel = vault.rel(meetingAbs);
@@ -303,9 +308,11 @@ export async function resolveMeeting(
     }
   }
 
+  // One walk of the vault for every link below that does not name its note's path as it is.
+  const files = vaultFiles(vault);
   let summary: { path: string; exists: boolean };
   try {
-    summary = await resolveOrPlanLink(vault, summaryLink, folders.Summaries, name);
+    summary = await resolveOrPlanLink(vault, summaryLink, folders.Summaries, name, files);
   } catch (err) {
     throw new BrokenMeetingError(`${rel}: the summary link cannot be used: ${describe(err)}`, meetingAbs, defaultSummary, {
       cause: err,
@@ -320,7 +327,7 @@ export async function resolveMeeting(
 
   let context: { path: string; exists: boolean };
   try {
-    context = await resolveOrPlanLink(vault, contextLink, folders.Context, name);
+    context = await resolveOrPlanLink(vault, contextLink, folders.Context, name, files);
   } catch (err) {
     throw broken(`the context link cannot be used: ${describe(err)}`, err);
   }
@@ -333,9 +340,9 @@ export async function resolveMeeting(
   };
   await confine([meetingAbs]);
 
-  const transcriptPath = await transcriptOf(vault, meetingAbs, data.transcript, broken);
+  const transcriptPath = await transcriptOf(vault, meetingAbs, data.transcript, broken, files);
   await confine([meetingAbs, transcriptPath]);
-  await refuseShared(vault, meetingAbs, { summary, context }, { summaryLink, contextLink, defaultSummary });
+  await refuseShared(vault, meetingAbs, { summary, context }, { summaryLink, contextLink, defaultSummary }, options.meetingHeads);
 
   if (options.writeBack ?? true) {
     const changes: Record<string, unknown> = {};

@@ -353,11 +353,25 @@ export class Vault {
   }
 
   /** All Markdown files below `folder` (absolute paths, sorted), skipping dot-folders and sync tools' files (§4). */
-  async listMarkdown(folder: string): Promise<string[]> {
+  async listMarkdown(folder: string, options: { enter?: (abs: string) => boolean } = {}): Promise<string[]> {
     const out: string[] = [];
-    await walkFiles(this.fs, folder, { skip: (name) => name.startsWith('.') || isSyncToolFile(name) }, ({ abs, entry }) => {
+    const enter = options.enter;
+    await walkFiles(this.fs, folder, { skip: (name) => name.startsWith('.') || isSyncToolFile(name), ...(enter && { enter: (_name, abs) => enter(abs) }) }, ({ abs, entry }) => {
       if (entry.isFile() && entry.name.toLowerCase().endsWith('.md')) out.push(abs);
     });
     return out.sort();
+  }
+
+  /**
+   * The notes of one kind (kindOf), sorted: the Markdown files below its folder, without going
+   * into the folders configured for other kinds. The meeting notes, so, without a walk of the
+   * transcripts, summaries and context notes the default layout keeps inside `Meetings`.
+   */
+  async listNotesOf(key: FolderKey): Promise<string[]> {
+    const root = this.layout.folders[key];
+    const kind = KIND_OF_FOLDER[key];
+    const others = new Set((Object.entries(this.layout.folders) as [FolderKey, string][]).filter(([k, f]) => KIND_OF_FOLDER[k] !== kind && f !== root).map(([, f]) => f));
+    const files = await this.listMarkdown(root, { enter: (abs) => !others.has(abs) });
+    return files.filter((file) => this.kindOf(file) === kind);
   }
 }

@@ -9,6 +9,23 @@ import { describe, expect, it } from 'vitest';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = (p: string) => pathToFileURL(path.join(REPO, 'dist', p)).href;
 
+/** Every module the import of `entry` (below dist/) resolves, told by a resolve hook on stderr. */
+async function resolvedModules(entry: string): Promise<string[]> {
+  const hooks = `export async function resolve(specifier, context, next) {
+    const resolved = await next(specifier, context);
+    process.stderr.write('resolved ' + resolved.url + '\\n');
+    return resolved;
+  }`;
+  const script = `
+    import { register } from 'node:module';
+    register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});
+    await import(${JSON.stringify(dist(entry))});
+    process.exit(0);
+  `;
+  const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO });
+  return [...stderr.matchAll(/^resolved (.*)$/gm)].map((m) => m[1]!);
+}
+
 /**
  * docs/design.md §8: what an idle daemon holds. The packages only a start or a run needs are not
  * among the modules a daemon keeps loaded after reading its configuration: checked in a
@@ -37,19 +54,7 @@ describe('the packages a started daemon keeps loaded', () => {
   });
 
   it('are not the runs’ own modules: the daemon’s process leaves the caches, their search, the tokenizer’s module, the runtime and the pipeline to the run process', async () => {
-    // Every module of dist/ the import resolves, told by a resolve hook on stderr.
-    const hooks = `export async function resolve(specifier, context, next) {
-      const resolved = await next(specifier, context);
-      process.stderr.write('resolved ' + resolved.url + '\\n');
-      return resolved;
-    }`;
-    const script = `
-      import { register } from 'node:module';
-      register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});
-      await import(${JSON.stringify(dist('commands/run.js'))});
-    `;
-    const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO });
-    const loaded = [...stderr.matchAll(/^resolved (.*)$/gm)].map((m) => m[1]!).filter((url) => url.startsWith(pathToFileURL(path.join(REPO, 'dist')).href));
+    const loaded = (await resolvedModules('commands/run.js')).filter((url) => url.startsWith(pathToFileURL(path.join(REPO, 'dist')).href));
     // The check sees the daemon's modules at all.
     expect(loaded).toContain(dist('daemon/runs/run-process/host.js'));
     for (const module of ['tools/run-caches.js', 'tools/search/worker-pool.js', 'tools/past-index.js', 'agent/window/tokens.js', 'runtime.js', 'meeting/pipeline.js', 'agent/model/client.js']) {
@@ -109,4 +114,19 @@ describe('the modules the daemon’s own process loads', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 30_000);
+});
+
+/**
+ * What the run process loads before its first run (docs/design.md §8, BENCHMARKS.md run start):
+ * it is given the daemon's configuration as read, so not the configuration's loader, whose
+ * schemas (zod) and cron parser took 0.2–0.3 s of every cold start.
+ */
+describe('the modules the run process loads', () => {
+  it('are not the configuration loader, zod or node-cron', async () => {
+    const loaded = await resolvedModules('daemon/runs/run-process/child.js');
+    // The check sees the run's modules at all.
+    expect(loaded).toContain(dist('meeting/pipeline.js'));
+    expect(loaded).not.toContain(dist('config.js'));
+    expect(loaded.filter((url) => /\/node_modules\/(zod|node-cron)\//.test(url))).toEqual([]);
+  });
 });

@@ -1,4 +1,5 @@
-import { defaultMaxOutputTokens, type Settings } from '../../config.js';
+import type { Settings } from '../../config.js';
+import { defaultMaxOutputTokens } from '../../window-defaults.js';
 import type { Logger } from '../../log.js';
 import { compactLocally, type LocalCompactionReport, summaryPromptTokens } from './compaction.js';
 import { contextLimitFrom, promptTokensFrom } from './refusal-limits.js';
@@ -80,10 +81,7 @@ const MAX_SCALE = 1.4;
 /** Usage may say the server counts more than our tokenizer; trust that only up to a point. */
 const MIN_SCALE = 0.5;
 
-/**
- * What one request may ask for as output: MaxOutputTokens (left out, a quarter of a small
- * Tokens: config.ts defaultMaxOutputTokens), or a quarter of a smaller window the server showed.
- */
+/** What one request may ask for: MaxOutputTokens (window-defaults.ts), or a quarter of a smaller window the server showed. */
 export function outputReserve(window: number, settings: Settings['ContextWindow']): number {
   if (window >= settings.Tokens) return settings.MaxOutputTokens;
   return Math.max(1, Math.min(settings.MaxOutputTokens, Math.floor(window / 4)));

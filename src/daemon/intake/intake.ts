@@ -109,14 +109,15 @@ export class Intake {
    * first: a folder that does not exist yet cannot be watched, and the first transcript
    * would go unseen.
    */
-  async watch(source: (vault: Vault) => VaultEventSource, folders: { Projects: string; Summaries: string }): Promise<void> {
+  async watch(source: (vault: Vault) => VaultEventSource, folders: { Projects: string; Summaries: string; Meetings?: string }): Promise<void> {
     const { vault } = this.#o;
     for (const folder of [...triggerFolders(vault), folders.Projects]) await vault.fs.mkdir(folder, { recursive: true });
     const watcher = source(vault);
     this.#source = watcher;
     watcher.on((event) => this.#onEvent(event));
-    // The search text cache and the past-summary index drop what changed at once, so a warm
-    // search reads nothing from disk (they re-check everything every few minutes anyway).
+    // The search text cache, the past-summary index and the meeting notes' heads drop what
+    // changed at once, so a warm search or run start reads nothing from disk (they re-check
+    // everything every few minutes anyway).
     watcher.onChange?.((p) => this.#o.watch.invalidate(p));
     // A folder left unwatched (the system's watch limit) would leave its cached files trusted.
     let complete = true;
@@ -125,7 +126,7 @@ export class Intake {
       this.#o.watch.stopTrusting();
     });
     await watcher.ready;
-    if (watcher.onChange && complete) this.#o.watch.trust([folders.Summaries, folders.Projects], { clock: this.#o.clock });
+    if (watcher.onChange && complete) this.#o.watch.trust([folders.Summaries, folders.Projects, ...(folders.Meetings ? [folders.Meetings] : [])], { clock: this.#o.clock });
   }
 
   /**

@@ -1,0 +1,68 @@
+import path from 'node:path';
+import { CLAIM_KEYS, type HeadSource } from '../vault/claims.js';
+import { type Head, HeadCache } from '../vault/head-cache.js';
+import type { Vault } from '../vault/vault.js';
+import type { FileWatch } from './file-cache.js';
+
+/**
+ * The meeting notes' heads as the runs of one vault share them (run-caches.ts), for the check
+ * that no other meeting has this one's notes (vault/claims.ts, docs/design.md §1) at every run
+ * start. A HeadCache, which compares each note's version with a stat and reads only the notes
+ * that changed, kept in the state folder between run processes (`spillFile`); and, where the
+ * daemon's watcher covers the meeting notes (FileWatch.trust), a head it checked within
+ * `maxTrustMs` and no event named since is used without the stat: 4,000 stats were most of a
+ * warm run start on the bench vault (BENCHMARKS.md, run start).
+ */
+export class MeetingHeads implements HeadSource {
+  private readonly heads: HeadCache;
+  /** When each head was last checked on disk, by the watch's clock. */
+  private readonly checkedAt = new Map<string, number>();
+
+  constructor(
+    vault: Vault,
+    private readonly watch: FileWatch,
+    spillFile: string,
+  ) {
+    this.heads = new HeadCache(vault, CLAIM_KEYS, spillFile);
+    watch.onInvalidate((p) => this.forget(p));
+  }
+
+  get stats(): HeadCache['stats'] {
+    return this.heads.stats;
+  }
+
+  /** Heads held in memory. */
+  get size(): number {
+    return this.heads.size;
+  }
+
+  restore(): Promise<void> {
+    return this.heads.restore();
+  }
+
+  async get(absPath: string): Promise<Head | undefined> {
+    const checked = this.checkedAt.get(absPath);
+    if (checked !== undefined && this.watch.covers(absPath) && this.watch.now() - checked <= this.watch.maxTrustMs) {
+      const known = this.heads.known(absPath);
+      if (known) return known;
+    }
+    const now = this.watch.now();
+    const head = await this.heads.get(absPath);
+    if (head) this.checkedAt.set(absPath, now);
+    else this.checkedAt.delete(absPath);
+    return head;
+  }
+
+  /** Out to the state folder and let go (the idle release): the next process checks each on disk once. */
+  spill(): Promise<void> {
+    this.checkedAt.clear();
+    return this.heads.spill();
+  }
+
+  /** An event for a file or a folder: what is held of it, or below it, is checked on disk again. */
+  private forget(absPath: string): void {
+    if (this.checkedAt.delete(absPath)) return;
+    const below = absPath.endsWith(path.sep) ? absPath : absPath + path.sep;
+    for (const key of this.checkedAt.keys()) if (key.startsWith(below)) this.checkedAt.delete(key);
+  }
+}

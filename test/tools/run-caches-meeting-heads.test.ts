@@ -1,0 +1,104 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { MEETING_HEADS_FILE, RunCaches } from '../../src/tools/run-caches.js';
+import { resolveMeeting } from '../../src/vault/meeting.js';
+import { countFsCalls, memoryVault } from '../helpers/memfs.js';
+
+/**
+ * The meeting notes' heads of the run caches (run-caches.ts): what the check that no other
+ * meeting has this one's notes (docs/design.md §1) reads at a run start. Kept between runs; let
+ * go at the idle release into the state folder, so that the next run process (a new RunCaches
+ * on the same vault) reads only the notes that changed meanwhile; where the daemon's watcher
+ * covers the meeting notes, not even a stat of those no event named.
+ */
+
+const meeting = (name: string, extra = '') => `---\ntitle: ${name}\ntranscript: "[[Meetings/Transcripts/${name}]]"\n${extra}---\nnotes\n`;
+
+function vaultOf(others: number) {
+  const files: Record<string, string> = {
+    'Meetings/New.md': meeting('New'),
+    'Meetings/Transcripts/New.md': '---\nstate: finished\n---\n[00:00:01] A: hi\n',
+  };
+  for (let i = 0; i < others; i++) files[`Meetings/Old ${i}.md`] = meeting(`Old ${i}`, `summary: "[[Meetings/Summaries/Old ${i}]]"\n`);
+  return memoryVault(files);
+}
+
+let open: RunCaches[] = [];
+afterEach(() => {
+  for (const caches of open) caches.close();
+  open = [];
+});
+const cachesOf = (vault: ReturnType<typeof memoryVault>) => {
+  const caches = new RunCaches(vault, { searchShards: 1 });
+  open.push(caches);
+  return caches;
+};
+
+describe('the meeting notes’ heads across run processes', () => {
+  it('a new process reads none of the unchanged meeting notes, and the one a person changed meanwhile', async () => {
+    const vault = vaultOf(20);
+    const first = cachesOf(vault);
+    await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: first.meetingHeads });
+    expect(first.meetingHeads.stats.read).toBe(20);
+    await first.release();
+    expect(await vault.readIfExists(`/vault/.meeting-assistant/${MEETING_HEADS_FILE}`)).toContain('Meetings/Old 3.md');
+    // Let go: the process holds none of them any more.
+    expect(first.meetingHeads.size).toBe(0);
+
+    // Between the two processes, another meeting note comes to claim this meeting's context note.
+    await vault.write('/vault/Meetings/Old 3.md', meeting('Old 3', 'context: "[[Meetings/Context/New]]"\n'));
+    const second = cachesOf(vault);
+    const err = await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: second.meetingHeads }).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 3.md');
+    expect(second.meetingHeads.stats.read).toBe(1);
+  });
+
+  it('a state file another program broke is no harm: every note is read again', async () => {
+    const vault = vaultOf(5);
+    await vault.write(`/vault/.meeting-assistant/${MEETING_HEADS_FILE}`, '{ not what we wrote');
+    const caches = cachesOf(vault);
+    await expect(resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: caches.meetingHeads })).resolves.toBeDefined();
+    expect(caches.meetingHeads.stats.read).toBe(5);
+  });
+});
+
+describe('the meeting notes’ heads under the daemon’s watcher', () => {
+  const resolveNew = (vault: ReturnType<typeof memoryVault>, caches: RunCaches) =>
+    resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: caches.meetingHeads });
+
+  it('a warm run start stats none of them; one an event named is looked at again, and its new claim found', async () => {
+    const vault = vaultOf(20);
+    const caches = cachesOf(vault);
+    let now = 0;
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(now), maxTrustMs: 60_000 });
+    await resolveNew(vault, caches);
+    const calls = countFsCalls(vault.fs);
+    await resolveNew(vault, caches);
+    expect(calls.stat).toBeLessThan(10);
+
+    // A person's edit, as the watcher reports it.
+    await vault.fs.writeFile('/vault/Meetings/Old 4.md', meeting('Old 4', 'summary: "[[Meetings/Summaries/New]]"\n'));
+    caches.watch.invalidate('/vault/Meetings/Old 4.md');
+    caches.meetingHeads.stats.read = 0;
+    const err = await resolveNew(vault, caches).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 4.md');
+    expect(caches.meetingHeads.stats.read).toBe(1);
+
+    // Trust has an age: past maxTrustMs every note is checked on disk again (a missed event is found then).
+    await vault.fs.writeFile('/vault/Meetings/Old 4.md', meeting('Old 4'));
+    now += 60_001;
+    const before = calls.stat;
+    await resolveNew(vault, caches);
+    expect(calls.stat - before).toBeGreaterThanOrEqual(20);
+  });
+
+  it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {
+    const vault = vaultOf(20);
+    const caches = cachesOf(vault);
+    await resolveNew(vault, caches);
+    const calls = countFsCalls(vault.fs);
+    caches.meetingHeads.stats.read = 0;
+    await resolveNew(vault, caches);
+    expect(calls.stat).toBeGreaterThanOrEqual(20);
+    expect(caches.meetingHeads.stats.read).toBe(0);
+  });
+});
