@@ -88,6 +88,10 @@ function buildSchemas(z: typeof Zod) {
           .refine((v) => cron.validate(v), 'not a valid cron expression (five fields, for example "*/5 * * * *")')
           .default('*/5 * * * *'),
         ShutdownGraceSeconds: positive().default(30),
+        // Extensions of the design's keys (docs/design.md §2, two machines): the claim's heartbeat
+        // and this machine's name in it (empty: the host's name).
+        HeartbeatSeconds: positive().default(30),
+        MachineName: z.string().default(''),
       }),
       Http: section({
         Enabled: z.boolean().default(true),
