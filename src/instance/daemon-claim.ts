@@ -78,7 +78,7 @@ function runs(entry: Entry, probe: HolderProbe): Promise<boolean> {
 }
 
 /** The holder of one claim file when it runs now (a stale file names none: see holder.ts). */
-async function runningHolder(vault: Vault, file: string, probe: HolderProbe): Promise<{ instance: DaemonInstance; role?: unknown } | undefined> {
+export async function runningHolder(vault: Vault, file: string, probe: HolderProbe): Promise<{ instance: DaemonInstance; role?: unknown } | undefined> {
   const text = await readTextIfExists(vault.fs, file);
   const found = parseEntry(text);
   if (!found || !(await runs(found, probe))) return undefined;
@@ -106,8 +106,8 @@ export async function liveDaemon(vault: Vault, probe: HolderProbe = systemProbe,
  * The base URL of the vault's daemon: the address the live daemon recorded (it keeps the port
  * it started with when the configuration has changed since), else the configured one.
  */
-export async function daemonBaseUrl(vault: Vault, http: Settings['Http'], probe: HolderProbe = systemProbe): Promise<string> {
-  return (await liveDaemon(vault, probe))?.http ?? localBaseUrl(http);
+export async function daemonBaseUrl(vault: Vault, http: Settings['Http'], probe: HolderProbe = systemProbe, machine: string = machineName('')): Promise<string> {
+  return (await liveDaemon(vault, probe, machine))?.http ?? localBaseUrl(http);
 }
 
 async function createExclusive(fs: Fs, file: string, content: string): Promise<boolean> {

@@ -231,3 +231,10 @@ export class VaultClaim {
     await this.#lock.release(this.#others.length > 0 ? this.#record() : undefined);
   }
 }
+
+/** One line for `status` and the status page: `alpha, active; also beta (standby)`. */
+export function describeClaim(s: ClaimStatus): string {
+  const others = s.others.map((o) => `${o.machine} (${o.role}${o.fresh || o.role === 'stopped' ? '' : ', silent'})`);
+  const active = s.role !== 'active' && s.activeMachine !== undefined ? `, ${s.activeMachine} is active` : '';
+  return `${s.machine}, ${s.role}${active}${others.length > 0 ? `; other machines on this vault: ${others.join(', ')}` : ''}`;
+}

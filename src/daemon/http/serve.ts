@@ -3,6 +3,7 @@ import type { AppConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { ServerWindowSource } from '../../agent/window/server-window.js';
 import type { Vault } from '../../vault/vault.js';
+import type { ClaimStatus } from '../../instance/vault-claim.js';
 import { packageVersion } from '../../version.js';
 import { createApiHandlers } from './api-handlers.js';
 import type { Inbox } from '../intake/inbox.js';
@@ -30,7 +31,7 @@ export interface ServeOptions {
   serverWindow: ServerWindowSource;
   enqueue(job: Job): string;
   /** The daemon's status, as `GET /status` returns it. */
-  status(): { queue: QueueStatus };
+  status(): { queue: QueueStatus; machine?: ClaimStatus };
   stopping(): boolean;
   /** Whether the endpoint answers: since when it does not (docs/design.md §2). */
   endpointDownSince?(): string | undefined;
@@ -59,6 +60,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       ...(o.endpointDownSince && { endpointDownSince: o.endpointDownSince }),
       clock: o.clock,
       ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
+      machine: () => o.status().machine,
     }));
   const http = await startHttpServer({
     settings: settings.Http,

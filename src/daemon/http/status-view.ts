@@ -5,6 +5,7 @@ import type { QueuedJobInfo } from '../runs/queue.js';
 import type { LiveRun, RunBoard } from '../runs/run-board.js';
 import type { RunRecord } from '../runs/run-history.js';
 import { type EndpointHealth, healthFromRuns } from './endpoint-health.js';
+import { type ClaimStatus, describeClaim } from '../../instance/vault-claim.js';
 
 /**
  * Everything the status page shows, gathered in one plain object: the page renders it, a
@@ -50,6 +51,8 @@ export interface StatusView {
   summaries: SummaryView[];
   /** The inbox's files and recent imports (docs/design.md §9). */
   imports?: ImportEntry[];
+  /** Which machine runs the vault, when a sync tool shares it (docs/design.md §2, two machines). */
+  machine?: string;
 }
 
 export interface StatusSources {
@@ -71,6 +74,7 @@ export interface StatusSources {
   endpointDownSince?(): string | undefined;
   clock?: Clock;
   imports?(): ImportEntry[];
+  machine?(): ClaimStatus | undefined;
 }
 
 export function buildStatusView(sources: StatusSources): StatusView {
@@ -92,7 +96,13 @@ export function buildStatusView(sources: StatusSources): StatusView {
     // The texts are read from the vault afterwards (summary-texts.ts), this view being synchronous.
     summaries: latestSummaries(recent).map((r) => ({ ...r, retryPending: busy.has(r.meeting) })),
     ...(sources.imports ? { imports: sources.imports() } : {}),
+    ...machineOf(sources.machine?.()),
   };
+}
+
+/** Said on the page only when another machine shares the vault: alone, there is nothing to tell. */
+function machineOf(claim: ClaimStatus | undefined): { machine?: string } {
+  return claim && claim.others.length > 0 ? { machine: describeClaim(claim) } : {};
 }
 
 /** The endpoint wait (docs/design.md §2) probes the endpoint now: its word wins over what past runs tell. */
