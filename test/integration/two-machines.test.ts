@@ -88,6 +88,13 @@ describe('two machines, one synced vault', () => {
     const statusAfter = await runCli(['status', '--config', beta.configPath], { env: machineEnv('beta') });
     expect(statusAfter.stdout).toContain('machine: beta, active; other machines on this vault: alpha (active, silent)');
 
+    // alpha's machine comes back: beta is active, so alpha is its standby; a stop ends its wait at once.
+    const again = await startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha'), waitReady: false });
+    await again.waitForLog((l) => l.msg?.startsWith('standby: machine beta is active on this vault') === true, 15_000, "alpha's standby line");
+    const stopped = await again.stop('SIGTERM', 15_000);
+    expect(stopped.code).toBe(0);
+    expect(again.logs.some((l) => l.msg?.startsWith('ready:'))).toBe(false);
+
     // Each meeting summarized exactly once: one conversation each, one "summary written" each.
     const runsOf = (name: string) =>
       file.server.modelRequests().filter((r) => meetingOfRequest(r) === `Meetings/${name}.md` && toolNamesOf(r).includes('write_summary') && toolCallsSoFar(r).length === 0).length;
