@@ -44,6 +44,27 @@ describe('claimVault', () => {
     expect(await liveDaemon(vault, daemonProbe)).toEqual(holder);
   });
 
+  it("honours the daemon.json of an earlier version while its daemon runs (an upgrade with the old service up), and ignores it once it has stopped", async () => {
+    const daemonProbe: HolderProbe = {
+      isAlive: (pid) => pid === process.ppid,
+      commandLine: async () => ({ argv: ['node', '/usr/lib/node_modules/meeting-assistant/bin/meeting-assistant.js', 'run'] }),
+      answers: async () => false,
+    };
+    for (const [pid, running] of [
+      [process.ppid, true],
+      [DEAD_PID, false],
+    ] as const) {
+      const holder = { pid, startedAt: '2026-11-30T09:00:00.000Z', http: 'http://127.0.0.1:4888' };
+      const vault = memoryVault({ '.meeting-assistant/daemon.json': JSON.stringify(holder) });
+      expect(await liveDaemon(vault, daemonProbe)).toEqual(running ? holder : undefined);
+      const claimed = await claimVault(vault, undefined, daemonProbe).then(
+        (lock) => lock.release().then(() => 'claimed'),
+        (e: unknown) => (e instanceof DaemonRunningError ? 'refused' : e),
+      );
+      expect(claimed).toBe(running ? 'refused' : 'claimed');
+    }
+  });
+
   it('takes over a file left by a process that is gone, or one that does not parse', async () => {
     for (const left of [JSON.stringify({ pid: DEAD_PID, startedAt: 'x' }), '{ half written']) {
       const vault = memoryVault();
