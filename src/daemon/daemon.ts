@@ -285,7 +285,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   });
   // Both machines claimed the vault before either saw the other, and the other goes first.
   let yielded = false;
-  instance.keepActive((by) => {
+  instance.onLost((by) => {
     yielded = true;
     void shutdown.stop(`machine ${by.machine} is active on this vault`);
   });

@@ -86,6 +86,8 @@ export class VaultClaim {
   #activeSince: string | undefined;
   #others: MachineRecord[];
   #timer: NodeJS.Timeout | undefined;
+  #lost: MachineRecord | undefined;
+  #onLost: ((by: MachineRecord) => void) | undefined;
   #beating: Promise<RoleDecision> | undefined;
   #released = false;
 
@@ -173,7 +175,11 @@ export class VaultClaim {
     }
   }
 
-  /** Beats until this machine is active (true), or until `signal` aborts (false). */
+  /**
+   * Beats until this machine is active (true), or until `signal` aborts (false). From then on
+   * it beats every `heartbeatMs` by itself, from the moment it is active rather than once the
+   * daemon has started its work, which may take longer than the others wait for a heartbeat.
+   */
   async untilActive(signal?: AbortSignal): Promise<boolean> {
     while (this.#state.role !== 'active') {
       try {
@@ -183,27 +189,33 @@ export class VaultClaim {
       }
       await this.beat().catch((err: unknown) => this.#o.log.warn({ err }, 'could not read or write the claims of the vault; trying again at the next heartbeat'));
     }
+    this.#keepBeating();
     return true;
   }
 
-  /**
-   * While active: a heartbeat every `heartbeatMs`; `onLost` once another machine's claim goes
-   * first (both claimed the vault before either saw the other).
-   */
-  keepActive(onLost: (by: MachineRecord) => void): void {
-    clearInterval(this.#timer);
+  #keepBeating(): void {
+    if (this.#timer || this.#released) return;
     this.#timer = setInterval(() => {
       void this.beat().then(
         (d) => {
-          if (d.role !== 'active' && d.because) {
-            clearInterval(this.#timer);
-            onLost(d.because);
-          }
+          if (d.role === 'active' || !d.because) return;
+          clearInterval(this.#timer);
+          this.#lost = d.because;
+          this.#onLost?.(d.because);
         },
         (err: unknown) => this.#o.log.warn({ err }, 'could not write the heartbeat of the vault claim; trying again at the next one'),
       );
     }, this.#o.heartbeatMs);
     this.#timer.unref();
+  }
+
+  /**
+   * `onLost` is called once another machine's claim goes first (both claimed the vault before
+   * either saw the other); at once when that has happened already.
+   */
+  onLost(onLost: (by: MachineRecord) => void): void {
+    this.#onLost = onLost;
+    if (this.#lost) onLost(this.#lost);
   }
 
   setHttp(url: string | undefined): Promise<void> {

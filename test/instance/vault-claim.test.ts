@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { instanceFile, machinesFolder } from '../../src/instance/daemon-claim.js';
 import { HeartbeatWatch, type MachineRecord, nextRole, SETTLE_BEATS, STALE_BEATS } from '../../src/instance/machine-roles.js';
 import { machineName } from '../../src/instance/machine-name.js';
@@ -187,8 +187,6 @@ describe('two machines, one synced vault', () => {
     const vaults: [Vault, Vault] = [alpha.vault, beta.vault];
     const [a, b] = [await alpha.claim(), await beta.claim()];
     expect([a.role, b.role]).toEqual(['active', 'active']);
-    const lost: string[] = [];
-    b.keepActive((by) => lost.push(by.machine));
     await sync(...vaults);
     await a.beat();
     const decision = await b.beat();
@@ -196,6 +194,20 @@ describe('two machines, one synced vault', () => {
     expect(a.role).toBe('active');
     expect(beta.messages().join('\n')).toContain('standby: machine alpha claimed the vault at the same time and goes first');
     await b.release();
+  });
+
+  it('an active daemon beats by itself, and hears at its next heartbeat that another active machine goes first', async () => {
+    const alpha = new Machine('alpha');
+    const beta = new Machine('beta');
+    const [a, b] = [await alpha.claim(), await beta.claim()];
+    onTestFinished(() => Promise.all([a.release(), b.release()]).then(() => undefined));
+    await sync(alpha.vault, beta.vault);
+    expect(await b.untilActive()).toBe(true);
+    const lost = await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)));
+    expect(lost).toBe('alpha');
+    expect(b.role).toBe('standby');
+    // Once lost, a handler given later hears it at once.
+    expect(await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)))).toBe('alpha');
   });
 
   it('a daemon restarted while its own record is fresh is active at once; one that stopped on a shared vault leaves a record that says so', async () => {

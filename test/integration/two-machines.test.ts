@@ -107,4 +107,22 @@ describe('two machines, one synced vault', () => {
     for (const s of [alpha, beta]) expect(listFiles(s.vault).filter((f) => f.includes('.sync-conflict-'))).toEqual([]);
     expect((await b.stop('SIGTERM', 15_000)).code).toBe(0);
   });
+
+  it('two daemons that start at once on a new shared vault: at the next heartbeat the later name stops its work and waits as the standby', { timeout: 60_000 }, async () => {
+    const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
+    for (const s of [alpha, beta]) s.configure({ Daemon: { HeartbeatSeconds: HEARTBEAT_SECONDS } });
+    const sync = startSyncLoop({ a: alpha.vault, b: beta.vault }, { delayMs: SYNC_DELAY_MS });
+    onTestFinished(() => sync.stop());
+    const [a, b] = await Promise.all([
+      startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha') }),
+      startDaemonProcess({ configPath: beta.configPath, env: machineEnv('beta') }),
+    ]);
+    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha claimed the vault at the same time and goes first') === true, 20_000, "beta's step-down");
+    await b.waitForLog((l) => l.msg === 'stopped', 20_000, "beta's clean stop of its work");
+    // Its process goes on, as alpha's standby.
+    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha is active on this vault') === true, 20_000, 'beta a standby again');
+    expect(b.child.exitCode).toBeNull();
+    expect(a.logs.some((l) => l.msg?.startsWith('standby:'))).toBe(false);
+    expect((await b.stop('SIGTERM', 15_000)).code).toBe(0);
+  });
 });
