@@ -78,6 +78,17 @@ async function run(ms: number, machines: Machine[], beating: { machine: Machine;
   }
 }
 
+function pair(): { alpha: Machine; beta: Machine; vaults: [Vault, Vault] } {
+  const alpha = new Machine('alpha');
+  const beta = new Machine('beta');
+  return { alpha, beta, vaults: [alpha.vault, beta.vault] };
+}
+
+const both = (alpha: Machine, a: VaultClaim, beta: Machine, b: VaultClaim) => [
+  { machine: alpha, claim: a },
+  { machine: beta, claim: b },
+];
+
 describe('machineName', () => {
   it('is the configured name, else the host name, reduced to what every file system and sync tool keeps', () => {
     expect(machineName('', () => 'Desk-Top.local')).toBe('desk-top.local');
@@ -102,9 +113,7 @@ describe('a vault no other machine shares', () => {
 
 describe('two machines, one synced vault', () => {
   it('the second daemon is a standby while the first beats, and takes over only after STALE_BEATS silent heartbeats and the settle time', async () => {
-    const alpha = new Machine('alpha');
-    const beta = new Machine('beta');
-    const vaults: [Vault, Vault] = [alpha.vault, beta.vault];
+    const { alpha, beta, vaults } = pair();
     const a = await alpha.claim();
     await sync(...vaults);
     const b = await beta.claim();
@@ -113,7 +122,7 @@ describe('two machines, one synced vault', () => {
     expect(b.status()).toMatchObject({ machine: 'beta', role: 'standby', activeMachine: 'alpha' });
 
     // A long time of both beating: beta stays a standby.
-    await run(20 * HEARTBEAT, [alpha, beta], [{ machine: alpha, claim: a }, { machine: beta, claim: b }], vaults);
+    await run(20 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
     expect([a.role, b.role]).toEqual(['active', 'standby']);
     expect(a.status().others).toEqual([expect.objectContaining({ machine: 'beta', role: 'standby', fresh: true })]);
 
@@ -138,36 +147,30 @@ describe('two machines, one synced vault', () => {
   });
 
   it('a standby writes nothing but its own record', async () => {
-    const alpha = new Machine('alpha');
-    const beta = new Machine('beta');
-    const vaults: [Vault, Vault] = [alpha.vault, beta.vault];
+    const { alpha, beta, vaults } = pair();
     const a = await alpha.claim();
     await sync(...vaults);
     const b = await beta.claim();
-    await run(4 * HEARTBEAT, [alpha, beta], [{ machine: alpha, claim: a }, { machine: beta, claim: b }], vaults);
+    await run(4 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
     const files: string[] = [];
     await walkFiles(beta.vault.fs, beta.vault.root, {}, (f) => void files.push(f.rel));
     expect(files.sort()).toEqual(['.meeting-assistant/machines/alpha.json', '.meeting-assistant/machines/beta.json']);
   });
 
   it('a machine whose clock runs far behind is not taken over: its next beat proves it alive while the other waits as a candidate', async () => {
-    const alpha = new Machine('alpha');
-    const beta = new Machine('beta');
+    const { alpha, beta, vaults } = pair();
     alpha.now = T0 - 10 * 60_000;
-    const vaults: [Vault, Vault] = [alpha.vault, beta.vault];
     const a = await alpha.claim();
     await sync(...vaults);
     const b = await beta.claim();
     // At first sight alpha's record is ten minutes old: beta claims, but waits the settle time.
     expect(b.role).toBe('candidate');
-    await run(4 * SETTLE, [alpha, beta], [{ machine: alpha, claim: a }, { machine: beta, claim: b }], vaults);
+    await run(4 * SETTLE, [alpha, beta], both(alpha, a, beta, b), vaults);
     expect([a.role, b.role]).toEqual(['active', 'standby']);
   });
 
   it('two daemons that start at once on a shared vault end with one active: the name that sorts first', async () => {
-    const alpha = new Machine('alpha');
-    const beta = new Machine('beta');
-    const vaults: [Vault, Vault] = [alpha.vault, beta.vault];
+    const { alpha, beta, vaults } = pair();
     // Both ran on the vault before and stopped: each knows the vault is shared.
     for (const m of [alpha, beta]) {
       const stopped = { machine: m.name, role: 'stopped', beatAt: new Date(T0 - 86_400_000).toISOString(), heartbeatMs: HEARTBEAT, pid: DEAD_PID, startedAt: '' };
@@ -177,14 +180,12 @@ describe('two machines, one synced vault', () => {
     await sync(...vaults);
     const [a, b] = [await alpha.claim(), await beta.claim()];
     expect([a.role, b.role]).toEqual(['candidate', 'candidate']);
-    await run(2 * SETTLE, [alpha, beta], [{ machine: alpha, claim: a }, { machine: beta, claim: b }], vaults);
+    await run(2 * SETTLE, [alpha, beta], both(alpha, a, beta, b), vaults);
     expect([a.role, b.role]).toEqual(['active', 'standby']);
   });
 
   it('two daemons that both became active before either saw the other: the one whose name sorts later steps down', async () => {
-    const alpha = new Machine('alpha');
-    const beta = new Machine('beta');
-    const vaults: [Vault, Vault] = [alpha.vault, beta.vault];
+    const { alpha, beta, vaults } = pair();
     const [a, b] = [await alpha.claim(), await beta.claim()];
     expect([a.role, b.role]).toEqual(['active', 'active']);
     await sync(...vaults);
@@ -197,8 +198,7 @@ describe('two machines, one synced vault', () => {
   });
 
   it('an active daemon beats by itself, and hears at its next heartbeat that another active machine goes first', async () => {
-    const alpha = new Machine('alpha');
-    const beta = new Machine('beta');
+    const { alpha, beta } = pair();
     const [a, b] = [await alpha.claim(), await beta.claim()];
     onTestFinished(() => Promise.all([a.release(), b.release()]).then(() => undefined));
     await sync(alpha.vault, beta.vault);
@@ -211,9 +211,7 @@ describe('two machines, one synced vault', () => {
   });
 
   it('a daemon restarted while its own record is fresh is active at once; one that stopped on a shared vault leaves a record that says so', async () => {
-    const alpha = new Machine('alpha');
-    const beta = new Machine('beta');
-    const vaults: [Vault, Vault] = [alpha.vault, beta.vault];
+    const { alpha, beta, vaults } = pair();
     const a = await alpha.claim();
     await sync(...vaults);
     const b = await beta.claim();
