@@ -134,6 +134,8 @@ export interface InstanceLock {
    * heartbeat) when it is still ours; false when it is not.
    */
   update(fields: Record<string, unknown>): Promise<boolean>;
+  /** Writes the file again when it is gone (removed by a person, or by a sync tool carrying a removal). */
+  restore(): Promise<boolean>;
   /**
    * Gives the claim up: the file is removed when it is still ours, or, given `last`, left with
    * those fields (a machine's last word to the others, vault-claim.ts).
@@ -181,6 +183,11 @@ export async function claimVault(
     update(next) {
       extra = next;
       return rewrite();
+    },
+    async restore() {
+      if (await statIfExists(vault.fs, file)) return false;
+      await writeFileAtomic(vault.fs, file, render());
+      return true;
     },
     async release(last) {
       if (last) {

@@ -90,6 +90,7 @@ export class VaultClaim {
   #onLost: ((by: MachineRecord) => void) | undefined;
   #beating: Promise<RoleDecision> | undefined;
   #released = false;
+  #sameName = false;
 
   private constructor(vault: Vault, o: VaultClaimOptions, lock: InstanceLock, watch: HeartbeatWatch, start: RoleDecision, others: MachineRecord[]) {
     this.machine = o.machine;
@@ -147,8 +148,27 @@ export class VaultClaim {
     if (next.role === 'active' && was.role !== 'active') this.#activeSince = clock().toISOString();
     if (next.role !== 'active') this.#activeSince = undefined;
     if (next.role !== was.role) this.#announce(was.role, next);
-    await this.#lock.update(this.#record());
+    if (!(await this.#lock.update(this.#record()))) await this.#recordNotOurs();
     return next;
+  }
+
+  /**
+   * This machine's record holds another claim, or is gone. Gone: written again. Another claim:
+   * a second machine with this name writes it (two hosts called the same), which no rule here
+   * can sort out, since each takes the other's beats for its own; said once, loudly.
+   */
+  async #recordNotOurs(): Promise<void> {
+    const file = instanceFile(this.#vault, this.machine);
+    if (await this.#lock.restore()) {
+      this.#o.log.warn({ file }, `${file} was removed; written again`);
+      return;
+    }
+    if (this.#sameName) return;
+    this.#sameName = true;
+    this.#o.log.error(
+      { file, machine: this.machine },
+      `another machine writes ${file}: two machines are called ${this.machine}; give each its own MeetingAssistant.Daemon.MachineName, or each may take the other for itself`,
+    );
   }
 
   #record(): Record<string, unknown> {
@@ -170,7 +190,12 @@ export class VaultClaim {
     } else if (next.role === 'candidate') {
       log.info(fields, `no other machine is active on this vault: machine ${machine} claims it, active in ${seconds(SETTLE_BEATS * heartbeatMs)} unless another machine's claim arrives meanwhile`);
     } else if (next.role === 'standby' && by) {
-      const how = was === 'active' ? `claimed the vault at the same time and goes first (its name sorts first); this daemon stops its work and` : `is active on this vault;`;
+      const how =
+        was === 'active'
+          ? 'claimed the vault at the same time and goes first (its name sorts first); this daemon stops its work and'
+          : by.role === 'candidate'
+            ? 'claims the vault too and goes first (its name sorts first);'
+            : 'is active on this vault;';
       log.info(fields, `standby: machine ${by.machine} ${how} this daemon takes over once it has been silent for ${seconds(STALE_BEATS * by.heartbeatMs)}`);
     }
   }

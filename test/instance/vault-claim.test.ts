@@ -228,6 +228,25 @@ describe('two machines, one synced vault', () => {
   });
 });
 
+describe("this machine's record changed by something else", () => {
+  it('is written again when it is removed, and a second machine of the same name is named once', async () => {
+    const alpha = new Machine('alpha');
+    const claim = await alpha.claim();
+    const file = instanceFile(alpha.vault, 'alpha');
+    await alpha.vault.fs.unlink(file);
+    await claim.beat();
+    expect((await readMachineRecords(alpha.vault)).map((r) => [r.machine, r.role])).toEqual([['alpha', 'active']]);
+    expect(alpha.messages()).toContain(`${file} was removed; written again`);
+
+    // Another host called alpha: its record, with its own claim, where this one's was.
+    await alpha.vault.fs.writeFile(file, JSON.stringify({ machine: 'alpha', role: 'active', beatAt: new Date(T0).toISOString(), heartbeatMs: HEARTBEAT, pid: 77, claim: 'theirs', startedAt: '' }));
+    await claim.beat();
+    await claim.beat();
+    const errors = alpha.log.lines.filter((l) => l.level === 'error').map((l) => l.msg);
+    expect(errors).toEqual([`another machine writes ${file}: two machines are called alpha; give each its own MeetingAssistant.Daemon.MachineName, or each may take the other for itself`]);
+  });
+});
+
 describe('the records as read', () => {
   it('skips temporary files, sync conflict copies and records that do not parse or name another machine', async () => {
     const vault = memoryVault({
