@@ -17,8 +17,9 @@ import { contextAndSummaryLinks } from '../helpers/notes.js';
 
 const file = daemonTestFile();
 
-// A heartbeat of 250 ms: a standby takes over after 6 silent beats (1.5 s) and 2 more as a candidate.
-const HEARTBEAT_SECONDS = 0.25;
+// A heartbeat of 500 ms: a standby takes over after 6 silent beats (3 s) and 2 more as a candidate;
+// short for the test, long enough that a loaded machine delaying a beat is not taken for a machine gone.
+const HEARTBEAT_SECONDS = 0.5;
 const SYNC_DELAY_MS = 150;
 
 const machineEnv = (name: string) => ({ MeetingAssistant__Daemon__MachineName: name });
@@ -111,12 +112,13 @@ describe('two machines, one synced vault', () => {
   it('two daemons that start at once on a new shared vault: at the next heartbeat the later name stops its work and waits as the standby', { timeout: 60_000 }, async () => {
     const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
     for (const s of [alpha, beta]) s.configure({ Daemon: { HeartbeatSeconds: HEARTBEAT_SECONDS } });
-    const sync = startSyncLoop({ a: alpha.vault, b: beta.vault }, { delayMs: SYNC_DELAY_MS });
-    onTestFinished(() => sync.stop());
+    // Both are up before the sync tool carries anything: neither has seen the other.
     const [a, b] = await Promise.all([
       startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha') }),
       startDaemonProcess({ configPath: beta.configPath, env: machineEnv('beta') }),
     ]);
+    const sync = startSyncLoop({ a: alpha.vault, b: beta.vault }, { delayMs: SYNC_DELAY_MS });
+    onTestFinished(() => sync.stop());
     await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha claimed the vault at the same time and goes first') === true, 20_000, "beta's step-down");
     await b.waitForLog((l) => l.msg === 'stopped', 20_000, "beta's clean stop of its work");
     // Its process goes on, as alpha's standby.
