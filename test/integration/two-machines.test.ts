@@ -26,7 +26,7 @@ const machineEnv = (name: string) => ({ MeetingAssistant__Daemon__MachineName: n
 const record = (vault: string, machine: string) => path.join(vault, '.meeting-assistant', 'machines', `${machine}.json`);
 
 describe('two machines, one synced vault', () => {
-  it('each meeting is summarized once, by the active machine, with no conflict copy; the standby takes over when the active daemon is killed', { timeout: 120_000 }, async () => {
+  it('each meeting is summarized once, by the active machine, with no conflict copy; the standby takes over when the active daemon is killed', { timeout: 240_000 }, async () => {
     file.server.setFallback(summarizingModel());
     const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
     for (const s of [alpha, beta]) s.configure({ Daemon: { HeartbeatSeconds: HEARTBEAT_SECONDS } });
@@ -40,16 +40,16 @@ describe('two machines, one synced vault', () => {
     const a = await startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha') });
     await waitFor(() => existsSync(record(beta.vault, 'alpha')), "alpha's record on beta's copy");
     const b = await startDaemonProcess({ configPath: beta.configPath, env: machineEnv('beta'), waitReady: false });
-    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha is active on this vault') === true, 15_000, "beta's standby line");
+    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha is active on this vault') === true, 30_000, "beta's standby line");
 
     const done = (s: typeof alpha, name: string) => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done';
-    await waitFor(() => done(alpha, first) && done(beta, first), 'the first summary, on both copies', 30_000);
+    await waitFor(() => done(alpha, first) && done(beta, first), 'the first summary, on both copies', 60_000);
 
     // A meeting recorded on beta's machine: it travels to alpha, which summarizes it.
     const second = '2026-12-01 1100 Review';
     beta.write(`Meetings/${second}.md`, meetingNote(second));
     beta.write(`Meetings/Transcripts/${second}.md`, transcriptNote(second, 'finished'));
-    await waitFor(() => done(beta, second) && dataOf(beta, `Meetings/Context/${second}.md`)?.state === 'finished', 'the second summary, back on beta', 30_000);
+    await waitFor(() => done(beta, second) && dataOf(beta, `Meetings/Context/${second}.md`)?.state === 'finished', 'the second summary, back on beta', 60_000);
 
     // A meeting that reaches both copies at once (recorded on a phone that syncs to both): both
     // daemons would see it finished before either saw the other's run.
@@ -59,7 +59,7 @@ describe('two machines, one synced vault', () => {
       s.write(`Meetings/${third}.md`, meetingNote(third, contextAndSummaryLinks(third)));
       s.write(`Meetings/Transcripts/${third}.md`, transcriptNote(third, 'finished'));
     }
-    await waitFor(() => done(alpha, third) && done(beta, third) && dataOf(beta, `Meetings/Context/${third}.md`)?.state === 'finished', 'the summary of the meeting on both copies', 30_000);
+    await waitFor(() => done(alpha, third) && done(beta, third) && dataOf(beta, `Meetings/Context/${third}.md`)?.state === 'finished', 'the summary of the meeting on both copies', 60_000);
 
     // The standby wrote nothing but its own record (the meeting's notes were the test's, the person's).
     // (An atomic write's temporary file counts as a write of the file it becomes.)
@@ -69,29 +69,29 @@ describe('two machines, one synced vault', () => {
     expect(b.logs.some((l) => l.msg?.startsWith('ready:'))).toBe(false);
 
     // status, on either machine, says which machine is active.
-    const statusB = await runCli(['status', '--config', beta.configPath], { env: machineEnv('beta') });
+    const statusB = await runCli(['status', '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 });
     expect(statusB.stdout).toMatch(/daemon: standby on this machine \(beta\), pid \d+, since .*: machine alpha is active on this vault \(last heartbeat \d+ s ago\)/);
-    const statusA = await runCli(['status', '--config', alpha.configPath], { env: machineEnv('alpha') });
+    const statusA = await runCli(['status', '--config', alpha.configPath], { env: machineEnv('alpha'), timeoutMs: 60_000 });
     expect(statusA.stdout).toContain('machine: alpha, active; other machines on this vault: beta (standby)');
     // A summarize on the standby's machine would run the meeting alpha runs: refused, naming alpha.
-    const summarizeB = await runCli(['summarize', `Meetings/${second}.md`, '--config', beta.configPath], { env: machineEnv('beta') });
+    const summarizeB = await runCli(['summarize', `Meetings/${second}.md`, '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 });
     expect(summarizeB.code).toBe(1);
     expect(summarizeB.stderr).toContain('machine alpha runs this vault');
 
     // alpha's machine goes away; beta takes over and summarizes what comes next.
     await a.kill();
-    await b.waitForLog((l) => l.msg === 'active on this vault: machine beta', 20_000, "beta's takeover");
-    await b.waitForLog((l) => l.msg?.startsWith('ready:') === true, 15_000, 'beta ready');
+    await b.waitForLog((l) => l.msg === 'active on this vault: machine beta', 30_000, "beta's takeover");
+    await b.waitForLog((l) => l.msg?.startsWith('ready:') === true, 30_000, 'beta ready');
     const fourth = '2026-12-01 1400 Retro';
     beta.write(`Meetings/${fourth}.md`, meetingNote(fourth));
     beta.write(`Meetings/Transcripts/${fourth}.md`, transcriptNote(fourth, 'finished'));
-    await waitFor(() => done(beta, fourth), 'the fourth summary, by beta', 30_000);
-    const statusAfter = await runCli(['status', '--config', beta.configPath], { env: machineEnv('beta') });
+    await waitFor(() => done(beta, fourth), 'the fourth summary, by beta', 60_000);
+    const statusAfter = await runCli(['status', '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 });
     expect(statusAfter.stdout).toContain('machine: beta, active; other machines on this vault: alpha (active, silent)');
 
     // alpha's machine comes back: beta is active, so alpha is its standby; a stop ends its wait at once.
     const again = await startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha'), waitReady: false });
-    await again.waitForLog((l) => l.msg?.startsWith('standby: machine beta is active on this vault') === true, 15_000, "alpha's standby line");
+    await again.waitForLog((l) => l.msg?.startsWith('standby: machine beta is active on this vault') === true, 30_000, "alpha's standby line");
     const stopped = await again.stop('SIGTERM', 15_000);
     expect(stopped.code).toBe(0);
     expect(again.logs.some((l) => l.msg?.startsWith('ready:'))).toBe(false);
@@ -109,7 +109,7 @@ describe('two machines, one synced vault', () => {
     expect((await b.stop('SIGTERM', 15_000)).code).toBe(0);
   });
 
-  it('two daemons that start at once on a new shared vault: at the next heartbeat the later name stops its work and waits as the standby', { timeout: 60_000 }, async () => {
+  it('two daemons that start at once on a new shared vault: at the next heartbeat the later name stops its work and waits as the standby', { timeout: 120_000 }, async () => {
     const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
     for (const s of [alpha, beta]) s.configure({ Daemon: { HeartbeatSeconds: HEARTBEAT_SECONDS } });
     // Both are up before the sync tool carries anything: neither has seen the other.
@@ -119,10 +119,10 @@ describe('two machines, one synced vault', () => {
     ]);
     const sync = startSyncLoop({ a: alpha.vault, b: beta.vault }, { delayMs: SYNC_DELAY_MS });
     onTestFinished(() => sync.stop());
-    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha claimed the vault at the same time and goes first') === true, 20_000, "beta's step-down");
-    await b.waitForLog((l) => l.msg === 'stopped', 20_000, "beta's clean stop of its work");
+    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha claimed the vault at the same time and goes first') === true, 30_000, "beta's step-down");
+    await b.waitForLog((l) => l.msg === 'stopped', 30_000, "beta's clean stop of its work");
     // Its process goes on, as alpha's standby.
-    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha is active on this vault') === true, 20_000, 'beta a standby again');
+    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha is active on this vault') === true, 30_000, 'beta a standby again');
     expect(b.child.exitCode).toBeNull();
     expect(a.logs.some((l) => l.msg?.startsWith('standby:'))).toBe(false);
     expect((await b.stop('SIGTERM', 15_000)).code).toBe(0);
