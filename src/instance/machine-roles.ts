@@ -38,6 +38,11 @@ export interface MachineRecord {
 export const STALE_BEATS = 6;
 /** A candidate waits this many heartbeats for the sync tool to bring another machine's claim. */
 export const SETTLE_BEATS = 2;
+/**
+ * A machine not heard from for this long no longer makes the vault count as shared at a start
+ * (a host renamed, a laptop the vault was tried on once): a start is immediate again.
+ */
+export const FORGET_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
 const ROLES: ReadonlySet<string> = new Set(['active', 'candidate', 'standby', 'stopped']);
 
@@ -136,8 +141,9 @@ export function nextRole(me: string, state: RoleState, fresh: readonly MachineRe
 }
 
 /**
- * The role a daemon starts in. Alone (no other machine has left a record in the vault: a vault
- * that is not shared, or the first machine of a shared one) it is active at once; so is a
+ * The role a daemon starts in. Alone (no other machine has left a record in the vault within
+ * FORGET_AFTER_MS: a vault that is not shared, or the first machine of a shared one) it is
+ * active at once; so is a
  * daemon whose own last record was active and fresh (a restart: the others still see it
  * active). Otherwise it starts as `nextRole` says, as a standby that finds no active machine
  * becomes a candidate and waits SETTLE_BEATS heartbeats.
@@ -151,7 +157,8 @@ export function startingRole(
   settleMs: number,
 ): RoleDecision {
   const freshActive = fresh.some((r) => r.role === 'active');
-  if (!freshActive && others.length === 0) return { role: 'active' };
+  const known = others.filter((r) => now - Date.parse(r.beatAt) < FORGET_AFTER_MS);
+  if (!freshActive && known.length === 0) return { role: 'active' };
   const ownFresh = own?.role === 'active' && now - Date.parse(own.beatAt) < STALE_BEATS * own.heartbeatMs;
   if (!freshActive && ownFresh) return { role: 'active' };
   return nextRole(me, { role: 'standby' }, fresh, now, settleMs);

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { instanceFile, machinesFolder } from '../../src/instance/daemon-claim.js';
-import { HeartbeatWatch, type MachineRecord, nextRole, SETTLE_BEATS, STALE_BEATS } from '../../src/instance/machine-roles.js';
+import { FORGET_AFTER_MS, HeartbeatWatch, type MachineRecord, nextRole, SETTLE_BEATS, STALE_BEATS } from '../../src/instance/machine-roles.js';
 import { machineName } from '../../src/instance/machine-name.js';
 import { readMachineRecords, VaultClaim } from '../../src/instance/vault-claim.js';
 import { readText, readTextIfExists, walkFiles } from '../../src/vault/fs.js';
@@ -108,6 +108,19 @@ describe('a vault no other machine shares', () => {
     expect(claim.role).toBe('active');
     await claim.release();
     expect(await alpha.vault.exists(instanceFile(alpha.vault, 'alpha'))).toBe(false);
+  });
+});
+
+describe('a vault another machine used long ago', () => {
+  it('is claimed at once: a record older than FORGET_AFTER_MS no longer makes it shared; a younger one does', async () => {
+    for (const [age, role] of [
+      [FORGET_AFTER_MS + HEARTBEAT, 'active'],
+      [FORGET_AFTER_MS - HEARTBEAT, 'candidate'],
+    ] as const) {
+      const ghost = { machine: 'old-laptop', role: 'stopped', beatAt: new Date(T0 - age).toISOString(), heartbeatMs: HEARTBEAT, pid: DEAD_PID, startedAt: '' };
+      const alpha = new Machine('alpha', memoryVault({ '.meeting-assistant/machines/old-laptop.json': JSON.stringify(ghost) }));
+      expect((await alpha.claim()).role).toBe(role);
+    }
   });
 });
 
