@@ -91,7 +91,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
         daemon = await startDaemon(config, { log, fs, clock, signal: standby.signal, endpointWait: endpointWaitFromEnv(deps.env), caches: idleReleaseFromEnv(deps.env), runProcess: true });
       } catch (err) {
         if (err instanceof StoppedInStandby) {
-          log.info({ signal: signalled?.signal }, `stopped (${err.message})`);
+          log.info({ signal: signalled?.signal }, err.message);
           break;
         }
         if (err instanceof DaemonStartError) {
