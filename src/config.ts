@@ -91,6 +91,10 @@ function buildSchemas(z: typeof Zod) {
         ShutdownGraceSeconds: positive().default(30),
         // docs/design.md §3 step 9: notes of a long transcript's parts made while it is written.
         LiveNotes: z.boolean().default(true),
+        // Extensions of the design's keys (docs/design.md §2, two machines): the claim's heartbeat
+        // and this machine's name in it (empty: the host's name).
+        HeartbeatSeconds: positive().default(30),
+        MachineName: z.string().default(''),
       }),
       Http: section({
         Enabled: z.boolean().default(true),

@@ -2,6 +2,8 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { type DaemonInstance, liveDaemon } from '../instance/daemon-claim.js';
+import { machineName } from '../instance/machine-name.js';
+import { machinesNow, runsElsewhere } from '../instance/machines-now.js';
 import { ImportError } from '../import/cues.js';
 import { isAccepted } from '../import/formats/index.js';
 import { importFile, type ImportOutcome, recoverImports } from '../import/importer.js';
@@ -42,7 +44,11 @@ export async function importFiles(files: string[], opts: ImportOptions, given: P
   for (const file of paths) {
     if (!isAccepted(file)) throw new CliError(`${file}: not a transcript or recording the import reads (see README: Importing transcripts and recordings)`, EXIT_USAGE);
   }
-  const daemon = await liveDaemon(vault);
+  const machine = machineName(config.settings.Daemon.MachineName);
+  const daemon = await liveDaemon(vault, undefined, machine);
+  // Another machine runs the vault: it imports what is dropped into the inbox (docs/design.md §2).
+  const elsewhere = daemon ? undefined : runsElsewhere(await machinesNow(vault, machine, deps.clock));
+  if (elsewhere) throw new CliError(`${elsewhere}: import there, or drop the files into ${vault.rel(config.layout.folders.Inbox)}, which the sync tool carries there`, EXIT_FAILED);
   const meetings: string[] = [];
   let failed = false;
   const token = daemon ? await ensureHttpToken(vault, config.settings.Http) : '';

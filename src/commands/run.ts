@@ -1,6 +1,6 @@
 import { reportEndpointProblems } from '../agent/model/endpoint-check.js';
 import { releaseConfigSchemas } from '../config.js';
-import { startDaemon, DaemonStartError } from '../daemon/daemon.js';
+import { startDaemon, DaemonStartError, StoppedInStandby } from '../daemon/daemon.js';
 import { endpointWaitFromEnv } from '../daemon/runs/endpoint-gate.js';
 import { idleReleaseFromEnv } from '../daemon/runs/run-process/host.js';
 import { liveNotesFromEnv } from '../daemon/runs/live-notes-lane.js';
@@ -58,6 +58,8 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   let stop: ((reason: string) => void) | undefined;
   let signalled: { signal: 'SIGINT' | 'SIGTERM'; at: number } | undefined;
   let stopDeadline: NodeJS.Timeout | undefined;
+  // A standby (another machine runs the vault) has nothing to finish: a signal ends its wait.
+  const standby = new AbortController();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     if (signalled) {
       if (signal === 'SIGINT' && signalled.signal === 'SIGINT' && clock().getTime() - signalled.at < SAME_CTRL_C_MS) return;
@@ -74,6 +76,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
       process.stderr.write(`meeting-assistant: ${message}\n`);
       process.kill(process.pid, 'SIGKILL');
     }, config.settings.Daemon.ShutdownGraceSeconds * 1000 + STOP_MARGIN_MS).unref();
+    standby.abort();
     // While starting, the stop happens as soon as the daemon is up.
     stop?.(signal);
   };
@@ -82,28 +85,38 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   process.on('SIGINT', onSigint);
   process.on('SIGTERM', onSigterm);
   try {
-    let daemon;
-    try {
-      daemon = await startDaemon(config, { log, fs, clock, endpointWait: endpointWaitFromEnv(deps.env), caches: idleReleaseFromEnv(deps.env), liveNotes: liveNotesFromEnv(deps.env), runProcess: true });
-    } catch (err) {
-      if (err instanceof DaemonStartError) {
-        log.fatal({ err }, err.message);
-        await flushLogger(log);
-        throw new CliError(err.message, err.exitCode);
+    // Again as a standby when another machine's claim went first (docs/design.md §2, two machines).
+    for (;;) {
+      let daemon;
+      try {
+        daemon = await startDaemon(config, { log, fs, clock, signal: standby.signal, endpointWait: endpointWaitFromEnv(deps.env), caches: idleReleaseFromEnv(deps.env), liveNotes: liveNotesFromEnv(deps.env), runProcess: true });
+      } catch (err) {
+        if (err instanceof StoppedInStandby) {
+          log.info({ signal: signalled?.signal }, err.message);
+          break;
+        }
+        if (err instanceof DaemonStartError) {
+          log.fatal({ err }, err.message);
+          await flushLogger(log);
+          throw new CliError(err.message, err.exitCode);
+        }
+        throw err;
       }
-      throw err;
-    }
-    // Once, after "ready" and without waiting for it: a person learns at once that the endpoint
-    // is down or lacks the model, instead of from the first meeting's failure report.
-    const endpointCheck = new AbortController();
-    void reportEndpointProblems(config, log, { signal: endpointCheck.signal });
-    stop = (reason) => {
+      // Once, after "ready" and without waiting for it: a person learns at once that the endpoint
+      // is down or lacks the model, instead of from the first meeting's failure report.
+      const endpointCheck = new AbortController();
+      void reportEndpointProblems(config, log, { signal: endpointCheck.signal });
+      stop = (reason) => {
+        endpointCheck.abort();
+        void daemon.stop(reason);
+      };
+      // A signal that arrived while starting: stop now.
+      if (signalled) stop('signal during start');
+      await daemon.done;
       endpointCheck.abort();
-      void daemon.stop(reason);
-    };
-    // A signal that arrived while starting: stop now.
-    if (signalled) stop('signal during start');
-    await daemon.done;
+      stop = undefined;
+      if (signalled || !daemon.yielded()) break;
+    }
     await flushLogger(log);
     // Nothing of ours is left running; a stray handle (a library's keep-alive) must not keep
     // a stopped service alive.

@@ -3,6 +3,9 @@ import { importLines } from '../daemon/http/import-status.js';
 import { listMeetingStates, type MeetingState } from '../vault/meeting-overview.js';
 import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../instance/daemon-claim.js';
+import { machineName } from '../instance/machine-name.js';
+import { type MachinesNow, machinesNow } from '../instance/machines-now.js';
+import { describeClaim } from '../instance/vault-claim.js';
 import { triggerLabel } from '../daemon/http/trigger-labels.js';
 import { liveNotesLine } from '../daemon/runs/live-notes-lane.js';
 import { localBaseUrl, readHttpToken } from '../vault/state.js';
@@ -24,9 +27,11 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   if (meetings.length === 0) io.out(`no meeting notes in ${vault.rel(config.layout.folders.Meetings) || '.'}`);
   for (const line of meetingTable(meetings)) io.out(line);
   io.out('');
-  const daemon = await queryDaemon(config, vault);
+  const machine = machineName(config.settings.Daemon.MachineName);
+  const daemon = await queryDaemon(config, vault, machine);
   if (daemon.kind === 'down') {
-    io.out(`daemon: not running (${daemon.reason})`);
+    const machines = await machinesNow(vault, machine, deps.clock);
+    for (const line of machineLines(machine, machines, daemon.reason)) io.out(line);
     return EXIT_OK;
   }
   if (daemon.kind === 'error') {
@@ -35,6 +40,7 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   }
   const s = daemon.status;
   io.out(`daemon: running, pid ${s.pid}, since ${local(s.startedAt)}, ${s.http ?? 'no HTTP'}${s.stopping ? ' (stopping)' : ''}`);
+  if (s.machine && s.machine.others.length > 0) io.out(`machine: ${describeClaim(s.machine)}`);
   const q = s.queue;
   io.out(`queue: ${q.running.length} running, ${q.pending.length} waiting (at most ${q.concurrency} at once)`);
   for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${local(r.startedAt)} (${triggerLabel(r.trigger)})${r.followUp ? ', again after it' : ''}`);
@@ -47,6 +53,19 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   for (const line of importLines(s.imports ?? [], deps.clock())) io.out(line);
   if (s.lastScan) io.out(`last catch-up scan: ${local(s.lastScan.at)}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
   return EXIT_OK;
+}
+
+/**
+ * No daemon runs the vault on this machine: whether one waits here as a standby, and which
+ * machine runs the vault (docs/design.md §2, two machines).
+ */
+function machineLines(machine: string, m: MachinesNow, reason: string): string[] {
+  const elsewhere = m.activeElsewhere;
+  const active = elsewhere ? `machine ${elsewhere.machine} is active on this vault (last heartbeat ${Math.round(elsewhere.silentMs / 1000)} s ago)` : undefined;
+  if (m.here) {
+    return [`daemon: ${m.here.role} on this machine (${machine}), pid ${m.here.pid}, since ${local(m.here.startedAt)}${active ? `: ${active}; it takes over when that one stops` : ''}`];
+  }
+  return [active ? `daemon: not running on this machine (${machine}); ${active}` : `daemon: not running (${reason})`];
 }
 
 /** A time as the person reads it here (local, to the second); text that is no time as written. */
@@ -80,9 +99,9 @@ type DaemonAnswer =
  * port, which may have changed since it started; the token is the configured one or the one it
  * generated (never created here).
  */
-async function queryDaemon(config: AppConfig, vault: Vault): Promise<DaemonAnswer> {
+async function queryDaemon(config: AppConfig, vault: Vault, machine: string): Promise<DaemonAnswer> {
   const http = config.settings.Http;
-  const instance = await liveDaemon(vault);
+  const instance = await liveDaemon(vault, undefined, machine);
   if (!instance) return { kind: 'down', reason: 'no daemon runs on this vault' };
   const running = `running, pid ${instance.pid}`;
   // No address recorded: its HTTP is off, or it is still starting (the address comes once it listens).

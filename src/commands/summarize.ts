@@ -2,6 +2,8 @@ import { retrySummary, summarizeMeeting, type RunOutcome } from '../meeting/pipe
 import { markCliRun } from '../instance/cli-run-marker.js';
 import { HeadCache } from '../vault/head-cache.js';
 import { liveDaemon } from '../instance/daemon-claim.js';
+import { machineName } from '../instance/machine-name.js';
+import { machinesNow, runsElsewhere } from '../instance/machines-now.js';
 import { meetingOfNote } from '../vault/locate-meeting.js';
 import { createRuntime } from '../runtime.js';
 import { handOff } from './handoff.js';
@@ -47,7 +49,16 @@ async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kin
   if (kind === 'summary' && vault.kindOf(file) !== 'summary') {
     throw new CliError(`${vault.rel(file)} is not in the summaries folder (${vault.rel(config.layout.folders.Summaries)})`, EXIT_USAGE);
   }
-  const daemon = await liveDaemon(vault);
+  const machine = machineName(config.settings.Daemon.MachineName);
+  const daemon = await liveDaemon(vault, undefined, machine);
+  // Another machine runs the vault: a run here would write the notes it writes (docs/design.md §2).
+  const elsewhere = daemon ? undefined : runsElsewhere(await machinesNow(vault, machine, deps.clock));
+  if (elsewhere) {
+    throw new CliError(
+      `${elsewhere}: it summarizes finished meetings itself. To run this one now, run the command on that machine; a failure report's retry can also be ticked here (retry: true), the sync tool carries it there`,
+      EXIT_FAILED,
+    );
+  }
   if (daemon) return handOff({ daemon, token: runtime.token, kind: kind === 'meeting' ? 'summarize' : 'retry', note: vault.rel(file) }, deps);
   // A daemon started while this runs leaves the meeting to it (the queue's key: the meeting).
   const key = kind === 'meeting' ? file : await meetingOfNote(vault, file, new HeadCache(vault)).catch(() => file);

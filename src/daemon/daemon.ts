@@ -5,10 +5,12 @@ import { MeetingAssistantError } from '../errors.js';
 import { addLogSecret, type Logger } from '../log.js';
 import type { Runtime } from '../runtime.js';
 import type { RunCachesOptions } from '../tools/run-caches.js';
-import type { Fs } from '../vault/fs.js';
-import type { Vault } from '../vault/vault.js';
+import { type Fs, nodeFs } from '../vault/fs.js';
+import { Vault } from '../vault/vault.js';
 import { type VaultEventSource, watchVault } from './intake/file-events.js';
-import { claimVault, DaemonRunningError, type InstanceLock } from '../instance/daemon-claim.js';
+import { DaemonRunningError } from '../instance/daemon-claim.js';
+import { machineName } from '../instance/machine-name.js';
+import { type ClaimStatus, VaultClaim } from '../instance/vault-claim.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
 import { Inbox } from './intake/inbox.js';
 import type { ImportEntry } from './intake/import-board.js';
@@ -49,8 +51,17 @@ export class DaemonStartError extends MeetingAssistantError {
   }
 }
 
+/** The daemon was stopped while it was another machine's standby: it never started its work. */
+export class StoppedInStandby extends MeetingAssistantError {
+  constructor() {
+    super('stopped while a standby (another machine is active on this vault)', true);
+  }
+}
+
 export interface DaemonOptions {
   log: Logger;
+  /** Ends the wait of a standby (another machine is active on the vault): startDaemon rejects with StoppedInStandby. */
+  signal?: AbortSignal;
   fs?: Fs;
   /** A runtime built elsewhere (tests); default: built from the config. */
   runtime?: Runtime;
@@ -94,6 +105,8 @@ export interface DaemonStatus {
   imports: ImportEntry[];
   /** Meetings whose notes are made while they run (docs/design.md §3 step 9): "notes: parts 1–4 of ~6". */
   liveNotes?: LiveNotesEntry[];
+  /** This machine and the others that share the vault (docs/design.md §2, two machines). */
+  machine?: ClaimStatus;
 }
 
 export interface Daemon {
@@ -113,6 +126,8 @@ export interface Daemon {
   stop(reason?: string): Promise<StopResult>;
   /** Resolves when the daemon has stopped. */
   readonly done: Promise<StopResult>;
+  /** Whether it stopped because another machine's claim went first: it may start again, as that machine's standby. */
+  yielded(): boolean;
 }
 
 function clockOf(options: DaemonOptions): Clock {
@@ -130,6 +145,7 @@ function relJob<T extends Job>(vault: Vault, job: T): T {
 
 export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
   const log = options.log;
+  const claim = await claimActive(config, options);
   const collect = collectorOf(options);
   const caches = {
     onRelease: () => {
@@ -140,27 +156,48 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
     ...options.caches,
   };
   const placeOptions = { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches };
-  const place =
-    options.runProcess && !options.runtime
-      ? await runsInRunProcess(config, placeOptions)
-      : await runsInThisProcess(config, { ...placeOptions, ...(options.runtime && { runtime: options.runtime }), ...(options.pipeline && { pipeline: options.pipeline }) });
-  const { vault, token } = place.base;
-  addLogSecret(log, token);
-  // One daemon per vault: a second one would run the same meetings and write the same files.
-  const instance = await claimVault(vault, clockOf(options)).catch(async (err: unknown) => {
-    await place.close();
-    throw err instanceof DaemonRunningError ? new DaemonStartError(err.message, 1) : err;
+  const place = await (options.runProcess && !options.runtime
+    ? runsInRunProcess(config, placeOptions)
+    : runsInThisProcess(config, { ...placeOptions, ...(options.runtime && { runtime: options.runtime }), ...(options.pipeline && { pipeline: options.pipeline }) })
+  ).catch(async (err: unknown) => {
+    await claim.release();
+    throw err;
   });
+  const { token } = place.base;
+  addLogSecret(log, token);
   try {
-    return await startClaimed(config, options, place, instance);
+    return await startClaimed(config, options, place, claim);
   } catch (err) {
     await place.close();
-    await instance.release();
+    await claim.release();
     throw err;
   }
 }
 
-async function startClaimed(config: AppConfig, options: DaemonOptions, place: RunPlace, instance: InstanceLock): Promise<Daemon> {
+/**
+ * One daemon per vault: a second one would run the same meetings and write the same files. On
+ * this machine a second daemon is refused; on a vault a sync tool shares with other machines,
+ * this one waits as a standby, writing nothing but its own record, until it is the active
+ * machine (docs/design.md §2, two machines). Before that nothing of the daemon's work exists:
+ * no run process, no token, no watcher, no scan.
+ */
+async function claimActive(config: AppConfig, options: DaemonOptions): Promise<VaultClaim> {
+  const { Daemon } = config.settings;
+  const vault = new Vault(options.fs ?? nodeFs, config.layout);
+  const claim = await VaultClaim.claim(vault, {
+    machine: machineName(Daemon.MachineName),
+    heartbeatMs: Daemon.HeartbeatSeconds * 1000,
+    clock: clockOf(options),
+    log: options.log,
+  }).catch((err: unknown) => {
+    throw err instanceof DaemonRunningError ? new DaemonStartError(err.message, 1) : err;
+  });
+  if (await claim.untilActive(options.signal)) return claim;
+  await claim.release();
+  throw new StoppedInStandby();
+}
+
+async function startClaimed(config: AppConfig, options: DaemonOptions, place: RunPlace, instance: VaultClaim): Promise<Daemon> {
   const settings = config.settings;
   const log = options.log;
   const { vault, token } = place.base;
@@ -204,6 +241,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     endpoint: endpointState(endpoint.status()),
     imports: inbox.board.list(),
     ...(liveNotes && { liveNotes: liveNotes.status() }),
+    machine: instance.status(),
   });
   try {
     http = await serveHttp({
@@ -260,6 +298,12 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     closeIntake,
     settled: async () => void (await Promise.all([intake.settled(), inbox.settled()])),
   });
+  // Both machines claimed the vault before either saw the other, and the other goes first.
+  let yielded = false;
+  instance.onLost((by) => {
+    yielded = true;
+    void shutdown.stop(`machine ${by.machine} is active on this vault`);
+  });
   logReady(config, vault, log, http);
 
   // The server's real window, logged once when smaller than ContextWindow.Tokens. Without
@@ -280,6 +324,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     catchUp: (startup) => intake.catchUp(startup),
     stop: shutdown.stop,
     done: shutdown.done,
+    yielded: () => yielded,
   };
 }
 

@@ -16,7 +16,7 @@ export interface ShutdownOptions {
   settings: Settings;
   log: Logger;
   queue: RunQueue;
-  instance: InstanceLock;
+  instance: Pick<InstanceLock, 'release'>;
   /** Marks the daemon as stopping, before anything is closed. */
   begin(): void;
   /** Stops taking work: schedule, watcher, HTTP server, search workers. */

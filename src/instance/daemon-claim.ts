@@ -9,13 +9,18 @@ import { type HolderProbe, holderRuns, parseHolder, systemProbe } from './livene
 import { localBaseUrl, STATE_FOLDER } from '../vault/state.js';
 import type { Settings } from '../config.js';
 import { MeetingAssistantError } from '../errors.js';
+import { machineName } from './machine-name.js';
 
 /**
- * One daemon per vault (docs/design.md §2): `<vault>/.meeting-assistant/daemon.json` names the
- * daemon that runs on the vault (pid, HTTP address). It is created exclusively at start and
- * removed at stop; one left by a process that is gone (a crash, SIGKILL), or whose pid now
- * belongs to another process (holder.ts), is stale and taken over. The one-shot commands read
- * it to hand their work to the running daemon.
+ * One daemon per vault on this machine (docs/design.md §2):
+ * `<vault>/.meeting-assistant/machines/<machine>.json` names the daemon that runs on the vault
+ * here (pid, HTTP address; and, for the other machines a sync tool shares the vault with, its
+ * role and heartbeat: vault-claim.ts). It is created exclusively at start and removed at stop;
+ * one left by a process that is gone (a crash, SIGKILL), or whose pid now belongs to another
+ * process (holder.ts), is stale and taken over. A pid means something on this machine only,
+ * so each machine has a file of its own, which no other machine writes. The one-shot commands
+ * read it to hand their work to the running daemon. `daemon.json`, where earlier versions
+ * kept the claim, is still honoured while its daemon runs (an upgrade with the old service up).
  */
 
 export interface DaemonInstance {
@@ -23,6 +28,11 @@ export interface DaemonInstance {
   startedAt: string;
   /** The HTTP API's base URL; undefined when `Http.Enabled` is false. */
   http?: string;
+}
+
+/** The folder of the machines' claims (vault-claim.ts reads the others'). */
+export function machinesFolder(vault: Vault): string {
+  return path.join(vault.root, STATE_FOLDER, 'machines');
 }
 
 export class DaemonRunningError extends MeetingAssistantError {
@@ -38,7 +48,13 @@ export class DaemonRunningError extends MeetingAssistantError {
   }
 }
 
-export function instanceFile(vault: Vault): string {
+/** This machine's claim file (machine-name.ts gives the name). */
+export function instanceFile(vault: Vault, machine: string = machineName('')): string {
+  return path.join(machinesFolder(vault), `${machine}.json`);
+}
+
+/** Where versions before the two-machine claim kept it. */
+function legacyInstanceFile(vault: Vault): string {
   return path.join(vault.root, STATE_FOLDER, 'daemon.json');
 }
 
@@ -61,18 +77,37 @@ function runs(entry: Entry, probe: HolderProbe): Promise<boolean> {
   return holderRuns({ ...entry.instance, ...(entry.claim !== undefined && { claim: entry.claim }) }, ownClaims, probe);
 }
 
-/** The daemon running on the vault now, if any (a stale file names none: see holder.ts). */
-export async function liveDaemon(vault: Vault, probe: HolderProbe = systemProbe): Promise<DaemonInstance | undefined> {
-  const found = parseEntry(await readTextIfExists(vault.fs, instanceFile(vault)));
-  return found && (await runs(found, probe)) ? found.instance : undefined;
+/** The holder of one claim file when it runs now (a stale file names none: see holder.ts). */
+export async function runningHolder(vault: Vault, file: string, probe: HolderProbe): Promise<{ instance: DaemonInstance; role?: unknown } | undefined> {
+  const text = await readTextIfExists(vault.fs, file);
+  const found = parseEntry(text);
+  if (!found || !(await runs(found, probe))) return undefined;
+  return { instance: found.instance, role: roleIn(text) };
+}
+
+function roleIn(text: string | undefined): unknown {
+  try {
+    return (JSON.parse(text ?? '') as { role?: unknown }).role;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The daemon that runs the vault on this machine now, if any: a standby (another machine is
+ * active, vault-claim.ts) is none, since it takes no work.
+ */
+export async function liveDaemon(vault: Vault, probe: HolderProbe = systemProbe, machine: string = machineName('')): Promise<DaemonInstance | undefined> {
+  const found = (await runningHolder(vault, instanceFile(vault, machine), probe)) ?? (await runningHolder(vault, legacyInstanceFile(vault), probe));
+  return found && (found.role === undefined || found.role === 'active') ? found.instance : undefined;
 }
 
 /**
  * The base URL of the vault's daemon: the address the live daemon recorded (it keeps the port
  * it started with when the configuration has changed since), else the configured one.
  */
-export async function daemonBaseUrl(vault: Vault, http: Settings['Http'], probe: HolderProbe = systemProbe): Promise<string> {
-  return (await liveDaemon(vault, probe))?.http ?? localBaseUrl(http);
+export async function daemonBaseUrl(vault: Vault, http: Settings['Http'], probe: HolderProbe = systemProbe, machine: string = machineName('')): Promise<string> {
+  return (await liveDaemon(vault, probe, machine))?.http ?? localBaseUrl(http);
 }
 
 async function createExclusive(fs: Fs, file: string, content: string): Promise<boolean> {
@@ -94,20 +129,39 @@ async function createExclusive(fs: Fs, file: string, content: string): Promise<b
 export interface InstanceLock {
   /** Records the HTTP address once the server listens. */
   setHttp(url: string | undefined): Promise<void>;
-  /** Removes the file when it is still ours. */
-  release(): Promise<void>;
+  /**
+   * Rewrites the file with these fields besides pid, claim and address (the machine's role and
+   * heartbeat) when it is still ours; false when it is not.
+   */
+  update(fields: Record<string, unknown>): Promise<boolean>;
+  /** Writes the file again when it is gone (removed by a person, or by a sync tool carrying a removal). */
+  restore(): Promise<boolean>;
+  /**
+   * Gives the claim up: the file is removed when it is still ours, or, given `last`, left with
+   * those fields (a machine's last word to the others, vault-claim.ts).
+   */
+  release(last?: Record<string, unknown>): Promise<void>;
 }
 
 /**
  * Claims the vault for this process; throws DaemonRunningError naming the live holder. A
  * stale file (no daemon runs as its holder, or it does not parse) is taken over.
  */
-export async function claimVault(vault: Vault, clock: Clock = systemClock, probe: HolderProbe = systemProbe): Promise<InstanceLock> {
-  const file = instanceFile(vault);
+export async function claimVault(
+  vault: Vault,
+  clock: Clock = systemClock,
+  probe: HolderProbe = systemProbe,
+  machine: string = machineName(''),
+  fields: Record<string, unknown> = {},
+): Promise<InstanceLock> {
+  const file = instanceFile(vault, machine);
   await vault.fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const legacy = await runningHolder(vault, legacyInstanceFile(vault), probe);
+  if (legacy) throw new DaemonRunningError(legacy.instance, vault.root);
   const mine: DaemonInstance = { pid: process.pid, startedAt: clock().toISOString() };
   const claim = randomUUID();
-  const render = () => JSON.stringify({ ...mine, claim }, null, 2) + '\n';
+  let extra = fields;
+  const render = () => JSON.stringify({ ...mine, claim, ...extra }, null, 2) + '\n';
   ownClaims.add(claim);
   try {
     await acquire(vault, file, render(), probe);
@@ -116,13 +170,31 @@ export async function claimVault(vault: Vault, clock: Clock = systemClock, probe
     throw err;
   }
   const isOurs = async () => parseEntry(await readTextIfExists(vault.fs, file))?.claim === claim;
+  const rewrite = async () => {
+    if (!(await isOurs())) return false;
+    await writeFileAtomic(vault.fs, file, render());
+    return true;
+  };
   return {
     async setHttp(url) {
       if (url) mine.http = url;
-      if (await isOurs()) await writeFileAtomic(vault.fs, file, render());
+      await rewrite();
     },
-    async release() {
-      if (await isOurs()) await vault.fs.unlink(file).catch(() => undefined);
+    update(next) {
+      extra = next;
+      return rewrite();
+    },
+    async restore() {
+      if (await statIfExists(vault.fs, file)) return false;
+      await writeFileAtomic(vault.fs, file, render());
+      return true;
+    },
+    async release(last) {
+      if (last) {
+        delete mine.http;
+        extra = last;
+        await rewrite().catch(() => undefined);
+      } else if (await isOurs()) await vault.fs.unlink(file).catch(() => undefined);
       ownClaims.delete(claim);
     },
   };

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { lastToolResults, projectStepCalls, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, meetingOfRequest, SUMMARY_BODY, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+import { machineName } from '../../src/instance/machine-name.js';
 
 /**
  * Issue #24 under the real daemon (docs/design.md §4): sync tools' conflict copies are no
@@ -188,9 +189,9 @@ describe('a stop that always stops', () => {
     // Grace 1 s + margin 7 s, and the start of node itself.
     expect(Date.now() - sent).toBeLessThan(15_000);
     // The claim it could not remove is stale: the next start takes the vault over.
-    expect(existsSync(path.join(s.vault, '.meeting-assistant/daemon.json'))).toBe(true);
+    expect(existsSync(path.join(s.vault, '.meeting-assistant/machines', `${machineName('')}.json`))).toBe(true);
     const next = await startDaemonProcess({ configPath: s.configPath });
     expect((await next.stop('SIGTERM', 15_000)).code).toBe(0);
-    expect(existsSync(path.join(s.vault, '.meeting-assistant/daemon.json'))).toBe(false);
+    expect(existsSync(path.join(s.vault, '.meeting-assistant/machines', `${machineName('')}.json`))).toBe(false);
   });
 });

@@ -10,7 +10,7 @@ import { nodeFs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 import { memoryVault, testConfig } from '../helpers/memfs.js';
 
-/** One daemon per vault: `.meeting-assistant/daemon.json`, stale when its process is gone. */
+/** One daemon per vault on a machine: `.meeting-assistant/machines/<machine>.json`, stale when its process is gone. */
 
 const DEAD_PID = 2 ** 22 + 12345; // above Linux's pid_max: no such process
 
@@ -34,7 +34,7 @@ describe('claimVault', () => {
       answers: async () => false,
     };
     const holder = { pid: process.ppid, startedAt: '2026-11-30T09:00:00.000Z', http: 'http://127.0.0.1:4888' };
-    await vault.fs.mkdir(`${vault.root}/.meeting-assistant`, { recursive: true });
+    await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
     await vault.fs.writeFile(instanceFile(vault), JSON.stringify(holder));
     const err = await claimVault(vault, undefined, daemonProbe).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DaemonRunningError);
@@ -44,10 +44,31 @@ describe('claimVault', () => {
     expect(await liveDaemon(vault, daemonProbe)).toEqual(holder);
   });
 
+  it("honours the daemon.json of an earlier version while its daemon runs (an upgrade with the old service up), and ignores it once it has stopped", async () => {
+    const daemonProbe: HolderProbe = {
+      isAlive: (pid) => pid === process.ppid,
+      commandLine: async () => ({ argv: ['node', '/usr/lib/node_modules/meeting-assistant/bin/meeting-assistant.js', 'run'] }),
+      answers: async () => false,
+    };
+    for (const [pid, running] of [
+      [process.ppid, true],
+      [DEAD_PID, false],
+    ] as const) {
+      const holder = { pid, startedAt: '2026-11-30T09:00:00.000Z', http: 'http://127.0.0.1:4888' };
+      const vault = memoryVault({ '.meeting-assistant/daemon.json': JSON.stringify(holder) });
+      expect(await liveDaemon(vault, daemonProbe)).toEqual(running ? holder : undefined);
+      const claimed = await claimVault(vault, undefined, daemonProbe).then(
+        (lock) => lock.release().then(() => 'claimed'),
+        (e: unknown) => (e instanceof DaemonRunningError ? 'refused' : e),
+      );
+      expect(claimed).toBe(running ? 'refused' : 'claimed');
+    }
+  });
+
   it('takes over a file left by a process that is gone, or one that does not parse', async () => {
     for (const left of [JSON.stringify({ pid: DEAD_PID, startedAt: 'x' }), '{ half written']) {
       const vault = memoryVault();
-      await vault.fs.mkdir(`${vault.root}/.meeting-assistant`, { recursive: true });
+      await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
       await vault.fs.writeFile(instanceFile(vault), left);
       expect(await liveDaemon(vault)).toBeUndefined();
       const lock = await claimVault(vault);
@@ -60,7 +81,7 @@ describe('claimVault', () => {
 /** A daemon.json left behind: its pid now this process, or a live process that is no daemon. */
 describe('a leftover daemon.json whose pid lives on', () => {
   const leftover = async (vault: Vault, holder: Record<string, unknown>) => {
-    await vault.fs.mkdir(`${vault.root}/.meeting-assistant`, { recursive: true });
+    await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
     await vault.fs.writeFile(instanceFile(vault), JSON.stringify(holder));
   };
   const probe = (p: Partial<HolderProbe>): HolderProbe => ({ isAlive: () => true, commandLine: async () => undefined, answers: async () => false, ...p });
@@ -128,7 +149,7 @@ describe('a leftover daemon.json whose pid lives on', () => {
 describe('two daemons starting at once over a stale daemon.json', () => {
   const DEAD = { pid: DEAD_PID, startedAt: 'crashed' };
   const race = async (vault: Vault, claimants: number) => {
-    await vault.fs.mkdir(path.join(vault.root, '.meeting-assistant'), { recursive: true });
+    await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
     await vault.fs.writeFile(instanceFile(vault), JSON.stringify(DEAD));
     const results = await Promise.allSettled(Array.from({ length: claimants }, () => claimVault(vault)));
     const won = results.filter((r) => r.status === 'fulfilled');
@@ -149,7 +170,7 @@ describe('two daemons starting at once over a stale daemon.json', () => {
         expect(refused.length, `trial ${trial}`).toBe(3);
         // The winner's claim is the file; its release removes it, leaving no takeover lock behind.
         await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof claimVault>>>).value.release();
-        expect(await vault.fs.readdir(path.join(vault.root, '.meeting-assistant'), { withFileTypes: true })).toEqual([]);
+        expect(await vault.fs.readdir(path.dirname(instanceFile(vault)), { withFileTypes: true })).toEqual([]);
       }
     } finally {
       rmSync(dir, { recursive: true, force: true });

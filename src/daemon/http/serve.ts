@@ -3,6 +3,7 @@ import type { AppConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { ServerWindowSource } from '../../agent/window/server-window.js';
 import type { Vault } from '../../vault/vault.js';
+import type { ClaimStatus } from '../../instance/vault-claim.js';
 import { packageVersion } from '../../version.js';
 import { createApiHandlers } from './api-handlers.js';
 import type { Inbox } from '../intake/inbox.js';
@@ -33,7 +34,7 @@ export interface ServeOptions {
   serverWindow: ServerWindowSource;
   enqueue(job: Job): string;
   /** The daemon's status, as `GET /status` returns it. */
-  status(): { queue: QueueStatus; liveNotes?: LiveNotesEntry[] };
+  status(): { queue: QueueStatus; liveNotes?: LiveNotesEntry[]; machine?: ClaimStatus };
   stopping(): boolean;
   /** Whether the endpoint answers: since when it does not (docs/design.md §2). */
   endpointDownSince?(): string | undefined;
@@ -63,6 +64,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       clock: o.clock,
       ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
       liveNotes: () => o.status().liveNotes ?? [],
+      machine: () => o.status().machine,
     }));
   const asker = lazyAsker(o.config, vault, log);
   const http = await startHttpServer({

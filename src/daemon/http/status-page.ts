@@ -156,7 +156,9 @@ export function renderMain(view: StatusView, csrf: string): string {
     `<dt>Endpoint</dt><dd>${healthLine(e.health)}<br><code>${escapeHtml(e.url)}</code> (${escapeHtml(e.api)})</dd>` +
     `<dt>Model</dt><dd><code>${escapeHtml(e.model)}</code>, context window ${number(e.window)} tokens</dd>` +
     `<dt>Daemon</dt><dd>version ${escapeHtml(view.version)}, up ${since(view.startedAt, view.now)} (since ${clock(view.startedAt)})${view.stopping ? ', <strong>stopping</strong>' : ''}</dd>` +
-    `<dt>Vault</dt><dd><code>${escapeHtml(view.vaultName)}</code></dd></dl></section>`;
+    `<dt>Vault</dt><dd><code>${escapeHtml(view.vaultName)}</code></dd>` +
+    (view.machine ? `<dt>Machine</dt><dd>${escapeHtml(view.machine)}</dd>` : '') +
+    `</dl></section>`;
   return [
     about,
     table('Running', ['Meeting', 'Kind', 'Started', 'Progress'], view.running.map((r) => runningRow(view, r)), 'Nothing is running.', 'running'),

@@ -6,6 +6,7 @@ import type { QueuedJobInfo } from '../runs/queue.js';
 import type { LiveRun, RunBoard } from '../runs/run-board.js';
 import type { RunRecord } from '../runs/run-history.js';
 import { type EndpointHealth, healthFromRuns } from './endpoint-health.js';
+import { type ClaimStatus, describeClaim } from '../../instance/vault-claim.js';
 
 /**
  * Everything the status page shows, gathered in one plain object: the page renders it, a
@@ -53,6 +54,8 @@ export interface StatusView {
   imports?: ImportEntry[];
   /** Meetings whose notes are made while they run (docs/design.md §3 step 9). */
   liveNotes?: LiveNotesEntry[];
+  /** Which machine runs the vault, when a sync tool shares it (docs/design.md §2, two machines). */
+  machine?: string;
 }
 
 export interface StatusSources {
@@ -75,6 +78,7 @@ export interface StatusSources {
   clock?: Clock;
   imports?(): ImportEntry[];
   liveNotes?(): LiveNotesEntry[];
+  machine?(): ClaimStatus | undefined;
 }
 
 export function buildStatusView(sources: StatusSources): StatusView {
@@ -97,7 +101,13 @@ export function buildStatusView(sources: StatusSources): StatusView {
     summaries: latestSummaries(recent).map((r) => ({ ...r, retryPending: busy.has(r.meeting) })),
     ...(sources.imports ? { imports: sources.imports() } : {}),
     ...(sources.liveNotes ? { liveNotes: sources.liveNotes() } : {}),
+    ...machineOf(sources.machine?.()),
   };
+}
+
+/** Said on the page only when another machine shares the vault: alone, there is nothing to tell. */
+function machineOf(claim: ClaimStatus | undefined): { machine?: string } {
+  return claim && claim.others.length > 0 ? { machine: describeClaim(claim) } : {};
 }
 
 /** The endpoint wait (docs/design.md §2) probes the endpoint now: its word wins over what past runs tell. */

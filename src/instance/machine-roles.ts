@@ -1,0 +1,165 @@
+/**
+ * Which machine runs a vault that a sync tool shares between machines (docs/design.md §2, two
+ * machines): the rules, apart from the files and timers (vault-claim.ts), so that they can be
+ * tried against every race with a clock of the test's own.
+ *
+ * Each machine's daemon writes its own record, `.meeting-assistant/machines/<machine>.json`,
+ * and no other file is written by two machines, so the sync tool never has two versions of one
+ * file to choose between. A record says the machine's role and when it last beat:
+ *
+ * - `active`: it runs the vault (catch-up, imports, summaries);
+ * - `candidate`: it means to, and waits `SETTLE_BEATS` heartbeats for another machine's claim
+ *   to arrive through the sync tool before it does;
+ * - `standby`: it watches, and becomes a candidate once no active machine has beaten for
+ *   `STALE_BEATS` heartbeats;
+ * - `stopped`: its daemon stopped cleanly.
+ *
+ * Ties are broken by the machines' names, the same answer on every machine: of two active
+ * machines (both claimed the vault before either saw the other), the one whose name sorts
+ * first stays; of two candidates, likewise. An active machine never yields to a candidate.
+ */
+
+export type MachineRole = 'active' | 'candidate' | 'standby' | 'stopped';
+
+export interface MachineRecord {
+  machine: string;
+  role: MachineRole;
+  /** When it last beat, by its own clock (ISO). */
+  beatAt: string;
+  /** Its heartbeat interval: a record says itself when it is to be taken as stale. */
+  heartbeatMs: number;
+  pid: number;
+  startedAt: string;
+  /** Since when it is active (ISO). */
+  activeSince?: string;
+}
+
+/** A machine silent for this many of its heartbeats is gone: its claim may be taken over. */
+export const STALE_BEATS = 6;
+/** A candidate waits this many heartbeats for the sync tool to bring another machine's claim. */
+export const SETTLE_BEATS = 2;
+/**
+ * A machine not heard from for this long no longer makes the vault count as shared at a start
+ * (a host renamed, a laptop the vault was tried on once): a start is immediate again.
+ */
+export const FORGET_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
+const ROLES: ReadonlySet<string> = new Set(['active', 'candidate', 'standby', 'stopped']);
+
+/** A record in a machine file's text; undefined when it is not one (half synced, edited). */
+export function parseMachineRecord(text: string | undefined): MachineRecord | undefined {
+  if (text === undefined) return undefined;
+  let v: Record<string, unknown>;
+  try {
+    v = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (typeof v.machine !== 'string' || typeof v.role !== 'string' || !ROLES.has(v.role)) return undefined;
+  if (typeof v.beatAt !== 'string' || !Number.isFinite(Date.parse(v.beatAt))) return undefined;
+  if (typeof v.heartbeatMs !== 'number' || !(v.heartbeatMs > 0)) return undefined;
+  return {
+    machine: v.machine,
+    role: v.role as MachineRole,
+    beatAt: v.beatAt,
+    heartbeatMs: v.heartbeatMs,
+    pid: typeof v.pid === 'number' ? v.pid : 0,
+    startedAt: typeof v.startedAt === 'string' ? v.startedAt : '',
+    ...(typeof v.activeSince === 'string' && { activeSince: v.activeSince }),
+  };
+}
+
+/**
+ * The other machines' heartbeats as this machine sees them. Two machines' clocks need not agree,
+ * so a heartbeat is judged by when this machine saw the record change, by its own clock; only
+ * a record seen for the first time is taken at its own word (its `beatAt`, never later than
+ * now), so that a daemon starting while the other machine has been off for days need not
+ * watch it for minutes first. A machine whose clock runs behind then looks stale at first
+ * sight; its next beat, a change, proves it alive while this one still waits as a candidate.
+ */
+export class HeartbeatWatch {
+  readonly #seen = new Map<string, { beat: string; since: number }>();
+
+  /** Takes in the records read now (every other machine's), and forgets machines gone. */
+  observe(records: readonly MachineRecord[], now: number): void {
+    const names = new Set(records.map((r) => r.machine));
+    for (const name of this.#seen.keys()) if (!names.has(name)) this.#seen.delete(name);
+    for (const r of records) {
+      const beat = `${r.role} ${r.beatAt} ${r.pid} ${r.startedAt}`;
+      const known = this.#seen.get(r.machine);
+      if (known?.beat === beat) continue;
+      const since = known ? now : Math.min(now, Date.parse(r.beatAt));
+      this.#seen.set(r.machine, { beat, since });
+    }
+  }
+
+  /** Milliseconds since the machine's record last changed, as this machine saw it. */
+  silentFor(record: MachineRecord, now: number): number {
+    const seen = this.#seen.get(record.machine);
+    return seen ? now - seen.since : Infinity;
+  }
+
+  /** Whether the machine beat within its last STALE_BEATS heartbeats. */
+  isFresh(record: MachineRecord, now: number): boolean {
+    return this.silentFor(record, now) < STALE_BEATS * record.heartbeatMs;
+  }
+}
+
+export interface RoleState {
+  role: MachineRole;
+  /** While a candidate: since when (this machine's clock, ms). */
+  candidateSince?: number;
+}
+
+export interface RoleDecision extends RoleState {
+  /** The machine that made it so, when another one did (for the log and the status). */
+  because?: MachineRecord;
+}
+
+function lowest(records: readonly MachineRecord[]): MachineRecord | undefined {
+  return [...records].sort((a, b) => (a.machine < b.machine ? -1 : a.machine > b.machine ? 1 : 0))[0];
+}
+
+/**
+ * The next role of machine `me`, given the other machines' records that are fresh now
+ * (HeartbeatWatch.isFresh) and the settle time of a candidate.
+ */
+export function nextRole(me: string, state: RoleState, fresh: readonly MachineRecord[], now: number, settleMs: number): RoleDecision {
+  const active = fresh.filter((r) => r.role === 'active');
+  const before = (records: MachineRecord[]) => lowest(records.filter((r) => r.machine < me));
+  if (state.role === 'active') {
+    const first = before(active);
+    return first ? { role: 'standby', because: first } : { role: 'active' };
+  }
+  if (active.length > 0) return { role: 'standby', because: lowest(active)! };
+  const rival = before(fresh.filter((r) => r.role === 'candidate'));
+  if (rival) return { role: 'standby', because: rival };
+  if (state.role === 'candidate' && state.candidateSince !== undefined) {
+    return now - state.candidateSince >= settleMs ? { role: 'active' } : { role: 'candidate', candidateSince: state.candidateSince };
+  }
+  return { role: 'candidate', candidateSince: now };
+}
+
+/**
+ * The role a daemon starts in. Alone (no other machine has left a record in the vault within
+ * FORGET_AFTER_MS: a vault that is not shared, or the first machine of a shared one) it is
+ * active at once; so is a
+ * daemon whose own last record was active and fresh (a restart: the others still see it
+ * active). Otherwise it starts as `nextRole` says, as a standby that finds no active machine
+ * becomes a candidate and waits SETTLE_BEATS heartbeats.
+ */
+export function startingRole(
+  me: string,
+  own: MachineRecord | undefined,
+  others: readonly MachineRecord[],
+  fresh: readonly MachineRecord[],
+  now: number,
+  settleMs: number,
+): RoleDecision {
+  const freshActive = fresh.some((r) => r.role === 'active');
+  const known = others.filter((r) => now - Date.parse(r.beatAt) < FORGET_AFTER_MS);
+  if (!freshActive && known.length === 0) return { role: 'active' };
+  const ownFresh = own?.role === 'active' && now - Date.parse(own.beatAt) < STALE_BEATS * own.heartbeatMs;
+  if (!freshActive && ownFresh) return { role: 'active' };
+  return nextRole(me, { role: 'standby' }, fresh, now, settleMs);
+}

@@ -1,0 +1,277 @@
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../log.js';
+import { isNotFound, readTextIfExists } from '../vault/fs.js';
+import type { Vault } from '../vault/vault.js';
+import { claimVault, instanceFile, type InstanceLock, machinesFolder } from './daemon-claim.js';
+import { type HolderProbe, systemProbe } from './liveness.js';
+import {
+  HeartbeatWatch,
+  type MachineRecord,
+  type MachineRole,
+  nextRole,
+  parseMachineRecord,
+  type RoleDecision,
+  type RoleState,
+  SETTLE_BEATS,
+  STALE_BEATS,
+  startingRole,
+} from './machine-roles.js';
+
+/**
+ * The claim on a vault that may be shared between machines by a sync tool (docs/design.md §2,
+ * two machines; the rules are machine-roles.ts): this machine's record, rewritten at every
+ * heartbeat, and the other machines' records, read at every heartbeat. A daemon that is not
+ * active writes nothing but its own record.
+ */
+
+export interface VaultClaimOptions {
+  machine: string;
+  heartbeatMs: number;
+  clock: Clock;
+  log: Logger;
+  probe?: HolderProbe;
+}
+
+/** Another machine as the status shows it. */
+export interface MachineView {
+  machine: string;
+  role: MachineRole;
+  beatAt: string;
+  /** Whether it beat within its last STALE_BEATS heartbeats, as this machine saw it. */
+  fresh: boolean;
+}
+
+export interface ClaimStatus {
+  machine: string;
+  role: MachineRole;
+  /** The machine that is active: this one, another (fresh), or none known. */
+  activeMachine?: string;
+  others: MachineView[];
+}
+
+/** `<name>.json` of a machine; not a temporary file, nor a sync tool's conflict copy (`.sync-conflict-`, ` (conflicted copy)`, ` 2`). */
+const RECORD_NAME = /^([a-z0-9_-][a-z0-9._-]*)\.json$/;
+
+/** The other machines' records in the vault now. */
+export async function readMachineRecords(vault: Vault, except?: string): Promise<MachineRecord[]> {
+  const folder = machinesFolder(vault);
+  let names: string[];
+  try {
+    names = (await vault.fs.readdir(folder, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+  } catch (err) {
+    if (isNotFound(err)) return [];
+    throw err;
+  }
+  const records: MachineRecord[] = [];
+  for (const name of names.sort()) {
+    const m = RECORD_NAME.exec(name);
+    if (!m || name.includes('.sync-conflict-') || m[1] === except) continue;
+    const record = parseMachineRecord(await readTextIfExists(vault.fs, path.join(folder, name)).catch(() => undefined));
+    if (record && record.machine === m[1]) records.push(record);
+  }
+  return records;
+}
+
+const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
+
+export class VaultClaim {
+  readonly machine: string;
+  readonly #o: VaultClaimOptions;
+  readonly #vault: Vault;
+  readonly #lock: InstanceLock;
+  readonly #watch: HeartbeatWatch;
+  #state: RoleState;
+  #activeSince: string | undefined;
+  #others: MachineRecord[];
+  #timer: NodeJS.Timeout | undefined;
+  #lost: MachineRecord | undefined;
+  #onLost: ((by: MachineRecord) => void) | undefined;
+  #beating: Promise<RoleDecision> | undefined;
+  #released = false;
+  #sameName = false;
+
+  private constructor(vault: Vault, o: VaultClaimOptions, lock: InstanceLock, watch: HeartbeatWatch, start: RoleDecision, others: MachineRecord[]) {
+    this.machine = o.machine;
+    this.#o = o;
+    this.#vault = vault;
+    this.#lock = lock;
+    this.#watch = watch;
+    this.#state = start;
+    this.#others = others;
+    if (start.role === 'active') this.#activeSince = o.clock().toISOString();
+  }
+
+  /**
+   * Claims the vault on this machine (DaemonRunningError while another daemon runs on it here)
+   * in the role the other machines' records leave it (machine-roles.ts `startingRole`).
+   */
+  static async claim(vault: Vault, o: VaultClaimOptions): Promise<VaultClaim> {
+    const own = parseMachineRecord(await readTextIfExists(vault.fs, instanceFile(vault, o.machine)).catch(() => undefined));
+    const others = await readMachineRecords(vault, o.machine);
+    const watch = new HeartbeatWatch();
+    const now = o.clock().getTime();
+    watch.observe(others, now);
+    const fresh = others.filter((r) => watch.isFresh(r, now));
+    const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs);
+    const beatAt = o.clock().toISOString();
+    const fields = { machine: o.machine, role: start.role, beatAt, heartbeatMs: o.heartbeatMs, ...(start.role === 'active' && { activeSince: beatAt }) };
+    const lock = await claimVault(vault, o.clock, o.probe ?? systemProbe, o.machine, fields);
+    const claim = new VaultClaim(vault, o, lock, watch, start, others);
+    claim.#announce(undefined, start);
+    return claim;
+  }
+
+  get role(): MachineRole {
+    return this.#state.role;
+  }
+
+  /** One heartbeat: read the others, take the role the rules give, write this machine's record. */
+  beat(): Promise<RoleDecision> {
+    this.#beating ??= this.#beat().finally(() => (this.#beating = undefined));
+    return this.#beating;
+  }
+
+  async #beat(): Promise<RoleDecision> {
+    const { clock, heartbeatMs, machine } = this.#o;
+    const vault = this.#vault;
+    const others = await readMachineRecords(vault, machine);
+    const now = clock().getTime();
+    this.#watch.observe(others, now);
+    this.#others = others;
+    const fresh = others.filter((r) => this.#watch.isFresh(r, now));
+    const was = this.#state;
+    const next = nextRole(machine, was, fresh, now, SETTLE_BEATS * heartbeatMs);
+    if (this.#released) return next;
+    this.#state = next;
+    if (next.role === 'active' && was.role !== 'active') this.#activeSince = clock().toISOString();
+    if (next.role !== 'active') this.#activeSince = undefined;
+    if (next.role !== was.role) this.#announce(was.role, next);
+    if (!(await this.#lock.update(this.#record()))) await this.#recordNotOurs();
+    return next;
+  }
+
+  /**
+   * This machine's record holds another claim, or is gone. Gone: written again. Another claim:
+   * a second machine with this name writes it (two hosts called the same), which no rule here
+   * can sort out, since each takes the other's beats for its own; said once, loudly.
+   */
+  async #recordNotOurs(): Promise<void> {
+    const file = instanceFile(this.#vault, this.machine);
+    if (await this.#lock.restore()) {
+      this.#o.log.warn({ file }, `${file} was removed; written again`);
+      return;
+    }
+    if (this.#sameName) return;
+    this.#sameName = true;
+    this.#o.log.error(
+      { file, machine: this.machine },
+      `another machine writes ${file}: two machines are called ${this.machine}; give each its own MeetingAssistant.Daemon.MachineName, or each may take the other for itself`,
+    );
+  }
+
+  #record(): Record<string, unknown> {
+    return {
+      machine: this.machine,
+      role: this.#state.role,
+      beatAt: this.#o.clock().toISOString(),
+      heartbeatMs: this.#o.heartbeatMs,
+      ...(this.#activeSince !== undefined && { activeSince: this.#activeSince }),
+    };
+  }
+
+  #announce(was: MachineRole | undefined, next: RoleDecision): void {
+    const { log, heartbeatMs, machine } = this.#o;
+    const by = next.because;
+    const fields = { machine, role: next.role, ...(by && { because: by.machine }) };
+    if (next.role === 'active') {
+      if (was !== undefined || this.#others.length > 0) log.info(fields, `active on this vault: machine ${machine}`);
+    } else if (next.role === 'candidate') {
+      log.info(fields, `no other machine is active on this vault: machine ${machine} claims it, active in ${seconds(SETTLE_BEATS * heartbeatMs)} unless another machine's claim arrives meanwhile`);
+    } else if (next.role === 'standby' && by) {
+      const how =
+        was === 'active'
+          ? 'claimed the vault at the same time and goes first (its name sorts first); this daemon stops its work and'
+          : by.role === 'candidate'
+            ? 'claims the vault too and goes first (its name sorts first);'
+            : 'is active on this vault;';
+      log.info(fields, `standby: machine ${by.machine} ${how} this daemon takes over once it has been silent for ${seconds(STALE_BEATS * by.heartbeatMs)}`);
+    }
+  }
+
+  /**
+   * Beats until this machine is active (true), or until `signal` aborts (false). From then on
+   * it beats every `heartbeatMs` by itself, from the moment it is active rather than once the
+   * daemon has started its work, which may take longer than the others wait for a heartbeat.
+   */
+  async untilActive(signal?: AbortSignal): Promise<boolean> {
+    while (this.#state.role !== 'active') {
+      try {
+        await delay(this.#o.heartbeatMs, undefined, signal ? { signal } : {});
+      } catch {
+        return false;
+      }
+      await this.beat().catch((err: unknown) => this.#o.log.warn({ err }, 'could not read or write the claims of the vault; trying again at the next heartbeat'));
+    }
+    this.#keepBeating();
+    return true;
+  }
+
+  #keepBeating(): void {
+    if (this.#timer || this.#released) return;
+    this.#timer = setInterval(() => {
+      void this.beat().then(
+        (d) => {
+          if (d.role === 'active' || !d.because) return;
+          clearInterval(this.#timer);
+          this.#lost = d.because;
+          this.#onLost?.(d.because);
+        },
+        (err: unknown) => this.#o.log.warn({ err }, 'could not write the heartbeat of the vault claim; trying again at the next one'),
+      );
+    }, this.#o.heartbeatMs);
+    this.#timer.unref();
+  }
+
+  /**
+   * `onLost` is called once another machine's claim goes first (both claimed the vault before
+   * either saw the other); at once when that has happened already.
+   */
+  onLost(onLost: (by: MachineRecord) => void): void {
+    this.#onLost = onLost;
+    if (this.#lost) onLost(this.#lost);
+  }
+
+  setHttp(url: string | undefined): Promise<void> {
+    return this.#lock.setHttp(url);
+  }
+
+  status(): ClaimStatus {
+    const now = this.#o.clock().getTime();
+    const others = this.#others.map((r) => ({ machine: r.machine, role: r.role, beatAt: r.beatAt, fresh: this.#watch.isFresh(r, now) }));
+    const active = this.#state.role === 'active' ? this.machine : others.find((r) => r.role === 'active' && r.fresh)?.machine;
+    return { machine: this.machine, role: this.#state.role, ...(active !== undefined && { activeMachine: active }), others };
+  }
+
+  /**
+   * Gives the claim up. On a vault other machines share, the record stays, saying `stopped`:
+   * it tells the next daemon that starts there that the vault is shared (machine-roles.ts
+   * `startingRole`); on a vault no other machine shares, it goes, as it always did.
+   */
+  async release(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#beating?.catch(() => undefined);
+    this.#released = true;
+    this.#state = { role: 'stopped' };
+    this.#activeSince = undefined;
+    await this.#lock.release(this.#others.length > 0 ? this.#record() : undefined);
+  }
+}
+
+/** One line for `status` and the status page: `alpha, active; also beta (standby)`. */
+export function describeClaim(s: ClaimStatus): string {
+  const others = s.others.map((o) => `${o.machine} (${o.role}${o.fresh || o.role === 'stopped' ? '' : ', silent'})`);
+  const active = s.role !== 'active' && s.activeMachine !== undefined ? `, ${s.activeMachine} is active` : '';
+  return `${s.machine}, ${s.role}${active}${others.length > 0 ? `; other machines on this vault: ${others.join(', ')}` : ''}`;
+}

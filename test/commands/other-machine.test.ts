@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { CliError, EXIT_FAILED } from '../../src/commands/common.js';
+import { importFiles } from '../../src/commands/import.js';
+import { status } from '../../src/commands/status.js';
+import { retry, summarize } from '../../src/commands/summarize.js';
+import { walkFiles } from '../../src/vault/fs.js';
+import { memoryFs } from '../helpers/memfs.js';
+import { memoryIo } from '../helpers/memory-io.js';
+
+/**
+ * The commands on a machine that does not run a shared vault (docs/design.md §2, two machines):
+ * another machine's daemon is active, with a fresh heartbeat, so `summarize`, `retry` and
+ * `import` refuse naming it, and `status` says it is the active one.
+ */
+
+const NOW = new Date('2026-12-02T10:00:00Z');
+
+function setup(beatAgoMs: number) {
+  const io = memoryIo();
+  const desktop = { machine: 'desktop', role: 'active', beatAt: new Date(NOW.getTime() - beatAgoMs).toISOString(), heartbeatMs: 30_000, pid: 4242, startedAt: 'then' };
+  const fs = memoryFs({
+    '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Token: 'secret' }, Daemon: { MachineName: 'laptop' } } }),
+    '/work/call.vtt': 'WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nHello.\n',
+    '.meeting-assistant/machines/desktop.json': JSON.stringify(desktop),
+    'Meetings/Standup.md': '---\ntitle: Standup\ntranscript: "[[Meetings/Transcripts/Standup]]"\n---\n',
+    'Meetings/Transcripts/Standup.md': '---\nmeeting: "[[Meetings/Standup]]"\nstate: finished\n---\n',
+    'Meetings/Summaries/Standup.md': '---\nmeeting: "[[Meetings/Standup]]"\nstatus: failed\n---\n',
+  });
+  return { io, fs, deps: { io, fs, env: {}, cwd: '/work', clock: () => NOW } };
+}
+
+describe('another machine runs the vault', () => {
+  it('summarize, retry and import refuse with exit 1, naming it, and write nothing', async () => {
+    for (const command of [
+      (d: ReturnType<typeof setup>['deps']) => summarize('Meetings/Standup.md', {}, d),
+      (d: ReturnType<typeof setup>['deps']) => retry('Meetings/Summaries/Standup.md', {}, d),
+      (d: ReturnType<typeof setup>['deps']) => importFiles(['call.vtt'], {}, d),
+    ]) {
+      const { deps, fs } = setup(20_000);
+      const err = await command(deps).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CliError);
+      expect((err as CliError).exitCode).toBe(EXIT_FAILED);
+      expect((err as Error).message).toMatch(/^machine desktop runs this vault \(its daemon's last heartbeat 20 s ago\)/);
+      const state: string[] = [];
+      await walkFiles(fs, '/vault/.meeting-assistant', {}, (f) => void state.push(f.rel));
+      expect(state).toEqual(['machines/desktop.json']);
+    }
+  });
+
+  it('status says which machine is active', async () => {
+    const { io, deps } = setup(20_000);
+    expect(await status({}, deps)).toBe(0);
+    expect(io.text()).toContain('daemon: not running on this machine (laptop); machine desktop is active on this vault (last heartbeat 20 s ago)');
+  });
+
+  it('a machine silent for 6 of its heartbeats runs nothing: the command runs here as on a vault of its own', async () => {
+    const { io, deps } = setup(6 * 30_000);
+    expect(await status({}, deps)).toBe(0);
+    expect(io.text()).toContain('daemon: not running (no daemon runs on this vault)');
+  });
+});

@@ -1,0 +1,305 @@
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { instanceFile, machinesFolder } from '../../src/instance/daemon-claim.js';
+import { FORGET_AFTER_MS, HeartbeatWatch, type MachineRecord, nextRole, SETTLE_BEATS, STALE_BEATS } from '../../src/instance/machine-roles.js';
+import { machineName } from '../../src/instance/machine-name.js';
+import { readMachineRecords, VaultClaim } from '../../src/instance/vault-claim.js';
+import { readText, readTextIfExists, walkFiles } from '../../src/vault/fs.js';
+import type { Vault } from '../../src/vault/vault.js';
+import { capturedLogger } from '../helpers/captured-log.js';
+import { memoryVault } from '../helpers/memfs.js';
+
+/**
+ * The claim on a vault two machines share through a sync tool (docs/design.md §2): two vaults on
+ * memfs stand for the two machines' copies, `sync` for the sync tool, and each machine has a
+ * clock of its own that the test moves.
+ */
+
+const HEARTBEAT = 1000;
+const STALE = STALE_BEATS * HEARTBEAT;
+const SETTLE = SETTLE_BEATS * HEARTBEAT;
+const T0 = Date.parse('2026-12-01T10:00:00Z');
+const DEAD_PID = 2 ** 22 + 12345; // above Linux's pid_max: no such process
+
+/** What a killed daemon leaves: its record as it was, naming a process that is gone. */
+async function crash(m: Machine): Promise<void> {
+  const file = instanceFile(m.vault, m.name);
+  const record = JSON.parse(await readText(m.vault.fs, file)) as Record<string, unknown>;
+  await m.vault.fs.writeFile(file, JSON.stringify({ ...record, pid: DEAD_PID }));
+}
+
+class Machine {
+  now = T0;
+  readonly log = capturedLogger('info');
+  constructor(
+    readonly name: string,
+    readonly vault: Vault = memoryVault(),
+  ) {}
+  clock = () => new Date(this.now);
+  claim(): Promise<VaultClaim> {
+    return VaultClaim.claim(this.vault, { machine: this.name, heartbeatMs: HEARTBEAT, clock: this.clock, log: this.log.log });
+  }
+  messages(): string[] {
+    return this.log.lines.map((l) => String(l.msg));
+  }
+}
+
+/** The sync tool: every machine record one vault has and the other lacks or has older is copied over, whole. */
+async function sync(a: Vault, b: Vault): Promise<void> {
+  for (const [from, to] of [
+    [a, b],
+    [b, a],
+  ] as const) {
+    const folder = machinesFolder(from);
+    let names: string[] = [];
+    try {
+      names = (await from.fs.readdir(folder, { withFileTypes: true })).map((e) => e.name);
+    } catch {
+      continue;
+    }
+    await to.fs.mkdir(machinesFolder(to), { recursive: true });
+    for (const name of names) {
+      if (name.startsWith('.')) continue;
+      const text = await readText(from.fs, path.join(folder, name));
+      const target = path.join(machinesFolder(to), name);
+      const there = await readTextIfExists(to.fs, target);
+      const when = (t: string | undefined) => (t ? Date.parse((JSON.parse(t) as { beatAt: string }).beatAt) : -Infinity);
+      if (there !== text && when(text) >= when(there)) await to.fs.writeFile(target, text);
+    }
+  }
+}
+
+/** Both machines' clocks forward by `ms`, one heartbeat at a time, beating the claims given, syncing after each. */
+async function run(ms: number, machines: Machine[], beating: { machine: Machine; claim: VaultClaim }[], vaults: [Vault, Vault]): Promise<void> {
+  for (let t = 0; t < ms; t += HEARTBEAT) {
+    for (const m of machines) m.now += HEARTBEAT;
+    for (const b of beating) await b.claim.beat();
+    await sync(...vaults);
+  }
+}
+
+function pair(): { alpha: Machine; beta: Machine; vaults: [Vault, Vault] } {
+  const alpha = new Machine('alpha');
+  const beta = new Machine('beta');
+  return { alpha, beta, vaults: [alpha.vault, beta.vault] };
+}
+
+const both = (alpha: Machine, a: VaultClaim, beta: Machine, b: VaultClaim) => [
+  { machine: alpha, claim: a },
+  { machine: beta, claim: b },
+];
+
+describe('machineName', () => {
+  it('is the configured name, else the host name, reduced to what every file system and sync tool keeps', () => {
+    expect(machineName('', () => 'Desk-Top.local')).toBe('desk-top.local');
+    expect(machineName('  Laptop of Ann ', () => 'x')).toBe('laptop-of-ann');
+    expect(machineName('', () => '../..')).toBe('this-machine');
+    expect(machineName('a/b\\c:d', () => 'x')).toBe('a-b-c-d');
+  });
+});
+
+describe('a vault no other machine shares', () => {
+  it('is claimed at once, and the record goes at the stop, as before there were two machines', async () => {
+    const alpha = new Machine('alpha');
+    const claim = await alpha.claim();
+    expect(claim.role).toBe('active');
+    expect(claim.status()).toEqual({ machine: 'alpha', role: 'active', activeMachine: 'alpha', others: [] });
+    await claim.beat();
+    expect(claim.role).toBe('active');
+    await claim.release();
+    expect(await alpha.vault.exists(instanceFile(alpha.vault, 'alpha'))).toBe(false);
+  });
+});
+
+describe('a vault another machine used long ago', () => {
+  it('is claimed at once: a record older than FORGET_AFTER_MS no longer makes it shared; a younger one does', async () => {
+    for (const [age, role] of [
+      [FORGET_AFTER_MS + HEARTBEAT, 'active'],
+      [FORGET_AFTER_MS - HEARTBEAT, 'candidate'],
+    ] as const) {
+      const ghost = { machine: 'old-laptop', role: 'stopped', beatAt: new Date(T0 - age).toISOString(), heartbeatMs: HEARTBEAT, pid: DEAD_PID, startedAt: '' };
+      const alpha = new Machine('alpha', memoryVault({ '.meeting-assistant/machines/old-laptop.json': JSON.stringify(ghost) }));
+      expect((await alpha.claim()).role).toBe(role);
+    }
+  });
+});
+
+describe('two machines, one synced vault', () => {
+  it('the second daemon is a standby while the first beats, and takes over only after STALE_BEATS silent heartbeats and the settle time', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    expect(b.role).toBe('standby');
+    expect(beta.messages().join('\n')).toContain('standby: machine alpha is active on this vault; this daemon takes over once it has been silent for 6 s');
+    expect(b.status()).toMatchObject({ machine: 'beta', role: 'standby', activeMachine: 'alpha' });
+
+    // A long time of both beating: beta stays a standby.
+    await run(20 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
+    expect([a.role, b.role]).toEqual(['active', 'standby']);
+    expect(a.status().others).toEqual([expect.objectContaining({ machine: 'beta', role: 'standby', fresh: true })]);
+
+    // alpha is killed: its record stays, saying active, and stops changing. beta sees its last
+    // beat a heartbeat after it was written (its read comes before the sync), so its silence
+    // counts from then.
+    await run(STALE, [alpha, beta], [{ machine: beta, claim: b }], vaults);
+    expect(b.role).toBe('standby');
+    await run(HEARTBEAT, [alpha, beta], [{ machine: beta, claim: b }], vaults);
+    expect(b.role).toBe('candidate');
+    await run(SETTLE - HEARTBEAT, [alpha, beta], [{ machine: beta, claim: b }], vaults);
+    expect(b.role).toBe('candidate');
+    await run(HEARTBEAT, [alpha, beta], [{ machine: beta, claim: b }], vaults);
+    expect(b.role).toBe('active');
+    expect(b.status()).toMatchObject({ role: 'active', activeMachine: 'beta' });
+
+    // alpha comes back: beta is active and fresh, so alpha is its standby.
+    await crash(alpha);
+    const again = await alpha.claim();
+    expect(again.role).toBe('standby');
+    expect(again.status().activeMachine).toBe('beta');
+  });
+
+  it('a standby writes nothing but its own record', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    await run(4 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
+    const files: string[] = [];
+    await walkFiles(beta.vault.fs, beta.vault.root, {}, (f) => void files.push(f.rel));
+    expect(files.sort()).toEqual(['.meeting-assistant/machines/alpha.json', '.meeting-assistant/machines/beta.json']);
+  });
+
+  it('a machine whose clock runs far behind is not taken over: its next beat proves it alive while the other waits as a candidate', async () => {
+    const { alpha, beta, vaults } = pair();
+    alpha.now = T0 - 10 * 60_000;
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    // At first sight alpha's record is ten minutes old: beta claims, but waits the settle time.
+    expect(b.role).toBe('candidate');
+    await run(4 * SETTLE, [alpha, beta], both(alpha, a, beta, b), vaults);
+    expect([a.role, b.role]).toEqual(['active', 'standby']);
+  });
+
+  it('two daemons that start at once on a shared vault end with one active: the name that sorts first', async () => {
+    const { alpha, beta, vaults } = pair();
+    // Both ran on the vault before and stopped: each knows the vault is shared.
+    for (const m of [alpha, beta]) {
+      const stopped = { machine: m.name, role: 'stopped', beatAt: new Date(T0 - 86_400_000).toISOString(), heartbeatMs: HEARTBEAT, pid: DEAD_PID, startedAt: '' };
+      await m.vault.fs.mkdir(machinesFolder(m.vault), { recursive: true });
+      await m.vault.fs.writeFile(instanceFile(m.vault, m.name), JSON.stringify(stopped));
+    }
+    await sync(...vaults);
+    const [a, b] = [await alpha.claim(), await beta.claim()];
+    expect([a.role, b.role]).toEqual(['candidate', 'candidate']);
+    await run(2 * SETTLE, [alpha, beta], both(alpha, a, beta, b), vaults);
+    expect([a.role, b.role]).toEqual(['active', 'standby']);
+  });
+
+  it('two daemons that both became active before either saw the other: the one whose name sorts later steps down', async () => {
+    const { alpha, beta, vaults } = pair();
+    const [a, b] = [await alpha.claim(), await beta.claim()];
+    expect([a.role, b.role]).toEqual(['active', 'active']);
+    await sync(...vaults);
+    await a.beat();
+    const decision = await b.beat();
+    expect(decision).toMatchObject({ role: 'standby', because: { machine: 'alpha' } });
+    expect(a.role).toBe('active');
+    expect(beta.messages().join('\n')).toContain('standby: machine alpha claimed the vault at the same time and goes first');
+    await b.release();
+  });
+
+  it('an active daemon beats by itself, and hears at its next heartbeat that another active machine goes first', async () => {
+    const { alpha, beta } = pair();
+    const [a, b] = [await alpha.claim(), await beta.claim()];
+    onTestFinished(() => Promise.all([a.release(), b.release()]).then(() => undefined));
+    await sync(alpha.vault, beta.vault);
+    expect(await b.untilActive()).toBe(true);
+    const lost = await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)));
+    expect(lost).toBe('alpha');
+    expect(b.role).toBe('standby');
+    // Once lost, a handler given later hears it at once.
+    expect(await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)))).toBe('alpha');
+  });
+
+  it('a daemon restarted while its own record is fresh is active at once; one that stopped on a shared vault leaves a record that says so', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    await sync(...vaults);
+    await a.beat();
+    // alpha's daemon crashes (no release) and its service restarts it a heartbeat later.
+    await crash(alpha);
+    alpha.now += HEARTBEAT;
+    expect((await alpha.claim()).role).toBe('active');
+
+    await b.release();
+    const left = (await readMachineRecords(beta.vault)).find((r) => r.machine === 'beta');
+    expect(left?.role).toBe('stopped');
+  });
+});
+
+describe("this machine's record changed by something else", () => {
+  it('is written again when it is removed, and a second machine of the same name is named once', async () => {
+    const alpha = new Machine('alpha');
+    const claim = await alpha.claim();
+    const file = instanceFile(alpha.vault, 'alpha');
+    await alpha.vault.fs.unlink(file);
+    await claim.beat();
+    expect((await readMachineRecords(alpha.vault)).map((r) => [r.machine, r.role])).toEqual([['alpha', 'active']]);
+    expect(alpha.messages()).toContain(`${file} was removed; written again`);
+
+    // Another host called alpha: its record, with its own claim, where this one's was.
+    await alpha.vault.fs.writeFile(file, JSON.stringify({ machine: 'alpha', role: 'active', beatAt: new Date(T0).toISOString(), heartbeatMs: HEARTBEAT, pid: 77, claim: 'theirs', startedAt: '' }));
+    await claim.beat();
+    await claim.beat();
+    const errors = alpha.log.lines.filter((l) => l.level === 'error').map((l) => l.msg);
+    expect(errors).toEqual([`another machine writes ${file}: two machines are called alpha; give each its own MeetingAssistant.Daemon.MachineName, or each may take the other for itself`]);
+  });
+});
+
+describe('the records as read', () => {
+  it('skips temporary files, sync conflict copies and records that do not parse or name another machine', async () => {
+    const vault = memoryVault({
+      '.meeting-assistant/machines/alpha.json': JSON.stringify({ machine: 'alpha', role: 'active', beatAt: '2026-12-01T10:00:00Z', heartbeatMs: 1000, pid: 1, startedAt: 'x' }),
+      '.meeting-assistant/machines/alpha.sync-conflict-20261201-100000-ABCDEFG.json': JSON.stringify({ machine: 'alpha', role: 'active', beatAt: '2026-12-01T10:00:00Z', heartbeatMs: 1000 }),
+      '.meeting-assistant/machines/.alpha.json.12-ab.ma-tmp': '{',
+      '.meeting-assistant/machines/gamma.json': '{ half',
+      '.meeting-assistant/machines/delta.json': JSON.stringify({ machine: 'alpha', role: 'active', beatAt: '2026-12-01T10:00:00Z', heartbeatMs: 1000 }),
+      '.meeting-assistant/machines/beta (conflicted copy).json': JSON.stringify({ machine: 'beta', role: 'active', beatAt: '2026-12-01T10:00:00Z', heartbeatMs: 1000 }),
+    });
+    expect((await readMachineRecords(vault)).map((r) => r.machine)).toEqual(['alpha']);
+  });
+});
+
+describe('the role rules', () => {
+  const record = (machine: string, role: MachineRecord['role']): MachineRecord => ({ machine, role, beatAt: new Date(T0).toISOString(), heartbeatMs: HEARTBEAT, pid: 1, startedAt: '' });
+
+  it('an active machine never yields to a candidate, and yields to another active one only when that name sorts first', () => {
+    expect(nextRole('beta', { role: 'active' }, [record('alpha', 'candidate')], T0, SETTLE).role).toBe('active');
+    expect(nextRole('alpha', { role: 'active' }, [record('beta', 'active')], T0, SETTLE).role).toBe('active');
+    expect(nextRole('beta', { role: 'active' }, [record('alpha', 'active')], T0, SETTLE)).toMatchObject({ role: 'standby', because: { machine: 'alpha' } });
+  });
+
+  it('a candidate yields to an active machine and to a candidate that sorts first; else it is active once settled', () => {
+    const candidate = { role: 'candidate' as const, candidateSince: T0 };
+    expect(nextRole('alpha', candidate, [record('beta', 'active')], T0, SETTLE).role).toBe('standby');
+    expect(nextRole('beta', candidate, [record('alpha', 'candidate')], T0 + SETTLE, SETTLE).role).toBe('standby');
+    expect(nextRole('alpha', candidate, [record('beta', 'candidate')], T0 + SETTLE - 1, SETTLE).role).toBe('candidate');
+    expect(nextRole('alpha', candidate, [record('beta', 'candidate'), record('gamma', 'standby')], T0 + SETTLE, SETTLE).role).toBe('active');
+  });
+
+  it('a heartbeat is judged by when this machine saw it change, whatever the other clock says', () => {
+    const watch = new HeartbeatWatch();
+    const ahead = { ...record('alpha', 'active'), beatAt: new Date(T0 + 3_600_000).toISOString() };
+    watch.observe([ahead], T0);
+    expect(watch.isFresh(ahead, T0 + STALE - 1)).toBe(true);
+    // Its clock an hour ahead, its record the same ever since: stale, though it names a time to come.
+    expect(watch.isFresh(ahead, T0 + STALE)).toBe(false);
+    const next = { ...ahead, beatAt: new Date(T0 + 3_600_000 + HEARTBEAT).toISOString() };
+    watch.observe([next], T0 + STALE);
+    expect(watch.isFresh(next, T0 + STALE)).toBe(true);
+  });
+});
