@@ -1,6 +1,6 @@
-import path from 'node:path';
 import { PathError, resolveInside } from './confine.js';
-import { Vault } from './vault.js';
+import { realPlace } from './real-place.js';
+import type { Vault } from './vault.js';
 
 /**
  * What counts as a project folder (docs/design.md §4): a folder, or a symbolic link to a
@@ -20,9 +20,9 @@ export async function isProjectFolder(vault: Vault, abs: string): Promise<boolea
   if (stats.isDirectory()) return true;
   if (!stats.isSymbolicLink()) return false;
   try {
-    const [real, realRoot] = await Promise.all([vault.fs.realpath(abs), vault.fs.realpath(vault.root)]);
-    if (!Vault.isBelow(realRoot, real) || !(await vault.fs.stat(real)).isDirectory()) return false;
-    return !path.relative(realRoot, real).split(path.sep).some((segment) => segment.startsWith('.'));
+    const place = await realPlace(vault, abs);
+    if (place.where !== 'vault' || place.real === (await vault.fs.realpath(vault.root))) return false;
+    return (await vault.fs.stat(place.real)).isDirectory();
   } catch {
     return false;
   }
