@@ -8,7 +8,7 @@ import { importFile, type ImportDeps, recoverImports } from '../../src/import/im
 import type { Fs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 import { countFsCalls, memoryFs, testConfig } from '../helpers/memfs.js';
-import { buildZip, docxOf } from '../helpers/zip.js';
+import { buildZip, docxOf } from '../helpers/zip.mjs';
 
 /**
  * The inbox against hostile files (issue 33, docs/design.md §9 "Limits"): links out of the

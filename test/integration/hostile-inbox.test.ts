@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, summarizingModel } from '../helpers/daemon-helpers.js';
-import { docxOf } from '../helpers/zip.js';
+import { docxOf } from '../helpers/zip.mjs';
 
 /**
  * The inbox against hostile files with the real daemon process and chokidar (issue 33,

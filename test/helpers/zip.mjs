@@ -1,19 +1,13 @@
 import { crc32, deflateRawSync } from 'node:zlib';
 
 /**
- * A zip built in the test (the .docx attacks of issue 33): each entry deflated, its sizes
- * declared as given, so a test can make a zip bomb (deflated zeros) or a zip whose headers lie.
+ * A zip built in the test or the bench (the .docx attacks of issue 33): each entry deflated,
+ * its sizes declared as given, so a zip bomb (deflated zeros) or a zip whose headers lie.
  */
-export interface ZipEntry {
-  name: string;
-  data: Buffer;
-  /** The uncompressed size the headers declare; default the real one. */
-  declaredSize?: number;
-}
-
-export function buildZip(entries: ZipEntry[]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
+/** @param {{ name: string, data: Buffer, declaredSize?: number }[]} entries */
+export function buildZip(entries) {
+  const locals = [];
+  const centrals = [];
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name, 'utf8');
@@ -55,7 +49,7 @@ export function buildZip(entries: ZipEntry[]): Buffer {
 }
 
 /** A minimal Word document whose paragraphs are `paragraphs`, padded with `padding` bytes of spaces inside its XML. */
-export function docxOf(paragraphs: string[], padding = 0): Buffer {
+export function docxOf(paragraphs, padding = 0) {
   const body = paragraphs.map((p) => `<w:p><w:r><w:t xml:space="preserve">${p}</w:t></w:r></w:p>`).join('');
   const document =
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
