@@ -167,7 +167,8 @@ export class Inbox {
   async retry(relPath: string): Promise<void> {
     const { vault } = this.#o;
     const abs = vault.abs(relPath);
-    const file = isFailureNote(path.basename(abs)) ? fileOfFailureNote(abs) : abs;
+    if (!vault.contains(abs) || path.relative(this.folder, abs).startsWith('..')) throw new ImportError(`${relPath} is not in the inbox`);
+    const file = isFailureNote(path.basename(abs)) ? ((await this.#fileOfNote(abs)) ?? fileOfFailureNote(abs)) : abs;
     if (!vault.contains(file) || path.relative(this.folder, file).startsWith('..')) throw new ImportError(`${relPath} is not in the inbox`);
     if (!(await vault.exists(file))) throw new ImportError(`${vault.rel(file)} is no longer in the inbox`);
     // Its error note is written beside it: never through a linked folder out of the vault.
