@@ -261,11 +261,16 @@ export class Inbox {
       if (isExpectedError(err)) log.warn({ file: label, err: failure.message }, `import failed: ${label}: ${failure.message}`);
       else log.error({ file: label, err }, `import failed: ${label}`);
       let failureNote: string | undefined;
-      if (noteOnFailure && !this.#closed) {
+      // The note goes beside the file, so never into a folder that is a link out of the vault
+      // (an inbox linked to ~/Downloads): the log and the status page say it instead.
+      const noteFolder = noteOnFailure && !this.#closed ? await realPlace(vault, path.dirname(request.file)).catch(() => undefined) : undefined;
+      if (noteFolder?.where === 'vault') {
         failureNote = vault.rel(await writeFailureNote(vault, request.file, failure, clock).catch((e: unknown) => {
           log.error({ err: e, file: label }, 'could not write the import error note');
           return request.file;
         }));
+      } else if (noteFolder) {
+        log.warn({ file: label }, `no error note for ${label}: its folder is a link out of the vault`);
       }
       this.board.set(label, 'failed', { error: failure.message, ...(failureNote ? { failureNote } : {}) });
       if (noteOnFailure) return undefined;
