@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import pino from 'pino';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
+import { BoundedLines, MAX_MESSAGE_LINE_BYTES, tooLongAnswer } from '../mcp/bounded-lines.js';
 import { createMeetingsServer } from '../mcp/server.js';
 import { watchMeetingFolders } from '../mcp/watch.js';
 import { RunCaches } from '../tools/run-caches.js';
@@ -27,7 +28,15 @@ export async function mcp(opts: GlobalOptions, given: Partial<CommandDeps> = {})
   const caches = new RunCaches(vault);
   const server = createMeetingsServer({ vault, settings: config.settings, log, version: packageVersion(), caches });
   const watcher = await watchMeetingFolders(vault, caches.watch, log);
-  const transport = new StdioServerTransport();
+  // Whole lines of at most MAX_MESSAGE_LINE_BYTES reach the transport: a longer one is answered
+  // with a JSON-RPC error here, and the server goes on (mcp/bounded-lines.ts).
+  const input = process.stdin.pipe(
+    new BoundedLines(MAX_MESSAGE_LINE_BYTES, (id) => {
+      log.warn({ id, maxBytes: MAX_MESSAGE_LINE_BYTES }, `an MCP message longer than ${MAX_MESSAGE_LINE_BYTES} bytes was dropped and answered with an error (JSON-RPC -32600); the server goes on`);
+      process.stdout.write(tooLongAnswer(id, MAX_MESSAGE_LINE_BYTES));
+    }),
+  );
+  const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: MAX_MESSAGE_LINE_BYTES + 1024 * 1024 });
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => resolve());

@@ -23,9 +23,20 @@ const SAME_CTRL_C_MS = 1000;
  * process exits whatever is still pending, such as reads stuck in the kernel that hold every
  * thread of libuv's pool, so that no file operation of the stop itself can finish. Then even
  * process.exit() would wait for ever (libuv joins its threads at exit), so the process ends
- * itself with SIGKILL, after a line on stderr (synchronous for pipes and files).
+ * itself by a signal (endBySigterm), after a line on stderr (synchronous for pipes and files).
  */
 const STOP_MARGIN_MS = 7000;
+
+/**
+ * Ends the process by SIGTERM's default action, which the kernel carries out as SIGKILL's
+ * would, no thread joined. Not SIGKILL itself: systemd counts death by SIGKILL a failure
+ * (and `Restart=on-failure` would start a daemon a person stopped), death by SIGTERM a
+ * clean stop (issue 33). With no listener left, node restores the default action at once.
+ */
+function endBySigterm(): void {
+  process.removeAllListeners('SIGTERM');
+  process.kill(process.pid, 'SIGTERM');
+}
 
 /**
  * `run`: the daemon in the foreground. The first SIGTERM/SIGINT stops it gracefully (exit 0
@@ -74,7 +85,7 @@ export async function run(opts: GlobalOptions, given: Partial<CommandDeps> = {})
       const message = `the stop did not finish within Daemon.ShutdownGraceSeconds (${config.settings.Daemon.ShutdownGraceSeconds} s) and ${STOP_MARGIN_MS / 1000} s more; ending the process`;
       log.error({ signal }, message);
       process.stderr.write(`meeting-assistant: ${message}\n`);
-      process.kill(process.pid, 'SIGKILL');
+      endBySigterm();
     }, config.settings.Daemon.ShutdownGraceSeconds * 1000 + STOP_MARGIN_MS).unref();
     standby.abort();
     // While starting, the stop happens as soon as the daemon is up.

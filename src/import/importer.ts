@@ -3,13 +3,16 @@ import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { processIsAlive } from '../instance/liveness.js';
 import { isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
-import { fileNameOfTitle } from '../vault/note-names.js';
+import { cutToBytes, fileNameOfTitle, MADE_NAME_MAX_BYTES } from '../vault/note-names.js';
+import { realPlace } from '../vault/real-place.js';
+import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../vault/regular-file.js';
 import { STATE_FOLDER } from '../vault/state.js';
-import type { Vault } from '../vault/vault.js';
+import { Vault } from '../vault/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
 import { clearFailureNote } from './failure-note.js';
 import { ReadReport } from './read-report.js';
-import { isRecording, readTranscript } from './formats/index.js';
+import { assertDocxWithin } from './docx-limits.js';
+import { extensionOf, isRecording, readTranscript } from './formats/index.js';
 import { contentHash, fileHash, findImported, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
 
@@ -87,6 +90,7 @@ function stagingRoot(vault: Vault): string {
 export async function importFile(deps: ImportDeps, request: ImportRequest): Promise<ImportOutcome> {
   const { vault } = deps;
   const name = request.name ?? path.basename(request.file);
+  if (Vault.isInside(vault.layout.folders.Inbox, request.file)) await assertReallyInVault(vault, request.file, name);
   const stat = await vault.fs.stat(request.file).catch((err: unknown) => {
     throw isNotFound(err) ? new ImportError(`${name} is gone: nothing to import`) : err;
   });
@@ -94,7 +98,7 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
   if (stat.size === 0) throw new ImportError(`${name} is empty`, 'wait until the file is complete, or replace it with the full export');
   // A recording is only hashed (in chunks) and handed to the transcriber, never read whole.
   const recording = isRecording(name);
-  const bytes = recording ? undefined : await vault.fs.readFile(request.file);
+  const bytes = recording ? undefined : await readTranscriptFile(vault, request.file, name);
   const hash = bytes ? contentHash(bytes) : await fileHash(vault.fs, request.file);
   const earlier = await findImported(vault, hash);
   if (earlier) return keepDuplicate(deps, request, name, earlier.meeting);
@@ -105,14 +109,21 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
     if (!deps.transcribe) throw noTranscriber(name);
     deps.onStage?.('transcribing');
     transcript = await deps.transcribe(request.file, deps.signal);
+    assertWithinLimit(transcript.name, transcript.bytes.length, vault.maxFileBytes);
   }
   deps.onStage?.('importing');
+  if (extensionOf(transcript.name) === '.docx') await assertDocxWithin(transcript, vault.maxFileBytes);
   const report = new ReadReport();
   const cues = await readTranscript(transcript, report);
   const projects = request.projects ?? (await projectOfInboxFolder(vault, request.file));
   const source = await freeSourcePath(vault, name);
   const unread = report.sentences();
   const plan = await planMeeting(vault, cues, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source, unread });
+  // The run reads the transcript note through the same limit: a larger one could never be summarized.
+  const transcriptBytes = Buffer.byteLength(plan.transcript.content);
+  if (transcriptBytes > vault.maxFileBytes) {
+    throw new ImportError(`${name} makes a transcript note of ${transcriptBytes} bytes, more than Agent.MaxFileBytes (${vault.maxFileBytes} bytes), which no run could read; it is not imported`, TOO_LARGE_HINT);
+  }
   const staged = await stage(vault, {
     pid: process.pid,
     hash,
@@ -134,6 +145,48 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
     source: vault.rel(source),
     unread,
   };
+}
+
+const TOO_LARGE_HINT = 'split the transcript into parts and import each, or raise Agent.MaxFileBytes in the configuration, restart the daemon and tick retry';
+
+function assertWithinLimit(name: string, size: number, maxBytes: number): void {
+  if (size > maxBytes) throw new ImportError(`${name} is ${size} bytes, more than Agent.MaxFileBytes (${maxBytes} bytes); it is not read`, TOO_LARGE_HINT);
+}
+
+/**
+ * A transcript's bytes, read only when its size is within Agent.MaxFileBytes (checked before,
+ * and counted during the read, so a file that grows meanwhile stops there); opened
+ * non-blocking, so a FIFO swapped in fails at once instead of stalling the import queue.
+ */
+async function readTranscriptFile(vault: Vault, file: string, name: string): Promise<Buffer> {
+  try {
+    const bytes = await readRegularFile(vault.fs, file, vault.maxFileBytes, name);
+    if (!bytes) throw new ImportError(`${name} is gone: nothing to import`);
+    return bytes;
+  } catch (err) {
+    if (err instanceof FileTooLargeError) {
+      const size = (await statIfExists(vault.fs, file))?.size ?? vault.maxFileBytes + 1;
+      assertWithinLimit(name, Math.max(size, vault.maxFileBytes + 1), vault.maxFileBytes);
+    }
+    if (err instanceof NotRegularFileError) throw new ImportError(`${name} is ${err.kind}, not a file`);
+    throw err;
+  }
+}
+
+/**
+ * A file in the inbox must really be in the vault (docs/design.md §9 "Limits"): through a
+ * symbolic link, `/etc/passwd` or `.meeting-assistant/token` would become a note, and a linked
+ * folder would have the daemon move someone else's file into `Folders.Sources`.
+ */
+async function assertReallyInVault(vault: Vault, file: string, name: string): Promise<void> {
+  const place = await realPlace(vault, file);
+  if (place.where === 'outside' || place.where === 'dot-folder') {
+    const whither = place.where === 'outside' ? 'outside the vault' : "into one of the vault's dot-folders (.meeting-assistant, .obsidian …)";
+    throw new ImportError(
+      `${name} is reached through a symbolic link that leads ${whither} (${place.real}); nothing is read or moved through such a link`,
+      'copy the file itself into the inbox instead of linking to it, and remove the link',
+    );
+  }
 }
 
 function noTranscriber(name: string): ImportError {
@@ -162,7 +215,8 @@ async function projectOfInboxFolder(vault: Vault, file: string): Promise<string[
  */
 async function freeSourcePath(vault: Vault, name: string): Promise<string> {
   const ext = path.extname(name);
-  const stem = fileNameOfTitle(path.basename(name, ext)) || 'import';
+  // Shortened like a note's name (docs/design.md §9 "Limits"): the start of the name is kept.
+  const stem = cutToBytes(fileNameOfTitle(path.basename(name, ext)), MADE_NAME_MAX_BYTES - Buffer.byteLength(ext)) || 'import';
   for (let n = 1; ; n++) {
     const candidate = path.join(vault.layout.folders.Sources, `${stem}${n > 1 ? ` (${n})` : ''}${ext}`);
     if (!(await vault.exists(candidate))) return candidate;
@@ -229,6 +283,8 @@ function isAlive(pid: number): boolean {
 export interface Recovered {
   completed: string[];
   dropped: number;
+  /** Staging folders that could be neither completed nor dropped, with why: left for the next start. */
+  failed: { staging: string; error: Error }[];
 }
 
 /**
@@ -244,7 +300,7 @@ const LIVE_PLAN_MS = 10 * 60 * 1000;
 
 export async function recoverImports(vault: Vault, clock: Clock, now = Date.now()): Promise<Recovered> {
   const root = stagingRoot(vault);
-  const recovered: Recovered = { completed: [], dropped: 0 };
+  const recovered: Recovered = { completed: [], dropped: 0, failed: [] };
   let entries;
   try {
     entries = await vault.fs.readdir(root, { withFileTypes: true });
@@ -263,12 +319,18 @@ export async function recoverImports(vault: Vault, clock: Clock, now = Date.now(
       plan = undefined;
     }
     if (plan && isAlive(plan.pid) && now - ((await statIfExists(vault.fs, path.join(dir, 'plan.json')))?.mtimeMs ?? 0) < LIVE_PLAN_MS) continue;
-    if (plan && (await vault.exists(plan.source))) {
-      await complete(vault, dir, plan, clock);
-      recovered.completed.push(vault.rel(plan.meeting));
-    } else {
-      await vault.fs.rm(dir, { recursive: true, force: true });
-      recovered.dropped++;
+    // One staging folder that cannot be recovered (a name the file system refuses, a note
+    // that appeared meanwhile) must not stop the others, nor the inbox scan that follows.
+    try {
+      if (plan && (await vault.exists(plan.source))) {
+        await complete(vault, dir, plan, clock);
+        recovered.completed.push(vault.rel(plan.meeting));
+      } else {
+        await vault.fs.rm(dir, { recursive: true, force: true });
+        recovered.dropped++;
+      }
+    } catch (err) {
+      recovered.failed.push({ staging: vault.rel(dir), error: err as Error });
     }
   }
   return recovered;

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { isTempFile } from '../vault/fs.js';
+import { cutToBytes, NAME_MAX_BYTES } from '../vault/note-names.js';
 import { isSyncToolFile } from '../vault/sync-files.js';
 
 /**
@@ -32,10 +34,18 @@ export function isFailureNote(name: string): boolean {
 
 /** The note beside a file that could not be imported. */
 export function failureNoteOf(file: string): string {
-  return path.join(path.dirname(file), `${path.basename(file)}${FAILURE_SUFFIX}`);
+  const name = path.basename(file);
+  const note = `${name}${FAILURE_SUFFIX}`;
+  if (Buffer.byteLength(note) <= NAME_MAX_BYTES) return path.join(path.dirname(file), note);
+  // A name too long to take the suffix (docs/design.md §9 "Limits"): its start and a hash of
+  // the whole, so that each file still has one note of its own. fileOfFailureNote cannot undo
+  // this; the inbox finds such a note's file among the files beside it.
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  const room = NAME_MAX_BYTES - Buffer.byteLength(FAILURE_SUFFIX) - Buffer.byteLength(` ${hash}`) - 3;
+  return path.join(path.dirname(file), `${cutToBytes(name, room)}… ${hash}${FAILURE_SUFFIX}`);
 }
 
-/** The file a failure note is about. */
+/** The file a failure note is about (for a shortened note, a name that does not exist: see failureNoteOf). */
 export function fileOfFailureNote(note: string): string {
   return path.join(path.dirname(note), path.basename(note).slice(0, -FAILURE_SUFFIX.length));
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { renderContextNote } from '../vault/context.js';
 import { renderFrontmatter } from '../vault/frontmatter.js';
 import { formatLink } from '../vault/links.js';
-import { fileNameOfTitle, localIsoTime, sessionStamp } from '../vault/note-names.js';
+import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/note-names.js';
 import type { Vault } from '../vault/vault.js';
 import type { Cue } from './cues.js';
 import { ImportError } from './cues.js';
@@ -51,7 +51,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
   const duration = durationOf(cues);
   const start = facts.start ?? fromName.start ?? new Date(facts.mtimeMs - duration * 1000);
   const end = new Date(start.getTime() + duration * 1000);
-  const paths = await freeNames(vault, `${sessionStamp(start)} ${safe}`);
+  const paths = await freeNames(vault, sessionNoteStem(start, safe));
   const links = {
     meeting: formatLink(vault, paths.meeting),
     transcript: formatLink(vault, paths.transcript),

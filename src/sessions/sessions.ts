@@ -10,7 +10,7 @@ import { HeadCache } from '../vault/head-cache.js';
 import { contextOfMeeting, LocateError } from '../vault/locate-meeting.js';
 import { PathError, resolveNotePath } from '../vault/confine.js';
 import { isExpectedError, MeetingAssistantError } from '../errors.js';
-import { fileNameOfTitle, localIsoTime, sessionStamp } from '../vault/note-names.js';
+import { fileNameOfTitle, localIsoTime, sessionNoteStem, sessionStamp } from '../vault/note-names.js';
 
 /**
  * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
@@ -75,7 +75,7 @@ export async function startSession(vault: Vault, input: StartSessionInput, clock
     }
   }
 
-  const name = `${sessionStamp(now)} ${safe}.md`;
+  const name = `${sessionNoteStem(now, safe)}.md`;
   const { folders } = vault.layout;
   const meetingPath = path.join(folders.Meetings, name);
   const transcriptPath = path.join(folders.Transcripts, name);

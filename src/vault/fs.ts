@@ -2,6 +2,7 @@ import { lstat as lstatCallback, promises as nodePromises, stat as statCallback,
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { isNormalAbsolute } from './lexical-paths.js';
+import { cutToBytes, NAME_MAX_BYTES } from './note-names.js';
 
 /**
  * The slice of `fs/promises` the vault layer uses. Node's `fs.promises` satisfies it in
@@ -125,7 +126,10 @@ export function tempFileOwner(file: string): number | undefined {
  * honours the umask; chmod makes it exact). Removed again when anything fails.
  */
 export async function writeTempFile(fs: Fs, file: string, content: string | Uint8Array, mode: number): Promise<string> {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`);
+  const tail = `.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
+  // A note may have a name of up to 255 bytes (the file system's limit): its temporary name
+  // keeps only as much of it as fits, or every write of that note fails (docs/design.md §9).
+  const tmp = path.join(path.dirname(file), `.${cutToBytes(path.basename(file), NAME_MAX_BYTES - 1 - tail.length)}${tail}`);
   let handle: FileHandleLike | undefined;
   try {
     handle = await fs.open(tmp, 'wx', mode);

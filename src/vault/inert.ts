@@ -13,20 +13,26 @@
  */
 const EXECUTABLE_FENCE = /^((?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*)(`{3,}|~{3,})[ \t]*(?:dataviewjs|js-engine)(?=[\s{]|$)[^\r\n]*/gim;
 
+/**
+ * Dataview's inline JavaScript: a code span whose text starts with `$=` (`` `$= dv.pages().length` ``),
+ * run when the note is shown, wherever it stands. Its `=` becomes `\=`, shown as written.
+ */
+const INLINE_JS = /(`+)([ \t]*)\$=/g;
+
 export function inertMarkdown(text: string): string {
-  return text.replace(EXECUTABLE_FENCE, '$1$2text').replace(/<%/g, '<\\%');
+  return text.replace(EXECUTABLE_FENCE, '$1$2text').replace(/<%/g, '<\\%').replace(INLINE_JS, '$1$2$$\\=');
 }
 
 /** A sentence for the tool result when `inertMarkdown` changed something (empty otherwise). */
 export function inertNotice(before: string, after: string): string {
-  return before === after ? '' : ' Executable blocks were written inert (```dataviewjs/```js-engine as ```text, Templater <% as <\\%): notes never run code.';
+  return before === after ? '' : ' Executable blocks were written inert (```dataviewjs/```js-engine as ```text, Dataview `$=` as `$\\=`, Templater <% as <\\%): notes never run code.';
 }
 
 /** A fence line: container markers, then a run of 3+ backticks or tildes, then the rest (info string). */
 const FENCE_LINE = /^(?:[ \t]|>|[-*+](?=[ \t])|\d{1,9}[.)](?=[ \t]))*(`{3,}|~{3,})(.*)$/;
 const EXECUTABLE_INFO = /^[ \t]*(?:dataviewjs|js-engine)(?=[\s{]|$)/i;
 
-/** The bodies of the executable fences of `text`, in order (an unclosed one runs to the end). */
+/** The bodies of the executable fences of `text`, in order (an unclosed one runs to the end), then its inline JavaScript spans. */
 export function executableBlocks(text: string): string[] {
   const blocks: string[] = [];
   let open: { run: string; executable: boolean; body: string[] } | undefined;
@@ -42,6 +48,8 @@ export function executableBlocks(text: string): string[] {
     } else open.body.push(line);
   }
   if (open?.executable) blocks.push(open.body.join('\n'));
+  // Inline JavaScript spans count as blocks too: an edit must not add one to a person's note.
+  for (const m of text.matchAll(/(`+)[ \t]*\$=.*?\1/g)) blocks.push(m[0]);
   return blocks;
 }
 

@@ -28,3 +28,36 @@ export function localIsoTime(date: Date): string {
     `${sign}${pad(Math.trunc(Math.abs(offset) / 60))}:${pad(Math.abs(offset) % 60)}`
   );
 }
+
+/** What a name may hold on the common file systems (ext4, APFS, NTFS, btrfs: 255 bytes). */
+export const NAME_MAX_BYTES = 255;
+
+/**
+ * The most a name the daemon makes may hold (docs/design.md §9 "Limits"): 255 bytes less room
+ * for what is added to it later — ` (2)` when taken, a trash copy's time stamp (25 bytes), and
+ * an atomic write's temporary name beside it (29 bytes).
+ */
+export const MADE_NAME_MAX_BYTES = 180;
+
+/** The start of `text` in at most `maxBytes` UTF-8 bytes, cut between characters, no trailing space or dot. */
+export function cutToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const char of text) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += char.length;
+  }
+  return text.slice(0, end).replace(/[. ]+$/, '');
+}
+
+/**
+ * `<YYYY-MM-DD HHmm> <title>` for a note name ending in `suffix` (`.md`), the title cut so that
+ * the whole stays within MADE_NAME_MAX_BYTES: the date and the start of the title are kept.
+ */
+export function sessionNoteStem(date: Date, safeTitle: string, suffix = '.md'): string {
+  const stamp = `${sessionStamp(date)} `;
+  return stamp + cutToBytes(safeTitle, MADE_NAME_MAX_BYTES - Buffer.byteLength(stamp) - Buffer.byteLength(suffix));
+}

@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { PathError, resolveInside } from './confine.js';
+import { realPlace } from './real-place.js';
 import { Vault } from './vault.js';
 
 /**
@@ -8,7 +8,9 @@ import { Vault } from './vault.js';
  * (`Projects/Etc` → `/etc`) is no project: not listed, not read, not written, its AGENTS.md
  * never in the instructions. A link into one of the vault's dot-folders (`.meeting-assistant`
  * holds the HTTP token, `.obsidian` the plugins' settings) is refused too: nothing there is a
- * note, and Obsidian shows none of it.
+ * note, and Obsidian shows none of it. And a link to the vault root, to a folder above the
+ * projects, or into (or above) one of the daemon's meeting folders is no project: the agent
+ * writes inside its projects only, never anywhere else in the vault.
  */
 export async function isProjectFolder(vault: Vault, abs: string): Promise<boolean> {
   let stats;
@@ -20,12 +22,28 @@ export async function isProjectFolder(vault: Vault, abs: string): Promise<boolea
   if (stats.isDirectory()) return true;
   if (!stats.isSymbolicLink()) return false;
   try {
-    const [real, realRoot] = await Promise.all([vault.fs.realpath(abs), vault.fs.realpath(vault.root)]);
-    if (!Vault.isBelow(realRoot, real) || !(await vault.fs.stat(real)).isDirectory()) return false;
-    return !path.relative(realRoot, real).split(path.sep).some((segment) => segment.startsWith('.'));
+    const place = await realPlace(vault, abs);
+    if (place.where !== 'vault' || !(await vault.fs.stat(place.real)).isDirectory()) return false;
+    return !(await overlapsDaemonFolders(vault, place.real));
   } catch {
     return false;
   }
+}
+
+/**
+ * Whether a linked project's real folder holds, or lies in, a folder that is not a project's
+ * (issue 33): a link to the vault root, or to any folder above `Folders.Projects`, would let
+ * write_projectfile reach every note of the vault, one to `Meetings` the daemon's own notes.
+ */
+async function overlapsDaemonFolders(vault: Vault, real: string): Promise<boolean> {
+  const { Projects, ...others } = vault.layout.folders;
+  const realOf = (folder: string) => vault.fs.realpath(folder).catch(() => folder);
+  if (Vault.isInside(real, await realOf(Projects))) return true;
+  for (const folder of Object.values(others)) {
+    const f = await realOf(folder);
+    if (Vault.isInside(real, f) || Vault.isInside(f, real)) return true;
+  }
+  return false;
 }
 
 /** A project's AGENTS.md (its instructions for the agent), undefined when it has none or the project is no project. */

@@ -267,7 +267,7 @@ describe('recovery and the pid in a plan', () => {
     const planFile = after.vault.abs(`.meeting-assistant/imports/${entry!.name}/plan.json`);
     const plan = JSON.parse(await after.vault.read(planFile)) as { pid: number };
     await base.writeFile(planFile, JSON.stringify({ ...plan, pid: process.ppid }));
-    expect(await recoverImports(after.vault, clock)).toEqual({ completed: [], dropped: 0 });
+    expect(await recoverImports(after.vault, clock)).toEqual({ completed: [], dropped: 0, failed: [] });
     const later = await recoverImports(after.vault, clock, Date.now() + 3600_000);
     expect(later.completed).toEqual(['Meetings/2026-12-02 1000 Sync.md']);
     expect(await after.vault.exists(after.vault.abs('Meetings/Transcripts/2026-12-02 1000 Sync.md'))).toBe(true);

@@ -17,6 +17,14 @@ describe('inertMarkdown', () => {
     for (const [given, inert] of cases) expect(inertMarkdown(given), given).toBe(inert);
   });
 
+  it("Dataview's inline JavaScript (`$= …`, any backtick run, spaces before it) is shown, not run", () => {
+    expect(inertMarkdown('Count: `$= dv.pages().length` pages')).toBe('Count: `$\\= dv.pages().length` pages');
+    expect(inertMarkdown('``  $=app.vault.adapter.remove("x")``')).toBe('``  $\\=app.vault.adapter.remove("x")``');
+    expect(inertMarkdown('- [ ] `$=dv.current()`')).toBe('- [ ] `$\\=dv.current()`');
+    // Inline DQL (`= …`) runs no JavaScript, and money in plain text is no code span.
+    expect(inertMarkdown('`= this.file.name` costs $= 5')).toBe('`= this.file.name` costs $= 5');
+  });
+
   it('leaves list items, quotes and fences of other languages alone', () => {
     const kept = '- ```js\n  x\n  ```\n1. dataviewjs is a plugin\n> ```dataview\n';
     expect(inertMarkdown(kept)).toBe(kept);
@@ -36,5 +44,7 @@ describe('keepsExecutableBlocks', () => {
     expect(keepsExecutableBlocks(person, person.replace('[])\n```\n', '[])\n'))).toBe(false);
     expect(keepsExecutableBlocks(person, person.replace('````md\n', ''))).toBe(false);
     expect(keepsExecutableBlocks('```dataviewjs\nx', '```dataviewjs\nx\ny')).toBe(false);
+    expect(keepsExecutableBlocks('Notes\n', 'Notes `$= dv.pages().length`\n')).toBe(false);
+    expect(keepsExecutableBlocks('Count `$= dv.pages().length`\n', 'Count `$= dv.pages().length`, edited\n')).toBe(true);
   });
 });

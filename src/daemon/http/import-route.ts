@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { ImportError } from '../../import/cues.js';
 import { isAccepted } from '../../import/formats/index.js';
 import { isIgnoredInboxName } from '../../import/inbox-rules.js';
+import { NAME_MAX_BYTES } from '../../vault/note-names.js';
 import { STATE_FOLDER } from '../../vault/state.js';
 import type { Vault } from '../../vault/vault.js';
 import { ApiError, readBodyText, type Route, sendHtml, tokenMatches } from './server.js';
@@ -34,6 +35,8 @@ function nameOf(url: URL): string {
   const name = url.searchParams.get('name')?.trim() ?? '';
   if (name === '') throw new ApiError(400, '"name" is required: the file name, with its extension (?name=call.vtt)');
   if (name !== path.basename(name) || name.includes('\\') || name === '..') throw new ApiError(400, `"name" is a file name, not a path: "${name}"`);
+  // The upload is kept under this name until it is imported: one the file system refuses is the caller's error, not ours.
+  if (Buffer.byteLength(name) > NAME_MAX_BYTES) throw new ApiError(400, `"name" is longer than a file name may be (${NAME_MAX_BYTES} bytes in UTF-8); shorten it`);
   if (isIgnoredInboxName(name) || !isAccepted(name)) throw new ApiError(400, `"${name}" is not a transcript or recording the import reads (see README: Importing transcripts and recordings)`);
   return name;
 }

@@ -9,6 +9,7 @@ import { failureNoteOf, fileOfFailureNote, isFailureNote, isIgnoredInboxName, is
 import { importFile, type ImportOutcome, type ImportRequest, recoverImports, type Transcriber } from '../../import/importer.js';
 import type { Logger } from '../../log.js';
 import { statIfExists, walkFiles } from '../../vault/fs.js';
+import { realPlace } from '../../vault/real-place.js';
 import { STATE_FOLDER } from '../../vault/state.js';
 import type { Vault } from '../../vault/vault.js';
 import { ImportBoard } from './import-board.js';
@@ -81,6 +82,9 @@ export class Inbox {
     await this.#dropStaleUploads();
     for (const meeting of recovered.completed) log.info({ meeting }, `import completed after a crash: ${meeting}`);
     if (recovered.dropped > 0) log.info({ dropped: recovered.dropped }, 'imports a crash interrupted before their commit were undone; their files are imported again');
+    for (const { staging, error } of recovered.failed) {
+      log.warn({ staging, err: error.message }, `an import a crash interrupted could not be completed (${error.message}); its notes stay in ${staging}, tried again at the next start`);
+    }
   }
 
   /** Uploads a crash cut off (POST /api/import): older than this daemon, so no request of its own is writing them. */
@@ -112,13 +116,16 @@ export class Inbox {
     const { vault } = this.#o;
     const files: string[] = [];
     await walkFiles(vault.fs, this.folder, { skip: isIgnoredInboxName }, ({ abs, entry }) => {
-      if (entry.isFile()) files.push(abs);
+      // A link is looked at as the watcher sees it, never followed here: the import refuses
+      // one that leaves the vault, with its note (docs/design.md §9 "Limits").
+      if (entry.isFile() || entry.isSymbolicLink()) files.push(abs);
     });
-    const present = new Set(files);
+    const fileOfNote = new Map(files.map((file) => [failureNoteOf(file), file]));
     for (const file of files) {
       const name = path.basename(file);
       if (isFailureNote(name)) {
-        if (present.has(fileOfFailureNote(file))) await this.#onFailureNote(file);
+        const of = fileOfNote.get(file);
+        if (of !== undefined) await this.#onFailureNote(file, of);
         continue;
       }
       if (!isInboxCandidate(name) || this.#timers.has(file) || this.#busy.has(file)) continue;
@@ -137,21 +144,36 @@ export class Inbox {
     return !isRetryTicked(await vault.readIfExists(note));
   }
 
-  async #onFailureNote(note: string): Promise<void> {
-    const file = fileOfFailureNote(note);
-    if (this.#busy.has(file) || !isRetryTicked(await this.#o.vault.readIfExists(note))) return;
+  /**
+   * A ticked `retry`: the file is imported again once it has settled, as a new file is (a
+   * person may tick it while the fixed file is still being copied in; docs/design.md §9).
+   */
+  async #onFailureNote(note: string, known?: string): Promise<void> {
+    const file = known ?? (await this.#fileOfNote(note));
+    if (file === undefined || this.#busy.has(file) || this.#timers.has(file) || !isRetryTicked(await this.#o.vault.readIfExists(note))) return;
     this.#o.log.info({ file: this.#o.vault.rel(file) }, `import retry requested: ${this.#o.vault.rel(file)}`);
-    void this.#enqueue(file).catch(() => undefined);
+    this.#settle(file);
+  }
+
+  /** The file an error note is about: its name without the suffix, or, for a shortened note, the file beside it whose note it is. */
+  async #fileOfNote(note: string): Promise<string | undefined> {
+    const plain = fileOfFailureNote(note);
+    if (failureNoteOf(plain) === note) return plain;
+    const entries = await this.#o.vault.fs.readdir(path.dirname(note), { withFileTypes: true }).catch(() => []);
+    return entries.map((entry) => path.join(path.dirname(note), entry.name)).find((file) => file !== note && failureNoteOf(file) === note);
   }
 
   /** The status page's Retry button: import the file of this error note (or this inbox file) again. */
   async retry(relPath: string): Promise<void> {
     const { vault } = this.#o;
     const abs = vault.abs(relPath);
-    const file = isFailureNote(path.basename(abs)) ? fileOfFailureNote(abs) : abs;
+    if (!vault.contains(abs) || path.relative(this.folder, abs).startsWith('..')) throw new ImportError(`${relPath} is not in the inbox`);
+    const file = isFailureNote(path.basename(abs)) ? ((await this.#fileOfNote(abs)) ?? fileOfFailureNote(abs)) : abs;
     if (!vault.contains(file) || path.relative(this.folder, file).startsWith('..')) throw new ImportError(`${relPath} is not in the inbox`);
     if (!(await vault.exists(file))) throw new ImportError(`${vault.rel(file)} is no longer in the inbox`);
-    void this.#enqueue(file).catch(() => undefined);
+    // Its error note is written beside it: never through a linked folder out of the vault.
+    if ((await realPlace(vault, path.dirname(file))).where !== 'vault') throw new ImportError(`${vault.rel(file)} lies in a folder linked out of the vault; it is not imported`);
+    this.#settle(file);
   }
 
   /** Waits until `file` has not changed for Import.SettleSeconds, then queues it. */
@@ -241,11 +263,16 @@ export class Inbox {
       if (isExpectedError(err)) log.warn({ file: label, err: failure.message }, `import failed: ${label}: ${failure.message}`);
       else log.error({ file: label, err }, `import failed: ${label}`);
       let failureNote: string | undefined;
-      if (noteOnFailure && !this.#closed) {
+      // The note goes beside the file, so never into a folder that is a link out of the vault
+      // (an inbox linked to ~/Downloads): the log and the status page say it instead.
+      const noteFolder = noteOnFailure && !this.#closed ? await realPlace(vault, path.dirname(request.file)).catch(() => undefined) : undefined;
+      if (noteFolder?.where === 'vault') {
         failureNote = vault.rel(await writeFailureNote(vault, request.file, failure, clock).catch((e: unknown) => {
           log.error({ err: e, file: label }, 'could not write the import error note');
           return request.file;
         }));
+      } else if (noteFolder) {
+        log.warn({ file: label }, `no error note for ${label}: its folder is a link out of the vault`);
       }
       this.board.set(label, 'failed', { error: failure.message, ...(failureNote ? { failureNote } : {}) });
       if (noteOnFailure) return undefined;
@@ -271,6 +298,9 @@ function chokidarInbox(folder: string): InboxWatcher {
   const listeners: ((type: 'add' | 'change' | 'unlink', absPath: string) => void)[] = [];
   const watcher: FSWatcher = watch(folder, {
     ignoreInitial: true,
+    // A link is reported, not followed: a linked folder out of the vault is never walked, and
+    // the import refuses a linked file that leaves it (docs/design.md §9 "Limits").
+    followSymlinks: false,
     ignored: (p: string) => p !== folder && path.basename(p).startsWith('.'),
   });
   for (const type of ['add', 'change', 'unlink'] as const) watcher.on(type, (p: string) => listeners.forEach((l) => l(type, path.resolve(p))));

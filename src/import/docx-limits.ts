@@ -1,0 +1,92 @@
+import type { Readable } from 'node:stream';
+import { ImportError, type SourceFile } from './cues.js';
+
+/**
+ * A `.docx` is a zip, and a zip of 1.4 MB can unpack to 400 MB of XML: mammoth (through
+ * jszip) would then hold it as a string and as a parsed tree, gigabytes, until the heap runs
+ * out; the catch-up scan finds the file again at every start, so a service restarts into the
+ * same crash (issue 33). So before mammoth sees a document, every entry is inflated here with
+ * the bytes counted and thrown away, and the whole must stay within `Agent.MaxFileBytes`
+ * (docs/design.md §9 "Limits").
+ *
+ * The sizes a zip declares can lie, so they are only the first check: yauzl inflates each
+ * entry with `validateEntrySizes`, which fails the stream as soon as the real output passes
+ * the declared size, and the bytes are counted here as well, so the real inflated total is
+ * capped whatever the headers say. yauzl reads the central directory as the zip format
+ * defines it (Zip64, data descriptors, comments, local headers that disagree), inflates with
+ * Node's own zlib, streams in small chunks, and depends on one tiny package: a reader
+ * written here would have to get all of that right to be as safe.
+ */
+
+/**
+ * Refuses a `.docx` whose entries inflate to more than `maxBytes` in all. What is held at
+ * once is the zip itself and one inflated chunk of a stream (zlib's 16 KB), never an entry.
+ */
+export async function assertDocxWithin(file: SourceFile, maxBytes: number): Promise<void> {
+  const { default: yauzl } = await import('yauzl');
+  let zip;
+  try {
+    zip = await yauzl.fromBufferPromise(Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength), { lazyEntries: true, validateEntrySizes: true });
+  } catch (err) {
+    throw notADocument(file.name, err);
+  }
+  let total = 0;
+  try {
+    for (let entry = await nextEntry(zip); entry; entry = await nextEntry(zip)) {
+      if (entry.fileName.endsWith('/')) continue;
+      if (total + entry.uncompressedSize > maxBytes) throw tooLarge(file.name, maxBytes);
+      const stream = await zip.openReadStreamPromise(entry);
+      total = await countInflated(stream, total, maxBytes, file.name);
+    }
+  } catch (err) {
+    if (err instanceof ImportError) throw err;
+    throw notADocument(file.name, err);
+  } finally {
+    zip.close();
+  }
+}
+
+type ZipFile = Awaited<ReturnType<(typeof import('yauzl'))['fromBufferPromise']>>;
+type Entry = Parameters<ZipFile['openReadStreamPromise']>[0];
+
+/** The next entry of a lazily read zip; undefined at its end. */
+function nextEntry(zip: ZipFile): Promise<Entry | undefined> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      zip.off('entry', onEntry);
+      zip.off('end', onEnd);
+      zip.off('error', onError);
+    };
+    const onEntry = (entry: Entry) => (cleanup(), resolve(entry));
+    const onEnd = () => (cleanup(), resolve(undefined));
+    const onError = (err: Error) => (cleanup(), reject(err));
+    zip.on('entry', onEntry);
+    zip.on('end', onEnd);
+    zip.on('error', onError);
+    zip.readEntry();
+  });
+}
+
+/** Reads `stream` to its end, counting; stops it past `maxBytes` in all (the total so far included). */
+async function countInflated(stream: Readable, total: number, maxBytes: number, name: string): Promise<number> {
+  try {
+    for await (const chunk of stream) {
+      total += (chunk as Buffer).length;
+      if (total > maxBytes) throw tooLarge(name, maxBytes);
+    }
+    return total;
+  } finally {
+    stream.destroy();
+  }
+}
+
+function tooLarge(name: string, maxBytes: number): ImportError {
+  return new ImportError(
+    `${name} expands to more than Agent.MaxFileBytes (${maxBytes} bytes) when unpacked (a .docx is a zip); it is not read`,
+    'export the transcript as .vtt or .txt instead, or, if the document is really that large, raise Agent.MaxFileBytes in the configuration and tick retry',
+  );
+}
+
+function notADocument(name: string, err: unknown): ImportError {
+  return new ImportError(`${name} is not a Word document that can be read (${(err as Error).message}); save it again as .docx, or export the transcript as .vtt`);
+}
