@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
+import { type Logger, silentLogger } from '../../src/log.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 import type { LiveNotesResult } from '../../src/meeting/long-transcript/live-notes.js';
 import { type LiveNotesRun, LiveNotesLane, liveNotesLine } from '../../src/daemon/runs/live-notes-lane.js';
 import { memoryVault } from '../helpers/memfs.js';
@@ -43,14 +44,14 @@ function scriptedNotes() {
   return { calls, notes };
 }
 
-function lane() {
+function lane(log: Logger = silentLogger) {
   const vault = memoryVault();
   const time = manualTime();
   const { calls, notes } = scriptedNotes();
   let holds = 0;
   const l = new LiveNotesLane({
     vault,
-    log: silentLogger,
+    log,
     notes,
     hold: () => {
       holds++;
@@ -134,5 +135,42 @@ describe('the live notes lane', () => {
     t.lane.touched(t.meeting, { resume: true });
     t.time.advance(3000);
     expect(t.calls[0]!.run.onlyIfStarted).toBe(true);
+  });
+
+  it('tries a meeting whose passes keep failing less and less often, warns of it once, and does not let a change cut the wait short', async () => {
+    // A transcript left in `transcribing` (the transcriber died) behind a server that is down,
+    // or one that always fails (its window too small): not a pass and a warning every minute for good.
+    const { log, lines } = capturedLogger('warn');
+    const t = lane(log);
+    t.lane.touched(t.meeting);
+    t.time.advance(3000);
+    // The transcript changes while the failing pass runs (the meeting goes on, the endpoint down).
+    t.lane.touched(t.meeting);
+    t.calls[0]!.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+    await settled();
+    t.time.advance(3000);
+    expect(t.calls).toHaveLength(1);
+    for (let s = 3; s < 3600; s += 5) {
+      t.time.advance(5000);
+      for (const call of t.calls) call.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+      await settled();
+    }
+    // 1, 2, 4, 8, 16 and 32 minutes after the first: six retries within the hour.
+    expect(t.calls.length).toBeLessThanOrEqual(7);
+    expect(lines.map((l) => l.level)).toEqual(['warn']);
+    // Once a pass succeeds, a later failure is tried again a minute after it, and warned of.
+    t.lane.touched(t.meeting);
+    t.time.advance(40 * 60_000);
+    const before = t.calls.length;
+    t.calls.at(-1)!.finish({ status: 'noted', parts: 1, about: 2, requests: 1 });
+    await settled();
+    t.lane.touched(t.meeting);
+    t.time.advance(3000);
+    expect(t.calls).toHaveLength(before + 1);
+    t.calls.at(-1)!.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+    await settled();
+    t.time.advance(60_000);
+    expect(t.calls).toHaveLength(before + 2);
+    expect(lines).toHaveLength(2);
   });
 });
