@@ -63,11 +63,15 @@ export function liveNotesFromEnv(env: Record<string, string | undefined>): { set
   return Number.isFinite(ms) && ms >= 0 && env.MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS !== '' && env.MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS !== undefined ? { settleMs: ms } : {};
 }
 const RETRY_MS = 60_000;
+/** A meeting whose passes keep failing is tried again at most this many retry periods apart (32 minutes). */
+const MAX_BACKOFF = 32;
 
 export class LiveNotesLane {
   readonly #o: LiveNotesLaneOptions;
   readonly #pending = new Map<string, Pending>();
   readonly #entries = new Map<string, LiveNotesEntry>();
+  /** Failed passes in a row, by meeting: each waits twice as long as the one before. */
+  readonly #failures = new Map<string, number>();
   #current: { key: string; controller: AbortController; done: Promise<void> } | undefined;
   /** Summaries running now: notes wait until there are none. */
   #summaries = 0;
@@ -95,6 +99,7 @@ export class LiveNotesLane {
     this.#summaries++;
     this.#pending.delete(key);
     this.#entries.delete(key);
+    this.#failures.delete(key);
     const current = this.#current;
     if (!current) return;
     current.controller.abort(new Error('a summary run begins'));
@@ -194,6 +199,7 @@ export class LiveNotesLane {
       { meeting, status: result.status, ...('parts' in result && { parts: result.parts, about: result.about, requests: result.requests }), ...('reason' in result && { reason: result.reason }) },
       'live notes pass',
     );
+    if (result.status !== 'failed') this.#failures.delete(key);
     if (result.status === 'noted') {
       entry.parts = result.parts;
       entry.about = result.about;
@@ -209,9 +215,17 @@ export class LiveNotesLane {
       if (!this.#closed && this.#entries.has(key)) this.#pending.set(key, { onlyIfStarted: false, notBefore: 0 });
       return;
     }
-    const retryMs = this.#o.retryMs ?? RETRY_MS;
-    log.warn({ meeting, error: result.error }, `notes while the meeting runs failed: ${result.error ?? 'unknown error'}; tried again in ${Math.round(retryMs / 1000)} s`);
-    if (!this.#pending.has(key)) this.#pending.set(key, { onlyIfStarted: pending.onlyIfStarted, notBefore: this.#now() + retryMs });
+    // Tried again later and later (a transcript left unfinished behind a server that is down, or
+    // one that always fails, would otherwise cost a pass and a warning every minute for good);
+    // a change of the transcript meanwhile does not cut the wait short. Warned of once a streak.
+    const failures = (this.#failures.get(key) ?? 0) + 1;
+    this.#failures.set(key, failures);
+    const retryMs = (this.#o.retryMs ?? RETRY_MS) * Math.min(MAX_BACKOFF, 2 ** (failures - 1));
+    const message = `notes while the meeting runs failed: ${result.error ?? 'unknown error'}; tried again in ${Math.round(retryMs / 1000)} s`;
+    if (failures === 1) log.warn({ meeting, error: result.error }, `${message} (later failures in a row are logged at debug level)`);
+    else log.debug({ meeting, error: result.error, failures }, message);
+    const notBefore = Math.max(this.#pending.get(key)?.notBefore ?? 0, this.#now() + retryMs);
+    this.#pending.set(key, { onlyIfStarted: this.#pending.get(key)?.onlyIfStarted ?? pending.onlyIfStarted, notBefore });
     this.#schedule(retryMs);
   }
 }
