@@ -173,4 +173,19 @@ describe('the live notes lane', () => {
     expect(t.calls).toHaveLength(before + 2);
     expect(lines).toHaveLength(2);
   });
+
+  it('notes a transcript written without a pause of 3 s too: at most 30 s after the first change not yet noted', () => {
+    // A transcriber that appends a line every second or two, all meeting long.
+    const t = lane();
+    for (let s = 0; s < 29; s++) {
+      t.lane.touched(t.meeting);
+      t.time.advance(1000);
+    }
+    expect(t.calls).toHaveLength(0);
+    for (let s = 29; s < 120 && t.calls.length === 0; s++) {
+      t.lane.touched(t.meeting);
+      t.time.advance(1000);
+    }
+    expect(t.calls).toHaveLength(1);
+  });
 });
