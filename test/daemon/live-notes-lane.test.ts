@@ -188,4 +188,17 @@ describe('the live notes lane', () => {
     }
     expect(t.calls).toHaveLength(1);
   });
+
+  it('a change of a meeting waiting after a failure does not hold another meeting up', async () => {
+    const t = lane();
+    t.lane.touched(t.meeting);
+    t.time.advance(3000);
+    t.calls[0]!.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+    await settled();
+    t.lane.touched(t.other);
+    t.time.advance(1000);
+    t.lane.touched(t.meeting);
+    t.time.advance(2000);
+    expect(t.calls.map((c) => c.meeting)).toEqual([t.meeting, t.other]);
+  });
 });

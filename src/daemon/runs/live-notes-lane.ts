@@ -5,7 +5,8 @@ import type { Vault } from '../../vault/vault.js';
 
 /**
  * When the daemon makes the notes of a meeting still running (docs/design.md §3 step 9): a
- * transcript that grows is noted a few seconds after its last change, one meeting at a time,
+ * transcript that grows is noted a few seconds after its last change (at most 30 s after its
+ * first change not yet noted, when it never pauses), one meeting at a time,
  * and only while no summary runs. A summary never waits for notes: as one starts, the notes
  * being made stop (the parts done are saved; the meeting is noted again afterwards), and a
  * summary of the meeting itself takes its notes over. The daemon's stop ends them; its next
@@ -53,9 +54,13 @@ export function liveNotesLine(entry: LiveNotesEntry): string {
 interface Pending {
   onlyIfStarted: boolean;
   notBefore: number;
+  /** The latest a pass for this change may start, however often the transcript changes. */
+  latest: number;
 }
 
 const SETTLE_MS = 3000;
+/** A transcript written without pauses is noted at most this many settle periods after its first change not yet noted. */
+const LONGEST_WAIT = 10;
 
 /** `MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS`: a shorter settle, so tests of the real daemon need not wait 3 s a batch. */
 export function liveNotesFromEnv(env: Record<string, string | undefined>): { settleMs?: number } {
@@ -77,6 +82,7 @@ export class LiveNotesLane {
   #summaries = 0;
   #closed = false;
   #timer: unknown;
+  #timerAt = 0;
 
   constructor(options: LiveNotesLaneOptions) {
     this.#o = options;
@@ -87,8 +93,13 @@ export class LiveNotesLane {
     if (this.#closed) return;
     const earlier = this.#pending.get(meetingPath);
     const onlyIfStarted = options.resume === true && (earlier?.onlyIfStarted ?? true);
-    this.#pending.set(meetingPath, { onlyIfStarted, notBefore: Math.max(earlier?.notBefore ?? 0, this.#now() + this.#settle()) });
-    this.#schedule(this.#settle());
+    const now = this.#now();
+    // The settle is pushed on by each change, but not past the longest wait: a transcriber that
+    // writes a line a second must not keep the notes from being made until the meeting ends.
+    const latest = earlier?.latest ?? now + this.#settle() * LONGEST_WAIT;
+    const notBefore = Math.max(earlier?.notBefore ?? 0, Math.min(now + this.#settle(), latest));
+    this.#pending.set(meetingPath, { onlyIfStarted, notBefore, latest: Math.max(latest, notBefore) });
+    this.#schedule(Math.max(0, notBefore - now));
   }
 
   /**
@@ -137,9 +148,15 @@ export class LiveNotesLane {
     return this.#o.timers ?? { setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms).unref(), clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout) };
   }
 
+  /** The pump runs in `ms` at the latest: a timer due sooner is kept (it finds what is due then, and waits for the rest). */
   #schedule(ms: number): void {
     if (this.#closed) return;
-    if (this.#timer !== undefined) this.#timers().clearTimeout(this.#timer);
+    const at = this.#now() + ms;
+    if (this.#timer !== undefined) {
+      if (this.#timerAt <= at) return;
+      this.#timers().clearTimeout(this.#timer);
+    }
+    this.#timerAt = at;
     this.#timer = this.#timers().setTimeout(() => {
       this.#timer = undefined;
       this.#pump();
@@ -212,7 +229,7 @@ export class LiveNotesLane {
     }
     if (signal.aborted) {
       // Stopped for a summary: what is left is noted once it has run (the stop: at the next start).
-      if (!this.#closed && this.#entries.has(key)) this.#pending.set(key, { onlyIfStarted: false, notBefore: 0 });
+      if (!this.#closed && this.#entries.has(key)) this.#pending.set(key, { onlyIfStarted: false, notBefore: 0, latest: 0 });
       return;
     }
     // Tried again later and later (a transcript left unfinished behind a server that is down, or
@@ -225,7 +242,7 @@ export class LiveNotesLane {
     if (failures === 1) log.warn({ meeting, error: result.error }, `${message} (later failures in a row are logged at debug level)`);
     else log.debug({ meeting, error: result.error, failures }, message);
     const notBefore = Math.max(this.#pending.get(key)?.notBefore ?? 0, this.#now() + retryMs);
-    this.#pending.set(key, { onlyIfStarted: this.#pending.get(key)?.onlyIfStarted ?? pending.onlyIfStarted, notBefore });
+    this.#pending.set(key, { onlyIfStarted: this.#pending.get(key)?.onlyIfStarted ?? pending.onlyIfStarted, notBefore, latest: notBefore });
     this.#schedule(retryMs);
   }
 }
