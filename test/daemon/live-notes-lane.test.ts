@@ -3,6 +3,7 @@ import { type Logger, silentLogger } from '../../src/log.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import type { LiveNotesResult } from '../../src/meeting/long-transcript/live-notes.js';
 import { type LiveNotesRun, LiveNotesLane, liveNotesLine } from '../../src/daemon/runs/live-notes-lane.js';
+import { writeNotesSection } from '../../src/vault/transcript-notes-section.js';
 import { memoryVault } from '../helpers/memfs.js';
 
 /** Timers the test fires by hand, and a clock it moves. */
@@ -44,8 +45,8 @@ function scriptedNotes() {
   return { calls, notes };
 }
 
-function lane(log: Logger = silentLogger) {
-  const vault = memoryVault();
+function lane(log: Logger = silentLogger, files: Record<string, string> = {}) {
+  const vault = memoryVault(files);
   const time = manualTime();
   const { calls, notes } = scriptedNotes();
   let holds = 0;
@@ -62,7 +63,7 @@ function lane(log: Logger = silentLogger) {
     timers: time.timers,
     clock: time.clock,
   });
-  return { lane: l, time, calls, holds: () => holds, meeting: vault.abs('Meetings/M.md'), other: vault.abs('Meetings/N.md') };
+  return { lane: l, vault, time, calls, holds: () => holds, meeting: vault.abs('Meetings/M.md'), other: vault.abs('Meetings/N.md') };
 }
 
 const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -200,5 +201,21 @@ describe('the live notes lane', () => {
     t.lane.touched(t.meeting);
     t.time.advance(2000);
     expect(t.calls.map((c) => c.meeting)).toEqual([t.meeting, t.other]);
+  });
+
+  it('at the start, resumes only meetings whose notes were begun, without a pass for the others (the run process is not started for them)', async () => {
+    const meetingNote = (name: string) => `---\ntitle: ${name}\ntranscript: "[[Meetings/Transcripts/${name}]]"\n---\n`;
+    const t = lane(silentLogger, {
+      'Meetings/M.md': meetingNote('M'),
+      'Meetings/Transcripts/M.md': '---\nmeeting: "[[Meetings/M]]"\nstate: transcribing\n---\nAlice: hello\n',
+      'Meetings/N.md': meetingNote('N'),
+      'Meetings/Transcripts/N.md': '---\nmeeting: "[[Meetings/N]]"\nstate: transcribing\n---\nBob: hello\n',
+      'Meetings/Broken.md': '---\ntitle: [unclosed\n---\n',
+    });
+    await t.vault.write(t.vault.abs('Meetings/Context/N.md'), '---\nstate: transcribing\n---\n');
+    await writeNotesSection(t.vault, t.vault.abs('Meetings/Context/N.md'), { fingerprint: 'sha256:0', progress: 'Noted while the meeting runs.', parts: [{ from: 5, to: 5, text: '- hello', hash: 'sha256:1' }], condensed: [] });
+    await Promise.all([t.lane.resume(t.meeting), t.lane.resume(t.other), t.lane.resume(t.vault.abs('Meetings/Broken.md'))]);
+    t.time.advance(3000);
+    expect(t.calls.map((c) => [c.meeting, c.run.onlyIfStarted])).toEqual([[t.other, true]]);
   });
 });
