@@ -358,7 +358,7 @@ function liveNotesLane(config: AppConfig, place: RunPlace, log: Logger, more: { 
 /** A transcript that changed, or was found unfinished at the start: its meeting's notes are made once it settles. */
 function noteGrowing(vault: Vault, lane: LiveNotesLane, transcript: string, options: { resume?: boolean } = {}): void {
   void findMeetingOfTranscript(vault, transcript).then(
-    (meeting) => lane.touched(meeting, options),
+    (meeting) => (options.resume ? lane.resume(meeting) : lane.touched(meeting)),
     // Its meeting cannot be found (yet): the finished transcript's trigger says so in the log.
     () => undefined,
   );

@@ -1,6 +1,8 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import type { LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
+import { resolveMeeting } from '../../vault/meeting.js';
+import { readNotesSection } from '../../vault/transcript-notes-section.js';
 import type { Vault } from '../../vault/vault.js';
 
 /**
@@ -100,6 +102,19 @@ export class LiveNotesLane {
     const notBefore = Math.max(earlier?.notBefore ?? 0, Math.min(now + this.#settle(), latest));
     this.#pending.set(meetingPath, { onlyIfStarted, notBefore, latest: Math.max(latest, notBefore) });
     this.#schedule(Math.max(0, notBefore - now));
+  }
+
+  /**
+   * At the start, a meeting whose transcript is not in the trigger state: noted again only when
+   * its notes were begun (its context note has the notes section). Looked at here, in the
+   * daemon's process, so that a vault of unfinished transcripts neither starts the run process
+   * nor has each transcript read and counted there at every start.
+   */
+  async resume(meetingPath: string): Promise<void> {
+    const { vault } = this.#o;
+    const meeting = await resolveMeeting(vault, meetingPath, { writeBack: false }).catch(() => undefined);
+    if (!meeting || (await readNotesSection(vault, meeting.contextPath).catch(() => undefined)) === undefined) return;
+    this.touched(meetingPath, { resume: true });
   }
 
   /**
