@@ -134,7 +134,7 @@ describe('daemon process: notes while the meeting runs', () => {
     const base = file.server.modelRequests().length;
     await writeBatch(s, daemon, speech.slice(0, 20));
     await writeBatch(s, daemon, speech.slice(0, 40));
-    // The start's resume, then the two batches: each found the meeting fits the window whole.
+    // The two batches (the start resumes nothing: no notes were begun): each found the meeting fits the window whole.
     const statuses = daemon.logs.filter((l) => l.msg === 'live notes pass').map((l) => l.status);
     expect(statuses.length).toBeGreaterThanOrEqual(2);
     expect(new Set(statuses)).toEqual(new Set(['fits']));
