@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { type Logger, silentLogger } from '../../src/log.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import type { LiveNotesResult } from '../../src/meeting/long-transcript/live-notes.js';
-import { type LiveNotesRun, LiveNotesLane, liveNotesLine } from '../../src/daemon/runs/live-notes-lane.js';
+import { type LiveNotesRun, LiveNotesLane, liveNotesLine, meetingsOfTranscripts } from '../../src/daemon/runs/live-notes-lane.js';
 import { writeNotesSection } from '../../src/vault/transcript-notes-section.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { countFsCalls, memoryVault } from '../helpers/memfs.js';
 
 /** Timers the test fires by hand, and a clock it moves. */
 function manualTime() {
@@ -217,5 +217,23 @@ describe('the live notes lane', () => {
     await Promise.all([t.lane.resume(t.meeting), t.lane.resume(t.other), t.lane.resume(t.vault.abs('Meetings/Broken.md'))]);
     t.time.advance(3000);
     expect(t.calls.map((c) => [c.meeting, c.run.onlyIfStarted])).toEqual([[t.other, true]]);
+  });
+
+  it('finds the meeting of a growing transcript once, not by reading every meeting note at each change', async () => {
+    // A transcript with no `meeting` link: its meeting is the note whose `transcript` links to it.
+    const files: Record<string, string> = { 'Meetings/Transcripts/Big.md': '---\nstate: transcribing\n---\nAlice: hello\n' };
+    for (let i = 0; i < 200; i++) files[`Meetings/Old ${i}.md`] = `---\ntitle: Old ${i}\ntranscript: "[[Meetings/Transcripts/Old ${i}]]"\n---\n`;
+    files['Meetings/Big.md'] = '---\ntitle: Big\ntranscript: "[[Meetings/Transcripts/Big]]"\n---\n';
+    const vault = memoryVault(files);
+    const find = meetingsOfTranscripts(vault);
+    const counts = countFsCalls(vault.fs);
+    const transcript = vault.abs('Meetings/Transcripts/Big.md');
+    expect(await find(transcript)).toBe(vault.abs('Meetings/Big.md'));
+    const once = counts.readFile;
+    // A 3-hour meeting's transcript changes thousands of times.
+    for (let n = 0; n < 50; n++) expect(await find(transcript)).toBe(vault.abs('Meetings/Big.md'));
+    expect(counts.readFile).toBe(once);
+    // One not found is looked for again at its next change (its meeting note may come later).
+    await expect(find(vault.abs('Meetings/Transcripts/Nobody.md'))).rejects.toThrow();
   });
 });
