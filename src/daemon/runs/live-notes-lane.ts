@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import type { LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
-import { resolveMeeting } from '../../vault/meeting.js';
+import { findMeetingOfTranscript, resolveMeeting } from '../../vault/meeting.js';
 import { readNotesSection } from '../../vault/transcript-notes-section.js';
 import type { Vault } from '../../vault/vault.js';
 
@@ -70,6 +70,28 @@ export function liveNotesFromEnv(env: Record<string, string | undefined>): { set
   return Number.isFinite(ms) && ms >= 0 && env.MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS !== '' && env.MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS !== undefined ? { settleMs: ms } : {};
 }
 const RETRY_MS = 60_000;
+/** Transcripts whose meeting is remembered (the ones growing now are a handful). */
+const MEETINGS_KEPT = 64;
+
+/**
+ * The meeting of a transcript that changes, found once per transcript and then remembered: a
+ * transcript without a `meeting` link is found by reading every meeting note, which a
+ * transcriber's appends must not cost at each change (in the daemon's own process). One not
+ * found is looked for again at its next change.
+ */
+export function meetingsOfTranscripts(vault: Vault): (transcriptPath: string) => Promise<string> {
+  const known = new Map<string, Promise<string>>();
+  return (transcriptPath) => {
+    const key = vault.abs(transcriptPath);
+    const kept = known.get(key);
+    if (kept) return kept;
+    const found = findMeetingOfTranscript(vault, key);
+    known.set(key, found);
+    found.catch(() => known.delete(key));
+    if (known.size > MEETINGS_KEPT) known.delete(known.keys().next().value!);
+    return found;
+  };
+}
 /** A meeting whose passes keep failing is tried again at most this many retry periods apart (32 minutes). */
 const MAX_BACKOFF = 32;
 
@@ -86,8 +108,12 @@ export class LiveNotesLane {
   #timer: unknown;
   #timerAt = 0;
 
+  /** The meeting of a transcript that changed (remembered: meetingsOfTranscripts). */
+  readonly meetingOf: (transcriptPath: string) => Promise<string>;
+
   constructor(options: LiveNotesLaneOptions) {
     this.#o = options;
+    this.meetingOf = meetingsOfTranscripts(options.vault);
   }
 
   /** A transcript of this meeting changed while not finished: note it once it has settled. */
