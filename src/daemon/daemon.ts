@@ -17,7 +17,6 @@ import type { ImportEntry } from './intake/import-board.js';
 import { Intake, type LastScan } from './intake/intake.js';
 import { commandTranscriber } from '../import/transcribe.js';
 import { readFacts } from '../vault/note-head.js';
-import { findMeetingOfTranscript } from '../vault/meeting.js';
 import { type Job, type QueueStatus, RunQueue, type StopResult } from './runs/queue.js';
 import { CatchUp, type ScanResult } from './intake/catch-up.js';
 import { createNotifier, type Notifier } from './runs/notify.js';
@@ -229,7 +228,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     },
     ...(liveNotes && {
       onTranscript: (transcript: string, content: string) => {
-        if (readFacts(content)?.state !== settings.Daemon.TriggerState) noteGrowing(vault, liveNotes, transcript);
+        if (readFacts(content)?.state !== settings.Daemon.TriggerState) noteGrowing(liveNotes, transcript);
       },
     }),
   });
@@ -391,7 +390,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     log,
     isQueued: (key) => queue.has(key),
     remember: (p, facts) => tracker.remember(p, facts),
-    ...(liveNotes && { onUnfinished: (transcript: string) => noteGrowing(vault, liveNotes, transcript, { resume: true }) }),
+    ...(liveNotes && { onUnfinished: (transcript: string) => noteGrowing(liveNotes, transcript, { resume: true }) }),
   });
   return { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes };
 }
@@ -404,9 +403,9 @@ function liveNotesLane(config: AppConfig, place: RunPlace, log: Logger, more: { 
 }
 
 /** A transcript that changed, or was found unfinished at the start: its meeting's notes are made once it settles. */
-function noteGrowing(vault: Vault, lane: LiveNotesLane, transcript: string, options: { resume?: boolean } = {}): void {
-  void findMeetingOfTranscript(vault, transcript).then(
-    (meeting) => lane.touched(meeting, options),
+function noteGrowing(lane: LiveNotesLane, transcript: string, options: { resume?: boolean } = {}): void {
+  void lane.meetingOf(transcript).then(
+    (meeting) => (options.resume ? lane.resume(meeting) : lane.touched(meeting)),
     // Its meeting cannot be found (yet): the finished transcript's trigger says so in the log.
     () => undefined,
   );

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/log.js';
+import { type Logger, silentLogger } from '../../src/log.js';
+import { capturedLogger } from '../helpers/captured-log.js';
 import type { LiveNotesResult } from '../../src/meeting/long-transcript/live-notes.js';
-import { type LiveNotesRun, LiveNotesLane, liveNotesLine } from '../../src/daemon/runs/live-notes-lane.js';
-import { memoryVault } from '../helpers/memfs.js';
+import { type LiveNotesRun, LiveNotesLane, liveNotesLine, meetingsOfTranscripts } from '../../src/daemon/runs/live-notes-lane.js';
+import { writeNotesSection } from '../../src/vault/transcript-notes-section.js';
+import { countFsCalls, memoryVault } from '../helpers/memfs.js';
 
 /** Timers the test fires by hand, and a clock it moves. */
 function manualTime() {
@@ -43,14 +45,14 @@ function scriptedNotes() {
   return { calls, notes };
 }
 
-function lane() {
-  const vault = memoryVault();
+function lane(log: Logger = silentLogger, files: Record<string, string> = {}) {
+  const vault = memoryVault(files);
   const time = manualTime();
   const { calls, notes } = scriptedNotes();
   let holds = 0;
   const l = new LiveNotesLane({
     vault,
-    log: silentLogger,
+    log,
     notes,
     hold: () => {
       holds++;
@@ -61,7 +63,7 @@ function lane() {
     timers: time.timers,
     clock: time.clock,
   });
-  return { lane: l, time, calls, holds: () => holds, meeting: vault.abs('Meetings/M.md'), other: vault.abs('Meetings/N.md') };
+  return { lane: l, vault, time, calls, holds: () => holds, meeting: vault.abs('Meetings/M.md'), other: vault.abs('Meetings/N.md') };
 }
 
 const settled = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -134,5 +136,104 @@ describe('the live notes lane', () => {
     t.lane.touched(t.meeting, { resume: true });
     t.time.advance(3000);
     expect(t.calls[0]!.run.onlyIfStarted).toBe(true);
+  });
+
+  it('tries a meeting whose passes keep failing less and less often, warns of it once, and does not let a change cut the wait short', async () => {
+    // A transcript left in `transcribing` (the transcriber died) behind a server that is down,
+    // or one that always fails (its window too small): not a pass and a warning every minute for good.
+    const { log, lines } = capturedLogger('warn');
+    const t = lane(log);
+    t.lane.touched(t.meeting);
+    t.time.advance(3000);
+    // The transcript changes while the failing pass runs (the meeting goes on, the endpoint down).
+    t.lane.touched(t.meeting);
+    t.calls[0]!.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+    await settled();
+    t.time.advance(3000);
+    expect(t.calls).toHaveLength(1);
+    for (let s = 3; s < 3600; s += 5) {
+      t.time.advance(5000);
+      for (const call of t.calls) call.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+      await settled();
+    }
+    // 1, 2, 4, 8, 16 and 32 minutes after the first: six retries within the hour.
+    expect(t.calls.length).toBeLessThanOrEqual(7);
+    expect(lines.map((l) => l.level)).toEqual(['warn']);
+    // Once a pass succeeds, a later failure is tried again a minute after it, and warned of.
+    t.lane.touched(t.meeting);
+    t.time.advance(40 * 60_000);
+    const before = t.calls.length;
+    t.calls.at(-1)!.finish({ status: 'noted', parts: 1, about: 2, requests: 1 });
+    await settled();
+    t.lane.touched(t.meeting);
+    t.time.advance(3000);
+    expect(t.calls).toHaveLength(before + 1);
+    t.calls.at(-1)!.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+    await settled();
+    t.time.advance(60_000);
+    expect(t.calls).toHaveLength(before + 2);
+    expect(lines).toHaveLength(2);
+  });
+
+  it('notes a transcript written without a pause of 3 s too: at most 30 s after the first change not yet noted', () => {
+    // A transcriber that appends a line every second or two, all meeting long.
+    const t = lane();
+    for (let s = 0; s < 29; s++) {
+      t.lane.touched(t.meeting);
+      t.time.advance(1000);
+    }
+    expect(t.calls).toHaveLength(0);
+    for (let s = 29; s < 120 && t.calls.length === 0; s++) {
+      t.lane.touched(t.meeting);
+      t.time.advance(1000);
+    }
+    expect(t.calls).toHaveLength(1);
+  });
+
+  it('a change of a meeting waiting after a failure does not hold another meeting up', async () => {
+    const t = lane();
+    t.lane.touched(t.meeting);
+    t.time.advance(3000);
+    t.calls[0]!.finish({ status: 'failed', error: 'connect ECONNREFUSED' });
+    await settled();
+    t.lane.touched(t.other);
+    t.time.advance(1000);
+    t.lane.touched(t.meeting);
+    t.time.advance(2000);
+    expect(t.calls.map((c) => c.meeting)).toEqual([t.meeting, t.other]);
+  });
+
+  it('at the start, resumes only meetings whose notes were begun, without a pass for the others (the run process is not started for them)', async () => {
+    const meetingNote = (name: string) => `---\ntitle: ${name}\ntranscript: "[[Meetings/Transcripts/${name}]]"\n---\n`;
+    const t = lane(silentLogger, {
+      'Meetings/M.md': meetingNote('M'),
+      'Meetings/Transcripts/M.md': '---\nmeeting: "[[Meetings/M]]"\nstate: transcribing\n---\nAlice: hello\n',
+      'Meetings/N.md': meetingNote('N'),
+      'Meetings/Transcripts/N.md': '---\nmeeting: "[[Meetings/N]]"\nstate: transcribing\n---\nBob: hello\n',
+      'Meetings/Broken.md': '---\ntitle: [unclosed\n---\n',
+    });
+    await t.vault.write(t.vault.abs('Meetings/Context/N.md'), '---\nstate: transcribing\n---\n');
+    await writeNotesSection(t.vault, t.vault.abs('Meetings/Context/N.md'), { fingerprint: 'sha256:0', progress: 'Noted while the meeting runs.', parts: [{ from: 5, to: 5, text: '- hello', hash: 'sha256:1' }], condensed: [] });
+    await Promise.all([t.lane.resume(t.meeting), t.lane.resume(t.other), t.lane.resume(t.vault.abs('Meetings/Broken.md'))]);
+    t.time.advance(3000);
+    expect(t.calls.map((c) => [c.meeting, c.run.onlyIfStarted])).toEqual([[t.other, true]]);
+  });
+
+  it('finds the meeting of a growing transcript once, not by reading every meeting note at each change', async () => {
+    // A transcript with no `meeting` link: its meeting is the note whose `transcript` links to it.
+    const files: Record<string, string> = { 'Meetings/Transcripts/Big.md': '---\nstate: transcribing\n---\nAlice: hello\n' };
+    for (let i = 0; i < 200; i++) files[`Meetings/Old ${i}.md`] = `---\ntitle: Old ${i}\ntranscript: "[[Meetings/Transcripts/Old ${i}]]"\n---\n`;
+    files['Meetings/Big.md'] = '---\ntitle: Big\ntranscript: "[[Meetings/Transcripts/Big]]"\n---\n';
+    const vault = memoryVault(files);
+    const find = meetingsOfTranscripts(vault);
+    const counts = countFsCalls(vault.fs);
+    const transcript = vault.abs('Meetings/Transcripts/Big.md');
+    expect(await find(transcript)).toBe(vault.abs('Meetings/Big.md'));
+    const once = counts.readFile;
+    // A 3-hour meeting's transcript changes thousands of times.
+    for (let n = 0; n < 50; n++) expect(await find(transcript)).toBe(vault.abs('Meetings/Big.md'));
+    expect(counts.readFile).toBe(once);
+    // One not found is looked for again at its next change (its meeting note may come later).
+    await expect(find(vault.abs('Meetings/Transcripts/Nobody.md'))).rejects.toThrow();
   });
 });

@@ -11,7 +11,7 @@ import { NotTextFileError, readTextFile } from '../../vault/text-file.js';
 import type { Vault } from '../../vault/vault.js';
 import { conversationStarts } from '../conversation-start.js';
 import { fitsRoom } from './condense.js';
-import { condenseWork, noteParts, notesToCondense, partTokens, REPLY_RESERVE, startParts, type TranscriptToRead, wholeReadTokens } from './notes-pass.js';
+import { condenseWork, noteParts, notesToCondense, partTokens, REPLY_RESERVE, startParts, tooLongToRead, type TranscriptToRead, wholeReadTokens } from './notes-pass.js';
 import { type WindowRoom, windowRoom } from './window-room.js';
 
 /**
@@ -97,6 +97,8 @@ export async function makeLiveNotes(deps: LiveNotesDeps, meetingPath: string, op
   // Its window is said once per run; a pass every few lines of the meeting need not say it again.
   const room = windowRoom(deps.contextManager?.(log.child({}, { level: 'warn' }), options.signal), settings.ContextWindow);
   await room.prepare?.();
+  // A run would not read it into notes (over 100 parts): nor are they made while it is written.
+  if (tooLongToRead(text, room)) return skipped('the transcript is too long to read into notes (over 100 parts)');
   const lines = splitLines(text);
   // Judged with nothing carried beside it: a transcript that might still fit a run needs no notes.
   if (wholeReadTokens({ label, lines }) <= (room.target - REPLY_RESERVE) * 0.9) return { status: 'fits', parts: 0, about: 0, requests: 0 };

@@ -101,6 +101,11 @@ export function fingerprintOf(lines: readonly string[]): string {
   return `sha256:${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}`;
 }
 
+/** A transcript of more than MAX_PARTS parts (judged by characters): not read into notes, by a run or while it is written. */
+export function tooLongToRead(text: string, room: WindowRoom): boolean {
+  return text.length > MAX_PARTS * partTokens(room) * MAX_CHARS_PER_TOKEN;
+}
+
 /** Output allowance of one notes request: a part's notes are short, and the window is small. */
 function notesOutput(room: WindowRoom): number {
   return Math.max(128, Math.min(room.maxOutputTokens, Math.floor(room.window / 8)));
@@ -312,7 +317,7 @@ export async function notesForLongTranscript(input: LongTranscriptInput): Promis
   });
   if (text === undefined) return undefined;
   const label = vault.rel(meeting.transcriptPath);
-  if (text.length > MAX_PARTS * partTokens(input.room) * MAX_CHARS_PER_TOKEN) {
+  if (tooLongToRead(text, input.room)) {
     log.warn({ chars: text.length, transcript: label }, `the transcript is too long to read into notes (over ${MAX_PARTS} parts): the agent reads it in ranges`);
     return undefined;
   }

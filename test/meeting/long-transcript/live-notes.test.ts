@@ -126,4 +126,15 @@ describe('notes while the meeting runs', () => {
     expect(await makeLiveNotes(t.deps, t.meeting)).toMatchObject({ status: 'skipped', requests: 0 });
     expect(t.requests).toEqual([]);
   });
+
+  it('makes no request for a transcript a run would not read into notes either (over 100 parts: a log pasted in, a file of megabytes)', async () => {
+    // About 2 MB of lines, well past the 100 parts of a 4,096-token window a run reads at most.
+    const huge = Array.from({ length: 20_000 }, (_, i) => `Speaker ${i % 3}: ${'all the words of a very long log line '.repeat(3)}${i}`);
+    const t = setup(huge, 'transcribing', RAW, async (n) => {
+      if (n > 2) throw new Error('more requests than a refused transcript may cost');
+    });
+    await expect(makeLiveNotes(t.deps, t.meeting)).resolves.toMatchObject({ status: 'skipped', requests: 0 });
+    expect(t.requests).toEqual([]);
+    expect(await t.vault.exists(t.vault.abs(CONTEXT))).toBe(false);
+  });
 });
