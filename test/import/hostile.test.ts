@@ -1,0 +1,72 @@
+import iconv from 'iconv-lite';
+import { describe, expect, it } from 'vitest';
+import { readTranscript } from '../../src/import/formats/index.js';
+import { ReadReport } from '../../src/import/read-report.js';
+import { transcriptLines } from '../../src/import/transcript-lines.js';
+
+// Small hostile inputs from the review of issue 32 (docs/design.md §9): each a way a word was
+// lost, doubled or misread. Our own text, written here.
+
+async function read(name: string, content: string | Buffer) {
+  const report = new ReadReport();
+  const bytes = typeof content === 'string' ? Buffer.from(content) : content;
+  const cues = await readTranscript({ name, bytes }, report);
+  return { lines: transcriptLines(cues), said: report.sentences() };
+}
+
+/** A SubRip file of one cue per text, a second apart. */
+const srt = (...texts: string[]) => texts.map((t, i) => `${i + 1}\n00:00:0${i},000 --> 00:00:0${i + 1},000\n${t}\n`).join('\n');
+
+describe('a real repetition is no rolling caption', () => {
+  it('a chorus of "Yes." in SubRip keeps every one', async () => {
+    const { lines } = await read('chorus.srt', srt('Yes.', 'Yes.', 'Yes.', 'No.'));
+    expect(lines).toEqual(['[00:00:00] Yes. Yes. Yes. No.']);
+  });
+
+  it('a person saying the same sentence three times keeps all three', async () => {
+    const { lines } = await read('again.srt', srt('I agree.', 'I agree.', 'I agree.'));
+    expect(lines).toEqual(['[00:00:00] I agree. I agree. I agree.']);
+  });
+
+  it('three people answering "Yes." in a Teams file keep their own words', async () => {
+    const vtt = 'WEBVTT\n\n' + ['Ann', 'Bob', 'Cy'].map((n, i) => `00:00:0${i}.000 --> 00:00:0${i + 1}.000\n<v ${n}>Yes.</v>\n`).join('\n');
+    const { lines } = await read('teams.vtt', vtt);
+    expect(lines).toEqual(['[00:00:00] Ann: Yes.', '[00:00:01] Bob: Yes.', '[00:00:02] Cy: Yes.']);
+  });
+});
+
+describe('SubRip identifiers are numbers', () => {
+  it('a line of words after a blank line inside a cue is no identifier of the next cue', async () => {
+    const { lines, said } = await read('blank.srt', '1\n00:00:01,000 --> 00:00:02,000\nHello\n\nworld\n00:00:03,000 --> 00:00:04,000\nNext\n');
+    expect(lines).toEqual(['[00:00:01] Hello world Next']);
+    expect(said).toEqual([]);
+  });
+});
+
+describe('encodings that were guessed wrongly with confidence', () => {
+  it('a UTF-8 file with one stray Windows-1252 byte keeps its UTF-8 letters', async () => {
+    const bytes = Buffer.concat([Buffer.from('1\n00:00:01,000 --> 00:00:02,000\nJosé said caf'), Buffer.from([0xe9]), Buffer.from(' is open\n')]);
+    const { lines } = await read('mixed.srt', bytes);
+    expect(lines).toEqual(['[00:00:01] José said café is open']);
+  });
+
+  it('a UTF-8 file full of accents with one bad byte is read, not refused', async () => {
+    const bytes = Buffer.concat([Buffer.from(srt('Café crème déjà vu, naïve façade, Zürich', 'Ok')), Buffer.from([0xe9, 0x0a])]);
+    const { lines } = await read('mixed2.srt', bytes);
+    expect(lines).toEqual(['[00:00:00] Café crème déjà vu, naïve façade, Zürich Ok é']);
+  });
+
+  it('one short Czech line in Windows-1250 is not read as Windows-1252 (Dìkuji, pøišli)', async () => {
+    const { lines } = await read('czech.srt', iconv.encode(srt('Děkuji, že jste přišli'), 'windows-1250'));
+    expect(lines).toEqual(['[00:00:00] Děkuji, že jste přišli']);
+  });
+});
+
+describe('no control character reaches a note', () => {
+  it('NUL and other C0 controls past the binary probe are dropped', async () => {
+    const bytes = Buffer.concat([Buffer.from(srt('a'.repeat(9000), 'bell')), Buffer.from([0x07, 0x00, 0x1b]), Buffer.from(' here\n')]);
+    const { lines } = await read('ctrl.srt', bytes);
+    expect(lines.join('\n')).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F]/);
+    expect(lines.at(-1)).toMatch(/bell here$/);
+  });
+});
