@@ -89,9 +89,10 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
     if (comment) continue;
     const timing = line.includes('->') ? TIMING.exec(line) : null;
     if (timing) {
-      // The line just above is the identifier: the last line of a fresh block, or an index
-      // number at the end of the cue before (no blank line between the cues).
-      if (block.length > 0) block.pop();
+      // The line just above is the identifier: the last line of a fresh block (in SubRip only
+      // a number: a line of words there is text after a blank line inside the cue before),
+      // or an index number at the end of the cue before (no blank line between the cues).
+      if (block.length > 0 && (options.webvtt || INDEX.test(block.at(-1)!))) block.pop();
       else if (cue && cue.text.length > 0 && INDEX.test(cue.text.at(-1)!)) cue.text.pop();
       settle();
       if (cue) yield done(cue);
