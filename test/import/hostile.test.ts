@@ -70,3 +70,15 @@ describe('no control character reaches a note', () => {
     expect(lines.at(-1)).toMatch(/bell here$/);
   });
 });
+
+describe('a timing line cut short', () => {
+  it('a timing line without its end time starts a cue: no index or arrow reaches a note', async () => {
+    const { lines } = await read('cut.srt', '1\n00:00:01,000 --> 00:00:02,000\nHello\n\n2\n00:00:03,000 -->\nthere\n');
+    expect(lines).toEqual(['[00:00:01] Hello there']);
+  });
+
+  it('words with an arrow in them stay words', async () => {
+    const { lines } = await read('arrow.srt', '1\n00:00:01,000 --> 00:00:02,000\nstep 10 --> the next step\n');
+    expect(lines).toEqual(['[00:00:01] step 10 --> the next step']);
+  });
+});
