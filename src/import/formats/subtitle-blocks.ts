@@ -37,6 +37,8 @@ export interface SubtitleOptions {
  * settings after; any other line with an arrow in it is text.
  */
 const TIMING = /^\s*(-?[\d:.,]+)\s*-{2,}>\s*(-?[\d:.,]+)(?:[ \t].*)?$/;
+/** A timing line cut short after its arrow (`00:00:03,000 -->`): a cue that ends where it starts. */
+const CUT_TIMING = /^\s*(-?\d[\d.,]*:[\d:.,]*)\s*-{2,}>\s*$/;
 const INDEX = /^\s*\d+\s*$/;
 const COMMENT = /^(?:NOTE|STYLE|REGION)(?:[ \t]|$)/;
 
@@ -87,7 +89,7 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
       continue;
     }
     if (comment) continue;
-    const timing = line.includes('->') ? TIMING.exec(line) : null;
+    const timing = line.includes('->') ? (TIMING.exec(line) ?? CUT_TIMING.exec(line)) : null;
     if (timing) {
       // The line just above is the identifier: the last line of a fresh block (in SubRip only
       // a number: a line of words there is text after a blank line inside the cue before),
@@ -97,7 +99,7 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
       settle();
       if (cue) yield done(cue);
       const start = parseClock(timing[1]!) ?? NaN;
-      cue = { start, end: parseClock(timing[2]!) ?? start, line: n, text: [] };
+      cue = { start, end: (timing[2] === undefined ? undefined : parseClock(timing[2])) ?? start, line: n, text: [] };
       blank = false;
       header = false;
       continue;
