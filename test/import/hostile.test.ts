@@ -82,3 +82,23 @@ describe('a timing line cut short', () => {
     expect(lines).toEqual(['[00:00:01] step 10 --> the next step']);
   });
 });
+
+describe('an impossible time in a text transcript', () => {
+  it("an Otter head with an impossible time is still the head: Bob's words are not Ann's", async () => {
+    const { lines, said } = await read('otter.txt', 'Ann Lee  0:01\nhi there\n\nBob Stone  0:99\nhello\n\nAnn Lee  0:07\nbye\n');
+    expect(lines).toEqual(['[00:00:01] Ann Lee: hi there', '[00:00:01] Bob Stone: hello', '[00:00:07] Ann Lee: bye']);
+    expect(said).toEqual(['1 cue had a time that cannot be a time, its words are kept at the time of the cue before: line 4 of the file']);
+  });
+
+  it('a Fathom head with an impossible time likewise', async () => {
+    const { lines, said } = await read('fathom.txt', '@0:01 - Ann Lee\nhi there\n\n@0:99 - Bob Stone\nhello\n\n@0:07 - Ann Lee\nbye\n');
+    expect(lines).toEqual(['[00:00:01] Ann Lee: hi there', '[00:00:01] Bob Stone: hello', '[00:00:07] Ann Lee: bye']);
+    expect(said).toHaveLength(1);
+  });
+
+  it('a line time stamp that cannot be a time is reported, with its line in the file after the frontmatter', async () => {
+    const { lines, said } = await read('lines.md', '---\ntitle: x\n---\n[00:00:01] Ann: hi\n[99:99:99] Bob: hello\n[00:00:05] Ann: bye\n');
+    expect(lines).toEqual(['[00:00:01] Ann: hi', '[00:00:01] Bob: hello', '[00:00:05] Ann: bye']);
+    expect(said).toEqual(['1 cue had a time that cannot be a time, its words are kept at the time of the cue before: line 5 of the file']);
+  });
+});
