@@ -8,7 +8,8 @@ import iconv from 'iconv-lite';
  *
  * Only when the file shows that it is UTF-8: at least as many well-formed multi-byte UTF-8
  * sequences as stray bytes (a Windows-1252 file holds almost none: its accented letter is
- * followed by a plain letter, not by a byte 0x80–0xBF). Undefined otherwise.
+ * followed by a plain letter, not by a byte 0x80–0xBF). Undefined otherwise, as soon as the
+ * stray bytes are many and twice the sequences.
  */
 export function mixedUtf8(bytes: Uint8Array): string | undefined {
   let valid = 0;
@@ -26,6 +27,8 @@ export function mixedUtf8(bytes: Uint8Array): string | undefined {
     } else {
       stray.push(i);
       i++;
+      // A code-page file shows itself within its first accented words: no scan of 100 MB.
+      if (stray.length > 64 && stray.length > 2 * valid) return undefined;
     }
   }
   if (valid === 0 || stray.length > valid) return undefined;
