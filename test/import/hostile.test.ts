@@ -102,3 +102,13 @@ describe('an impossible time in a text transcript', () => {
     expect(said).toEqual(['1 cue had a time that cannot be a time, its words are kept at the time of the cue before: line 5 of the file']);
   });
 });
+
+describe('CJK code pages the detector is sure of', () => {
+  it.each([
+    ['Shift_JIS', 'こんにちは、今日の会議を始めます。'],
+    ['gb18030', '大家好，我们开始开会吧。'],
+  ])('a %s line with its own punctuation (、，。) is read, not refused', async (encoding, line) => {
+    const { lines } = await read('cjk.srt', iconv.encode(srt(line), encoding));
+    expect(lines).toEqual([`[00:00:00] ${line}`]);
+  });
+});
