@@ -153,7 +153,8 @@ const SCRIPTS: [string, RegExp][] = [
  * switch from small to capital letters (`дНАПШИ`, Windows-1251 read as KOI8-R).
  */
 function plausible(text: string): boolean {
-  for (const raw of text.split(/[\s!-/:-@[-`{-~]+/)) {
+  // Words end at ASCII punctuation and at CJK's own (`、`, `。`, `，`, `・`, fullwidth signs).
+  for (const raw of text.split(/[\s!-/:-@[-`{-~\u3000-\u303f\u30fb\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/)) {
     if (!/[^\x00-\x7f]/.test(raw)) continue;
     const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (word === '') continue;
