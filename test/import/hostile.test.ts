@@ -2,7 +2,7 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { readTranscript } from '../../src/import/formats/index.js';
 import { ReadReport } from '../../src/import/read-report.js';
-import { transcriptLines } from '../../src/import/transcript-lines.js';
+import { attendeesOf, transcriptLines } from '../../src/import/transcript-lines.js';
 
 // Small hostile inputs from the review of issue 32 (docs/design.md §9): each a way a word was
 // lost, doubled or misread. Our own text, written here.
@@ -110,5 +110,14 @@ describe('CJK code pages the detector is sure of', () => {
   ])('a %s line with its own punctuation (、，。) is read, not refused', async (encoding, line) => {
     const { lines } = await read('cjk.srt', iconv.encode(srt(line), encoding));
     expect(lines).toEqual([`[00:00:00] ${line}`]);
+  });
+});
+
+describe('labels of meeting minutes are no speakers', () => {
+  it('a .txt of minutes (Attendees:, Date:, Budget:, Owner:, Deadline:) puts no label among the attendees', async () => {
+    const text = 'Attendees: Ann, Bob\nDate: 2 December\nBudget: ten thousand\nOwner: Ann\nDeadline: Friday\nDecisions: we ship\n';
+    const cues = await readTranscript({ name: 'minutes.txt', bytes: Buffer.from(text) });
+    expect(attendeesOf(cues)).toEqual([]);
+    expect(transcriptLines(cues)).toHaveLength(6);
   });
 });
