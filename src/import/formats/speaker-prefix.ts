@@ -20,6 +20,11 @@ const NOT_NAMES = new Set(
     'note', 'notes', 'update', 'question', 'answer', 'summary', 'action', 'action item', 'warning', 'important', 'example',
     'reminder', 'agenda', 'decision', 'todo', 'fyi', 'ps', 'tip', 'next', 'next steps', 'result', 'problem', 'solution', 'idea',
     'so', 'well', 'also', 'okay', 'ok', 'yes', 'no', 'first', 'second', 'third', 'finally', 'edit', 'q', 'a', 'http', 'https',
+    // The labels of meeting minutes and agendas pasted as a transcript.
+    'attendees', 'participants', 'present', 'absent', 'date', 'time', 'location', 'place', 'subject', 'topic', 'topics', 'title',
+    'agenda item', 'decisions', 'action items', 'actions', 'owner', 'owners', 'deadline', 'due', 'due date', 'budget', 'cost', 'status',
+    'risk', 'risks', 'issue', 'issues', 'blocker', 'blockers', 'goal', 'goals', 'background', 'context', 'outcome', 'conclusion',
+    'follow-up', 'follow up', 'next meeting', 'notes taken by', 'minutes', 'priority', 'comment', 'comments', 'feedback', 'recap',
   ].map((w) => w.toLowerCase()),
 );
 
