@@ -121,3 +121,15 @@ describe('labels of meeting minutes are no speakers', () => {
     expect(transcriptLines(cues)).toHaveLength(6);
   });
 });
+
+describe('a number at the end of a cue', () => {
+  it('is the next index only when it is one: the cue before said "42"', async () => {
+    const { lines } = await read('n.srt', '1\n00:00:01,000 --> 00:00:02,000\nThe answer is\n42\n2\n00:00:03,000 --> 00:00:04,000\nok\n');
+    expect(lines).toEqual(['[00:00:01] The answer is 42 ok']);
+  });
+
+  it('in a file without indices a number before a timing line is what was said', async () => {
+    const { lines } = await read('n.srt', '00:00:01,000 --> 00:00:02,000\nThe answer is\n42\n00:00:03,000 --> 00:00:04,000\nok\n');
+    expect(lines).toEqual(['[00:00:01] The answer is 42 ok']);
+  });
+});
