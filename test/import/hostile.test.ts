@@ -133,3 +133,17 @@ describe('a number at the end of a cue', () => {
     expect(lines).toEqual(['[00:00:01] The answer is 42 ok']);
   });
 });
+
+describe('UTF-16 without a BOM', () => {
+  it('of Cyrillic text (a NUL only in the ASCII characters\u2019 bytes) is read, not refused as binary', async () => {
+    const text = srt('Добрый день, как дела у всех сегодня', 'Хорошо, спасибо, начнём обсуждение');
+    const { lines } = await read('ru.srt', Buffer.from(text, 'utf16le'));
+    expect(lines).toEqual(['[00:00:00] Добрый день, как дела у всех сегодня Хорошо, спасибо, начнём обсуждение']);
+  });
+
+  it('a binary file of small 16-bit numbers stays refused', async () => {
+    const bytes = Buffer.alloc(4000);
+    for (let i = 0; i < 2000; i++) bytes.writeUInt16LE((i * 37) % 200, i * 2);
+    await expect(read('data.txt', bytes)).rejects.toThrow(/binary/);
+  });
+});
