@@ -53,8 +53,9 @@ function decodeBytes(file: SourceFile): string {
 }
 
 /**
- * UTF-16 written without a BOM (a few Windows tools): text of mostly ASCII characters has a
- * NUL in nearly every other byte, and almost none in the others. Binary files do not.
+ * UTF-16 written without a BOM (a few Windows tools): text has a NUL in the high byte of each
+ * ASCII character, and almost none in the others. Binary files do not, or read as control
+ * characters.
  */
 function bomlessUtf16(probe: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   const pairs = Math.floor(probe.length / 2);
@@ -65,9 +66,13 @@ function bomlessUtf16(probe: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
     if (probe[i] === 0) even++;
     if (probe[i + 1] === 0) odd++;
   }
-  if (odd >= 0.7 * pairs && even <= 0.02 * pairs) return 'utf-16le';
-  if (even >= 0.7 * pairs && odd <= 0.02 * pairs) return 'utf-16be';
-  return undefined;
+  // Text of another script has a NUL only in its ASCII characters (spaces, digits, timing
+  // lines): a third of them will do, if what it reads as holds no control character.
+  const encoding = odd >= 0.3 * pairs && even <= 0.02 * pairs ? 'utf-16le' : even >= 0.3 * pairs && odd <= 0.02 * pairs ? 'utf-16be' : undefined;
+  if (encoding === undefined) return undefined;
+  const text = new TextDecoder(encoding).decode(probe.subarray(0, probe.length - (probe.length % 2)));
+  // Binary data (small 16-bit numbers) reads as control characters; the last one may be cut.
+  return /[\u0000-\u0008\u000E-\u001F\u007F\uFFFD]/.test(text.slice(0, -1)) ? undefined : encoding;
 }
 
 function decodeUnicode(file: SourceFile, bytes: Uint8Array, encoding: string): string {
