@@ -147,3 +147,11 @@ describe('UTF-16 without a BOM', () => {
     await expect(read('data.txt', bytes)).rejects.toThrow(/binary/);
   });
 });
+
+describe('a sentence with a colon in a file of Name: lines', () => {
+  it('is no speaker when its prefix is no name and never recurs', async () => {
+    const cues = await readTranscript({ name: 'chat.txt', bytes: Buffer.from('Ann: hi\nBob: hello\nthe plan is simple: we ship\nanand sharma: ok\nanand sharma: good\n') });
+    expect(cues.map((c) => c.speaker)).toEqual(['Ann', 'Bob', undefined, 'anand sharma', 'anand sharma']);
+    expect(transcriptLines(cues)[2]).toBe('[00:00:00] the plan is simple: we ship');
+  });
+});
