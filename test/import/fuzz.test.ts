@@ -144,12 +144,18 @@ describe('mutated fixtures', () => {
 
 const NAMES = ['Ann Lee', 'anand sharma', 'John & Marie McKinney', 'Saurabh’s iPad', 'Dana (Guest)', 'SPEAKER_00', 'Bob'];
 
-/** `n` cues of unique words (`w0`, `w1` …) and the quirks real files have. */
-function generatedCues(r: Random, n: number) {
+/**
+ * `n` cues of words (`w0`, `w1` …) and the quirks real files have; in `repeats` of them a cue
+ * says again what the cue before said (a chorus of `Yes.`, a sentence said twice), by the
+ * same speaker or another: words said twice are there twice.
+ */
+function generatedCues(r: Random, n: number, repeats = 0) {
   let word = 0;
   let t = r.int(5);
+  let previous: string[] = [];
   return Array.from({ length: n }, () => {
-    const words = Array.from({ length: 1 + r.int(6) }, () => `w${word++}`);
+    const words = previous.length > 0 && r.chance(repeats) ? previous : Array.from({ length: 1 + r.int(6) }, () => `w${word++}`);
+    previous = words;
     const start = t;
     t += 0.2 + r.next() * 5;
     return { start, end: t, words, speaker: r.pick(NAMES) };
@@ -165,21 +171,25 @@ function clock(r: Random, seconds: number, comma: boolean): string {
   return `${pad(h, 2)}:${pad(m, 2)}:${pad(Math.floor(s), 2)}${comma ? ',' : '.'}${frac}`;
 }
 
-function subtitleFile(r: Random, webvtt: boolean): { text: string; words: string[] } {
-  const cues = generatedCues(r, 5 + r.int(30));
+function subtitleFile(r: Random, webvtt: boolean): { text: string; words: string[]; said: string[] } {
+  const cues = generatedCues(r, 5 + r.int(30), r.pick([0, 0, 0.2, 0.6]));
   const prefixed = r.chance(0.5);
   const nl = r.chance(0.3) ? '\r\n' : '\n';
   const out: string[] = webvtt ? ['WEBVTT', ''] : [];
+  const voices: boolean[] = [];
   cues.forEach((cue, i) => {
     if (r.chance(0.7)) out.push(String(i + 1));
     out.push(`${clock(r, cue.start, !webvtt)} --> ${clock(r, cue.end, !webvtt)}${r.chance(0.2) ? ' align:start position:0%' : ''}`);
     const words = cue.words.map((w) => (r.chance(0.15) ? `<i>${w}</i>` : r.chance(0.1) ? `{\\i1}${w}{\\i0}` : w));
-    const text = webvtt && !prefixed && r.chance(0.5) ? `<v ${cue.speaker}>${words.join(' ')}</v>` : `${prefixed ? `${cue.speaker}: ` : ''}${words.join(' ')}`;
+    voices[i] = webvtt && !prefixed && r.chance(0.5);
+    const text = voices[i] ? `<v ${cue.speaker}>${words.join(' ')}</v>` : `${prefixed ? `${cue.speaker}: ` : ''}${words.join(' ')}`;
     out.push(text);
     // A timing line right after the text, as YouTube and hand-edited files have it.
     if (r.chance(0.8)) out.push('');
   });
-  return { text: (r.chance(0.2) ? '\uFEFF' : '') + out.join(nl) + nl, words: cues.flatMap((c) => c.words) };
+  const voiced = (i: number) => prefixed || voices[i];
+  const said = cues.flatMap((c, i) => c.words.map((w) => `${voiced(i) ? c.speaker : '-'}|${w}`));
+  return { text: (r.chance(0.2) ? '\uFEFF' : '') + out.join(nl) + nl, words: cues.flatMap((c) => c.words), said };
 }
 
 function jsonFile(r: Random): { text: string; words: string[]; broken: number } {
@@ -226,10 +236,12 @@ describe('generated files: every word once, in order', () => {
   ])('%s', async (ext, webvtt) => {
     const r = random(ext === '.vtt' ? 1 : 2);
     for (let i = 0; i < 500; i++) {
-      const { text, words } = subtitleFile(r, webvtt);
+      const { text, words, said } = subtitleFile(r, webvtt);
       const read = await readSafely(`gen${ext}`, Buffer.from(text));
       expect(read, text).toBeDefined();
       expect(wordsOf(read!.lines), text).toEqual(words);
+      // And each word under the name of who said it.
+      expect(read!.cues.flatMap((c) => (c.text.match(/\bw\d+\b/g) ?? []).map((w) => `${c.speaker ?? '-'}|${w}`)), text).toEqual(said);
     }
   });
 

@@ -58,10 +58,51 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
   });
   // chardet's best plausible proposal; else, of the commonest code pages, the one that reads as
   // words, or Windows-1252 among several (a short Western line reads as words in most of them).
-  const chosen = plausibleOnes.find((e) => proposals.some((p) => p.encoding === e)) ?? (plausibleOnes.length === 1 ? plausibleOnes[0] : plausibleOnes.find((e) => e === 'windows-1252'));
+  // Those whose accented letters are one language's come first: on a short Czech line chardet
+  // proposes Windows-1252 before -1250, and 'Dìkuji, pøišli' reads as words, but in no language.
+  const oneLanguage = plausibleOnes.filter((encoding) => inOneAlphabet(iconv.decode(sample, encoding)));
+  const chosen = pick(oneLanguage, proposals) ?? pick(plausibleOnes, proposals);
   if (chosen === undefined) return undefined;
   const text = iconv.decode(whole, chosen);
   return readable(text) ? { text, encoding: chosen } : undefined;
+}
+
+/** chardet's best proposal among `candidates`; else the one candidate, or Windows-1252 among several. */
+function pick(candidates: string[], proposals: { encoding: string }[]): string | undefined {
+  return candidates.find((e) => proposals.some((p) => p.encoding === e)) ?? (candidates.length === 1 ? candidates[0] : candidates.find((e) => e === 'windows-1252'));
+}
+
+/**
+ * The accented Latin letters of the languages the 8-bit code pages serve; text in another
+ * script is no matter here. A text whose accented letters no one alphabet holds (`ì`, `ø` and
+ * `š` in one line) is no language's: a code page read as its neighbour.
+ */
+const ALPHABETS = [
+  'àâæçéèêëîïôœùûüÿ', // French
+  'äöüß', // German
+  'áéíñóúü', // Spanish
+  'áâãàçéêíóôõú', // Portuguese
+  'àèéìíîòóùú', // Italian
+  'áéëïóöüíú', // Dutch
+  'àçèéíïòóúü', // Catalan
+  'åäöæøéáíóúýþðü', // Nordic
+  'ąćęłńóśźż', // Polish
+  'áäčďéěíĺľňóôŕřšťúůýž', // Czech, Slovak
+  'áéíóöőúüű', // Hungarian
+  'ăâîșşțţ', // Romanian
+  'čćđšž', // Croatian, Slovene, Bosnian
+  'âçğıîöşüû', // Turkish
+  'ąčęėįšųūž', // Lithuanian
+  'āčēģīķļņšūž', // Latvian
+  'äõöüšž', // Estonian
+  'çë', // Albanian
+  'áéíóúýàèìòù', // Irish, Welsh, Icelandic vowels
+];
+
+function inOneAlphabet(text: string): boolean {
+  const accented = new Set((text.toLowerCase().match(/\p{Script=Latin}/gu) ?? []).filter((letter) => letter > '\x7f'));
+  if (accented.size === 0) return true;
+  return ALPHABETS.some((alphabet) => [...accented].every((letter) => alphabet.includes(letter)));
 }
 
 /** The code pages subtitle files come in most, tried when chardet proposes none that reads as words. */
@@ -112,7 +153,8 @@ const SCRIPTS: [string, RegExp][] = [
  * switch from small to capital letters (`дНАПШИ`, Windows-1251 read as KOI8-R).
  */
 function plausible(text: string): boolean {
-  for (const raw of text.split(/[\s!-/:-@[-`{-~]+/)) {
+  // Words end at ASCII punctuation and at CJK's own (`、`, `。`, `，`, `・`, fullwidth signs).
+  for (const raw of text.split(/[\s!-/:-@[-`{-~\u3000-\u303f\u30fb\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/)) {
     if (!/[^\x00-\x7f]/.test(raw)) continue;
     const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (word === '') continue;

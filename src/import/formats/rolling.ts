@@ -7,8 +7,11 @@ import type { Cue } from '../cues.js';
  * with are new: the words as spoken, once.
  *
  * Only in a file that rolls: one with YouTube's inline word times (`<00:05:04.199><c>`), or
- * where at least a third of the cues start with the line the cue before ended with. Elsewhere
- * two cues saying the same (`Yes.`, `Yes.`) are two things said, and both stay.
+ * where at least a third of the cues show the line the cue before ended with and add a line
+ * to it (a cue of one line that says what the cue before said is no evidence: a chorus of
+ * `Yes.`, a sentence said twice). Elsewhere two cues saying the same (`Yes.`, `Yes.`) are two
+ * things said, and both stay; and even in a file that rolls, a cue of another speaker is
+ * never taken for a repetition of the cue before.
  */
 const INLINE_TIME = /<\d{1,3}:\d{2}(?::\d{2})?[.,]\d{1,3}>/;
 
@@ -26,14 +29,19 @@ export function hasInlineTimes(raw: string): boolean {
 export function unrolled(cues: Cue[], lines: ReadonlyMap<Cue, readonly string[]>, inlineTimes: boolean): Cue[] {
   const linesOf = (cue: Cue): readonly string[] => lines.get(cue) ?? [cue.text];
   let repeats = 0;
-  for (let i = 1; i < cues.length; i++) if (linesOf(cues[i]!)[0] === linesOf(cues[i - 1]!).at(-1)) repeats++;
+  for (let i = 1; i < cues.length; i++) {
+    const own = linesOf(cues[i]!);
+    if (own.length > 1 && own[0] === linesOf(cues[i - 1]!).at(-1)) repeats++;
+  }
   if (!inlineTimes && !(repeats >= 2 && repeats * 3 >= cues.length)) return cues;
   const out: Cue[] = [];
   let previous: readonly string[] = [];
+  let speaker: string | undefined;
   for (const cue of cues) {
     const own = linesOf(cue);
-    const fresh = newLines(previous, own);
+    const fresh = cue.speaker === speaker ? newLines(previous, own) : own;
     previous = own;
+    speaker = cue.speaker;
     if (fresh.length === 0) continue;
     cue.text = fresh.join(' ');
     out.push(cue);

@@ -8,8 +8,9 @@
  *   whatever its case or characters (Zoom display names as people type them: `anand sharma`,
  *   `John & Marie McKinney`, `Saurabh’s iPad`, `Dana (Guest)`), within reason: at most 60
  *   characters and 6 words, not a URL, a time or a number, no `?`, `!`, `;` or quotes, not one
- *   of the words people start a sentence with before a colon. (Zoom writes the name before
- *   every cue, so there the first `: ` of a cue is the name's.)
+ *   of the words people start a sentence with before a colon, not words of a clause (`the
+ *   plan is simple: …`). (Zoom writes the name before every cue, so there the first `: ` of a
+ *   cue is the name's.)
  * - Elsewhere a prefix is a speaker only when it looks like a name: at most five words of
  *   letters, each starting with a capital or all in one label like `SPEAKER_00`.
  * Anything else stays in the text, so a word is never lost, at worst not attributed.
@@ -20,6 +21,11 @@ const NOT_NAMES = new Set(
     'note', 'notes', 'update', 'question', 'answer', 'summary', 'action', 'action item', 'warning', 'important', 'example',
     'reminder', 'agenda', 'decision', 'todo', 'fyi', 'ps', 'tip', 'next', 'next steps', 'result', 'problem', 'solution', 'idea',
     'so', 'well', 'also', 'okay', 'ok', 'yes', 'no', 'first', 'second', 'third', 'finally', 'edit', 'q', 'a', 'http', 'https',
+    // The labels of meeting minutes and agendas pasted as a transcript.
+    'attendees', 'participants', 'present', 'absent', 'date', 'time', 'location', 'place', 'subject', 'topic', 'topics', 'title',
+    'agenda item', 'decisions', 'action items', 'actions', 'owner', 'owners', 'deadline', 'due', 'due date', 'budget', 'cost', 'status',
+    'risk', 'risks', 'issue', 'issues', 'blocker', 'blockers', 'goal', 'goals', 'background', 'context', 'outcome', 'conclusion',
+    'follow-up', 'follow up', 'next meeting', 'notes taken by', 'minutes', 'priority', 'comment', 'comments', 'feedback', 'recap',
   ].map((w) => w.toLowerCase()),
 );
 
@@ -41,6 +47,19 @@ export function isReasonableName(name: string): boolean {
   if (/[;!?"“”<>{}[\]|\\]/.test(name) || /:\/\/|^www\./i.test(name)) return false;
   if (!/\p{L}/u.test(name) || /^[\d\s:.,-]+$/.test(name)) return false;
   return name.split(/\s+/).length <= 6;
+}
+
+/**
+ * Words of a sentence, not of a display name: `the plan is simple: we ship` has a colon after
+ * a clause. A name as typed (`anand sharma`, `Saurabh’s iPad`, `iPhone de Ana`) has none.
+ */
+const SENTENCE_WORDS = new Set(
+  'the is are was were be been am we i it this that these those there here what how why when which who my our your their will would can could should must have has had do does did to for with not'.split(' '),
+);
+
+function isSentence(prefix: string): boolean {
+  const words = prefix.toLowerCase().split(/\s+/);
+  return words.length >= 2 && words.some((w) => SENTENCE_WORDS.has(w));
 }
 
 const PREFIX = /^\s*(?:\*\*([^*]{1,60}?)\*\*|([^:]{1,60}?))\s*:(?:\s+|$)(.*)$/su;
@@ -70,7 +89,7 @@ export function attributePrefixes<T extends Speakable>(cues: T[]): T[] {
   open.forEach((cue, i) => {
     const p = reasonable[i];
     if (!p) return;
-    const taken = loose || looksLikeName(p.speaker);
+    const taken = (loose && !isSentence(p.speaker)) || looksLikeName(p.speaker);
     if (!taken || p.text.trim() === '') return;
     cue.speaker = p.speaker;
     cue.text = p.text;

@@ -37,6 +37,8 @@ export interface SubtitleOptions {
  * settings after; any other line with an arrow in it is text.
  */
 const TIMING = /^\s*(-?[\d:.,]+)\s*-{2,}>\s*(-?[\d:.,]+)(?:[ \t].*)?$/;
+/** A timing line cut short after its arrow (`00:00:03,000 -->`): a cue that ends where it starts. */
+const CUT_TIMING = /^\s*(-?\d[\d.,]*:[\d:.,]*)\s*-{2,}>\s*$/;
 const INDEX = /^\s*\d+\s*$/;
 const COMMENT = /^(?:NOTE|STYLE|REGION)(?:[ \t]|$)/;
 
@@ -55,6 +57,8 @@ interface Open {
   end: number;
   line: number;
   text: string[];
+  /** Whether an identifier stood above its timing line. */
+  identified: boolean;
 }
 
 export function* subtitleBlocks(text: string, options: SubtitleOptions): Generator<RawCue> {
@@ -87,16 +91,20 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
       continue;
     }
     if (comment) continue;
-    const timing = line.includes('->') ? TIMING.exec(line) : null;
+    const timing = line.includes('->') ? (TIMING.exec(line) ?? CUT_TIMING.exec(line)) : null;
     if (timing) {
-      // The line just above is the identifier: the last line of a fresh block, or an index
-      // number at the end of the cue before (no blank line between the cues).
-      if (block.length > 0) block.pop();
-      else if (cue && cue.text.length > 0 && INDEX.test(cue.text.at(-1)!)) cue.text.pop();
+      // The line just above is the identifier: the last line of a fresh block (in SubRip only
+      // a number: a line of words there is text after a blank line inside the cue before),
+      // or an index number at the end of the cue before (no blank line between the cues).
+      // A number at the end of the cue before is an index only in a file of indices (that cue
+      // had one): elsewhere it is what was said (`The answer is` / `42`).
+      let identified = false;
+      if (block.length > 0 && (options.webvtt || INDEX.test(block.at(-1)!))) identified = block.pop() !== undefined;
+      else if (cue?.identified && cue.text.length > 0 && INDEX.test(cue.text.at(-1)!)) identified = cue.text.pop() !== undefined;
       settle();
       if (cue) yield done(cue);
       const start = parseClock(timing[1]!) ?? NaN;
-      cue = { start, end: parseClock(timing[2]!) ?? start, line: n, text: [] };
+      cue = { start, end: (timing[2] === undefined ? undefined : parseClock(timing[2])) ?? start, line: n, text: [], identified };
       blank = false;
       header = false;
       continue;

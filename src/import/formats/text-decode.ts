@@ -1,13 +1,15 @@
 import { ImportError, type SourceFile } from '../cues.js';
 import { decodeCodePage } from './code-page.js';
+import { mixedUtf8 } from './utf8-mixed.js';
 
 /**
  * The text of a transcript file (docs/design.md §9, "Files as they really are"): by its BOM
  * (UTF-8, UTF-16 and UTF-32 in either byte order, as Windows tools write them), else UTF-16
- * by its pattern of NUL bytes, else UTF-8 when it is valid UTF-8, else the 8-bit code page
- * code-page.ts detects. A file with NUL bytes
- * and no such BOM is binary; one whose code page cannot be told is an import error, never a
- * transcript of replacement characters.
+ * by its pattern of NUL bytes, else UTF-8 when it is valid UTF-8, else UTF-8 with a few stray
+ * Windows-1252 bytes (utf8-mixed.ts), else the 8-bit code page code-page.ts detects. A file
+ * with NUL bytes and no such BOM is binary; one whose code page cannot be told is an import
+ * error, never a transcript of replacement characters. Control characters (a NUL past the
+ * probe, a bell, an escape) are no words and never reach a note.
  */
 const BOMS: [number[], string][] = [
   [[0xff, 0xfe, 0x00, 0x00], 'utf-32le'],
@@ -17,7 +19,15 @@ const BOMS: [number[], string][] = [
   [[0xfe, 0xff], 'utf-16be'],
 ];
 
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/;
+
 export function decodeText(file: SourceFile): string {
+  const text = decodeBytes(file);
+  return CONTROL.test(text) ? text.replace(new RegExp(CONTROL.source, 'g'), '') : text;
+}
+
+function decodeBytes(file: SourceFile): string {
   const b = file.bytes;
   for (const [bom, encoding] of BOMS) {
     if (b.length >= bom.length && bom.every((byte, i) => b[i] === byte)) return decodeUnicode(file, b.subarray(bom.length), encoding);
@@ -31,6 +41,8 @@ export function decodeText(file: SourceFile): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(b);
   } catch {
+    const mixed = mixedUtf8(b);
+    if (mixed !== undefined && !/[\uFFFD\u0080-\u009F]/.test(mixed)) return mixed;
     const decoded = decodeCodePage(b);
     if (decoded) return decoded.text;
     throw new ImportError(
@@ -41,8 +53,9 @@ export function decodeText(file: SourceFile): string {
 }
 
 /**
- * UTF-16 written without a BOM (a few Windows tools): text of mostly ASCII characters has a
- * NUL in nearly every other byte, and almost none in the others. Binary files do not.
+ * UTF-16 written without a BOM (a few Windows tools): text has a NUL in the high byte of each
+ * ASCII character, and almost none in the others. Binary files do not, or read as control
+ * characters.
  */
 function bomlessUtf16(probe: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
   const pairs = Math.floor(probe.length / 2);
@@ -53,9 +66,13 @@ function bomlessUtf16(probe: Uint8Array): 'utf-16le' | 'utf-16be' | undefined {
     if (probe[i] === 0) even++;
     if (probe[i + 1] === 0) odd++;
   }
-  if (odd >= 0.7 * pairs && even <= 0.02 * pairs) return 'utf-16le';
-  if (even >= 0.7 * pairs && odd <= 0.02 * pairs) return 'utf-16be';
-  return undefined;
+  // Text of another script has a NUL only in its ASCII characters (spaces, digits, timing
+  // lines): a third of them will do, if what it reads as holds no control character.
+  const encoding = odd >= 0.3 * pairs && even <= 0.02 * pairs ? 'utf-16le' : even >= 0.3 * pairs && odd <= 0.02 * pairs ? 'utf-16be' : undefined;
+  if (encoding === undefined) return undefined;
+  const text = new TextDecoder(encoding).decode(probe.subarray(0, probe.length - (probe.length % 2)));
+  // Binary data (small 16-bit numbers) reads as control characters; the last one may be cut.
+  return /[\u0000-\u0008\u000E-\u001F\u007F\uFFFD]/.test(text.slice(0, -1)) ? undefined : encoding;
 }
 
 function decodeUnicode(file: SourceFile, bytes: Uint8Array, encoding: string): string {

@@ -27,14 +27,16 @@ const OTTER_FOOTER = /^transcribed by (https?:\/\/)?otter\.ai\b/i;
 const RULE = /^\s*(?:[-*_=]\s*){3,}$/;
 
 export function readText(file: SourceFile): Cue[] {
-  const text = withoutFrontmatter(decodeText(file));
-  return textCues(splitLines(text));
+  return textCues(splitLines(withoutFrontmatter(decodeText(file))));
 }
 
-/** A Markdown note's frontmatter is the note's properties, not what was said. */
+/**
+ * A Markdown note's frontmatter is the note's properties, not what was said: blank lines in
+ * its place, so a line the report names is the line of the file.
+ */
 function withoutFrontmatter(text: string): string {
   const m = /^---\r?\n[\s\S]*?\r?\n---[ \t]*(\r?\n|$)/.exec(text);
-  return m ? text.slice(m[0].length) : text;
+  return m ? '\n'.repeat(m[0].split('\n').length - 1) + text.slice(m[0].length) : text;
 }
 
 function blockHead(line: string): { speaker: string; start: number } | undefined {
@@ -47,8 +49,9 @@ function blockHead(line: string): { speaker: string; start: number } | undefined
   const speaker = (bold?.[1] ?? fathom?.[2] ?? (otter && looksLikeName(otter[1]!) ? otter[1] : undefined))?.trim();
   const time = bold?.[2] ?? fathom?.[1] ?? otter?.[2];
   if (!speaker || time === undefined || !isReasonableName(speaker)) return undefined;
-  const start = parseClock(time);
-  return start === undefined ? undefined : { speaker, start };
+  // A head whose time cannot be a time (`0:99`) is a head all the same, or its speaker's words
+  // would be the speaker's before; NaN, which the import reports (docs/design.md §9, Limits).
+  return { speaker, start: parseClock(time) ?? NaN };
 }
 
 export function textCues(lines: string[]): Cue[] {
@@ -99,15 +102,18 @@ function lineCues(lines: string[]): Cue[] {
       return;
     }
     const timed = LEADING_TIME.exec(rest);
+    const clock = timed ? parseClock((timed[1] ?? timed[2] ?? timed[3])!) : undefined;
     if (timed) {
-      last = parseClock((timed[1] ?? timed[2] ?? timed[3])!) ?? last;
+      last = clock ?? last;
       rest = timed[4]!.trim();
     }
     if (rest === '') return;
     const previous = cues.at(-1);
     if (!timed && wrapped && !blank && previous && untimed.has(previous)) previous.text += ` ${rest}`;
     else {
-      const cue: Cue = { start: last, end: last, text: rest, line: i + 1 };
+      // A time stamp that cannot be a time: NaN, which the import reports.
+      const start = timed && clock === undefined ? NaN : last;
+      const cue: Cue = { start, end: start, text: rest, line: i + 1 };
       cues.push(cue);
       if (!timed) untimed.add(cue);
     }
