@@ -303,3 +303,60 @@ describe('the role rules', () => {
     expect(watch.isFresh(next, T0 + STALE)).toBe(true);
   });
 });
+
+describe('an active machine that cannot have beaten', () => {
+  /** The vault's disk refuses writes from now on (full, or mounted read-only). */
+  function refuseWrites(vault: Vault): void {
+    (vault.fs as unknown as Record<string, unknown>).rename = () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+  }
+
+  it('steps down once its heartbeat has not been written for long enough that another machine may take over', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    await run(3 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
+    refuseWrites(alpha.vault);
+    // beta hears nothing from alpha and takes the vault over after STALE + SETTLE heartbeats (and
+    // one more, as its read comes before the sync): alpha must have stopped being active by then.
+    for (let t = 0; t < STALE + 2 * SETTLE; t += HEARTBEAT) {
+      alpha.now += HEARTBEAT;
+      beta.now += HEARTBEAT;
+      await a.beat().catch(() => undefined);
+      await b.beat();
+      await sync(...vaults);
+      if (b.role === 'active') break;
+    }
+    expect(b.role).toBe('active');
+    expect(a.role).not.toBe('active');
+  });
+
+  it('alone on its vault, it stays active while its disk refuses writes, as before there were two machines', async () => {
+    const alpha = new Machine('alpha');
+    const a = await alpha.claim();
+    refuseWrites(alpha.vault);
+    for (let i = 0; i < 3 * STALE_BEATS; i++) {
+      alpha.now += HEARTBEAT;
+      await a.beat().catch(() => undefined);
+    }
+    expect(a.role).toBe('active');
+  });
+
+  it('steps down when it wakes from a sleep in which the other machine took over, even before the sync tool brings that', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    await run(3 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
+    // alpha (the name that sorts first) sleeps; beta takes over meanwhile.
+    await run(STALE + 2 * SETTLE, [beta], [{ machine: beta, claim: b }], vaults);
+    expect(b.role).toBe('active');
+    // alpha wakes an hour later by its clock; its sync tool has not caught up yet.
+    alpha.now += 60 * 60_000;
+    await a.beat();
+    expect(a.role).not.toBe('active');
+    // Once in sync, beta, which took the vault over, keeps it.
+    await run(4 * SETTLE, [alpha, beta], both(alpha, a, beta, b), vaults);
+    expect([a.role, b.role]).toEqual(['standby', 'active']);
+  });
+});
