@@ -216,11 +216,11 @@ describe('two machines, one synced vault', () => {
     onTestFinished(() => Promise.all([a.release(), b.release()]).then(() => undefined));
     await sync(alpha.vault, beta.vault);
     expect(await b.untilActive()).toBe(true);
-    const lost = await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)));
-    expect(lost).toBe('alpha');
+    const lost = await new Promise<string>((resolve) => b.onLost(resolve));
+    expect(lost).toBe('machine alpha is active on this vault');
     expect(b.role).toBe('standby');
     // Once lost, a handler given later hears it at once.
-    expect(await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)))).toBe('alpha');
+    expect(await new Promise<string>((resolve) => b.onLost(resolve))).toBe('machine alpha is active on this vault');
   });
 
   it('a daemon restarted while its own record is fresh is active at once; one that stopped on a shared vault leaves a record that says so', async () => {
