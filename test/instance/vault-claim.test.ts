@@ -304,6 +304,31 @@ describe('the role rules', () => {
   });
 });
 
+describe("this machine's record spoilt by the sync tool", () => {
+  it('is written again at the next beat when it is left empty or half written, or holds an older record of this machine', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    const file = instanceFile(alpha.vault, 'alpha');
+    const older = JSON.stringify({ machine: 'alpha', role: 'active', beatAt: new Date(T0 - 3_600_000).toISOString(), heartbeatMs: HEARTBEAT, pid: DEAD_PID, claim: 'an-earlier-run', startedAt: '' });
+    for (const spoilt of ['', '{"machine": "alpha", "ro', older]) {
+      await alpha.vault.fs.writeFile(file, spoilt);
+      alpha.now += HEARTBEAT;
+      beta.now += HEARTBEAT;
+      await a.beat();
+      const mine = (await readMachineRecords(alpha.vault)).find((r) => r.machine === 'alpha');
+      expect(mine).toMatchObject({ role: 'active', beatAt: new Date(alpha.now).toISOString() });
+      await b.beat();
+      await sync(...vaults);
+    }
+    // beta never took alpha for gone.
+    await run(2 * STALE, [alpha, beta], both(alpha, a, beta, b), vaults);
+    expect([a.role, b.role]).toEqual(['active', 'standby']);
+    expect(alpha.log.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+});
+
 describe('an active machine that cannot have beaten', () => {
   /** The vault's disk refuses writes from now on (full, or mounted read-only). */
   function refuseWrites(vault: Vault): void {
