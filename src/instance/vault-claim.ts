@@ -194,7 +194,7 @@ export class VaultClaim {
   }
 
   /**
-   * This machine's record holds another claim, or is gone. Gone: written again. Another claim:
+   * This machine's record holds another claim, or is gone. Gone, spoilt or older: written again. Another claim:
    * a second machine with this name writes it (two hosts called the same), which no rule here
    * can sort out, since each takes the other's beats for its own; said once, loudly.
    */
@@ -202,6 +202,14 @@ export class VaultClaim {
     const file = instanceFile(this.#vault, this.machine);
     if (await this.#lock.restore()) {
       this.#o.log.warn({ file }, `${file} was removed; written again`);
+      return;
+    }
+    // Not a record (empty, half written), or an older one of this machine (a sync tool's copy
+    // of an earlier run): another host of this name would write beats newer than this one's.
+    const there = parseMachineRecord(await readTextIfExists(this.#vault.fs, file).catch(() => undefined));
+    if (!there || Date.parse(there.beatAt) < this.#wroteAt) {
+      await this.#lock.replace();
+      this.#o.log.warn({ file }, `${file} held ${there ? 'an older record of this machine' : 'no record'}; written again`);
       return;
     }
     if (this.#sameName) return;
