@@ -96,6 +96,13 @@ describe('machineName', () => {
     expect(machineName('', () => '../..')).toBe('this-machine');
     expect(machineName('a/b\\c:d', () => 'x')).toBe('a-b-c-d');
   });
+
+  it("is the same on every network: macOS's host name takes the domain DHCP gives (.local at home, .fritz.box, .corp.example.com)", () => {
+    const names = ['Anns-MacBook.local', 'anns-macbook.fritz.box', 'Anns-MacBook.corp.example.com', 'anns-macbook'].map((h) => machineName('', () => h));
+    expect(new Set(names)).toEqual(new Set(['anns-macbook']));
+    // A configured name is kept whole.
+    expect(machineName('desk.top', () => 'x')).toBe('desk.top');
+  });
 });
 
 describe('a vault no other machine shares', () => {
