@@ -91,7 +91,7 @@ const both = (alpha: Machine, a: VaultClaim, beta: Machine, b: VaultClaim) => [
 
 describe('machineName', () => {
   it('is the configured name, else the host name, reduced to what every file system and sync tool keeps', () => {
-    expect(machineName('', () => 'Desk-Top.local')).toBe('desk-top.local');
+    expect(machineName('', () => 'Desk-Top.local')).toBe('desk-top');
     expect(machineName('  Laptop of Ann ', () => 'x')).toBe('laptop-of-ann');
     expect(machineName('', () => '../..')).toBe('this-machine');
     expect(machineName('a/b\\c:d', () => 'x')).toBe('a-b-c-d');
