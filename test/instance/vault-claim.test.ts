@@ -363,6 +363,23 @@ describe('an active machine that cannot have beaten', () => {
     expect(a.role).not.toBe('active');
   });
 
+  it('beating by itself, it tells the daemon to stop its work once its beats have failed for LAPSE_BEATS heartbeats', async () => {
+    const vault = memoryVault();
+    await vault.fs.mkdir(machinesFolder(vault), { recursive: true });
+    const standby = { machine: 'beta', role: 'standby', beatAt: new Date().toISOString(), heartbeatMs: 20, pid: DEAD_PID, startedAt: '' };
+    await vault.fs.writeFile(instanceFile(vault, 'beta'), JSON.stringify(standby));
+    const log = capturedLogger('info');
+    const a = await VaultClaim.claim(vault, { machine: 'alpha', heartbeatMs: 20, clock: () => new Date(), log: log.log });
+    onTestFinished(() => a.release());
+    expect(await a.untilActive()).toBe(true);
+    refuseWrites(vault);
+    const why = await new Promise<string>((resolve) => a.onLost(resolve));
+    expect(why).toBe('its heartbeat could not be written');
+    expect(a.role).not.toBe('active');
+    // The failing beats said once, not at every heartbeat.
+    expect(log.lines.filter((l) => String(l.msg).startsWith('could not read or write the claims'))).toHaveLength(1);
+  });
+
   it('alone on its vault, it stays active while its disk refuses writes, as before there were two machines', async () => {
     const alpha = new Machine('alpha');
     const a = await alpha.claim();
