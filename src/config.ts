@@ -93,7 +93,7 @@ function buildSchemas(z: typeof Zod) {
         LiveNotes: z.boolean().default(true),
         // Extensions of the design's keys (docs/design.md §2, two machines): the claim's heartbeat
         // and this machine's name in it (empty: the host's name).
-        HeartbeatSeconds: positive().default(30),
+        HeartbeatSeconds: positive().max(3600).default(30),
         MachineName: z.string().default(''),
       }),
       Http: section({

@@ -297,11 +297,12 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     closeIntake,
     settled: async () => void (await Promise.all([intake.settled(), inbox.settled()])),
   });
-  // Both machines claimed the vault before either saw the other, and the other goes first.
+  // Both machines claimed the vault before either saw the other, and the other goes first; or
+  // this one's heartbeat lapsed, and another machine may have taken over (vault-claim.ts).
   let yielded = false;
-  instance.onLost((by) => {
+  instance.onLost((why) => {
     yielded = true;
-    void shutdown.stop(`machine ${by.machine} is active on this vault`);
+    void shutdown.stop(why);
   });
   logReady(config, vault, log, http);
 

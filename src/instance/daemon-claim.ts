@@ -136,6 +136,8 @@ export interface InstanceLock {
   update(fields: Record<string, unknown>): Promise<boolean>;
   /** Writes the file again when it is gone (removed by a person, or by a sync tool carrying a removal). */
   restore(): Promise<boolean>;
+  /** Writes the file again whatever it holds now (a sync tool left it spoilt, or old: vault-claim.ts). */
+  replace(): Promise<void>;
   /**
    * Gives the claim up: the file is removed when it is still ours, or, given `last`, left with
    * those fields (a machine's last word to the others, vault-claim.ts).
@@ -189,6 +191,7 @@ export async function claimVault(
       await writeFileAtomic(vault.fs, file, render());
       return true;
     },
+    replace: () => writeFileAtomic(vault.fs, file, render()),
     async release(last) {
       if (last) {
         delete mine.http;

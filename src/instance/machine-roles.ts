@@ -44,6 +44,19 @@ export const SETTLE_BEATS = 2;
  */
 export const FORGET_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
+/**
+ * An active machine that has not written its record for this many of its heartbeats steps
+ * down (its disk refuses writes, or it slept): the others take it for gone after STALE_BEATS
+ * and are active SETTLE_BEATS later, so it must have stopped its work before then, sync delay
+ * and a run's shutdown grace included.
+ */
+export const LAPSE_BEATS = STALE_BEATS - SETTLE_BEATS;
+
+/** Whether other machines share the vault: one of them was heard from within FORGET_AFTER_MS. */
+export function sharedWith(others: readonly MachineRecord[], now: number): boolean {
+  return others.some((r) => now - Date.parse(r.beatAt) < FORGET_AFTER_MS);
+}
+
 const ROLES: ReadonlySet<string> = new Set(['active', 'candidate', 'standby', 'stopped']);
 
 /** A record in a machine file's text; undefined when it is not one (half synced, edited). */
@@ -157,8 +170,7 @@ export function startingRole(
   settleMs: number,
 ): RoleDecision {
   const freshActive = fresh.some((r) => r.role === 'active');
-  const known = others.filter((r) => now - Date.parse(r.beatAt) < FORGET_AFTER_MS);
-  if (!freshActive && known.length === 0) return { role: 'active' };
+  if (!freshActive && !sharedWith(others, now)) return { role: 'active' };
   const ownFresh = own?.role === 'active' && now - Date.parse(own.beatAt) < STALE_BEATS * own.heartbeatMs;
   if (!freshActive && ownFresh) return { role: 'active' };
   return nextRole(me, { role: 'standby' }, fresh, now, settleMs);

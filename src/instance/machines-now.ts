@@ -35,10 +35,17 @@ export async function machinesNow(vault: Vault, machine: string, clock: Clock, p
 
 /**
  * Why a command should not run a meeting here, when another machine runs the vault and this
- * one's daemon is not active; undefined when it may.
+ * one's daemon is not active; undefined when it may. A standby here refuses whatever the other
+ * record's time says: the standby watched that record change, which a command reading once
+ * cannot (the other clock may run behind, the sync tool may be slow).
  */
 export function runsElsewhere(m: MachinesNow): string | undefined {
-  if (!m.activeElsewhere || m.here?.role === 'active') return undefined;
+  if (m.here?.role === 'active') return undefined;
+  if (!m.activeElsewhere) {
+    if (m.here?.role !== 'standby') return undefined;
+    const active = m.others.find((r) => r.role === 'active');
+    return `${active ? `machine ${active.machine}` : 'another machine'} runs this vault; the daemon here (pid ${m.here.pid}) is its standby`;
+  }
   const { machine, silentMs } = m.activeElsewhere;
   const standby = m.here ? `; the daemon here (pid ${m.here.pid}) is its standby` : '';
   return `machine ${machine} runs this vault (its daemon's last heartbeat ${Math.round(silentMs / 1000)} s ago)${standby}`;

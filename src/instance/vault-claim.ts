@@ -8,6 +8,7 @@ import { claimVault, instanceFile, type InstanceLock, machinesFolder } from './d
 import { type HolderProbe, systemProbe } from './liveness.js';
 import {
   HeartbeatWatch,
+  LAPSE_BEATS,
   type MachineRecord,
   type MachineRole,
   nextRole,
@@ -15,6 +16,7 @@ import {
   type RoleDecision,
   type RoleState,
   SETTLE_BEATS,
+  sharedWith,
   STALE_BEATS,
   startingRole,
 } from './machine-roles.js';
@@ -86,8 +88,11 @@ export class VaultClaim {
   #activeSince: string | undefined;
   #others: MachineRecord[];
   #timer: NodeJS.Timeout | undefined;
-  #lost: MachineRecord | undefined;
-  #onLost: ((by: MachineRecord) => void) | undefined;
+  #lost: string | undefined;
+  #onLost: ((why: string) => void) | undefined;
+  /** When this machine's record was last written (its clock, ms). */
+  #wroteAt: number;
+  #failing = false;
   #beating: Promise<RoleDecision> | undefined;
   #released = false;
   #sameName = false;
@@ -101,6 +106,7 @@ export class VaultClaim {
     this.#state = start;
     this.#others = others;
     if (start.role === 'active') this.#activeSince = o.clock().toISOString();
+    this.#wroteAt = o.clock().getTime();
   }
 
   /**
@@ -129,7 +135,20 @@ export class VaultClaim {
 
   /** One heartbeat: read the others, take the role the rules give, write this machine's record. */
   beat(): Promise<RoleDecision> {
-    this.#beating ??= this.#beat().finally(() => (this.#beating = undefined));
+    this.#beating ??= this.#beat()
+      .then(
+        (d) => {
+          this.#failing = false;
+          return d;
+        },
+        (err: unknown) => {
+          // Said once, not at every heartbeat that fails.
+          if (!this.#failing) this.#o.log.warn({ err }, 'could not read or write the claims of the vault; trying again at every heartbeat');
+          this.#failing = true;
+          throw err;
+        },
+      )
+      .finally(() => (this.#beating = undefined));
     return this.#beating;
   }
 
@@ -142,18 +161,40 @@ export class VaultClaim {
     this.#others = others;
     const fresh = others.filter((r) => this.#watch.isFresh(r, now));
     const was = this.#state;
-    const next = nextRole(machine, was, fresh, now, SETTLE_BEATS * heartbeatMs);
+    // Not heard from for long (a sleep, a disk that refused the beats): another machine may have
+    // taken over, its record not here yet. Decided again as a daemon that starts would.
+    const lapsed = this.#lapsed(now);
+    if (lapsed) this.#sayLapsed(now);
+    let next = nextRole(machine, lapsed ? { role: 'standby' } : was, fresh, now, SETTLE_BEATS * heartbeatMs);
+    // A claim the others could not have read (its record unwritten since) does not make it active.
+    if (next.role === 'active' && was.role === 'candidate' && (this.#failing || this.#wroteAt < (was.candidateSince ?? Infinity))) {
+      next = { role: 'candidate', candidateSince: now };
+    }
     if (this.#released) return next;
     this.#state = next;
     if (next.role === 'active' && was.role !== 'active') this.#activeSince = clock().toISOString();
     if (next.role !== 'active') this.#activeSince = undefined;
     if (next.role !== was.role) this.#announce(was.role, next);
     if (!(await this.#lock.update(this.#record()))) await this.#recordNotOurs();
+    this.#wroteAt = now;
     return next;
   }
 
+  /** Active on a shared vault, and its record unwritten for LAPSE_BEATS heartbeats. */
+  #lapsed(now: number): boolean {
+    return this.#state.role === 'active' && now - this.#wroteAt >= LAPSE_BEATS * this.#o.heartbeatMs && sharedWith(this.#others, now);
+  }
+
+  #sayLapsed(now: number): void {
+    const silent = seconds(now - this.#wroteAt);
+    this.#o.log.warn(
+      { machine: this.machine, silentMs: now - this.#wroteAt },
+      `this machine's heartbeat was not written for ${silent} (asleep, or its disk refused it): another machine may have taken the vault over; this daemon stops its work and claims the vault again`,
+    );
+  }
+
   /**
-   * This machine's record holds another claim, or is gone. Gone: written again. Another claim:
+   * This machine's record holds another claim, or is gone. Gone, spoilt or older: written again. Another claim:
    * a second machine with this name writes it (two hosts called the same), which no rule here
    * can sort out, since each takes the other's beats for its own; said once, loudly.
    */
@@ -161,6 +202,14 @@ export class VaultClaim {
     const file = instanceFile(this.#vault, this.machine);
     if (await this.#lock.restore()) {
       this.#o.log.warn({ file }, `${file} was removed; written again`);
+      return;
+    }
+    // Not a record (empty, half written), or an older one of this machine (a sync tool's copy
+    // of an earlier run): another host of this name would write beats newer than this one's.
+    const there = parseMachineRecord(await readTextIfExists(this.#vault.fs, file).catch(() => undefined));
+    if (!there || Date.parse(there.beatAt) < this.#wroteAt) {
+      await this.#lock.replace();
+      this.#o.log.warn({ file }, `${file} held ${there ? 'an older record of this machine' : 'no record'}; written again`);
       return;
     }
     if (this.#sameName) return;
@@ -212,7 +261,7 @@ export class VaultClaim {
       } catch {
         return false;
       }
-      await this.beat().catch((err: unknown) => this.#o.log.warn({ err }, 'could not read or write the claims of the vault; trying again at the next heartbeat'));
+      await this.beat().catch(() => undefined);
     }
     this.#keepBeating();
     return true;
@@ -220,25 +269,35 @@ export class VaultClaim {
 
   #keepBeating(): void {
     if (this.#timer || this.#released) return;
+    const lose = (why: string) => {
+      clearInterval(this.#timer);
+      if (this.#released) return;
+      this.#lost = why;
+      this.#onLost?.(why);
+    };
     this.#timer = setInterval(() => {
       void this.beat().then(
         (d) => {
-          if (d.role === 'active' || !d.because) return;
-          clearInterval(this.#timer);
-          this.#lost = d.because;
-          this.#onLost?.(d.because);
+          if (d.role !== 'active') lose(d.because ? `machine ${d.because.machine} is active on this vault` : 'its heartbeat lapsed: another machine may have taken the vault over');
         },
-        (err: unknown) => this.#o.log.warn({ err }, 'could not write the heartbeat of the vault claim; trying again at the next one'),
+        () => {
+          const now = this.#o.clock().getTime();
+          if (this.#state.role === 'active' && !this.#lapsed(now)) return;
+          if (this.#state.role === 'active') this.#sayLapsed(now);
+          this.#state = { role: 'standby' };
+          lose('its heartbeat could not be written');
+        },
       );
     }, this.#o.heartbeatMs);
     this.#timer.unref();
   }
 
   /**
-   * `onLost` is called once another machine's claim goes first (both claimed the vault before
-   * either saw the other); at once when that has happened already.
+   * `onLost` is called once this machine is no longer active: another machine's claim goes
+   * first (both claimed the vault before either saw the other), or its heartbeat lapsed
+   * (LAPSE_BEATS); at once when that has happened already.
    */
-  onLost(onLost: (by: MachineRecord) => void): void {
+  onLost(onLost: (why: string) => void): void {
     this.#onLost = onLost;
     if (this.#lost) onLost(this.#lost);
   }

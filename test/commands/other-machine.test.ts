@@ -1,10 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { CliError, EXIT_FAILED } from '../../src/commands/common.js';
 import { importFiles } from '../../src/commands/import.js';
 import { status } from '../../src/commands/status.js';
 import { retry, summarize } from '../../src/commands/summarize.js';
 import { walkFiles } from '../../src/vault/fs.js';
-import { memoryFs } from '../helpers/memfs.js';
+import { VaultClaim } from '../../src/instance/vault-claim.js';
+import { silentLogger } from '../../src/log.js';
+import { Vault } from '../../src/vault/vault.js';
+import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 
 /**
@@ -57,5 +60,26 @@ describe('another machine runs the vault', () => {
     const { io, deps } = setup(6 * 30_000);
     expect(await status({}, deps)).toBe(0);
     expect(io.text()).toContain('daemon: not running (no daemon runs on this vault)');
+  });
+});
+
+describe('the daemon here is a standby', () => {
+  it("summarize and retry refuse even when the active machine's last beat looks old by this clock (its clock behind, a slow sync)", async () => {
+    for (const command of [
+      (d: ReturnType<typeof setup>['deps']) => summarize('Meetings/Standup.md', {}, d),
+      (d: ReturnType<typeof setup>['deps']) => retry('Meetings/Summaries/Standup.md', {}, d),
+    ]) {
+      const { deps, fs } = setup(20_000);
+      // The laptop's daemon, in this process: it saw desktop's beat change, so it is its standby.
+      const claim = await VaultClaim.claim(new Vault(fs, testConfig().layout), { machine: 'laptop', heartbeatMs: 30_000, clock: () => NOW, log: silentLogger });
+      onTestFinished(() => claim.release());
+      expect(claim.role).toBe('standby');
+      // By this machine's clock, desktop's last beat is now ten minutes old.
+      const later = { ...deps, clock: () => new Date(NOW.getTime() + 10 * 60_000) };
+      const err = await command(later).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CliError);
+      expect((err as CliError).exitCode).toBe(EXIT_FAILED);
+      expect((err as Error).message).toContain('the daemon here');
+    }
   });
 });

@@ -24,6 +24,12 @@ describe('config', () => {
     expect(err.message).toContain('MeetingAssistant.Reconnect.Retries: unknown key');
   });
 
+  it("refuses a Daemon.HeartbeatSeconds above an hour: Node's timers take at most 2^31 ms, and a longer one would beat every millisecond", () => {
+    expect(() => resolveConfig({ MeetingAssistant: { Daemon: { HeartbeatSeconds: 3_000_000 } } })).toThrow(/MeetingAssistant\.Daemon\.HeartbeatSeconds/);
+    expect(() => resolveConfig({ MeetingAssistant: { Daemon: { HeartbeatSeconds: 0 } } })).toThrow(/MeetingAssistant\.Daemon\.HeartbeatSeconds/);
+    expect(resolveConfig({ MeetingAssistant: { Daemon: { HeartbeatSeconds: 3600 } } }).settings.Daemon.HeartbeatSeconds).toBe(3600);
+  });
+
   it('refuses a cron expression that is not one and a log file path pino-roll cannot take, as every other mistake', () => {
     expect(() => resolveConfig({ MeetingAssistant: { Daemon: { ReconcileSchedule: 'every five minutes' } } })).toThrow(
       /MeetingAssistant\.Daemon\.ReconcileSchedule: not a valid cron expression/,

@@ -91,10 +91,17 @@ const both = (alpha: Machine, a: VaultClaim, beta: Machine, b: VaultClaim) => [
 
 describe('machineName', () => {
   it('is the configured name, else the host name, reduced to what every file system and sync tool keeps', () => {
-    expect(machineName('', () => 'Desk-Top.local')).toBe('desk-top.local');
+    expect(machineName('', () => 'Desk-Top.local')).toBe('desk-top');
     expect(machineName('  Laptop of Ann ', () => 'x')).toBe('laptop-of-ann');
     expect(machineName('', () => '../..')).toBe('this-machine');
     expect(machineName('a/b\\c:d', () => 'x')).toBe('a-b-c-d');
+  });
+
+  it("is the same on every network: macOS's host name takes the domain DHCP gives (.local at home, .fritz.box, .corp.example.com)", () => {
+    const names = ['Anns-MacBook.local', 'anns-macbook.fritz.box', 'Anns-MacBook.corp.example.com', 'anns-macbook'].map((h) => machineName('', () => h));
+    expect(new Set(names)).toEqual(new Set(['anns-macbook']));
+    // A configured name is kept whole.
+    expect(machineName('desk.top', () => 'x')).toBe('desk.top');
   });
 });
 
@@ -216,11 +223,11 @@ describe('two machines, one synced vault', () => {
     onTestFinished(() => Promise.all([a.release(), b.release()]).then(() => undefined));
     await sync(alpha.vault, beta.vault);
     expect(await b.untilActive()).toBe(true);
-    const lost = await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)));
-    expect(lost).toBe('alpha');
+    const lost = await new Promise<string>((resolve) => b.onLost(resolve));
+    expect(lost).toBe('machine alpha is active on this vault');
     expect(b.role).toBe('standby');
     // Once lost, a handler given later hears it at once.
-    expect(await new Promise<string>((resolve) => b.onLost((by) => resolve(by.machine)))).toBe('alpha');
+    expect(await new Promise<string>((resolve) => b.onLost(resolve))).toBe('machine alpha is active on this vault');
   });
 
   it('a daemon restarted while its own record is fresh is active at once; one that stopped on a shared vault leaves a record that says so', async () => {
@@ -301,5 +308,104 @@ describe('the role rules', () => {
     const next = { ...ahead, beatAt: new Date(T0 + 3_600_000 + HEARTBEAT).toISOString() };
     watch.observe([next], T0 + STALE);
     expect(watch.isFresh(next, T0 + STALE)).toBe(true);
+  });
+});
+
+describe("this machine's record spoilt by the sync tool", () => {
+  it('is written again at the next beat when it is left empty or half written, or holds an older record of this machine', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    const file = instanceFile(alpha.vault, 'alpha');
+    const older = JSON.stringify({ machine: 'alpha', role: 'active', beatAt: new Date(T0 - 3_600_000).toISOString(), heartbeatMs: HEARTBEAT, pid: DEAD_PID, claim: 'an-earlier-run', startedAt: '' });
+    for (const spoilt of ['', '{"machine": "alpha", "ro', older]) {
+      await alpha.vault.fs.writeFile(file, spoilt);
+      alpha.now += HEARTBEAT;
+      beta.now += HEARTBEAT;
+      await a.beat();
+      const mine = (await readMachineRecords(alpha.vault)).find((r) => r.machine === 'alpha');
+      expect(mine).toMatchObject({ role: 'active', beatAt: new Date(alpha.now).toISOString() });
+      await b.beat();
+      await sync(...vaults);
+    }
+    // beta never took alpha for gone.
+    await run(2 * STALE, [alpha, beta], both(alpha, a, beta, b), vaults);
+    expect([a.role, b.role]).toEqual(['active', 'standby']);
+    expect(alpha.log.lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+});
+
+describe('an active machine that cannot have beaten', () => {
+  /** The vault's disk refuses writes from now on (full, or mounted read-only). */
+  function refuseWrites(vault: Vault): void {
+    (vault.fs as unknown as Record<string, unknown>).rename = () => Promise.reject(Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+  }
+
+  it('steps down once its heartbeat has not been written for long enough that another machine may take over', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    await run(3 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
+    refuseWrites(alpha.vault);
+    // beta hears nothing from alpha and takes the vault over after STALE + SETTLE heartbeats (and
+    // one more, as its read comes before the sync): alpha must have stopped being active by then.
+    for (let t = 0; t < STALE + 2 * SETTLE; t += HEARTBEAT) {
+      alpha.now += HEARTBEAT;
+      beta.now += HEARTBEAT;
+      await a.beat().catch(() => undefined);
+      await b.beat();
+      await sync(...vaults);
+      if (b.role === 'active') break;
+    }
+    expect(b.role).toBe('active');
+    expect(a.role).not.toBe('active');
+  });
+
+  it('beating by itself, it tells the daemon to stop its work once its beats have failed for LAPSE_BEATS heartbeats', async () => {
+    const vault = memoryVault();
+    await vault.fs.mkdir(machinesFolder(vault), { recursive: true });
+    const standby = { machine: 'beta', role: 'standby', beatAt: new Date().toISOString(), heartbeatMs: 20, pid: DEAD_PID, startedAt: '' };
+    await vault.fs.writeFile(instanceFile(vault, 'beta'), JSON.stringify(standby));
+    const log = capturedLogger('info');
+    const a = await VaultClaim.claim(vault, { machine: 'alpha', heartbeatMs: 20, clock: () => new Date(), log: log.log });
+    onTestFinished(() => a.release());
+    expect(await a.untilActive()).toBe(true);
+    refuseWrites(vault);
+    const why = await new Promise<string>((resolve) => a.onLost(resolve));
+    expect(why).toBe('its heartbeat could not be written');
+    expect(a.role).not.toBe('active');
+    // The failing beats said once, not at every heartbeat.
+    expect(log.lines.filter((l) => String(l.msg).startsWith('could not read or write the claims'))).toHaveLength(1);
+  });
+
+  it('alone on its vault, it stays active while its disk refuses writes, as before there were two machines', async () => {
+    const alpha = new Machine('alpha');
+    const a = await alpha.claim();
+    refuseWrites(alpha.vault);
+    for (let i = 0; i < 3 * STALE_BEATS; i++) {
+      alpha.now += HEARTBEAT;
+      await a.beat().catch(() => undefined);
+    }
+    expect(a.role).toBe('active');
+  });
+
+  it('steps down when it wakes from a sleep in which the other machine took over, even before the sync tool brings that', async () => {
+    const { alpha, beta, vaults } = pair();
+    const a = await alpha.claim();
+    await sync(...vaults);
+    const b = await beta.claim();
+    await run(3 * HEARTBEAT, [alpha, beta], both(alpha, a, beta, b), vaults);
+    // alpha (the name that sorts first) sleeps; beta takes over meanwhile.
+    await run(STALE + 2 * SETTLE, [beta], [{ machine: beta, claim: b }], vaults);
+    expect(b.role).toBe('active');
+    // alpha wakes an hour later by its clock; its sync tool has not caught up yet.
+    alpha.now += 60 * 60_000;
+    await a.beat();
+    expect(a.role).not.toBe('active');
+    // Once in sync, beta, which took the vault over, keeps it.
+    await run(4 * SETTLE, [alpha, beta], both(alpha, a, beta, b), vaults);
+    expect([a.role, b.role]).toEqual(['standby', 'active']);
   });
 });
