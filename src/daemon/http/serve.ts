@@ -10,7 +10,7 @@ import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './server.js';
 import { pageRoutes } from './page-routes.js';
 import { askRoutes } from './ask-route.js';
-import { lazyAsker } from './asker.js';
+import { askInProcesses, askInThisProcess } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
@@ -38,6 +38,8 @@ export interface ServeOptions {
   endpointDownSince?(): string | undefined;
   /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
   inbox?: Inbox;
+  /** Questions answered in the daemon's own process (its runs are too: tests on memfs); else each in a process of its own (§8). */
+  askInThisProcess?: boolean;
 }
 
 /** Starts the server; throws HttpStartError when the address cannot be taken. */
@@ -62,7 +64,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       clock: o.clock,
       ...(o.inbox ? { imports: () => o.inbox!.board.list() } : {}),
     }));
-  const asker = lazyAsker(o.config, vault, log);
+  const asker = o.askInThisProcess ? askInThisProcess(o.config, vault, log) : askInProcesses(o.config, log);
   const http = await startHttpServer({
     settings: settings.Http,
     token,
