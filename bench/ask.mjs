@@ -6,8 +6,8 @@
 //    piece to the moment the `ask` command (its own code, given a terminal's stdout) wrote its
 //    first byte; one clock, one process. Target ≤ 300 ms after the model's first token.
 //  - The tool calls' latencies: each of the four tools through ask's binding (ask/ask-tools.ts:
-//    argument check, the MCP tools' own code), first call and warm, as the daemon runs them
-//    (one meeting index for every question, the meeting folders watched).
+//    argument check, the MCP tools' own code), first call and warm
+//    (one meeting index for a process's calls, the meeting folders watched).
 import http from 'node:http';
 import path from 'node:path';
 import { dist, ms, report, runs, stats, tempDir, timeRuns, writeFile } from './_lib.mjs';

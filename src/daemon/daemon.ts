@@ -256,6 +256,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       status,
       stopping: () => stopping,
       endpointDownSince: () => endpoint.status().downSince,
+      askInThisProcess: !(options.runProcess && !options.runtime),
       inbox,
     });
   } catch (err) {

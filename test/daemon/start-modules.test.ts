@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -129,4 +129,60 @@ describe('the modules the run process loads', () => {
     expect(loaded).not.toContain(dist('config.js'));
     expect(loaded.filter((url) => /\/node_modules\/(zod|node-cron)\//.test(url))).toEqual([]);
   });
+});
+
+/**
+ * docs/design.md §8 and §11: a question to the daemon (`POST /api/ask`) is answered away from
+ * the daemon's own process, as a run is: the ask code, the agent loop, the model client and
+ * the tools' caches never load into it. A loader hook records every module with the pid of
+ * the process that loaded it (a forked child inherits the hook); the daemon's pid must have
+ * none of them, whatever the endpoint answered.
+ */
+describe('a question to the daemon', () => {
+  it('loads nothing of a run into the daemon’s own process', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-ask-modules-'));
+    try {
+      mkdirSync(path.join(dir, 'vault'));
+      const list = path.join(dir, 'loaded.txt');
+      const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, process.pid + ' ' + url + '\\n'); return next(url, context); }`;
+      const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+      const script = `
+        import http from 'node:http';
+        const server = http.createServer((req, res) => res.end(JSON.stringify({ object: 'list', data: [{ id: 'm' }] })));
+        await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const probe = http.createServer();
+        await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+        const httpPort = probe.address().port;
+        await new Promise((resolve) => probe.close(resolve));
+        const { resolveConfig, releaseConfigSchemas } = await import(${JSON.stringify(dist('config.js'))});
+        const { startDaemon } = await import(${JSON.stringify(dist('daemon/daemon.js'))});
+        const { silentLogger } = await import(${JSON.stringify(dist('log.js'))});
+        await import(${JSON.stringify(dist('commands/run.js'))});
+        const config = resolveConfig({ MeetingAssistant: { VaultPath: ${JSON.stringify(path.join(dir, 'vault'))}, Http: { Enabled: true, Port: httpPort },
+          Reconnect: { Attempts: 0 }, Endpoint: { BaseUrl: 'http://127.0.0.1:' + server.address().port + '/v1', Model: 'm' } } });
+        releaseConfigSchemas();
+        const daemon = await startDaemon(config, { log: silentLogger, runProcess: true, schedule: false });
+        await daemon.startupScan;
+        const res = await fetch(daemon.http.url + '/api/ask', { method: 'POST', headers: { authorization: 'Bearer ' + daemon.token, 'content-type': 'application/json' }, body: JSON.stringify({ question: 'What was decided?' }) });
+        const body = await res.text();
+        await daemon.stop('test');
+        server.close();
+        console.log(JSON.stringify({ status: res.status, ended: /event: (done|error)/.test(body), pid: process.pid }));
+      `;
+      const file = path.join(dir, 'script.mjs');
+      writeFileSync(file, script);
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, file], { cwd: REPO });
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { status: number; ended: boolean; pid: number };
+      expect(result.status).toBe(200);
+      expect(result.ended).toBe(true);
+      const loaded = readFileSync(list, 'utf8').split('\n').filter((l) => l.startsWith(`${result.pid} `)).map((l) => l.slice(l.indexOf(' ') + 1));
+      // The check sees the daemon's modules at all, and its own route.
+      expect(loaded.some((u) => u.endsWith('/dist/daemon/http/ask-route.js'))).toBe(true);
+      // Only the check of the request's scope (ask/filters.js, mcp/filters.js) is the daemon's own.
+      const ofRuns = loaded.filter((u) => /\/node_modules\/(openai|gpt-tokenizer)\/|\/dist\/(ask\/(?!filters\.js)|mcp\/(?!filters\.js)|agent\/loop|agent\/model\/client|tools\/run-caches)/.test(u));
+      expect(ofRuns).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

@@ -190,6 +190,11 @@ describe('POST /api/ask and the Ask box', () => {
       holdAnswers = true;
       const other = askApi(base, { question: 'Ahead?' }, { authorization: `Bearer ${token}` });
       await waitFor(() => held.length === 1, 'the question ahead');
+      // A tab of its own: once headless chromium has been handed the obsidian:// link above, it may
+      // take no more clicks or keys in that tab (it did not, when the question ahead took a
+      // second longer to be held: the time chromium takes to look for the link's handler).
+      page = await (await browser.newContext()).newPage();
+      await page.goto(`${base}/?token=${encodeURIComponent(token)}`);
       await page.fill('#ask-question', 'Behind?');
       await page.click('#ask-form button');
       await page.waitForFunction(() => (document.querySelector('#ask-state')?.textContent ?? '').includes('Waiting: 1 question ahead'), undefined, { timeout: 15_000, polling: 50 });

@@ -12,7 +12,7 @@ import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './serve
 import { pageRoutes } from './page-routes.js';
 import type { LiveNotesEntry } from '../runs/live-notes-lane.js';
 import { askRoutes } from './ask-route.js';
-import { lazyAsker } from './asker.js';
+import { askInProcesses, askInThisProcess } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
@@ -40,6 +40,8 @@ export interface ServeOptions {
   endpointDownSince?(): string | undefined;
   /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
   inbox?: Inbox;
+  /** Questions answered in the daemon's own process (its runs are too: tests on memfs); else each in a process of its own (§8). */
+  askInThisProcess?: boolean;
 }
 
 /** Starts the server; throws HttpStartError when the address cannot be taken. */
@@ -66,7 +68,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       liveNotes: () => o.status().liveNotes ?? [],
       machine: () => o.status().machine,
     }));
-  const asker = lazyAsker(o.config, vault, log);
+  const asker = o.askInThisProcess ? askInThisProcess(o.config, vault, log) : askInProcesses(o.config, log);
   const http = await startHttpServer({
     settings: settings.Http,
     token,
