@@ -278,7 +278,7 @@ async function summarize(r: MeetingRun): Promise<void> {
   // The shape for the window known at each moment: the transcript's parts are sized by it, and
   // the agent's conversation takes it as it stands before its first request (a silent server's
   // cut of a part may have shown a smaller window than the run started with).
-  const conversationNow = () => shapedConversation(room.window, starts, tools);
+  const conversationNow = () => shapedConversation(room, starts, tools, withResumed);
   const retry = {
     attempts: settings.Reconnect.Attempts,
     delayMs: settings.Reconnect.DelaySeconds * 1000,

@@ -33,6 +33,9 @@ export const PAST_STEP = '4. Past summaries are read-only history; consult them 
 export const PROJECT_STEP =
   '4. Project files and past summaries (read-only) are context you may read first. After the summary, add its new decisions and facts to existing project files: small write_projectfile edits (append, or insert/replace lines you read).';
 
+/** PROJECT_STEP for a meeting offered no past-meeting tools (its projects have no past summary yet): it names none. */
+export const PROJECT_STEP_NO_PAST = PROJECT_STEP.replace('Project files and past summaries (read-only) are', 'Project files are');
+
 /** The reminder sent once when the model stops without having written the summary. */
 export const SUMMARY_REMINDER =
   'You have not written the summary yet. Call write_summary now with the complete summary, in the structure the instructions give. The summary is only saved through that tool.';
@@ -71,7 +74,7 @@ export function buildInstructions(
   agentsFiles: ProjectAgentsFile[],
   options: { pastTools?: boolean; projectTools?: boolean; shape?: string } = {},
 ): string {
-  const step = options.projectTools ? PROJECT_STEP : options.pastTools ? PAST_STEP : undefined;
+  const step = options.projectTools ? (options.pastTools ? PROJECT_STEP : PROJECT_STEP_NO_PAST) : options.pastTools ? PAST_STEP : undefined;
   const prompt = configuredPrompt.trim() ? configuredPrompt : step ? withStep(DEFAULT_PROMPT, step) : DEFAULT_PROMPT;
   const base = options.shape ? `${prompt.replace(/\s+$/, '')}\n\n${options.shape}` : prompt;
   if (agentsFiles.length === 0) return base;

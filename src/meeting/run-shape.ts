@@ -3,6 +3,7 @@ import type { ToolExecutor, ToolSchema } from '../agent/types.js';
 import type { ConversationStart, ConversationStarts } from './conversation-start.js';
 import { offeredTools, phasedTools, type ToolOffer } from '../tools/offered-tools.js';
 import type { AnyTool } from '../tools/types.js';
+import { MIN_AGENT_ROOM, REPLY_RESERVE } from './long-transcript/notes-pass.js';
 
 /**
  * One conversation or phases (docs/design.md §3 step 9). One conversation with every offered
@@ -15,7 +16,11 @@ import type { AnyTool } from '../tools/types.js';
  * The room is the window in use (ContextWindow.Tokens, or the smaller one the server told or
  * showed), not the compaction target: the target moves with MaxOutputTokens and Threshold,
  * and an 8,192 window must hold the whole offer whatever those say (at 8,192 all nineteen tools
- * and the instructions of a meeting with two AGENTS.md are some 1,600 tokens, a fifth).
+ * and the instructions of a meeting with two AGENTS.md are some 1,600 tokens, a fifth). But a
+ * window whose request room (the compaction target, after MaxOutputTokens) the whole
+ * conversation's fixed part and first message would leave less than the agent's least room
+ * (MIN_AGENT_ROOM, as the notes pass requires) cannot hold it either, whatever its share of the
+ * window: Tokens 8,192 with MaxOutputTokens 6,144 leaves some 1,600 under the threshold.
  */
 
 /** Above this share of the window, the instructions and schemas go in phases. */
@@ -36,13 +41,23 @@ export interface RunShape {
  * should not see its tools change under it). `canPhase`: there is a project phase to split off
  * (a project folder to update); without one the run is one conversation whatever the window.
  */
-export function runShape(window: number, whole: { instructions: string; tools: readonly ToolSchema[] }, canPhase: boolean): RunShape {
+export function runShape(
+  window: number,
+  whole: { instructions: string; tools: readonly ToolSchema[] },
+  canPhase: boolean,
+  room?: { target: number; carried: number },
+): RunShape {
   const fixed = fixedTokens(whole);
   const tokens = `${window.toLocaleString('en-US')}-token window`;
   const share = `the instructions and the ${whole.tools.length} tools' schemas take ${fixed.toLocaleString('en-US')} tokens`;
   if (!canPhase) return { phased: false, reason: `${tokens}: one conversation with all ${whole.tools.length} offered tools (no project phase to split off)`, fixed, window };
   if (fixed > window * PHASES_ABOVE_SHARE) {
     return { phased: true, reason: `${tokens}: the summary first, then the project files (${share}, more than a quarter of the window)`, fixed, window };
+  }
+  const left = room && room.target - room.carried - REPLY_RESERVE;
+  if (left !== undefined && left < MIN_AGENT_ROOM) {
+    const target = room!.target.toLocaleString('en-US');
+    return { phased: true, reason: `${tokens}: the summary first, then the project files (${share}, leaving under ${MIN_AGENT_ROOM} of the ${target}-token request room)`, fixed, window };
   }
   return { phased: false, reason: `${tokens}: one conversation with all ${whole.tools.length} offered tools (${share}, at most a quarter of the window)`, fixed, window };
 }
@@ -71,15 +86,22 @@ export interface ShapedConversation {
   projectTools?: ToolExecutor;
 }
 
-export function shapedConversation(window: number, starts: ConversationStarts, tools: ShapedTools): ShapedConversation {
+/** `room`: the window in use and its request room; `message` makes the first message as sent (a resumed run's notice). */
+export function shapedConversation(
+  room: { window: number; target: number },
+  starts: ConversationStarts,
+  tools: ShapedTools,
+  message: (first: string) => string = (first) => first,
+): ShapedConversation {
   const phased = starts.phased && tools.phases;
-  const shape = runShape(window, { instructions: starts.whole.instructions, tools: tools.whole.schemas }, phased !== undefined);
+  const carried = carriedTokens({ start: starts.whole, tools: tools.whole }, message);
+  const shape = runShape(room.window, { instructions: starts.whole.instructions, tools: tools.whole.schemas }, phased !== undefined, { target: room.target, carried });
   if (!shape.phased || !starts.phased || !tools.phases) return { shape, start: starts.whole, tools: tools.whole };
   return { shape, start: starts.phased, tools: tools.phases.summary, projectTools: tools.phases.projects };
 }
 
 /** What the conversation carries in every request besides the transcript: its instructions, schemas and first message (as `message` makes it). */
-export function carriedTokens(conversation: ShapedConversation, message: (first: string) => string = (first) => first): number {
+export function carriedTokens(conversation: Pick<ShapedConversation, 'start' | 'tools'>, message: (first: string) => string = (first) => first): number {
   const { instructions, firstMessage } = conversation.start;
   return fixedTokens({ instructions, tools: conversation.tools.schemas }) + messagesTokens([{ role: 'user', content: message(firstMessage) }]);
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, PROJECT_STEP, SUMMARY_REMINDER } from '../../src/meeting/prompt.js';
+import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, PROJECT_STEP_NO_PAST, SUMMARY_REMINDER } from '../../src/meeting/prompt.js';
 import { summaryShapeSection } from '../../src/meeting/summary-shape.js';
 import { retrySummary, summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { parseNote } from '../../src/vault/frontmatter.js';
@@ -59,8 +59,8 @@ function baseVault(overrides: Record<string, string | null> = {}): Record<string
 const SUMMARY_BODY = '## Summary\nThe team reviewed the release.\n## Decisions\n- Ship on Friday.\n## Next steps\n- [ ] Alice: tag the release 📅 2026-12-04\n';
 /** The summary shape the default settings append to the instructions. */
 const DEFAULT_SHAPE = summaryShapeSection({ language: undefined, taskFormat: 'tasks' });
-/** The default prompt of one conversation with the project tools: its project step before the closing line. */
-const WITH_PROJECT_STEP = DEFAULT_PROMPT.replace('\nFinally', `\n${PROJECT_STEP}\nFinally`);
+/** The default prompt of one conversation with the project tools: its project step before the closing line (the base vault has no past summary: the step names none). */
+const WITH_PROJECT_STEP = DEFAULT_PROMPT.replace('\nFinally', `\n${PROJECT_STEP_NO_PAST}\nFinally`);
 
 const call = (name: string, args: object | string) => ({ name, arguments: args });
 const tools = (...toolCalls: ReturnType<typeof call>[]): Step => ({ reply: { toolCalls } });

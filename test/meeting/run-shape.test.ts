@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PHASES_ABOVE_SHARE, runShape } from '../../src/meeting/run-shape.js';
 import { fixedTokens } from '../../src/agent/window/tokens.js';
+import { MIN_AGENT_ROOM, REPLY_RESERVE } from '../../src/meeting/long-transcript/notes-pass.js';
 import { buildInstructions } from '../../src/meeting/prompt.js';
 import { offeredTools } from '../../src/tools/offered-tools.js';
 
@@ -39,5 +40,18 @@ describe('the shape of a run', () => {
     const shape = runShape(2048, whole, false);
     expect(shape.phased).toBe(false);
     expect(shape.reason).toContain('no project phase to split off');
+  });
+});
+
+describe('the request room', () => {
+  it('goes in phases when one conversation would leave the agent less than its least room, whatever its share of the window', () => {
+    const fixed = fixedTokens(whole);
+    const carried = fixed + 150;
+    expect(runShape(8192, whole, true, { target: carried + REPLY_RESERVE + MIN_AGENT_ROOM, carried }).phased).toBe(false);
+    const shape = runShape(8192, whole, true, { target: carried + REPLY_RESERVE + MIN_AGENT_ROOM - 1, carried });
+    expect(shape.phased).toBe(true);
+    expect(shape.reason).toMatch(/^8,192-token window: the summary first, then the project files \(.*leaving under 512 of the [\d,]+-token request room\)$/);
+    // Without a project phase there is nothing to split off.
+    expect(runShape(8192, whole, false, { target: carried, carried }).phased).toBe(false);
   });
 });

@@ -51,7 +51,17 @@ function othersMayEnter(dir: string): boolean {
  * works in a temporary folder under the first of these that every user may enter.
  */
 const nobodyRoot = [os.tmpdir(), '/tmp', '/var/tmp', '/dev/shm'].find(othersMayEnter);
-const nobodySkip = !isRoot ? undefined : !canDropToNobody ? 'needs Linux to switch users' : nobodyRoot ? undefined : 'no temporary folder user nobody may enter (os.tmpdir(), /tmp, /var/tmp, /dev/shm)';
+/** Node itself must be reachable too: installed under root's home (nvm in /root/.nvm, 0700), nobody cannot run it. */
+const nodeReachable = othersMayEnter(path.dirname(process.execPath)) && (statSync(process.execPath).mode & 0o001) !== 0;
+const nobodySkip = !isRoot
+  ? undefined
+  : !canDropToNobody
+    ? 'needs Linux to switch users'
+    : !nobodyRoot
+      ? 'no temporary folder user nobody may enter (os.tmpdir(), /tmp, /var/tmp, /dev/shm)'
+      : !nodeReachable
+        ? `user nobody cannot run ${process.execPath} (a folder on its way denies other users, or the file is not executable by them)`
+        : undefined;
 
 /** The dist modules `entries` import, transitively: the vault layer imports only node: modules and its own. */
 function distClosure(entries: readonly string[]): string[] {

@@ -67,8 +67,10 @@ export interface ReportedCounts {
  * was appended since the previous request of the same conversation (flat or falling
  * included), or it is far below what the server would keep of this request (all of it, up
  * to the window it told). Never for a count that looks like one leaving out a cached
- * prefix (see SMALL_DEFAULT_WINDOW), except the very same count as the request before for a
- * request of another size (sameCountAgain): no cache makes that. The caller asks only until its
+ * prefix (see SMALL_DEFAULT_WINDOW), the very same count as the request before
+ * (sameCountAgain) included: a server counting only what was appended may count two reads of
+ * much the same size alike, while a compacted conversation (the case that sign is for) is not
+ * "the same conversation" and its count is no uncached part. The caller asks only until its
  * first suspicion.
  */
 export function truncationSuspicion(counts: ReportedCounts, log: Logger): string | undefined {
@@ -76,10 +78,8 @@ export function truncationSuspicion(counts: ReportedCounts, log: Logger): string
   if (reported < SMALLEST_WINDOW) return undefined;
   const sameConversation = previous !== undefined && previous.fixed === fixed && startsWith(request.messages, previous.messages);
   const appended = sameConversation ? messagesTokens(request.messages.slice(previous.messages.length)) : undefined;
-  const same = sameCountAgain(counts);
-  if (same) return same;
-  let why: string | undefined;
-  if (appended !== undefined && previous?.input !== undefined && appended >= TRUNCATION_MIN_GAP) {
+  let why = sameCountAgain(counts);
+  if (!why && appended !== undefined && previous?.input !== undefined && appended >= TRUNCATION_MIN_GAP) {
     const growth = reported - previous.input;
     if (growth < appended * GROWTH_RATIO) why = `up ${growth} from ${previous.input} while about ${appended} were added`;
   }
@@ -105,9 +105,10 @@ export function truncationSuspicion(counts: ReportedCounts, log: Logger): string
  * than that count: the server's own sign that it keeps a fixed number of tokens (its window) and
  * drops the front, whether or not the conversation was compacted in between (then it is not
  * "the same conversation, grown", and the growth test cannot see it). No tokenizer disagreement
- * lands on the previous count, and a count of only the uncached part varies with what was
- * appended (issue 31 point 5: 8,192 reported eleven times in a row, each request some 300 lines
- * longer, the later ones compacted to some 13,500 tokens).
+ * lands on the previous count (issue 31 point 5: 8,192 reported eleven times in a row, each
+ * request some 300 lines longer, the later ones compacted to some 13,500 tokens). Like the other
+ * signs it is not taken from a count that looks like the uncached part of the same conversation
+ * grown.
  */
 function sameCountAgain({ reported, estimate, before }: ReportedCounts): string | undefined {
   if (before === undefined || Math.abs(reported - before.input) > CAP_TOLERANCE) return undefined;

@@ -88,7 +88,7 @@ export const REPLY_RESERVE = 400;
 const MAX_PARTS = 100;
 const MAX_CHARS_PER_TOKEN = 6;
 /** Less room than this for the notes and a read, and the agent cannot work. */
-const MIN_AGENT_ROOM = 512;
+export const MIN_AGENT_ROOM = 512;
 
 /** The text the read tool returns for the whole transcript, counted: what "fits" is judged by. */
 export function wholeReadTokens(transcript: Pick<TranscriptToRead, 'label' | 'lines'>): number {

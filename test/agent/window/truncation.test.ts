@@ -128,6 +128,29 @@ describe('silent truncation judged by the server’s own counts', () => {
     expect(warnings[0]!.msg).toMatch(/Raise the server's context length \(Ollama: OLLAMA_CONTEXT_LENGTH.*, or lower MeetingAssistant\.ContextWindow\.Tokens to 8192/);
   });
 
+  it('raises no alarm when a server counting only the tokens it did not find in its cache reports the same count twice (two reads of much the same size)', () => {
+    // Several Ollama versions count only the uncached part: what was appended since the request
+    // before. Two 200-line reads of a transcript are some 3,000 tokens each; that two of them
+    // count the very same is a coincidence of a run, not a cut (a false alarm discards an
+    // answer and shrinks the window to that count, DESIGN §3 step 8).
+    const { cm, lines: log } = setup(32768, 4096);
+    const run = reader(transcriptNote(20_000), 200);
+    run.readNext();
+    const first = run.request();
+    expect(cm.afterResponse(first, answer(estimateRequestTokens(first)))).toBe('ok');
+    run.readNext();
+    const second = run.request();
+    run.readNext();
+    const third = run.request();
+    const appended = estimateRequestTokens(third) - estimateRequestTokens(second);
+    expect(appended).toBeGreaterThan(1024);
+    expect(Math.abs(estimateRequestTokens(second) - estimateRequestTokens(first) - appended)).toBeLessThan(appended * 0.3);
+    expect(cm.afterResponse(second, answer(appended))).toBe('ok');
+    expect(cm.afterResponse(third, answer(appended))).toBe('ok');
+    expect(log.filter((l) => l.level === 'warn')).toEqual([]);
+    expect(cm.window).toBe(32768);
+  });
+
   it('suspects a count far below what a server that told its window would keep', async () => {
     const lines = transcriptNote(20_000);
     const { cm } = setup(32768, 4096, 16384);
