@@ -2,17 +2,17 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { processIsAlive } from '../instance/liveness.js';
-import { isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
+import { type FileHandleLike, isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
 import { cutToBytes, fileNameOfTitle, MADE_NAME_MAX_BYTES } from '../vault/note-names.js';
-import { realPlace } from '../vault/real-place.js';
-import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../vault/regular-file.js';
+import { isOpenedAt, realPlace } from '../vault/real-place.js';
+import { FileTooLargeError, NotRegularFileError, openRegular, readAllBounded } from '../vault/regular-file.js';
 import { STATE_FOLDER } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
 import { clearFailureNote } from './failure-note.js';
 import { assertDocxWithin } from './docx-limits.js';
 import { extensionOf, isRecording, readTranscript } from './formats/index.js';
-import { contentHash, fileHash, findImported, recordImported } from './ledger.js';
+import { contentHash, findImported, handleHash, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
 
 /**
@@ -80,7 +80,8 @@ function stagingRoot(vault: Vault): string {
 export async function importFile(deps: ImportDeps, request: ImportRequest): Promise<ImportOutcome> {
   const { vault } = deps;
   const name = request.name ?? path.basename(request.file);
-  if (Vault.isInside(vault.layout.folders.Inbox, request.file)) await assertReallyInVault(vault, request.file, name);
+  const confined = Vault.isInside(vault.layout.folders.Inbox, request.file);
+  if (confined) await assertReallyInVault(vault, request.file, name);
   const stat = await vault.fs.stat(request.file).catch((err: unknown) => {
     throw isNotFound(err) ? new ImportError(`${name} is gone: nothing to import`) : err;
   });
@@ -88,8 +89,7 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
   if (stat.size === 0) throw new ImportError(`${name} is empty`, 'wait until the file is complete, or replace it with the full export');
   // A recording is only hashed (in chunks) and handed to the transcriber, never read whole.
   const recording = isRecording(name);
-  const bytes = recording ? undefined : await readTranscriptFile(vault, request.file, name);
-  const hash = bytes ? contentHash(bytes) : await fileHash(vault.fs, request.file);
+  const { bytes, hash } = await readSourceFile(vault, request.file, name, { recording, confined });
   const earlier = await findImported(vault, hash);
   if (earlier) return keepDuplicate(deps, request, name, earlier.meeting);
 
@@ -141,23 +141,41 @@ function assertWithinLimit(name: string, size: number, maxBytes: number): void {
 }
 
 /**
- * A transcript's bytes, read only when its size is within Agent.MaxFileBytes (checked before,
- * and counted during the read, so a file that grows meanwhile stops there); opened
- * non-blocking, so a FIFO swapped in fails at once instead of stalling the import queue.
+ * The file's hash, and for a transcript its bytes, read only when its size is within
+ * Agent.MaxFileBytes (checked before, and counted during the read, so a file that grows
+ * meanwhile stops there); opened non-blocking, so a FIFO swapped in fails at once instead of
+ * stalling the import queue. A file of the inbox is read only once the file opened is known
+ * to be the one its real place in the vault names: a link turned elsewhere between the
+ * check and the open is refused, never read (docs/design.md §9 "Limits").
  */
-async function readTranscriptFile(vault: Vault, file: string, name: string): Promise<Buffer> {
+async function readSourceFile(vault: Vault, file: string, name: string, o: { recording: boolean; confined: boolean }): Promise<{ bytes?: Buffer; hash: string }> {
+  let handle;
   try {
-    const bytes = await readRegularFile(vault.fs, file, vault.maxFileBytes, name);
-    if (!bytes) throw new ImportError(`${name} is gone: nothing to import`);
-    return bytes;
+    handle = await openRegular(vault.fs, file, name);
   } catch (err) {
-    if (err instanceof FileTooLargeError) {
-      const size = (await statIfExists(vault.fs, file))?.size ?? vault.maxFileBytes + 1;
-      assertWithinLimit(name, Math.max(size, vault.maxFileBytes + 1), vault.maxFileBytes);
-    }
     if (err instanceof NotRegularFileError) throw new ImportError(`${name} is ${err.kind}, not a file`);
     throw err;
   }
+  if (!handle) throw new ImportError(`${name} is gone: nothing to import`);
+  try {
+    if (o.confined) await assertOpenedInVault(vault, handle, file, name);
+    if (o.recording) return { hash: await handleHash(handle) };
+    const size = (await handle.stat()).size;
+    assertWithinLimit(name, size, vault.maxFileBytes);
+    const bytes = await readAllBounded(handle, vault.maxFileBytes, name).catch((err: unknown) => {
+      throw err instanceof FileTooLargeError ? new ImportError(`${name} grew past Agent.MaxFileBytes (${vault.maxFileBytes} bytes) while it was read; it is not read`, TOO_LARGE_HINT) : err;
+    });
+    return { bytes, hash: contentHash(bytes) };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The file opened must be the one the real place of `file` names, in the vault, out of its dot-folders. */
+async function assertOpenedInVault(vault: Vault, handle: FileHandleLike, file: string, name: string): Promise<void> {
+  const place = await isOpenedAt(vault, handle, file);
+  if (place.where === 'outside' || place.where === 'dot-folder') throw linkLeaves(name, place.where, place.real);
+  if (!place.same) throw new ImportError(`${name} changed while it was being opened (a link turned to another file); it is not read`, 'tick retry once the file stays as it is');
 }
 
 /**
@@ -167,13 +185,15 @@ async function readTranscriptFile(vault: Vault, file: string, name: string): Pro
  */
 async function assertReallyInVault(vault: Vault, file: string, name: string): Promise<void> {
   const place = await realPlace(vault, file);
-  if (place.where === 'outside' || place.where === 'dot-folder') {
-    const whither = place.where === 'outside' ? 'outside the vault' : "into one of the vault's dot-folders (.meeting-assistant, .obsidian …)";
-    throw new ImportError(
-      `${name} is reached through a symbolic link that leads ${whither} (${place.real}); nothing is read or moved through such a link`,
-      'copy the file itself into the inbox instead of linking to it, and remove the link',
-    );
-  }
+  if (place.where === 'outside' || place.where === 'dot-folder') throw linkLeaves(name, place.where, place.real);
+}
+
+function linkLeaves(name: string, where: 'outside' | 'dot-folder', real: string): ImportError {
+  const whither = where === 'outside' ? 'outside the vault' : "into one of the vault's dot-folders (.meeting-assistant, .obsidian …)";
+  return new ImportError(
+    `${name} is reached through a symbolic link that leads ${whither} (${real}); nothing is read or moved through such a link`,
+    'copy the file itself into the inbox instead of linking to it, and remove the link',
+  );
 }
 
 function noTranscriber(name: string): ImportError {
