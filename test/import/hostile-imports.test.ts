@@ -127,6 +127,18 @@ describe('.docx within Agent.MaxFileBytes when unpacked', () => {
     expect(err.message).toBe(`${name} holds 20000 parts, more than the 10000 a .docx is read with (a Word document has a few dozen); it is not read`);
   });
 
+  it('a zip whose end record declares fewer entries than its central directory holds is refused (jszip, mammoth\'s reader, reads them all)', async () => {
+    const doc = Buffer.from(docxOf(['Alice Example  0:00:01', 'Hello.'], 5 * 1024 * 1024));
+    const eocd = doc.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    for (const count of [0, 1]) {
+      const hidden = Buffer.from(doc);
+      hidden.writeUInt16LE(count, eocd + 8);
+      hidden.writeUInt16LE(count, eocd + 10);
+      const err = await refusal(assertDocxWithin({ name, bytes: hidden }, 1024 * 1024));
+      expect(err.message).toMatch(/is not a Word document that can be read|expands to more than/);
+    }
+  });
+
   it('a truncated zip is a readable error, not a crash', async () => {
     const whole = docxOf(['Alice Example  0:00:01', 'Hello.']);
     const err = await refusal(assertDocxWithin({ name, bytes: whole.subarray(0, whole.length - 30) }, 64 * 1024));
