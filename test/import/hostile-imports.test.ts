@@ -147,6 +147,8 @@ describe('.docx within Agent.MaxFileBytes when unpacked', () => {
 
   it('a document within the limit passes, and a file that is no zip is a readable error', async () => {
     await assertDocxWithin({ name, bytes: readFileSync(path.join(FIXTURES, 'teams-transcript.docx')) }, 20 * 1024 * 1024);
+    // The same document written with Zip64 records (Info-ZIP's `zip -fz`).
+    await assertDocxWithin({ name, bytes: readFileSync(path.join(FIXTURES, 'zip64-transcript.docx')) }, 20 * 1024 * 1024);
     await assertDocxWithin({ name, bytes: docxOf(['Alice Example  0:00:01', 'Hello.']) }, 64 * 1024);
     const err = await refusal(assertDocxWithin({ name, bytes: Buffer.from('not a zip at all') }, 1024));
     expect(err.message).toMatch(/is not a Word document that can be read/);
