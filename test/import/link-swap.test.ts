@@ -50,3 +50,15 @@ describe('a link swapped between the check and the read', () => {
     for (const note of await vault.listMarkdown(vault.root)) expect(await vault.read(note)).not.toContain('the secret');
   });
 });
+
+describe('a relative link that stays in the vault, moved to Folders.Sources', () => {
+  it('still names its file from there (an inbox subfolder is deeper than Sources)', async () => {
+    const fs = memoryFs({ 'Drafts/call.srt': SRT('Hello there.'), 'Projects/Alpha/.keep': '', 'Meetings/Inbox/Alpha/.keep': '' });
+    const vault = new Vault(fs, testConfig({}).layout);
+    const link = vault.abs('Meetings/Inbox/Alpha/2026-12-02 1000 Call.srt');
+    await (fs as unknown as Linking).symlink('../../../Drafts/call.srt', link);
+    const outcome = await importFile({ vault, clock }, { file: link, keep: 'move' });
+    expect(outcome.kind).toBe('imported');
+    expect(await fs.realpath(vault.abs(outcome.source))).toBe(vault.abs('Drafts/call.srt'));
+  });
+});
