@@ -1,7 +1,11 @@
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config.js';
 import { ImportError } from '../../src/import/cues.js';
 import { importFile } from '../../src/import/importer.js';
-import type { Fs } from '../../src/vault/fs.js';
+import { type Fs, nodeFs } from '../../src/vault/fs.js';
 import { Vault } from '../../src/vault/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 
@@ -51,14 +55,22 @@ describe('a link swapped between the check and the read', () => {
   });
 });
 
-describe('a relative link that stays in the vault, moved to Folders.Sources', () => {
+describe('a relative link that stays in the vault, moved to Folders.Sources (real disk)', () => {
   it('still names its file from there (an inbox subfolder is deeper than Sources)', async () => {
-    const fs = memoryFs({ 'Drafts/call.srt': SRT('Hello there.'), 'Projects/Alpha/.keep': '', 'Meetings/Inbox/Alpha/.keep': '' });
-    const vault = new Vault(fs, testConfig({}).layout);
-    const link = vault.abs('Meetings/Inbox/Alpha/2026-12-02 1000 Call.srt');
-    await (fs as unknown as Linking).symlink('../../../Drafts/call.srt', link);
-    const outcome = await importFile({ vault, clock }, { file: link, keep: 'move' });
-    expect(outcome.kind).toBe('imported');
-    expect(await fs.realpath(vault.abs(outcome.source))).toBe(vault.abs('Drafts/call.srt'));
+    const root = mkdtempSync(path.join(os.tmpdir(), 'ma-relink-'));
+    try {
+      for (const dir of ['Drafts', 'Projects/Alpha', 'Meetings/Inbox/Alpha']) mkdirSync(path.join(root, dir), { recursive: true });
+      writeFileSync(path.join(root, 'Drafts/call.srt'), SRT('Hello there.'));
+      const link = path.join(root, 'Meetings/Inbox/Alpha/2026-12-02 1000 Call.srt');
+      symlinkSync('../../../Drafts/call.srt', link);
+      const config = resolveConfig({ MeetingAssistant: { VaultPath: root } }, { cwd: '/' });
+      const vault = new Vault(nodeFs, config.layout);
+      const outcome = await importFile({ vault, clock }, { file: link, keep: 'move' });
+      expect(outcome.kind).toBe('imported');
+      expect(realpathSync(vault.abs(outcome.source))).toBe(realpathSync(path.join(root, 'Drafts/call.srt')));
+      expect(existsSync(link)).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
