@@ -250,6 +250,7 @@ async function stage(vault: Vault, plan: Plan & { notes: { staged: string; final
 /** The commit point: after it, the import is completed even across a crash. */
 async function commitOriginal(vault: Vault, file: string, source: string, keep: 'move' | 'copy'): Promise<void> {
   await vault.fs.mkdir(path.dirname(source), { recursive: true });
+  if (keep === 'move' && (await relinkOriginal(vault, file, source))) return;
   if (keep === 'move') {
     try {
       await vault.fs.rename(file, source);
@@ -263,6 +264,24 @@ async function commitOriginal(vault: Vault, file: string, source: string, keep: 
   await vault.fs.copyFile(file, tmp);
   await vault.fs.rename(tmp, source);
   if (keep === 'move') await vault.fs.unlink(file);
+}
+
+/**
+ * A link the inbox moves must still name its file from `Folders.Sources`: a relative one in an
+ * inbox subfolder (`Alpha/call.srt` → `../../../Drafts/call.srt`) renamed as it is would climb
+ * out of the vault from there. So it is made again at `source`, relative from there to the
+ * file it names in the vault, and the inbox's link removed.
+ */
+async function relinkOriginal(vault: Vault, file: string, source: string): Promise<boolean> {
+  const { fs } = vault;
+  if (!fs.symlink || !(await fs.lstat(file)).isSymbolicLink()) return false;
+  const place = await realPlace(vault, file);
+  if (place.where !== 'vault') return false;
+  const tmp = path.join(path.dirname(source), `.${path.basename(source)}.${process.pid}-${randomBytes(4).toString('hex')}.ma-tmp`);
+  await fs.symlink(path.relative(path.dirname(source), place.real), tmp);
+  await fs.rename(tmp, source);
+  await fs.unlink(file);
+  return true;
 }
 
 /** Steps 3 and 4: idempotent, so recovery can run them again after a crash in the middle. */
