@@ -32,18 +32,60 @@ export async function assertDocxWithin(file: SourceFile, maxBytes: number): Prom
   }
   let total = 0;
   try {
+    if (zip.entryCount > MAX_DOCX_ENTRIES) throw tooManyParts(file.name, zip.entryCount);
     for (let entry = await nextEntry(zip); entry; entry = await nextEntry(zip)) {
       if (entry.fileName.endsWith('/')) continue;
       if (total + entry.uncompressedSize > maxBytes) throw tooLarge(file.name, maxBytes);
       const stream = await zip.openReadStreamPromise(entry);
       total = await countInflated(stream, total, maxBytes, file.name);
     }
+    assertWholeDirectory(file.bytes, (zip as unknown as { readEntryCursor: number }).readEntryCursor);
   } catch (err) {
     if (err instanceof ImportError) throw err;
     throw notADocument(file.name, err);
   } finally {
     zip.close();
   }
+}
+
+/**
+ * The most parts a `.docx` is read with. A Word document has a few dozen; each part costs a
+ * zlib stream here and an object in jszip, and 20 MB of empty parts are ~190,000 of them
+ * (60,000 took 26 s to count): refused by the count the central directory gives, at once.
+ */
+const MAX_DOCX_ENTRIES = 10_000;
+
+function tooManyParts(name: string, count: number): ImportError {
+  return new ImportError(`${name} holds ${count} parts, more than the ${MAX_DOCX_ENTRIES} a .docx is read with (a Word document has a few dozen); it is not read`, 'export the transcript as .vtt or .txt instead');
+}
+
+const EOCD = 0x06054b50;
+const ZIP64_EOCD = 0x06064b50;
+const ZIP64_LOCATOR = 0x07064b50;
+
+/**
+ * The entries yauzl counted must be every entry jszip (mammoth's reader) will see. yauzl reads
+ * as many central records as the end record declares; jszip reads every record in a row and
+ * shifts all offsets when the central directory does not end where the end record is (it takes
+ * that for bytes prepended to the zip). So a bomb whose end record declares 0 entries, or
+ * whose directory sits elsewhere, passed the count and was inflated whole by mammoth. Here the
+ * records counted must end exactly at the (last) end record, or at the Zip64 record its locator
+ * names, and that record's directory offset and size must span exactly them.
+ */
+function assertWholeDirectory(bytes: Uint8Array, end: number): void {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const eocd = buf.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+  const at = (offset: number) => (offset >= 0 && offset + 4 <= buf.length ? buf.readUInt32LE(offset) : -1);
+  let offset: number;
+  let size: number;
+  if (at(end) === EOCD && end === eocd) {
+    [size, offset] = [buf.readUInt32LE(eocd + 12), buf.readUInt32LE(eocd + 16)];
+  } else if (at(end) === ZIP64_EOCD && end + 56 <= buf.length && at(eocd - 20) === ZIP64_LOCATOR && Number(buf.readBigUInt64LE(eocd - 12)) === end) {
+    [size, offset] = [Number(buf.readBigUInt64LE(end + 40)), Number(buf.readBigUInt64LE(end + 48))];
+  } else {
+    throw new Error('its central directory holds more than its end record declares');
+  }
+  if (offset + size !== end) throw new Error('its central directory is not where its end record says');
 }
 
 type ZipFile = Awaited<ReturnType<(typeof import('yauzl'))['fromBufferPromise']>>;

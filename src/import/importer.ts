@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
 import { processIsAlive } from '../instance/liveness.js';
-import { isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
+import { type FileHandleLike, isNotFound, statIfExists, writeFileAtomic } from '../vault/fs.js';
 import { cutToBytes, fileNameOfTitle, MADE_NAME_MAX_BYTES } from '../vault/note-names.js';
-import { realPlace } from '../vault/real-place.js';
-import { FileTooLargeError, NotRegularFileError, readRegularFile } from '../vault/regular-file.js';
+import { isOpenedAt, realPlace } from '../vault/real-place.js';
+import { FileTooLargeError, NotRegularFileError, openRegular, readAllBounded } from '../vault/regular-file.js';
 import { STATE_FOLDER } from '../vault/state.js';
 import { Vault } from '../vault/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
@@ -13,7 +13,7 @@ import { clearFailureNote } from './failure-note.js';
 import { ReadReport } from './read-report.js';
 import { assertDocxWithin } from './docx-limits.js';
 import { extensionOf, isRecording, readTranscript } from './formats/index.js';
-import { contentHash, fileHash, findImported, recordImported } from './ledger.js';
+import { contentHash, findImported, handleHash, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
 
 /**
@@ -90,7 +90,8 @@ function stagingRoot(vault: Vault): string {
 export async function importFile(deps: ImportDeps, request: ImportRequest): Promise<ImportOutcome> {
   const { vault } = deps;
   const name = request.name ?? path.basename(request.file);
-  if (Vault.isInside(vault.layout.folders.Inbox, request.file)) await assertReallyInVault(vault, request.file, name);
+  const confined = Vault.isInside(vault.layout.folders.Inbox, request.file);
+  if (confined) await assertReallyInVault(vault, request.file, name);
   const stat = await vault.fs.stat(request.file).catch((err: unknown) => {
     throw isNotFound(err) ? new ImportError(`${name} is gone: nothing to import`) : err;
   });
@@ -98,8 +99,7 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
   if (stat.size === 0) throw new ImportError(`${name} is empty`, 'wait until the file is complete, or replace it with the full export');
   // A recording is only hashed (in chunks) and handed to the transcriber, never read whole.
   const recording = isRecording(name);
-  const bytes = recording ? undefined : await readTranscriptFile(vault, request.file, name);
-  const hash = bytes ? contentHash(bytes) : await fileHash(vault.fs, request.file);
+  const { bytes, hash } = await readSourceFile(vault, request.file, name, { recording, confined });
   const earlier = await findImported(vault, hash);
   if (earlier) return keepDuplicate(deps, request, name, earlier.meeting);
 
@@ -154,23 +154,41 @@ function assertWithinLimit(name: string, size: number, maxBytes: number): void {
 }
 
 /**
- * A transcript's bytes, read only when its size is within Agent.MaxFileBytes (checked before,
- * and counted during the read, so a file that grows meanwhile stops there); opened
- * non-blocking, so a FIFO swapped in fails at once instead of stalling the import queue.
+ * The file's hash, and for a transcript its bytes, read only when its size is within
+ * Agent.MaxFileBytes (checked before, and counted during the read, so a file that grows
+ * meanwhile stops there); opened non-blocking, so a FIFO swapped in fails at once instead of
+ * stalling the import queue. A file of the inbox is read only once the file opened is known
+ * to be the one its real place in the vault names: a link turned elsewhere between the
+ * check and the open is refused, never read (docs/design.md §9 "Limits").
  */
-async function readTranscriptFile(vault: Vault, file: string, name: string): Promise<Buffer> {
+async function readSourceFile(vault: Vault, file: string, name: string, o: { recording: boolean; confined: boolean }): Promise<{ bytes?: Buffer; hash: string }> {
+  let handle;
   try {
-    const bytes = await readRegularFile(vault.fs, file, vault.maxFileBytes, name);
-    if (!bytes) throw new ImportError(`${name} is gone: nothing to import`);
-    return bytes;
+    handle = await openRegular(vault.fs, file, name);
   } catch (err) {
-    if (err instanceof FileTooLargeError) {
-      const size = (await statIfExists(vault.fs, file))?.size ?? vault.maxFileBytes + 1;
-      assertWithinLimit(name, Math.max(size, vault.maxFileBytes + 1), vault.maxFileBytes);
-    }
     if (err instanceof NotRegularFileError) throw new ImportError(`${name} is ${err.kind}, not a file`);
     throw err;
   }
+  if (!handle) throw new ImportError(`${name} is gone: nothing to import`);
+  try {
+    if (o.confined) await assertOpenedInVault(vault, handle, file, name);
+    if (o.recording) return { hash: await handleHash(handle) };
+    const size = (await handle.stat()).size;
+    assertWithinLimit(name, size, vault.maxFileBytes);
+    const bytes = await readAllBounded(handle, vault.maxFileBytes, name).catch((err: unknown) => {
+      throw err instanceof FileTooLargeError ? new ImportError(`${name} grew past Agent.MaxFileBytes (${vault.maxFileBytes} bytes) while it was read; it is not read`, TOO_LARGE_HINT) : err;
+    });
+    return { bytes, hash: contentHash(bytes) };
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
+}
+
+/** The file opened must be the one the real place of `file` names, in the vault, out of its dot-folders. */
+async function assertOpenedInVault(vault: Vault, handle: FileHandleLike, file: string, name: string): Promise<void> {
+  const place = await isOpenedAt(vault, handle, file);
+  if (place.where === 'outside' || place.where === 'dot-folder') throw linkLeaves(name, place.where, place.real);
+  if (!place.same) throw new ImportError(`${name} changed while it was being opened (a link turned to another file); it is not read`, 'tick retry once the file stays as it is');
 }
 
 /**
@@ -180,13 +198,15 @@ async function readTranscriptFile(vault: Vault, file: string, name: string): Pro
  */
 async function assertReallyInVault(vault: Vault, file: string, name: string): Promise<void> {
   const place = await realPlace(vault, file);
-  if (place.where === 'outside' || place.where === 'dot-folder') {
-    const whither = place.where === 'outside' ? 'outside the vault' : "into one of the vault's dot-folders (.meeting-assistant, .obsidian …)";
-    throw new ImportError(
-      `${name} is reached through a symbolic link that leads ${whither} (${place.real}); nothing is read or moved through such a link`,
-      'copy the file itself into the inbox instead of linking to it, and remove the link',
-    );
-  }
+  if (place.where === 'outside' || place.where === 'dot-folder') throw linkLeaves(name, place.where, place.real);
+}
+
+function linkLeaves(name: string, where: 'outside' | 'dot-folder', real: string): ImportError {
+  const whither = where === 'outside' ? 'outside the vault' : "into one of the vault's dot-folders (.meeting-assistant, .obsidian …)";
+  return new ImportError(
+    `${name} is reached through a symbolic link that leads ${whither} (${real}); nothing is read or moved through such a link`,
+    'copy the file itself into the inbox instead of linking to it, and remove the link',
+  );
 }
 
 function noTranscriber(name: string): ImportError {
@@ -243,6 +263,7 @@ async function stage(vault: Vault, plan: Plan & { notes: { staged: string; final
 /** The commit point: after it, the import is completed even across a crash. */
 async function commitOriginal(vault: Vault, file: string, source: string, keep: 'move' | 'copy'): Promise<void> {
   await vault.fs.mkdir(path.dirname(source), { recursive: true });
+  if (keep === 'move' && (await relinkOriginal(vault, file, source))) return;
   if (keep === 'move') {
     try {
       await vault.fs.rename(file, source);
@@ -256,6 +277,24 @@ async function commitOriginal(vault: Vault, file: string, source: string, keep: 
   await vault.fs.copyFile(file, tmp);
   await vault.fs.rename(tmp, source);
   if (keep === 'move') await vault.fs.unlink(file);
+}
+
+/**
+ * A link the inbox moves must still name its file from `Folders.Sources`: a relative one in an
+ * inbox subfolder (`Alpha/call.srt` → `../../../Drafts/call.srt`) renamed as it is would climb
+ * out of the vault from there. So it is made again at `source`, relative from there to the
+ * file it names in the vault, and the inbox's link removed.
+ */
+async function relinkOriginal(vault: Vault, file: string, source: string): Promise<boolean> {
+  const { fs } = vault;
+  if (!fs.symlink || !(await fs.lstat(file)).isSymbolicLink()) return false;
+  const place = await realPlace(vault, file);
+  if (place.where !== 'vault') return false;
+  const tmp = path.join(path.dirname(source), `.${path.basename(source)}.${process.pid}-${randomBytes(4).toString('hex')}.ma-tmp`);
+  await fs.symlink(path.relative(path.dirname(source), place.real), tmp);
+  await fs.rename(tmp, source);
+  await fs.unlink(file);
+  return true;
 }
 
 /** Steps 3 and 4: idempotent, so recovery can run them again after a crash in the middle. */

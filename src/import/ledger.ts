@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { type Fs, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
+import { type FileHandleLike, type Fs, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
 import { STATE_FOLDER } from '../vault/state.js';
 import type { Vault } from '../vault/vault.js';
 
@@ -25,18 +25,23 @@ const CHUNK = 1024 * 1024;
 
 /** The hash of a file read a megabyte at a time: a recording of an hour is never held in memory. */
 export async function fileHash(fs: Fs, file: string): Promise<string> {
-  const hash = createHash('sha256');
   const handle = await fs.open(file, 'r');
   try {
-    const buffer = new Uint8Array(CHUNK);
-    for (let position = 0; ; ) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
-      if (bytesRead === 0) break;
-      hash.update(buffer.subarray(0, bytesRead));
-      position += bytesRead;
-    }
+    return await handleHash(handle);
   } finally {
     await handle.close();
+  }
+}
+
+/** fileHash of a file already open (the import reads what it checked, not a name again). */
+export async function handleHash(handle: FileHandleLike): Promise<string> {
+  const hash = createHash('sha256');
+  const buffer = new Uint8Array(CHUNK);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
+    if (bytesRead === 0) break;
+    hash.update(buffer.subarray(0, bytesRead));
+    position += bytesRead;
   }
   return hash.digest('hex');
 }

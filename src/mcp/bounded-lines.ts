@@ -83,13 +83,44 @@ export class BoundedLines extends Transform {
   }
 }
 
-/** The `"id"` of a JSON-RPC request in a piece of its line (the first or the last one there), else null. */
+/**
+ * The `"id"` of a JSON-RPC request from a piece of its line, else null: in its start, the
+ * `"id"` key of the message object itself (depth 1, so not one among the params' arguments);
+ * in its end, an `"id"` that is the object's last key (the TypeScript SDK writes it last).
+ */
 export function idOf(piece: Buffer, which: 'first' | 'last'): string | number | null {
-  const all = [...piece.toString('utf8').matchAll(/"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/g)];
-  const m = which === 'first' ? all[0] : all.at(-1);
-  if (!m) return null;
+  const text = piece.toString('utf8');
+  if (which === 'last') return valueOf(/[{,]\s*"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/.exec(text)?.[1]);
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = endOfString(text, i);
+      if (end === -1) return null;
+      if (depth === 1 && end === i + 3 && text.slice(i, end + 1) === '"id"') {
+        const value = valueOf(/^\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")/.exec(text.slice(end + 1, end + 220))?.[1]);
+        if (value !== null) return value;
+      }
+      i = end;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  }
+  return null;
+}
+
+/** The index of the quote closing the string that opens at `start`, -1 when the piece ends first. */
+function endOfString(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}
+
+function valueOf(json: string | undefined): string | number | null {
+  if (json === undefined) return null;
   try {
-    return JSON.parse(m[1]!) as string | number;
+    return JSON.parse(json) as string | number;
   } catch {
     return null;
   }

@@ -54,6 +54,8 @@ export interface Fs {
   readlink(file: string): Promise<string>;
   chmod(file: string, mode: number): Promise<void>;
   copyFile(from: string, to: string): Promise<void>;
+  /** Made by the inbox only, when it moves a link (import/importer.ts); absent: the link is renamed as it is. */
+  symlink?(target: string, file: string): Promise<void>;
 }
 
 /**

@@ -39,12 +39,17 @@ export const NAME_MAX_BYTES = 255;
  */
 export const MADE_NAME_MAX_BYTES = 180;
 
-/** The start of `text` in at most `maxBytes` UTF-8 bytes, cut between characters, no trailing space or dot. */
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The start of `text` in at most `maxBytes` UTF-8 bytes, cut between characters as a person
+ * sees them (a family emoji, a flag, a letter with its accent stay whole), no trailing space or dot.
+ */
 export function cutToBytes(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text) <= maxBytes) return text;
   let bytes = 0;
   let end = 0;
-  for (const char of text) {
+  for (const { segment: char } of GRAPHEMES.segment(text)) {
     const size = Buffer.byteLength(char);
     if (bytes + size > maxBytes) break;
     bytes += size;

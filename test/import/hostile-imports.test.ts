@@ -121,8 +121,34 @@ describe('.docx within Agent.MaxFileBytes when unpacked', () => {
     expect(err.message).toMatch(/expands to more than Agent\.MaxFileBytes \(1048576 bytes\)/);
   });
 
+  it('thousands of tiny entries are refused by their count before any is inflated (each costs a zlib stream, then jszip)', async () => {
+    const many = buildZip(Array.from({ length: 20_000 }, (_, i) => ({ name: `word/x${i}.xml`, data: Buffer.alloc(0) })));
+    const err = await refusal(assertDocxWithin({ name, bytes: many }, 20 * 1024 * 1024));
+    expect(err.message).toBe(`${name} holds 20000 parts, more than the 10000 a .docx is read with (a Word document has a few dozen); it is not read`);
+  });
+
+  it('a zip whose end record declares fewer entries than its central directory holds is refused (jszip, mammoth\'s reader, reads them all)', async () => {
+    const doc = Buffer.from(docxOf(['Alice Example  0:00:01', 'Hello.'], 5 * 1024 * 1024));
+    const eocd = doc.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
+    for (const count of [0, 1]) {
+      const hidden = Buffer.from(doc);
+      hidden.writeUInt16LE(count, eocd + 8);
+      hidden.writeUInt16LE(count, eocd + 10);
+      const err = await refusal(assertDocxWithin({ name, bytes: hidden }, 1024 * 1024));
+      expect(err.message).toMatch(/is not a Word document that can be read|expands to more than/);
+    }
+  });
+
+  it('a truncated zip is a readable error, not a crash', async () => {
+    const whole = docxOf(['Alice Example  0:00:01', 'Hello.']);
+    const err = await refusal(assertDocxWithin({ name, bytes: whole.subarray(0, whole.length - 30) }, 64 * 1024));
+    expect(err.message).toMatch(/is not a Word document that can be read/);
+  });
+
   it('a document within the limit passes, and a file that is no zip is a readable error', async () => {
     await assertDocxWithin({ name, bytes: readFileSync(path.join(FIXTURES, 'teams-transcript.docx')) }, 20 * 1024 * 1024);
+    // The same document written with Zip64 records (Info-ZIP's `zip -fz`).
+    await assertDocxWithin({ name, bytes: readFileSync(path.join(FIXTURES, 'zip64-transcript.docx')) }, 20 * 1024 * 1024);
     await assertDocxWithin({ name, bytes: docxOf(['Alice Example  0:00:01', 'Hello.']) }, 64 * 1024);
     const err = await refusal(assertDocxWithin({ name, bytes: Buffer.from('not a zip at all') }, 1024));
     expect(err.message).toMatch(/is not a Word document that can be read/);

@@ -35,6 +35,13 @@ describe('BoundedLines', () => {
     expect(tooLong).toEqual([42]);
   });
 
+  it('answers the request\'s own id, not an "id" among its arguments (the TypeScript SDK writes the id last)', async () => {
+    const { tooLong } = await through(100, [`{"method":"tools/call","params":{"name":"t","arguments":{"id":3,"text":"${'c'.repeat(2000)}"}},"jsonrpc":"2.0","id":12}\n`]);
+    expect(tooLong).toEqual([12]);
+    const nested = await through(100, [`{"jsonrpc":"2.0","method":"x","params":{"id":4,"q":"${'d'.repeat(2000)}"}}\n`]);
+    expect(nested.tooLong).toEqual([null]);
+  });
+
   it('answers with a JSON-RPC Invalid Request error naming the bound', () => {
     expect(JSON.parse(tooLongAnswer(7, 10))).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32600, message: expect.stringContaining('10 bytes') as string } });
   });

@@ -15,6 +15,16 @@ describe('shortened names', () => {
     expect(cutToBytes('short', 100)).toBe('short');
   });
 
+  it('a title of only emoji is cut between whole emoji, never inside a family or a flag', () => {
+    const family = '👨‍👩‍👧‍👦';
+    const stem = sessionNoteStem(new Date(2026, 11, 2, 10, 0), family.repeat(20));
+    const title = stem.slice('2026-12-02 1000 '.length);
+    expect(title.length).toBeGreaterThan(0);
+    expect(title.length % family.length).toBe(0);
+    expect(title).toBe(family.repeat(title.length / family.length));
+    expect(cutToBytes('🇩🇪🇩🇪', 12)).toBe('🇩🇪');
+  });
+
   it("a note's name keeps its date and the start of its title within the bound", () => {
     const stem = sessionNoteStem(new Date(2026, 11, 2, 10, 0), `Planning ${'ü'.repeat(200)}`);
     expect(stem.startsWith('2026-12-02 1000 Planning üü')).toBe(true);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
+import { realpathSync } from 'node:fs';
 import type { Clock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import { isExpectedError } from '../../errors.js';
@@ -296,14 +297,27 @@ export class Inbox {
 
 function chokidarInbox(folder: string): InboxWatcher {
   const listeners: ((type: 'add' | 'change' | 'unlink', absPath: string) => void)[] = [];
-  const watcher: FSWatcher = watch(folder, {
+  // The inbox folder itself may be a link (`Meetings/Inbox` → `Drop/`): its real folder is
+  // watched, as it was while links were followed, and what is found there reported under the
+  // inbox's own path. A link out of the vault is refused by the import, file by file.
+  const real = realpathOr(folder);
+  const watcher: FSWatcher = watch(real, {
     ignoreInitial: true,
     // A link is reported, not followed: a linked folder out of the vault is never walked, and
     // the import refuses a linked file that leaves it (docs/design.md §9 "Limits").
     followSymlinks: false,
-    ignored: (p: string) => p !== folder && path.basename(p).startsWith('.'),
+    ignored: (p: string) => p !== real && path.basename(p).startsWith('.'),
   });
-  for (const type of ['add', 'change', 'unlink'] as const) watcher.on(type, (p: string) => listeners.forEach((l) => l(type, path.resolve(p))));
+  const inInbox = (p: string) => path.join(folder, path.relative(real, path.resolve(p)));
+  for (const type of ['add', 'change', 'unlink'] as const) watcher.on(type, (p: string) => listeners.forEach((l) => l(type, inInbox(p))));
   const ready = new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return { on: (l) => void listeners.push(l), ready, close: () => watcher.close() };
+}
+
+function realpathOr(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder;
+  }
 }
