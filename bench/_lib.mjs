@@ -259,8 +259,8 @@ export function writeCurrentMeeting(vault, { projects, transcriptLines = 400 }) 
 /** A tool context bound to the current meeting, as the pipeline builds one, on the real disk. */
 export async function toolSetup(vault, meeting, raw = {}, ctxOptions = {}) {
   const { resolveConfig } = await dist('config.js');
-  const { Vault } = await dist('vault/vault.js');
-  const { nodeFs } = await dist('vault/fs.js');
+  const { Vault } = await dist('vault/files/vault.js');
+  const { nodeFs } = await dist('vault/files/fs.js');
   const { createToolBinding, createToolRegistry } = await dist('tools/registry.js');
   const config = resolveConfig({ MeetingAssistant: { VaultPath: vault, ...raw } });
   const v = new Vault(nodeFs, config.layout);

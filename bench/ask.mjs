@@ -93,8 +93,8 @@ report('first streamed byte after the question (3 tool calls on the vault, then 
 // --- the tool calls, through ask's binding ------------------------------------------------------
 const { resolveConfig } = await dist('config.js');
 const { silentLogger } = await dist('log.js');
-const { Vault } = await dist('vault/vault.js');
-const { nodeFs } = await dist('vault/fs.js');
+const { Vault } = await dist('vault/files/vault.js');
+const { nodeFs } = await dist('vault/files/fs.js');
 const { RunCaches } = await dist('tools/run-caches.js');
 const { createMeetingToolsContext } = await dist('mcp/meeting-tools.js');
 const { AskTools } = await dist('ask/ask-tools.js');

@@ -43,8 +43,8 @@ console.log(`vault: ${MEETINGS} meetings, 4 notes each (${(bytes / 1e6).toFixed(
 
 const { resolveConfig } = await dist('config.js');
 const { CatchUp } = await dist('daemon/intake/catch-up.js');
-const { Vault } = await dist('vault/vault.js');
-const { nodeFs } = await dist('vault/fs.js');
+const { Vault } = await dist('vault/files/vault.js');
+const { nodeFs } = await dist('vault/files/fs.js');
 const { silentLogger } = await dist('log.js');
 const config = resolveConfig({ MeetingAssistant: { VaultPath: vault } });
 const v = new Vault(nodeFs, config.layout);

@@ -11,7 +11,7 @@ import { transcriptLines } from '../test/helpers/long-meeting-text.mjs';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dist = (p) => pathToFileURL(path.join(here, '..', 'dist', p)).href;
 const { estimateRequestTokens, fixedTokens } = await import(dist('agent/window/tokens.js'));
-const { catLine } = await import(dist('vault/lines.js'));
+const { catLine } = await import(dist('vault/format/lines.js'));
 const compaction = await import(dist('agent/window/compaction.js'));
 const { WindowBudget } = await import(dist('agent/window/window-budget.js'));
 const { silentLogger } = await import(dist('log.js'));

@@ -3,7 +3,7 @@
 // 6,000,000-character line without a space (overflowed the stack before).
 import { dist, report, runs, stats, timeRuns } from './_lib.mjs';
 
-const { updateFrontmatter } = await dist('vault/frontmatter.js');
+const { updateFrontmatter } = await dist('vault/format/frontmatter.js');
 const { countTokens } = await dist('agent/window/tokens.js');
 
 const ms = (v) => `${v.toFixed(1)} ms`;

@@ -34,8 +34,8 @@ export function teamsVtt(cues = CUES) {
 
 const child = process.argv[2] === '--child';
 const { importFile } = await dist('import/importer.js');
-const { Vault } = await dist('vault/vault.js');
-const { nodeFs } = await dist('vault/fs.js');
+const { Vault } = await dist('vault/files/vault.js');
+const { nodeFs } = await dist('vault/files/fs.js');
 const { resolveConfig } = await dist('config.js');
 const clock = () => new Date();
 

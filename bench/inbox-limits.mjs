@@ -43,8 +43,8 @@ if (process.argv[2] === '--make-bomb') {
 } else if (child) {
   const [, , , dir, kind] = process.argv;
   const { importFile } = await dist('import/importer.js');
-  const { Vault } = await dist('vault/vault.js');
-  const { nodeFs } = await dist('vault/fs.js');
+  const { Vault } = await dist('vault/files/vault.js');
+  const { nodeFs } = await dist('vault/files/fs.js');
   const { resolveConfig } = await dist('config.js');
   const vault = new Vault(nodeFs, resolveConfig({ MeetingAssistant: { VaultPath: dir } }, { cwd: '/' }).layout);
   const once = async (name, bytes) => {

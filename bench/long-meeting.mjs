@@ -23,8 +23,8 @@ import { dist, tempDir, writeFile } from './_lib.mjs';
 import { readerClient } from './_reader-client.mjs';
 
 const { resolveConfig } = await dist('config.js');
-const { Vault } = await dist('vault/vault.js');
-const { nodeFs } = await dist('vault/fs.js');
+const { Vault } = await dist('vault/files/vault.js');
+const { nodeFs } = await dist('vault/files/fs.js');
 const { summarizeMeeting } = await dist('meeting/pipeline.js');
 const { makeLiveNotes } = await dist('meeting/long-transcript/live-notes.js');
 const { WindowBudget } = await dist('agent/window/window-budget.js');

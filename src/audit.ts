@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { structuredPatch } from 'diff';
-import { STATE_FOLDER } from './vault/state.js';
-import { looksBinary } from './vault/confine.js';
-import { isNotFound, writeFileAtomic } from './vault/fs.js';
-import { readRegularFile } from './vault/regular-file.js';
-import type { Transform, UpdateResult } from './vault/update.js';
-import type { Vault } from './vault/vault.js';
+import { STATE_FOLDER } from './vault/files/state.js';
+import { looksBinary } from './vault/files/confine.js';
+import { isNotFound, writeFileAtomic } from './vault/files/fs.js';
+import { readRegularFile } from './vault/files/regular-file.js';
+import type { Transform, UpdateResult } from './vault/files/update.js';
+import type { Vault } from './vault/files/vault.js';
 
 /**
  * The external-write audit (docs/design.md §3 step 6). Every write a tool makes to a file other

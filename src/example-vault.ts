@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { STATE_FOLDER } from './vault/state.js';
-import { type Fs, statIfExists } from './vault/fs.js';
+import { STATE_FOLDER } from './vault/files/state.js';
+import { type Fs, statIfExists } from './vault/files/fs.js';
 import { MeetingAssistantError } from './errors.js';
 
 /**

@@ -2,9 +2,9 @@ import type { Clock } from './clock.js';
 import type { AppConfig } from './config.js';
 import { addLogSecret, createLoggerFromConfig, type Logger } from './log.js';
 import { ServerWindowSource } from './agent/window/server-window.js';
-import { ensureHttpToken } from './vault/state.js';
-import { nodeFs, type Fs } from './vault/fs.js';
-import { Vault } from './vault/vault.js';
+import { ensureHttpToken } from './vault/files/state.js';
+import { nodeFs, type Fs } from './vault/files/fs.js';
+import { Vault } from './vault/files/vault.js';
 
 /**
  * What every process of one vault builds first, before anything of a run: the vault (its

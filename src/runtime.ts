@@ -3,7 +3,7 @@ import { createModelClient } from './agent/model/client.js';
 import { WindowBudget } from './agent/window/window-budget.js';
 import { createOpenAI } from './agent/model/openai-sdk.js';
 import { createRemoteCompactor } from './agent/window/remote-compaction.js';
-import { retryUrl } from './vault/state.js';
+import { retryUrl } from './vault/files/state.js';
 import type { PipelineDeps } from './meeting/pipeline.js';
 import { openProcessBase, type ProcessBase, type ProcessBaseOptions } from './process-base.js';
 import { RunCaches, type RunCachesOptions } from './tools/run-caches.js';

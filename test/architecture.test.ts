@@ -35,14 +35,14 @@ describe('dependency rules', () => {
 
   it('reads type-only imports from the .ts sources: a cycle and an upward import made only of them are found', async () => {
     const root = project({
-      'config.ts': "import type { Fs } from './vault/fs.js';\nexport type Config = { fs: Fs };\n",
-      'vault/fs.ts': "import type { Config } from '../config.js';\nexport interface Fs { config?: Config }\n",
+      'config.ts': "import type { Fs } from './vault/files/fs.js';\nexport type Config = { fs: Fs };\n",
+      'vault/files/fs.ts': "import type { Config } from '../../config.js';\nexport interface Fs { config?: Config }\n",
       'agent/a.ts': "import { type B } from './b.js';\nexport type A = B[];\n",
       'agent/b.ts': "import type { A } from './a.js';\nexport type B = { a: A };\n",
     });
     const violations = await checkDependencies(root);
     const seen = violations.map((v) => `${v.rule}: ${v.from} → ${v.to}`);
-    expect(seen).toContain('layer-config-not-vault-log-and-external-programs: src/config.ts → src/vault/fs.ts');
+    expect(seen).toContain('layer-config-not-vault-log-and-external-programs: src/config.ts → src/vault/files/fs.ts');
     expect(seen).toContain('no-unit-cycle: config.ts → vault/ → config.ts');
     expect(seen.some((s) => s.startsWith('no-circular: src/agent/a.ts → src/agent/b.ts → src/agent/a.ts'))).toBe(true);
     const layer = violations.find((v) => v.rule === 'layer-config-not-vault-log-and-external-programs');
@@ -51,11 +51,11 @@ describe('dependency rules', () => {
 
   it('the model engine knows no notes: agent/ importing vault/ is refused though vault/ lies below it', async () => {
     const root = project({
-      'vault/lines.ts': 'export const catLine = (n: number) => String(n);\n',
-      'agent/engine.ts': "import { catLine } from '../vault/lines.js';\nexport const line = catLine(1);\n",
+      'vault/format/lines.ts': 'export const catLine = (n: number) => String(n);\n',
+      'agent/engine.ts': "import { catLine } from '../vault/format/lines.js';\nexport const line = catLine(1);\n",
     });
     const shown = (await checkDependencies(root)).map(describeViolation).join('\n');
-    expect(shown).toContain('agent-not-vault: src/agent/engine.ts → src/vault/lines.ts');
+    expect(shown).toContain('agent-not-vault: src/agent/engine.ts → src/vault/format/lines.ts');
     expect(shown).toContain('agent/ may not use vault/: the agent is a model engine that knows no meetings');
   });
 

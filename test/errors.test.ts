@@ -4,9 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { isExpectedError, MeetingAssistantError } from '../src/errors.js';
 import { ConfigError } from '../src/config.js';
 import { ToolError } from '../src/tools/errors.js';
-import { PathError } from '../src/vault/confine.js';
-import { FrontmatterError } from '../src/vault/frontmatter.js';
-import { BrokenMeetingError } from '../src/vault/meeting.js';
+import { PathError } from '../src/vault/files/confine.js';
+import { FrontmatterError } from '../src/vault/format/frontmatter.js';
+import { BrokenMeetingError } from '../src/vault/notes/meeting.js';
 import { ModelError } from '../src/agent/types.js';
 import { AgentError } from '../src/agent/loop.js';
 

@@ -12,10 +12,10 @@ import {
   isBundledDefaultConfig,
   seedWorkingVault,
 } from '../src/example-vault.js';
-import { type Fs, nodeFs, readText } from '../src/vault/fs.js';
-import { resolveLink } from '../src/vault/links.js';
-import { findMeetingOfSummary, resolveMeeting } from '../src/vault/meeting.js';
-import { countActionItems } from '../src/vault/summary-sections.js';
+import { type Fs, nodeFs, readText } from '../src/vault/files/fs.js';
+import { resolveLink } from '../src/vault/format/links.js';
+import { findMeetingOfSummary, resolveMeeting } from '../src/vault/notes/meeting.js';
+import { countActionItems } from '../src/vault/notes/summary-sections.js';
 import { wikilinksOf } from './helpers/fixture-vaults.js';
 import { memoryFs, memoryVault } from './helpers/memfs.js';
 

@@ -1,4 +1,4 @@
-import { statIfExists } from '../vault/fs.js';
+import { statIfExists } from '../vault/files/fs.js';
 import type { MeetingIndex } from '../mcp/meeting-index.js';
 
 /**

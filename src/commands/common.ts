@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { type Clock, systemClock } from '../clock.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
-import { type Fs, nodeFs } from '../vault/fs.js';
+import { type Fs, nodeFs } from '../vault/files/fs.js';
 import { MeetingAssistantError } from '../errors.js';
 import { vaultPathProblem } from './vault-path.js';
 

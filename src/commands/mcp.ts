@@ -5,8 +5,8 @@ import { BoundedLines, MAX_MESSAGE_LINE_BYTES, tooLongAnswer } from '../mcp/boun
 import { createMeetingsServer } from '../mcp/server.js';
 import { watchMeetingFolders } from '../mcp/watch.js';
 import { RunCaches } from '../tools/run-caches.js';
-import { statIfExists } from '../vault/fs.js';
-import { Vault } from '../vault/vault.js';
+import { statIfExists } from '../vault/files/fs.js';
+import { Vault } from '../vault/files/vault.js';
 import { packageVersion } from '../version.js';
 import { CliError, type CommandDeps, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 

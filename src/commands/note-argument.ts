@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { PathError, resolveNotePath } from '../vault/confine.js';
-import { LinkError, resolveLink } from '../vault/links.js';
-import type { NoteKind, Vault } from '../vault/vault.js';
+import { PathError, resolveNotePath } from '../vault/files/confine.js';
+import { LinkError, resolveLink } from '../vault/format/links.js';
+import type { NoteKind, Vault } from '../vault/files/vault.js';
 import { CliError, EXIT_USAGE } from './common.js';
 
 /**

@@ -2,8 +2,8 @@ import { type CommandRunner, findOnPath, launch } from '../external-programs.js'
 import { statusPageUrl } from '../instance/status-page-url.js';
 import { daemonBaseUrl } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
-import { readHttpToken } from '../vault/state.js';
-import { Vault } from '../vault/vault.js';
+import { readHttpToken } from '../vault/files/state.js';
+import { Vault } from '../vault/files/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**

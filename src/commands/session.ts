@@ -1,7 +1,7 @@
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../sessions/sessions.js';
 import { finishSession } from '../sessions/session-finish.js';
 import type { AppConfig } from '../config.js';
-import { Vault } from '../vault/vault.js';
+import { Vault } from '../vault/files/vault.js';
 import { noteArgument } from './note-argument.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 

@@ -1,6 +1,6 @@
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { importLines } from '../daemon/http/import-status.js';
-import { listMeetingStates, type MeetingState } from '../vault/meeting-overview.js';
+import { listMeetingStates, type MeetingState } from '../vault/notes/meeting-overview.js';
 import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
@@ -8,8 +8,8 @@ import { type MachinesNow, machinesNow } from '../instance/machines-now.js';
 import { describeClaim } from '../instance/vault-claim.js';
 import { triggerLabel } from '../daemon/http/trigger-labels.js';
 import { liveNotesLine } from '../daemon/runs/live-notes-lane.js';
-import { localBaseUrl, readHttpToken } from '../vault/state.js';
-import { Vault } from '../vault/vault.js';
+import { localBaseUrl, readHttpToken } from '../vault/files/state.js';
+import { Vault } from '../vault/files/vault.js';
 import type { AppConfig } from '../config.js';
 import { type CommandDeps, EXIT_OK, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 

@@ -1,16 +1,16 @@
 import { retrySummary, summarizeMeeting, type RunOutcome } from '../meeting/pipeline.js';
 import { markCliRun } from '../instance/cli-run-marker.js';
-import { HeadCache } from '../vault/head-cache.js';
+import { HeadCache } from '../vault/scan/head-cache.js';
 import { liveDaemon } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
 import { machinesNow, runsElsewhere } from '../instance/machines-now.js';
-import { meetingOfNote } from '../vault/locate-meeting.js';
+import { meetingOfNote } from '../vault/notes/locate-meeting.js';
 import { createRuntime } from '../runtime.js';
 import { handOff } from './handoff.js';
 import { noteArgument } from './note-argument.js';
 import { isExpectedError } from '../errors.js';
-import { resolveMeeting } from '../vault/meeting.js';
-import type { Vault } from '../vault/vault.js';
+import { resolveMeeting } from '../vault/notes/meeting.js';
+import type { Vault } from '../vault/files/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /** `summarize <meeting-note>`: one run now, then exit 0 (done) or 1 (failed). */

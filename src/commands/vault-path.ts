@@ -1,6 +1,6 @@
 import type { AppConfig } from '../config.js';
 import { isBundledDefaultConfig } from '../example-vault.js';
-import { type Fs, statIfExists } from '../vault/fs.js';
+import { type Fs, statIfExists } from '../vault/files/fs.js';
 
 /**
  * A `VaultPath` that names no folder is a mistake in the configuration (docs/design.md §6,

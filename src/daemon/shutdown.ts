@@ -1,6 +1,6 @@
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Vault } from '../vault/vault.js';
+import type { Vault } from '../vault/files/vault.js';
 import type { InstanceLock } from '../instance/daemon-claim.js';
 import { saveLeftover } from './runs/unstarted-jobs.js';
 import type { RunQueue, StopResult } from './runs/queue.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { DoctorCheck } from '../agent/model/endpoint-check.js';
-import type { Fs } from '../vault/fs.js';
+import type { Fs } from '../vault/files/fs.js';
 import type { ModelClient } from '../agent/types.js';
 
 export interface DoctorReport {

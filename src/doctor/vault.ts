@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import type { AppConfig, FolderKey } from '../config.js';
 import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
 import { shellQuote } from '../service/install.js';
-import { type Fs, isNotFound, TEMP_SUFFIX } from '../vault/fs.js';
-import { resolveTemplate, TemplateError } from '../vault/template.js';
-import { Vault } from '../vault/vault.js';
+import { type Fs, isNotFound, TEMP_SUFFIX } from '../vault/files/fs.js';
+import { resolveTemplate, TemplateError } from '../vault/format/template.js';
+import { Vault } from '../vault/files/vault.js';
 import { errorText } from './error-text.js';
 
 /** The vault, its folders and files, and the default template: each usable by the daemon? */

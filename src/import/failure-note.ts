@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
-import { parseNote, renderFrontmatter } from '../vault/frontmatter.js';
-import { formatLink } from '../vault/links.js';
-import type { Vault } from '../vault/vault.js';
+import { parseNote, renderFrontmatter } from '../vault/format/frontmatter.js';
+import { formatLink } from '../vault/format/links.js';
+import type { Vault } from '../vault/files/vault.js';
 import { failureNoteOf } from './inbox-rules.js';
 
 /**

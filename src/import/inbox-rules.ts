@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { isTempFile } from '../vault/fs.js';
-import { cutToBytes, NAME_MAX_BYTES } from '../vault/note-names.js';
-import { isSyncToolFile } from '../vault/sync-files.js';
+import { isTempFile } from '../vault/files/fs.js';
+import { cutToBytes, NAME_MAX_BYTES } from '../vault/format/note-names.js';
+import { isSyncToolFile } from '../vault/files/sync-files.js';
 
 /**
  * Which files in the inbox are the import's (docs/design.md §9). Names sync tools and
@@ -12,7 +12,7 @@ import { isSyncToolFile } from '../vault/sync-files.js';
 
 export const FAILURE_SUFFIX = ' (import failed).md';
 
-/** `*.tmp`, `*.part`, `*.crdownload`, Syncthing's temporaries and conflicts, dot-files, our own temporaries, editors' backups: a superset of src/vault/sync-files.ts. */
+/** `*.tmp`, `*.part`, `*.crdownload`, Syncthing's temporaries and conflicts, dot-files, our own temporaries, editors' backups: a superset of src/vault/files/sync-files.ts. */
 export function isIgnoredInboxName(name: string): boolean {
   return (
     name.startsWith('.') ||

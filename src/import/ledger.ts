@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { type FileHandleLike, type Fs, readTextIfExists, writeFileAtomic } from '../vault/fs.js';
-import { STATE_FOLDER } from '../vault/state.js';
-import type { Vault } from '../vault/vault.js';
+import { type FileHandleLike, type Fs, readTextIfExists, writeFileAtomic } from '../vault/files/fs.js';
+import { STATE_FOLDER } from '../vault/files/state.js';
+import type { Vault } from '../vault/files/vault.js';
 
 /**
  * What has been imported, by the SHA-256 of the file's bytes (docs/design.md §9: the same

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { renderContextNote } from '../vault/context.js';
-import { renderFrontmatter } from '../vault/frontmatter.js';
-import { formatLink } from '../vault/links.js';
-import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/note-names.js';
-import type { Vault } from '../vault/vault.js';
+import { renderContextNote } from '../vault/notes/context.js';
+import { renderFrontmatter } from '../vault/format/frontmatter.js';
+import { formatLink } from '../vault/format/links.js';
+import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/format/note-names.js';
+import type { Vault } from '../vault/files/vault.js';
 import type { Cue } from './cues.js';
 import { ImportError } from './cues.js';
 import { factsOfName } from './file-name.js';

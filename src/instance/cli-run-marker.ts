@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../clock.js';
-import { readTextIfExists, writeFileAtomic } from '../vault/fs.js';
-import { STATE_FOLDER } from '../vault/state.js';
-import type { Vault } from '../vault/vault.js';
+import { readTextIfExists, writeFileAtomic } from '../vault/files/fs.js';
+import { STATE_FOLDER } from '../vault/files/state.js';
+import type { Vault } from '../vault/files/vault.js';
 import { type HolderProbe, holderRuns, parseHolder, systemProbe } from './liveness.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { Vault } from '../vault/vault.js';
+import type { Vault } from '../vault/files/vault.js';
 import { instanceFile, runningHolder } from './daemon-claim.js';
 import { type HolderProbe, systemProbe } from './liveness.js';
 import { type MachineRecord, STALE_BEATS } from './machine-roles.js';

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { isNotFound, readTextIfExists } from '../vault/fs.js';
-import type { Vault } from '../vault/vault.js';
+import { isNotFound, readTextIfExists } from '../vault/files/fs.js';
+import type { Vault } from '../vault/files/vault.js';
 import { claimVault, instanceFile, type InstanceLock, machinesFolder } from './daemon-claim.js';
 import { type HolderProbe, systemProbe } from './liveness.js';
 import {

@@ -7,7 +7,7 @@ const MAX_ITEMS = 500;
 
 /**
  * `list_action_items` (docs/design.md §10): the task lines of the summaries (any
- * `Agent.TaskFormat`, vault/action-items.ts), newest meetings first, each with its owner, due
+ * `Agent.TaskFormat`, vault/notes/action-items.ts), newest meetings first, each with its owner, due
  * date, meeting and summary path.
  */
 export const listActionItems = defineMcpTool({

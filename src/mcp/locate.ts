@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { ToolError } from '../tools/errors.js';
-import { checkRelativePath, realLocation } from '../vault/confine.js';
-import { LinkError, linkTarget, resolveLink } from '../vault/links.js';
-import { Vault } from '../vault/vault.js';
+import { checkRelativePath, realLocation } from '../vault/files/confine.js';
+import { LinkError, linkTarget, resolveLink } from '../vault/format/links.js';
+import { Vault } from '../vault/files/vault.js';
 import type { MeetingIndex, MeetingNote, SummaryNote } from './meeting-index.js';
 
 /**

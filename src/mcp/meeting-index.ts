@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { type ActionItem, parseActionItems } from '../vault/action-items.js';
-import { parseNote } from '../vault/frontmatter.js';
-import { linkTarget } from '../vault/links.js';
-import { nameList, noteBasename } from '../vault/meeting.js';
-import type { Vault } from '../vault/vault.js';
+import { type ActionItem, parseActionItems } from '../vault/notes/action-items.js';
+import { parseNote } from '../vault/format/frontmatter.js';
+import { linkTarget } from '../vault/format/links.js';
+import { nameList, noteBasename } from '../vault/notes/meeting.js';
+import type { Vault } from '../vault/files/vault.js';
 import type { FileWatch } from '../tools/file-cache.js';
 import { NoteFolder } from './note-folder.js';
 

@@ -4,7 +4,7 @@ import { isExpectedError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { RunCaches } from '../tools/run-caches.js';
 import { SearchPlans } from '../tools/search/search-plans.js';
-import type { Vault } from '../vault/vault.js';
+import type { Vault } from '../vault/files/vault.js';
 import { listActionItems } from './list-action-items.js';
 import { listMeetings } from './list-meetings.js';
 import { MeetingIndex } from './meeting-index.js';

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { FileWatch, Trust } from '../tools/file-cache.js';
-import type { StatsLike } from '../vault/fs.js';
-import { isTempFile, walkFiles } from '../vault/fs.js';
-import { isSyncToolFile } from '../vault/sync-files.js';
-import { type NoteKind, Vault } from '../vault/vault.js';
+import type { StatsLike } from '../vault/files/fs.js';
+import { isTempFile, walkFiles } from '../vault/files/fs.js';
+import { isSyncToolFile } from '../vault/files/sync-files.js';
+import { type NoteKind, Vault } from '../vault/files/vault.js';
 
 /**
  * The notes of one kind (meeting notes, summaries, transcripts) as the MCP server knows them,

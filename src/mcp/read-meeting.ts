@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { formatRead } from '../tools/format.js';
 import { ToolError } from '../tools/errors.js';
 import { readTextFile } from '../tools/read.js';
-import { parseNote } from '../vault/frontmatter.js';
-import { splitLines } from '../vault/lines.js';
+import { parseNote } from '../vault/format/frontmatter.js';
+import { splitLines } from '../vault/format/lines.js';
 import { locateMeeting } from './locate.js';
 import { defineMcpTool } from './tool.js';
 

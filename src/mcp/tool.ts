@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import type { Vault } from '../vault/vault.js';
+import type { Vault } from '../vault/files/vault.js';
 import type { MeetingIndex } from './meeting-index.js';
 import type { RunCaches } from '../tools/run-caches.js';
 import type { SearchPlans } from '../tools/search/search-plans.js';

@@ -1,11 +1,11 @@
 import type { Logger } from '../log.js';
 import type { FileWatch } from '../tools/file-cache.js';
-import { DirectoryWatcher } from '../vault/dir-watch.js';
-import { isSyncToolFile } from '../vault/sync-files.js';
-import { Vault } from '../vault/vault.js';
+import { DirectoryWatcher } from '../vault/scan/dir-watch.js';
+import { isSyncToolFile } from '../vault/files/sync-files.js';
+import { Vault } from '../vault/files/vault.js';
 
 /**
- * The MCP server's watcher (docs/design.md §10): the daemon's folder watcher (vault/dir-watch.ts,
+ * The MCP server's watcher (docs/design.md §10): the daemon's folder watcher (vault/scan/dir-watch.ts,
  * one `fs.watch` per folder, none per note) over the meeting notes, summaries and transcripts,
  * every event passed at once to `watch.invalidate`, so the caches (the meeting index, the
  * search's texts and plans) trust what they hold and a warm call touches no file. Events can

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import type { AppConfig } from '../config.js';
-import type { MeetingArtifacts } from '../vault/meeting.js';
-import { guessLanguage } from '../vault/summary-sections.js';
-import { resolveTemplate } from '../vault/template.js';
-import { transcriptSpeech, unnamedSpeakers } from '../vault/transcript.js';
-import type { Vault } from '../vault/vault.js';
-import { readAgentsFile } from '../vault/project-folder.js';
+import type { MeetingArtifacts } from '../vault/notes/meeting.js';
+import { guessLanguage } from '../vault/notes/summary-sections.js';
+import { resolveTemplate } from '../vault/format/template.js';
+import { transcriptSpeech, unnamedSpeakers } from '../vault/notes/transcript.js';
+import type { Vault } from '../vault/files/vault.js';
+import { readAgentsFile } from '../vault/files/project-folder.js';
 import { buildInstructions, buildProjectInstructions, firstUserMessage, type ProjectAgentsFile, projectPhaseMessage } from './prompt.js';
 import { type LanguageChoice, type SummaryShape, summaryShapeSection, templateFact, unnamedSpeakersFact } from './summary-shape.js';
 

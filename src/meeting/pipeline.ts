@@ -20,17 +20,17 @@ import { createToolBinding, createToolRegistry } from '../tools/registry.js';
 import type { RunCaches } from '../tools/run-caches.js';
 import { staleSummaryReminder } from '../tools/speaker-names.js';
 import type { RunState } from '../tools/types.js';
-import { createContextNote, readContextState, setContextState } from '../vault/context.js';
-import { readNote } from '../vault/frontmatter.js';
-import { endTimeOf } from '../vault/end-time.js';
+import { createContextNote, readContextState, setContextState } from '../vault/notes/context.js';
+import { readNote } from '../vault/format/frontmatter.js';
+import { endTimeOf } from '../vault/notes/end-time.js';
 import {
   BrokenMeetingError,
   findMeetingOfSummary,
   type MeetingArtifacts,
   resolveMeeting,
-} from '../vault/meeting.js';
-import type { FailureDetails } from '../vault/summary.js';
-import type { Vault } from '../vault/vault.js';
+} from '../vault/notes/meeting.js';
+import type { FailureDetails } from '../vault/notes/summary.js';
+import type { Vault } from '../vault/files/vault.js';
 import { isExpectedError } from '../errors.js';
 import {
   type FailureWriter,

@@ -1,11 +1,11 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { appendToContextBody, createContextNote } from '../vault/context.js';
-import { isNotFound } from '../vault/fs.js';
-import type { MeetingArtifacts } from '../vault/meeting.js';
-import { type FailureDetails, type FailureReportInput, isFailureReportText, renderFailureReport } from '../vault/summary.js';
-import { keepReplacedSummary, keptSummaryNote } from '../vault/replaced-summary.js';
-import type { Vault } from '../vault/vault.js';
+import { appendToContextBody, createContextNote } from '../vault/notes/context.js';
+import { isNotFound } from '../vault/files/fs.js';
+import type { MeetingArtifacts } from '../vault/notes/meeting.js';
+import { type FailureDetails, type FailureReportInput, isFailureReportText, renderFailureReport } from '../vault/notes/summary.js';
+import { keepReplacedSummary, keptSummaryNote } from '../vault/notes/replaced-summary.js';
+import type { Vault } from '../vault/files/vault.js';
 
 /**
  * How a run's failure reaches the vault, whatever went wrong (docs/design.md §3 step 4):

@@ -1,4 +1,4 @@
-import { ENGLISH_HEADINGS, LANGUAGES, type TaskFormat, codeOfName, headingsFor } from '../vault/summary-sections.js';
+import { ENGLISH_HEADINGS, LANGUAGES, type TaskFormat, codeOfName, headingsFor } from '../vault/notes/summary-sections.js';
 
 /**
  * The shape of the summary the agent writes, appended to the instructions: its structure (a

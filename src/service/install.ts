@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { AppConfig } from '../config.js';
-import { type Fs, isNotFound, readText, statIfExists, writeFileAtomic } from '../vault/fs.js';
+import { type Fs, isNotFound, readText, statIfExists, writeFileAtomic } from '../vault/files/fs.js';
 import {
   type HomeDirs,
   LAUNCHD_LABEL,

@@ -1,4 +1,4 @@
-import type { ContextState } from '../vault/context.js';
+import type { ContextState } from '../vault/notes/context.js';
 
 /**
  * Whose context states are whose (docs/design.md §6). A recorder or transcriber moves the

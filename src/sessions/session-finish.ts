@@ -1,9 +1,9 @@
 import { type Clock, systemClock } from '../clock.js';
-import { updateNoteFrontmatter } from '../vault/frontmatter.js';
-import { resolveMeeting } from '../vault/meeting.js';
-import type { Vault } from '../vault/vault.js';
+import { updateNoteFrontmatter } from '../vault/format/frontmatter.js';
+import { resolveMeeting } from '../vault/notes/meeting.js';
+import type { Vault } from '../vault/files/vault.js';
 import { isExpectedError } from '../errors.js';
-import { readNoteHead } from '../vault/note-head.js';
+import { readNoteHead } from '../vault/scan/note-head.js';
 import { contextPathOf, localIsoTime, meetingNote, SessionError } from './sessions.js';
 
 /**

@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
-import { createContextNote, isContextState, setContextState } from '../vault/context.js';
+import { createContextNote, isContextState, setContextState } from '../vault/notes/context.js';
 import { daemonStateRefusal, isRecorderState, RECORDER_STATES } from './recorder-states.js';
-import { FrontmatterError, renderFrontmatter, updateNoteFrontmatter } from '../vault/frontmatter.js';
-import { formatLink } from '../vault/links.js';
-import { resolveMeeting } from '../vault/meeting.js';
-import type { Vault } from '../vault/vault.js';
-import { HeadCache } from '../vault/head-cache.js';
-import { contextOfMeeting, LocateError } from '../vault/locate-meeting.js';
-import { PathError, resolveNotePath } from '../vault/confine.js';
+import { FrontmatterError, renderFrontmatter, updateNoteFrontmatter } from '../vault/format/frontmatter.js';
+import { formatLink } from '../vault/format/links.js';
+import { resolveMeeting } from '../vault/notes/meeting.js';
+import type { Vault } from '../vault/files/vault.js';
+import { HeadCache } from '../vault/scan/head-cache.js';
+import { contextOfMeeting, LocateError } from '../vault/notes/locate-meeting.js';
+import { PathError, resolveNotePath } from '../vault/files/confine.js';
 import { isExpectedError, MeetingAssistantError } from '../errors.js';
-import { fileNameOfTitle, localIsoTime, sessionNoteStem, sessionStamp } from '../vault/note-names.js';
+import { fileNameOfTitle, localIsoTime, sessionNoteStem, sessionStamp } from '../vault/format/note-names.js';
 
 /**
  * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI

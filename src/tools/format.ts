@@ -4,7 +4,7 @@
  * the per-result budget is cut at a line boundary with a note on how to read the rest.
  */
 
-import { catLine } from '../vault/lines.js';
+import { catLine } from '../vault/format/lines.js';
 import type { ToolBinding } from './types.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 60_000;

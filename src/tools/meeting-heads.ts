@@ -1,12 +1,12 @@
 import path from 'node:path';
-import { CLAIM_KEYS, type HeadSource } from '../vault/claims.js';
-import { type Head, HeadCache } from '../vault/head-cache.js';
-import type { Vault } from '../vault/vault.js';
+import { CLAIM_KEYS, type HeadSource } from '../vault/notes/claims.js';
+import { type Head, HeadCache } from '../vault/scan/head-cache.js';
+import type { Vault } from '../vault/files/vault.js';
 import type { FileWatch } from './file-cache.js';
 
 /**
  * The meeting notes' heads as the runs of one vault share them (run-caches.ts), for the check
- * that no other meeting has this one's notes (vault/claims.ts, docs/design.md §1) at every run
+ * that no other meeting has this one's notes (vault/notes/claims.ts, docs/design.md §1) at every run
  * start. A HeadCache, which compares each note's version with a stat and reads only the notes
  * that changed, kept in the state folder between run processes (`spillFile`); and, where the
  * daemon's watcher covers the meeting notes (FileWatch.trust), a head it checked within

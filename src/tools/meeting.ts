@@ -1,11 +1,11 @@
-import { eolOf, joinLines, splitLines } from '../vault/lines.js';
-import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/frontmatter.js';
-import { joinContextBody, splitContextBody } from '../vault/context.js';
-import { isFailureReportText, renderSummaryNote } from '../vault/summary.js';
-import { countActionItems } from '../vault/summary-sections.js';
-import { UNCHANGED } from '../vault/update.js';
+import { eolOf, joinLines, splitLines } from '../vault/format/lines.js';
+import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/format/frontmatter.js';
+import { joinContextBody, splitContextBody } from '../vault/notes/context.js';
+import { isFailureReportText, renderSummaryNote } from '../vault/notes/summary.js';
+import { countActionItems } from '../vault/notes/summary-sections.js';
+import { UNCHANGED } from '../vault/files/update.js';
 import { defineTool } from './define.js';
-import { inertMarkdown, inertNotice } from '../vault/inert.js';
+import { inertMarkdown, inertNotice } from '../vault/format/inert.js';
 import { refuseExecutableChange } from './project-limits.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { splitLines } from '../vault/lines.js';
-import { linkTarget } from '../vault/links.js';
-import { Vault } from '../vault/vault.js';
+import { splitLines } from '../vault/format/lines.js';
+import { linkTarget } from '../vault/format/links.js';
+import { Vault } from '../vault/files/vault.js';
 import { defineTool } from './define.js';
-import { isSyncToolFile } from '../vault/sync-files.js';
+import { isSyncToolFile } from '../vault/files/sync-files.js';
 import { ToolError } from './errors.js';
 import { formatRead, resultBudget } from './format.js';
 import { type PastSummary, intersects, sameProject } from './past-index.js';
-import { checkRelativePath, realLocation, sameFile } from '../vault/confine.js';
+import { checkRelativePath, realLocation, sameFile } from '../vault/files/confine.js';
 import { readTextFile } from './read.js';
 import type { ToolBinding } from './types.js';
 

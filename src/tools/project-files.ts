@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { isNotFound, isTempFile, walkFiles } from '../vault/fs.js';
-import { isSyncToolFile } from '../vault/sync-files.js';
-import { Vault } from '../vault/vault.js';
+import { isNotFound, isTempFile, walkFiles } from '../vault/files/fs.js';
+import { isSyncToolFile } from '../vault/files/sync-files.js';
+import { Vault } from '../vault/files/vault.js';
 import { ToolError } from './errors.js';
-import { checkFolderName, realLocation } from '../vault/confine.js';
-import { isProjectFolder } from '../vault/project-folder.js';
+import { checkFolderName, realLocation } from '../vault/files/confine.js';
+import { isProjectFolder } from '../vault/files/project-folder.js';
 import { sameProject } from './past-index.js';
 
 /**
@@ -20,7 +20,7 @@ export interface ProjectFolder {
 
 /**
  * Existing project folders (directories, or links to directories inside the vault: see
- * vault/project-folder.ts), sorted by name; dot-folders and sync tools' files skipped.
+ * vault/files/project-folder.ts), sorted by name; dot-folders and sync tools' files skipped.
  */
 export async function listProjectFolders(vault: Vault): Promise<ProjectFolder[]> {
   const root = vault.layout.folders.Projects;

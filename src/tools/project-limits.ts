@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { realLocation } from '../vault/confine.js';
-import { keepsExecutableBlocks } from '../vault/inert.js';
+import { realLocation } from '../vault/files/confine.js';
+import { keepsExecutableBlocks } from '../vault/format/inert.js';
 import { ToolError } from './errors.js';
 import { findProject, listProjectFolders, type ProjectFolder } from './project-files.js';
 import type { ToolBinding } from './types.js';
@@ -42,7 +42,7 @@ export async function refuseInstructionsFile(ctx: ToolBinding, project: ProjectF
 /**
  * Refuses an edit after which the note runs code it did not run before: lines put into a
  * person's ```dataviewjs block, or a fence line taken away so that text becomes code. What
- * the agent writes is inert already (vault/inert.ts); the code around it is the person's.
+ * the agent writes is inert already (vault/format/inert.ts); the code around it is the person's.
  */
 export function refuseExecutableChange(before: string | undefined, after: string): void {
   if (keepsExecutableBlocks(before ?? '', after)) return;

@@ -1,5 +1,5 @@
-import { NotTextFileError, readTextFile as readVaultText } from '../vault/text-file.js';
-import type { Vault } from '../vault/vault.js';
+import { NotTextFileError, readTextFile as readVaultText } from '../vault/files/text-file.js';
+import type { Vault } from '../vault/files/vault.js';
 import { ToolError } from './errors.js';
 
 /**

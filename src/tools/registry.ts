@@ -3,8 +3,8 @@ import { Audit } from '../audit.js';
 import { type Logger, silentLogger } from '../log.js';
 import type { ToolCall, ToolExecutor, ToolResult } from '../agent/types.js';
 import { isExpectedError } from '../errors.js';
-import type { MeetingArtifacts } from '../vault/meeting.js';
-import type { Vault } from '../vault/vault.js';
+import type { MeetingArtifacts } from '../vault/notes/meeting.js';
+import type { Vault } from '../vault/files/vault.js';
 import { capResult, resultBudget } from './format.js';
 import {
   addAttendee,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { releaseTokenizer } from '../agent/window/tokens.js';
-import { STATE_FOLDER } from '../vault/state.js';
-import type { Vault } from '../vault/vault.js';
+import { STATE_FOLDER } from '../vault/files/state.js';
+import type { Vault } from '../vault/files/vault.js';
 import { FileWatch } from './file-cache.js';
 import { MeetingHeads } from './meeting-heads.js';
 import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, type IdleTimers, realIdleTimers } from './idle-release.js';
@@ -46,7 +46,7 @@ export class RunCaches {
   readonly plans: SearchPlans;
   readonly pastSummaries: PastSummaryIndex;
   /**
-   * The meeting notes' summary and context links (vault/claims.ts): a run start reads only those
+   * The meeting notes' summary and context links (vault/notes/claims.ts): a run start reads only those
    * that changed, and stats none the watcher vouches for. Released to the state folder
    * (`MEETING_HEADS_FILE`), so that the next run process starts from them too.
    */

@@ -1,4 +1,4 @@
-import { isUnnamedLabel } from '../vault/transcript.js';
+import { isUnnamedLabel } from '../vault/notes/transcript.js';
 import type { RunState } from './types.js';
 
 /**

@@ -1,19 +1,19 @@
 import path from 'node:path';
-import { eolOf, splitLines } from '../vault/lines.js';
-import { isTempFile, walkFiles } from '../vault/fs.js';
-import { isSyncToolFile } from '../vault/sync-files.js';
-import { inertMarkdown } from '../vault/inert.js';
-import { FrontmatterError, parseNote } from '../vault/frontmatter.js';
-import { normLabel, speakerLabel } from '../vault/transcript.js';
-import { Vault } from '../vault/vault.js';
+import { eolOf, splitLines } from '../vault/format/lines.js';
+import { isTempFile, walkFiles } from '../vault/files/fs.js';
+import { isSyncToolFile } from '../vault/files/sync-files.js';
+import { inertMarkdown } from '../vault/format/inert.js';
+import { FrontmatterError, parseNote } from '../vault/format/frontmatter.js';
+import { normLabel, speakerLabel } from '../vault/notes/transcript.js';
+import { Vault } from '../vault/files/vault.js';
 import { defineTool } from './define.js';
 import { ToolError } from './errors.js';
 import { nameArgument } from './args.js';
 import { rewriteHint } from './speaker-names.js';
 
-import { checkFolderName, realLocation } from '../vault/confine.js';
+import { checkFolderName, realLocation } from '../vault/files/confine.js';
 import { readTextFile } from './read.js';
-import { UNCHANGED } from '../vault/update.js';
+import { UNCHANGED } from '../vault/files/update.js';
 import type { ToolBinding } from './types.js';
 
 /**

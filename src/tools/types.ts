@@ -1,8 +1,8 @@
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Audit } from '../audit.js';
-import type { MeetingArtifacts } from '../vault/meeting.js';
-import type { Vault } from '../vault/vault.js';
+import type { MeetingArtifacts } from '../vault/notes/meeting.js';
+import type { Vault } from '../vault/files/vault.js';
 import type { ToolSchema } from '../agent/types.js';
 import type { PastSummaryIndex } from './past-index.js';
 import type { RunCaches } from './run-caches.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WindowBudget } from '../../src/agent/window/window-budget.js';
 import { describeCall, logTurn } from '../../src/agent/turn-line.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
-import { Vault } from '../../src/vault/vault.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { meetingNote, transcriptNote } from '../helpers/notes.js';

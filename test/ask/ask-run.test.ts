@@ -7,7 +7,7 @@ import { sourceLine } from '../../src/ask/sources.js';
 import { silentLogger } from '../../src/log.js';
 import { createMeetingToolsContext, MEETING_TOOLS } from '../../src/mcp/meeting-tools.js';
 import { RunCaches } from '../../src/tools/run-caches.js';
-import { Vault } from '../../src/vault/vault.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { instructionsOf, lastToolResults, type ScriptedServer, startScriptedServer, toolNamesOf } from '../helpers/scripted-server.js';

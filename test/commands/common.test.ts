@@ -3,7 +3,7 @@ import { systemClock } from '../../src/clock.js';
 import { CliError, EXIT_USAGE, loadCommandConfig, processDeps, processIo, readCommandConfig, withDefaults } from '../../src/commands/common.js';
 import { ConfigError } from '../../src/config.js';
 import { BUNDLED_DEFAULT_CONFIG } from '../../src/example-vault.js';
-import { nodeFs } from '../../src/vault/fs.js';
+import { nodeFs } from '../../src/vault/files/fs.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 

@@ -57,7 +57,7 @@ describe('meeting-assistant logs', () => {
   it('pretty-prints what the logger wrote to the rotated file, without colours when not a terminal', async () => {
     const config = await configWith({ File: 'logs/meeting-assistant.log' });
     const { loadConfig } = await import('../../src/config.js');
-    const { nodeFs } = await import('../../src/vault/fs.js');
+    const { nodeFs } = await import('../../src/vault/files/fs.js');
     const app = await loadConfig({ configPath: config, fs: nodeFs, env: {} });
     const log = createLoggerFromConfig(app);
     log.child({ runId: 'run-42', meeting: 'Meetings/Sync.md' }).info({ attempt: 1, status: 200, latencyMs: 12 }, 'model request');

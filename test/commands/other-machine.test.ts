@@ -3,10 +3,10 @@ import { CliError, EXIT_FAILED } from '../../src/commands/common.js';
 import { importFiles } from '../../src/commands/import.js';
 import { status } from '../../src/commands/status.js';
 import { retry, summarize } from '../../src/commands/summarize.js';
-import { walkFiles } from '../../src/vault/fs.js';
+import { walkFiles } from '../../src/vault/files/fs.js';
 import { VaultClaim } from '../../src/instance/vault-claim.js';
 import { silentLogger } from '../../src/log.js';
-import { Vault } from '../../src/vault/vault.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 

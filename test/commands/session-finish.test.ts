@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sessionFinish, sessionStart, sessionState } from '../../src/commands/session.js';
 import { CliError, EXIT_USAGE } from '../../src/commands/common.js';
 import { localIsoTime } from '../../src/sessions/sessions.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 

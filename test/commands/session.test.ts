@@ -5,7 +5,7 @@ import { sessionStart, sessionState, sessionStop } from '../../src/commands/sess
 import { status } from '../../src/commands/status.js';
 import { CliError, EXIT_USAGE } from '../../src/commands/common.js';
 import { localIsoTime } from '../../src/sessions/sessions.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { standInDaemon } from '../helpers/stand-in-daemon.js';

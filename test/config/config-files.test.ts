@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, loadConfig } from '../../src/config.js';
-import { nodeFs } from '../../src/vault/fs.js';
+import { nodeFs } from '../../src/vault/files/fs.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DEFAULT_CONFIG = path.join(REPO_ROOT, 'config.default.json');

@@ -3,9 +3,9 @@ import { type Daemon, type PipelineFns, startDaemon } from '../../src/daemon/dae
 import type { VaultEvent, VaultEventListener, VaultEventSource } from '../../src/daemon/intake/file-events.js';
 import { silentLogger } from '../../src/log.js';
 import type { RunOutcome } from '../../src/meeting/pipeline.js';
-import { setContextState } from '../../src/vault/context.js';
-import { updateNoteFrontmatter } from '../../src/vault/frontmatter.js';
-import type { Fs } from '../../src/vault/fs.js';
+import { setContextState } from '../../src/vault/notes/context.js';
+import { updateNoteFrontmatter } from '../../src/vault/format/frontmatter.js';
+import type { Fs } from '../../src/vault/files/fs.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../helpers/notes.js';
 

@@ -3,7 +3,7 @@ import { type Logger, silentLogger } from '../../src/log.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import type { LiveNotesResult } from '../../src/meeting/long-transcript/live-notes.js';
 import { type LiveNotesRun, LiveNotesLane, liveNotesLine, meetingsOfTranscripts } from '../../src/daemon/runs/live-notes-lane.js';
-import { writeNotesSection } from '../../src/vault/transcript-notes-section.js';
+import { writeNotesSection } from '../../src/vault/notes/transcript-notes-section.js';
 import { countFsCalls, memoryVault } from '../helpers/memfs.js';
 
 /** Timers the test fires by hand, and a clock it moves. */

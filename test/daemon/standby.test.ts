@@ -1,8 +1,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type Daemon, type PipelineFns, startDaemon, StoppedInStandby } from '../../src/daemon/daemon.js';
 import { silentLogger } from '../../src/log.js';
-import { setContextState } from '../../src/vault/context.js';
-import { readTextIfExists, walkFiles } from '../../src/vault/fs.js';
+import { setContextState } from '../../src/vault/notes/context.js';
+import { readTextIfExists, walkFiles } from '../../src/vault/files/fs.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../helpers/notes.js';
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { doctor, type DoctorCommandDeps } from '../../src/commands/doctor.js';
 import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../../src/doctor/index.js';
 import { loadConfig, resolveConfig } from '../../src/config.js';
-import { type Fs, nodeFs } from '../../src/vault/fs.js';
+import { type Fs, nodeFs } from '../../src/vault/files/fs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 

@@ -3,7 +3,7 @@ import { estimateRequestTokens } from '../../src/agent/window/tokens.js';
 import type { Message, ToolSchema } from '../../src/agent/types.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { createRuntime } from '../../src/runtime.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer } from '../helpers/scripted-server.js';

@@ -2,8 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, PROJECT_STEP_NO_PAST, SUMMARY_REMINDER } from '../../src/meeting/prompt.js';
 import { summaryShapeSection } from '../../src/meeting/summary-shape.js';
 import { retrySummary, summarizeMeeting } from '../../src/meeting/pipeline.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
-import { Vault } from '../../src/vault/vault.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { pipelineDeps } from '../helpers/pipeline-deps.js';
 import {

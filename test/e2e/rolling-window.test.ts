@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { createRuntime } from '../../src/runtime.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { allToolsVault, HEADER_LINES, MEETING, PROJECT_FILE, SUMMARY } from '../helpers/all-tools-meeting.mjs';
 import { bundledConfig } from '../helpers/bundled-config.js';
 import { capturedLogger } from '../helpers/captured-log.js';

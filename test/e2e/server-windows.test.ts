@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { createRuntime } from '../../src/runtime.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { bundledConfig } from '../helpers/bundled-config.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs } from '../helpers/memfs.js';

@@ -1,7 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { killAll, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { missingLines, startEditor } from '../helpers/editor-process.js';

@@ -1,7 +1,7 @@
 import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { auditSections, FaultTally, vaultHealth, type VaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';

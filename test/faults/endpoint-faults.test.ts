@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { FaultTally, perMeetingModel, vaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, freePort, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { contextLengthStep, errorBody, type Step } from '../helpers/scripted-server.js';

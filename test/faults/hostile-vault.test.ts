@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, type LogLine, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { lastToolResults, type RecordedRequest, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';

@@ -2,7 +2,7 @@ import http from 'node:http';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { retrySignature } from '../../src/vault/state.js';
+import { retrySignature } from '../../src/vault/files/state.js';
 import { FaultTally, snapshotDiff, snapshotDir } from '../helpers/faults.js';
 import { type DaemonProcess, startDaemonProcess } from '../helpers/daemon-process.js';
 import { daemonSetup, type DaemonSetup, daemonTestFile, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { projectStepCalls, type RecordedRequest, type Step, toolCallsSoFar, userTexts } from '../helpers/scripted-server.js';
 import { daemonSetup, daemonTestFile, dataOf, meetingNote, meetingOfRequest, SUMMARY_BODY, transcriptNote } from '../helpers/daemon-helpers.js';

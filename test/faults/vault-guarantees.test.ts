@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { FaultTally, vaultHealth } from '../helpers/faults.js';
 import { type DaemonProcess, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type Step, toolCallsSoFar } from '../helpers/scripted-server.js';

@@ -1,4 +1,4 @@
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, toolNamesOf, userTexts } from './scripted-server.js';
 import { cleanUpAll, freePort, makeTempSetup, type TempSetup } from './daemon-process.js';

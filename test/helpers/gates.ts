@@ -1,4 +1,4 @@
-import type { Fs } from '../../src/vault/fs.js';
+import type { Fs } from '../../src/vault/files/fs.js';
 
 /** `fs` whose first rename onto `file` waits until `release()`; `held` resolves once it waits. */
 export function renameGate(base: Fs, file: string): { fs: Fs; held: Promise<void>; release: () => void } {

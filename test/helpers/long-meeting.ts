@@ -1,5 +1,5 @@
 import type { Message, ToolSchema } from '../../src/agent/types.js';
-import { catLine } from '../../src/vault/lines.js';
+import { catLine } from '../../src/vault/format/lines.js';
 import { transcriptLines } from './long-meeting-text.mjs';
 
 export { transcriptLines };

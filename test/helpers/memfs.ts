@@ -1,7 +1,7 @@
 import { memfs, type NestedDirectoryJSON } from 'memfs';
 import { type AppConfig, resolveConfig } from '../../src/config.js';
-import type { Fs } from '../../src/vault/fs.js';
-import { Vault } from '../../src/vault/vault.js';
+import type { Fs } from '../../src/vault/files/fs.js';
+import { Vault } from '../../src/vault/files/vault.js';
 
 export const VAULT_ROOT = '/vault';
 

@@ -2,7 +2,7 @@ import { createModelClient } from '../../src/agent/model/client.js';
 import type { AppConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import type { PipelineDeps } from '../../src/meeting/pipeline.js';
-import type { Vault } from '../../src/vault/vault.js';
+import type { Vault } from '../../src/vault/files/vault.js';
 
 /** Pipeline dependencies for tests: the real model client on `config`, a silent log, a fixed clock. */
 export function pipelineDeps(vault: Vault, config: AppConfig, now: string, extra: Partial<PipelineDeps> = {}): PipelineDeps {

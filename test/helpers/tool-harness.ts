@@ -3,9 +3,9 @@ import { createToolBinding, createToolRegistry, type ToolRegistry } from '../../
 import { RunCaches } from '../../src/tools/run-caches.js';
 import type { ToolBinding } from '../../src/tools/types.js';
 import type { ToolResult } from '../../src/agent/types.js';
-import type { MeetingArtifacts } from '../../src/vault/meeting.js';
-import type { Fs } from '../../src/vault/fs.js';
-import { Vault } from '../../src/vault/vault.js';
+import type { MeetingArtifacts } from '../../src/vault/notes/meeting.js';
+import type { Fs } from '../../src/vault/files/fs.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig, VAULT_ROOT } from './memfs.js';
 
 export const MEETING = 'Meetings/2026-11-30 Weekly Sync.md';

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../src/import/cues.js';
 import { assertDocxWithin } from '../../src/import/docx-limits.js';
 import { importFile, type ImportDeps, recoverImports } from '../../src/import/importer.js';
-import type { Fs } from '../../src/vault/fs.js';
-import { Vault } from '../../src/vault/vault.js';
+import type { Fs } from '../../src/vault/files/fs.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { countFsCalls, memoryFs, testConfig } from '../helpers/memfs.js';
 import { buildZip, docxOf } from '../helpers/zip.mjs';
 

@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { ImportError } from '../../src/import/cues.js';
 import { isRetryTicked, writeFailureNote } from '../../src/import/failure-note.js';
 import { importFile, recoverImports, type ImportDeps } from '../../src/import/importer.js';
-import type { Fs } from '../../src/vault/fs.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
-import { Vault } from '../../src/vault/vault.js';
+import type { Fs } from '../../src/vault/files/fs.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'import');

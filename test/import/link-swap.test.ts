@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config.js';
 import { ImportError } from '../../src/import/cues.js';
 import { importFile } from '../../src/import/importer.js';
-import { type Fs, nodeFs } from '../../src/vault/fs.js';
-import { Vault } from '../../src/vault/vault.js';
+import { type Fs, nodeFs } from '../../src/vault/files/fs.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 
 /**

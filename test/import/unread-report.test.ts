@@ -4,8 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Inbox } from '../../src/daemon/intake/inbox.js';
 import { importFile } from '../../src/import/importer.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
-import { Vault } from '../../src/vault/vault.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 

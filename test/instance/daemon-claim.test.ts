@@ -6,8 +6,8 @@ import { describe, expect, it } from 'vitest';
 import type { HolderProbe } from '../../src/instance/liveness.js';
 import { isMeetingAssistantCommand } from '../../src/instance/liveness.js';
 import { claimVault, DaemonRunningError, instanceFile, liveDaemon } from '../../src/instance/daemon-claim.js';
-import { nodeFs } from '../../src/vault/fs.js';
-import { Vault } from '../../src/vault/vault.js';
+import { nodeFs } from '../../src/vault/files/fs.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryVault, testConfig } from '../helpers/memfs.js';
 
 /** One daemon per vault on a machine: `.meeting-assistant/machines/<machine>.json`, stale when its process is gone. */

@@ -4,8 +4,8 @@ import { instanceFile, machinesFolder } from '../../src/instance/daemon-claim.js
 import { FORGET_AFTER_MS, HeartbeatWatch, type MachineRecord, nextRole, SETTLE_BEATS, STALE_BEATS } from '../../src/instance/machine-roles.js';
 import { machineName } from '../../src/instance/machine-name.js';
 import { readMachineRecords, VaultClaim } from '../../src/instance/vault-claim.js';
-import { readText, readTextIfExists, walkFiles } from '../../src/vault/fs.js';
-import type { Vault } from '../../src/vault/vault.js';
+import { readText, readTextIfExists, walkFiles } from '../../src/vault/files/fs.js';
+import type { Vault } from '../../src/vault/files/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryVault } from '../helpers/memfs.js';
 

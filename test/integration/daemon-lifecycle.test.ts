@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { BIN, type DaemonProcess, freePort, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { runs } from '../helpers/host-tools.js';
 import { errorBody } from '../helpers/scripted-server.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseNote } from '../../src/vault/frontmatter.js';
-import { parseNotesSection, type TranscriptNotesSection } from '../../src/vault/transcript-notes-section.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
+import { parseNotesSection, type TranscriptNotesSection } from '../../src/vault/notes/transcript-notes-section.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, failingModel } from '../helpers/daemon-helpers.js';
 import { transcriptLines } from '../helpers/long-meeting.js';

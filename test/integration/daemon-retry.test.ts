@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { retrySignature } from '../../src/vault/state.js';
+import { retrySignature } from '../../src/vault/files/state.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
-import { Vault } from '../../src/vault/vault.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { meetingNote, transcriptNote } from '../helpers/notes.js';
 import { pipelineDeps } from '../helpers/pipeline-deps.js';

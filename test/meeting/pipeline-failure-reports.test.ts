@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retrySummary, summarizeMeeting } from '../../src/meeting/pipeline.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
-import { Vault } from '../../src/vault/vault.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { freePort } from '../helpers/daemon-process.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { contextAndSummaryLinks, meetingNote, transcriptNote } from '../helpers/notes.js';

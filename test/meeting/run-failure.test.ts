@@ -3,9 +3,9 @@ import type { ModelClient, ModelResponse } from '../../src/agent/types.js';
 import { ModelError } from '../../src/agent/types.js';
 import type { Logger } from '../../src/log.js';
 import { summarizeMeeting, type RunOutcome } from '../../src/meeting/pipeline.js';
-import { parseNote } from '../../src/vault/frontmatter.js';
-import type { Fs } from '../../src/vault/fs.js';
-import { Vault } from '../../src/vault/vault.js';
+import { parseNote } from '../../src/vault/format/frontmatter.js';
+import type { Fs } from '../../src/vault/files/fs.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { pipelineDeps } from '../helpers/pipeline-deps.js';
 

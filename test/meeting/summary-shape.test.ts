@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { describeLanguage, summaryShapeSection } from '../../src/meeting/summary-shape.js';
-import { LANGUAGES, countActionItems, guessLanguage, headingsFor } from '../../src/vault/summary-sections.js';
-import { isUnnamedLabel, transcriptSpeech, unnamedSpeakers } from '../../src/vault/transcript.js';
+import { LANGUAGES, countActionItems, guessLanguage, headingsFor } from '../../src/vault/notes/summary-sections.js';
+import { isUnnamedLabel, transcriptSpeech, unnamedSpeakers } from '../../src/vault/notes/transcript.js';
 
 describe('countActionItems', () => {
   it('counts task lines of any list marker and state, and none inside code blocks', () => {

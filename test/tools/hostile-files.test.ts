@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { conversationStarts } from '../../src/meeting/conversation-start.js';
-import { inertMarkdown } from '../../src/vault/inert.js';
+import { inertMarkdown } from '../../src/vault/format/inert.js';
 import { testConfig } from '../helpers/memfs.js';
 import { SUMMARY, artifacts, harness, symlink } from '../helpers/tool-harness.js';
 
@@ -110,7 +110,7 @@ describe('prompt injection limits', () => {
     const h = harness({ files: { 'Projects/Alpha/.git/config': '[core]\n', 'Projects/Beta/AGENTS.md': 'Beta rules\n' }, meeting: { projects: ['Alpha', 'All'] } });
     await symlink(h.fs, '/vault/Projects/Alpha/.git', '/vault/Projects/Alpha/cfg');
     // A project folder a person linked to the projects folder itself: every project's AGENTS.md
-    // is below it, so it is no project at all (vault/project-folder.ts).
+    // is below it, so it is no project at all (vault/files/project-folder.ts).
     await symlink(h.fs, '/vault/Projects', '/vault/Projects/All');
     const before = await h.snapshot();
     const viaLink = await h.call('write_projectfile', { project: 'Alpha', path: 'cfg/config', content: '\tfsmonitor = evil' });

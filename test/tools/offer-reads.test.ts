@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { toolOffer } from '../../src/tools/offered-tools.js';
-import type { Fs } from '../../src/vault/fs.js';
+import type { Fs } from '../../src/vault/files/fs.js';
 import { harness, summaryNote } from '../helpers/tool-harness.js';
 
 /**

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MEETING_HEADS_FILE, RunCaches } from '../../src/tools/run-caches.js';
-import { resolveMeeting } from '../../src/vault/meeting.js';
+import { resolveMeeting } from '../../src/vault/notes/meeting.js';
 import { countFsCalls, memoryVault } from '../helpers/memfs.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { FrontmatterError, parseNote, updateFrontmatter, updateNoteFrontmatter } from '../../src/vault/frontmatter.js';
-import { LinkError, linkTarget, resolveLink } from '../../src/vault/links.js';
+import { FrontmatterError, parseNote, updateFrontmatter, updateNoteFrontmatter } from '../../src/vault/format/frontmatter.js';
+import { LinkError, linkTarget, resolveLink } from '../../src/vault/format/links.js';
 import { describeVault, FIXTURE_VAULTS, OWN_VAULT, readVaultFiles, wikilinksOf } from '../helpers/fixture-vaults.js';
 import { memoryVault } from '../helpers/memfs.js';
 

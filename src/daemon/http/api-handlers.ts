@@ -1,10 +1,10 @@
 import type { Clock } from '../../clock.js';
-import { FrontmatterError } from '../../vault/frontmatter.js';
-import { findMeetingOfSummary } from '../../vault/meeting.js';
-import type { Vault } from '../../vault/vault.js';
+import { FrontmatterError } from '../../vault/format/frontmatter.js';
+import { findMeetingOfSummary } from '../../vault/notes/meeting.js';
+import type { Vault } from '../../vault/files/vault.js';
 import { ApiError, type HttpHandlers, type RetryAccepted } from './server.js';
-import { readNoteHead } from '../../vault/note-head.js';
-import { PathError, resolveNotePath } from '../../vault/confine.js';
+import { readNoteHead } from '../../vault/scan/note-head.js';
+import { PathError, resolveNotePath } from '../../vault/files/confine.js';
 import type { Job } from '../runs/queue.js';
 import { SessionError, setSessionState, startSession } from '../../sessions/sessions.js';
 import { finishSession } from '../../sessions/session-finish.js';

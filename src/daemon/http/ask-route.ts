@@ -4,7 +4,7 @@ import { askFilters } from '../../ask/filters.js';
 import type { AskFilters } from '../../ask/instructions.js';
 import { isExpectedError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { Slots } from '../../vault/concurrency.js';
+import { Slots } from '../../vault/files/concurrency.js';
 import { ASK_SCRIPT } from './ask-box.js';
 import { ApiError, readBodyText, type Route, tokenMatches } from './server.js';
 import { cookieOf, csrfValue, sameOrigin, sessionCookieName, sessionValue } from './page-routes.js';

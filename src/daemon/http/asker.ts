@@ -4,7 +4,7 @@ import type { AskAnswer } from '../../ask/ask-run.js';
 import type { AppConfig } from '../../config.js';
 import { MeetingAssistantError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { Vault } from '../../vault/vault.js';
+import type { Vault } from '../../vault/files/vault.js';
 import { relog, relogger, runProcessEnv } from '../runs/run-process/child-process.js';
 import type { Asker } from './ask-route.js';
 import type { FromAskProcess, ToAskProcess } from './ask-process/messages.js';

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { AppConfig } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { ServerWindowSource } from '../../agent/window/server-window.js';
-import type { Vault } from '../../vault/vault.js';
+import type { Vault } from '../../vault/files/vault.js';
 import type { ClaimStatus } from '../../instance/vault-claim.js';
 import { packageVersion } from '../../version.js';
 import { createApiHandlers } from './api-handlers.js';

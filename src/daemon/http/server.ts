@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { escapeHtml } from './html.js';
-import { legacyRetryQuery, retrySignature } from '../../vault/state.js';
+import { legacyRetryQuery, retrySignature } from '../../vault/files/state.js';
 import { MeetingAssistantError } from '../../errors.js';
 
 /**

@@ -1,5 +1,5 @@
-import { parseNote } from '../../vault/frontmatter.js';
-import type { Vault } from '../../vault/vault.js';
+import { parseNote } from '../../vault/format/frontmatter.js';
+import type { Vault } from '../../vault/files/vault.js';
 import type { StatusView } from './status-view.js';
 import { summaryHtml } from './summary-html.js';
 

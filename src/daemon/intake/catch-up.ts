@@ -1,15 +1,15 @@
 import path from 'node:path';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
-import type { Vault } from '../../vault/vault.js';
-import { HeadCache } from '../../vault/head-cache.js';
-import { mapLimit } from '../../vault/concurrency.js';
-import { STATE_FOLDER } from '../../vault/state.js';
+import type { Vault } from '../../vault/files/vault.js';
+import { HeadCache } from '../../vault/scan/head-cache.js';
+import { mapLimit } from '../../vault/files/concurrency.js';
+import { STATE_FOLDER } from '../../vault/files/state.js';
 import { EndpointReports } from './endpoint-reports.js';
-import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from '../../vault/locate-meeting.js';
+import { contextOfMeeting, meetingOfNote, meetingOfTranscript, type TranscriptIndex, buildTranscriptIndex } from '../../vault/notes/locate-meeting.js';
 import type { Job } from '../runs/queue.js';
 import { UnreportedRuns } from './unreported-runs.js';
-import { factsFromData, type NoteFacts } from '../../vault/note-head.js';
+import { factsFromData, type NoteFacts } from '../../vault/scan/note-head.js';
 import { isRetryRequested } from './triggers.js';
 
 /**

@@ -1,6 +1,6 @@
-import type { Vault } from '../../vault/vault.js';
-import { RETRY_WHEN_ENDPOINT } from '../../vault/summary.js';
-import type { HeadCache } from '../../vault/head-cache.js';
+import type { Vault } from '../../vault/files/vault.js';
+import { RETRY_WHEN_ENDPOINT } from '../../vault/notes/summary.js';
+import type { HeadCache } from '../../vault/scan/head-cache.js';
 
 /**
  * docs/design.md §2: a failure report whose cause was an unreachable endpoint is retried when

@@ -1,12 +1,12 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { type DirWatchOptions, DirectoryWatcher } from '../../vault/dir-watch.js';
+import { type DirWatchOptions, DirectoryWatcher } from '../../vault/scan/dir-watch.js';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { isTempFile } from '../../vault/fs.js';
-import { isSyncToolFile } from '../../vault/sync-files.js';
-import { Vault } from '../../vault/vault.js';
+import { isTempFile } from '../../vault/files/fs.js';
+import { isSyncToolFile } from '../../vault/files/sync-files.js';
+import { Vault } from '../../vault/files/vault.js';
 
 /**
  * Normalised file events for the daemon: only Markdown notes, only after they stopped

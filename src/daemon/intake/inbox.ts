@@ -9,10 +9,10 @@ import { isRetryTicked, writeFailureNote } from '../../import/failure-note.js';
 import { failureNoteOf, fileOfFailureNote, isFailureNote, isIgnoredInboxName, isInboxCandidate } from '../../import/inbox-rules.js';
 import { importFile, type ImportOutcome, type ImportRequest, recoverImports, type Transcriber } from '../../import/importer.js';
 import type { Logger } from '../../log.js';
-import { statIfExists, walkFiles } from '../../vault/fs.js';
-import { realPlace } from '../../vault/real-place.js';
-import { STATE_FOLDER } from '../../vault/state.js';
-import type { Vault } from '../../vault/vault.js';
+import { statIfExists, walkFiles } from '../../vault/files/fs.js';
+import { realPlace } from '../../vault/files/real-place.js';
+import { STATE_FOLDER } from '../../vault/files/state.js';
+import type { Vault } from '../../vault/files/vault.js';
 import { ImportBoard } from './import-board.js';
 
 /**

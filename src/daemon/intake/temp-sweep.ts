@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
-import { isNotFound, isTempFile, tempFileOwner, type WalkedEntry, walkFiles } from '../../vault/fs.js';
-import { Vault } from '../../vault/vault.js';
-import { STATE_FOLDER } from '../../vault/state.js';
+import { isNotFound, isTempFile, tempFileOwner, type WalkedEntry, walkFiles } from '../../vault/files/fs.js';
+import { Vault } from '../../vault/files/vault.js';
+import { STATE_FOLDER } from '../../vault/files/state.js';
 import { processIsAlive } from '../../instance/liveness.js';
 
 /**

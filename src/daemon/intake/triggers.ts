@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { NoteKind } from '../../vault/vault.js';
+import type { NoteKind } from '../../vault/files/vault.js';
 import type { VaultEvent } from './file-events.js';
-import type { NoteFacts } from '../../vault/note-head.js';
+import type { NoteFacts } from '../../vault/scan/note-head.js';
 
 /**
  * The trigger rules of docs/design.md §2, as pure logic: given a file event, the note's

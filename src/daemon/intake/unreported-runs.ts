@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from '../../log.js';
-import { isNotFound, writeFileAtomic } from '../../vault/fs.js';
-import { STATE_FOLDER } from '../../vault/state.js';
-import type { Vault } from '../../vault/vault.js';
+import { isNotFound, writeFileAtomic } from '../../vault/files/fs.js';
+import { STATE_FOLDER } from '../../vault/files/state.js';
+import type { Vault } from '../../vault/files/vault.js';
 import type { Job } from '../runs/queue.js';
 
 /**

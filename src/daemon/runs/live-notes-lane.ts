@@ -1,9 +1,9 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import type { LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
-import { findMeetingOfTranscript, resolveMeeting } from '../../vault/meeting.js';
-import { readNotesSection } from '../../vault/transcript-notes-section.js';
-import type { Vault } from '../../vault/vault.js';
+import { findMeetingOfTranscript, resolveMeeting } from '../../vault/notes/meeting.js';
+import { readNotesSection } from '../../vault/notes/transcript-notes-section.js';
+import type { Vault } from '../../vault/files/vault.js';
 
 /**
  * When the daemon makes the notes of a meeting still running (docs/design.md §3 step 9): a

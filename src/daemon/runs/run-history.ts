@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { Logger } from '../../log.js';
-import { readTextIfExists, writeFileAtomic } from '../../vault/fs.js';
-import type { Vault } from '../../vault/vault.js';
+import { readTextIfExists, writeFileAtomic } from '../../vault/files/fs.js';
+import type { Vault } from '../../vault/files/vault.js';
 import type { JobKind } from './queue.js';
-import { STATE_FOLDER } from '../../vault/state.js';
+import { STATE_FOLDER } from '../../vault/files/state.js';
 
 /**
  * The runs the status page lists, newest last, kept in `<vault>/.meeting-assistant/runs.jsonl`

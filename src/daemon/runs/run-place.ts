@@ -5,8 +5,8 @@ import type { ProcessBase } from '../../process-base.js';
 import type { Runtime } from '../../runtime.js';
 import type { FileWatch } from '../../tools/file-cache.js';
 import type { RunCachesOptions } from '../../tools/run-caches.js';
-import type { Fs } from '../../vault/fs.js';
-import type { WriteListener } from '../../vault/vault.js';
+import type { Fs } from '../../vault/files/fs.js';
+import type { WriteListener } from '../../vault/files/vault.js';
 import type { LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
 import type { MeetingRuns, PipelineFns } from './job-runner.js';
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { isNotFound, readTextIfExists, writeFileAtomic } from '../../vault/fs.js';
-import type { Vault } from '../../vault/vault.js';
+import { isNotFound, readTextIfExists, writeFileAtomic } from '../../vault/files/fs.js';
+import type { Vault } from '../../vault/files/vault.js';
 import type { Job, JobKind } from './queue.js';
-import { STATE_FOLDER } from '../../vault/state.js';
+import { STATE_FOLDER } from '../../vault/files/state.js';
 
 /**
  * Jobs a clean stop left unstarted (or aborted), kept in `<vault>/.meeting-assistant/queue.json`

@@ -1,5 +1,5 @@
 import type { Logger } from '../../log.js';
-import type { PartNotes } from '../../vault/transcript-notes-section.js';
+import type { PartNotes } from '../../vault/notes/transcript-notes-section.js';
 import { countTokens, truncateToTokens } from '../../agent/window/tokens.js';
 import type { ModelRequest } from '../../agent/types.js';
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { catLine, splitLines } from '../../vault/lines.js';
-import { NotTextFileError, readTextFile } from '../../vault/text-file.js';
-import { parseNote } from '../../vault/frontmatter.js';
-import type { MeetingArtifacts } from '../../vault/meeting.js';
-import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../../vault/transcript-notes-section.js';
-import type { Vault } from '../../vault/vault.js';
+import { catLine, splitLines } from '../../vault/format/lines.js';
+import { NotTextFileError, readTextFile } from '../../vault/files/text-file.js';
+import { parseNote } from '../../vault/format/frontmatter.js';
+import type { MeetingArtifacts } from '../../vault/notes/meeting.js';
+import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../../vault/notes/transcript-notes-section.js';
+import type { Vault } from '../../vault/files/vault.js';
 import { WindowOverflowError } from '../../agent/window/window-budget.js';
 import { condenseNotes, fitsRoom, type NotesCall, WORDS_PER_TOKEN } from './condense.js';
 import { countTokens } from '../../agent/window/tokens.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { PartNotes, TranscriptNotesSection } from '../../vault/transcript-notes-section.js';
+import type { PartNotes, TranscriptNotesSection } from '../../vault/notes/transcript-notes-section.js';
 import type { LineRange } from './parts.js';
 
 /**

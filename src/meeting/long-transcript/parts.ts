@@ -1,4 +1,4 @@
-import { catLine } from '../../vault/lines.js';
+import { catLine } from '../../vault/format/lines.js';
 import { countTokens } from '../../agent/window/tokens.js';
 
 /**

@@ -1,4 +1,4 @@
-import { Vault } from '../../vault/vault.js';
+import { Vault } from '../../vault/files/vault.js';
 import type { FileWatch } from '../file-cache.js';
 import type { SearchPlan } from './worker-pool.js';
 

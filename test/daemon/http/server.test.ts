@@ -3,14 +3,14 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { retrySignature, retryUrl } from '../../../src/vault/state.js';
+import { retrySignature, retryUrl } from '../../../src/vault/files/state.js';
 import { createApiHandlers } from '../../../src/daemon/http/api-handlers.js';
 import { HttpStartError, type RunningHttpServer, startHttpServer, tokenMatches } from '../../../src/daemon/http/server.js';
 import type { Job } from '../../../src/daemon/runs/queue.js';
 import { resolveConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/log.js';
-import { nodeFs } from '../../../src/vault/fs.js';
-import { Vault } from '../../../src/vault/vault.js';
+import { nodeFs } from '../../../src/vault/files/fs.js';
+import { Vault } from '../../../src/vault/files/vault.js';
 
 const TOKEN = 'test-token-0123456789';
 let dir: string;

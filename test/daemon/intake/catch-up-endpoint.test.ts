@@ -3,7 +3,7 @@ import { CatchUp } from '../../../src/daemon/intake/catch-up.js';
 import { silentLogger } from '../../../src/log.js';
 import { memoryFs, testConfig } from '../../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../../helpers/notes.js';
-import { Vault } from '../../../src/vault/vault.js';
+import { Vault } from '../../../src/vault/files/vault.js';
 
 /** docs/design.md §2: a failure report an unreachable endpoint caused is never abandoned by catch-up. */
 

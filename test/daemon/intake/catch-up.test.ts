@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { readText } from '../../../src/vault/fs.js';
+import { readText } from '../../../src/vault/files/fs.js';
 import { CatchUp, UNREPORTED_TRIGGER } from '../../../src/daemon/intake/catch-up.js';
-import { readFrontmatterText } from '../../../src/vault/note-head.js';
-import type { NoteFacts } from '../../../src/vault/note-head.js';
+import { readFrontmatterText } from '../../../src/vault/scan/note-head.js';
+import type { NoteFacts } from '../../../src/vault/scan/note-head.js';
 import { silentLogger } from '../../../src/log.js';
 import { memoryFs, testConfig } from '../../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, TRANSCRIPT_BODY, transcriptNote } from '../../helpers/notes.js';
-import { Vault } from '../../../src/vault/vault.js';
+import { Vault } from '../../../src/vault/files/vault.js';
 
 const config = testConfig();
 

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config.js';
 import { Inbox } from '../../../src/daemon/intake/inbox.js';
-import { nodeFs } from '../../../src/vault/fs.js';
-import { Vault } from '../../../src/vault/vault.js';
+import { nodeFs } from '../../../src/vault/files/fs.js';
+import { Vault } from '../../../src/vault/files/vault.js';
 import { capturedLogger } from '../../helpers/captured-log.js';
 
 /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Inbox, type InboxWatcher } from '../../../src/daemon/intake/inbox.js';
-import type { Fs } from '../../../src/vault/fs.js';
-import { Vault } from '../../../src/vault/vault.js';
+import type { Fs } from '../../../src/vault/files/fs.js';
+import { Vault } from '../../../src/vault/files/vault.js';
 import { capturedLogger } from '../../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../../helpers/memfs.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { factsFromData, type NoteFacts } from '../../../src/vault/note-head.js';
+import { factsFromData, type NoteFacts } from '../../../src/vault/scan/note-head.js';
 import { TriggerTracker } from '../../../src/daemon/intake/triggers.js';
 import type { VaultEvent } from '../../../src/daemon/intake/file-events.js';
 import { memoryVault } from '../../helpers/memfs.js';

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Daemon, type PipelineFns, startDaemon } from '../../../src/daemon/daemon.js';
-import { DirectoryWatcher } from '../../../src/vault/dir-watch.js';
+import { DirectoryWatcher } from '../../../src/vault/scan/dir-watch.js';
 import { type VaultEvent, watchVault } from '../../../src/daemon/intake/file-events.js';
 import { createRuntime } from '../../../src/runtime.js';
-import { nodeFs } from '../../../src/vault/fs.js';
+import { nodeFs } from '../../../src/vault/files/fs.js';
 import { testConfig } from '../../helpers/memfs.js';
 import { capturedLogger } from '../../helpers/captured-log.js';
 

@@ -2,12 +2,12 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSy
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DirectoryWatcher } from '../../../src/vault/dir-watch.js';
+import { DirectoryWatcher } from '../../../src/vault/scan/dir-watch.js';
 import { type VaultEvent, type VaultEventSource, watchVault } from '../../../src/daemon/intake/file-events.js';
 import { resolveConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/log.js';
-import { nodeFs } from '../../../src/vault/fs.js';
-import { Vault } from '../../../src/vault/vault.js';
+import { nodeFs } from '../../../src/vault/files/fs.js';
+import { Vault } from '../../../src/vault/files/vault.js';
 
 /** The watcher on a real folder: write stability, ignore rules, our own atomic writes. */
 

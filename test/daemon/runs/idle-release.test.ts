@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Daemon, type DaemonOptions, type PipelineFns, startDaemon } from '../../../src/daemon/daemon.js';
 import type { VaultEventSource } from '../../../src/daemon/intake/file-events.js';
-import type { Fs } from '../../../src/vault/fs.js';
+import type { Fs } from '../../../src/vault/files/fs.js';
 import { silentLogger } from '../../../src/log.js';
 import type { IdleTimers, RunCaches } from '../../../src/tools/run-caches.js';
 import { memoryFs, testConfig } from '../../helpers/memfs.js';

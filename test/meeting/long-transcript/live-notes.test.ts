@@ -4,8 +4,8 @@ import { silentLogger } from '../../../src/log.js';
 import { makeLiveNotes } from '../../../src/meeting/long-transcript/live-notes.js';
 import { readTranscriptInParts } from '../../../src/meeting/long-transcript/notes-pass.js';
 import { windowRoom } from '../../../src/meeting/long-transcript/window-room.js';
-import { splitLines } from '../../../src/vault/lines.js';
-import { readNotesSection } from '../../../src/vault/transcript-notes-section.js';
+import { splitLines } from '../../../src/vault/format/lines.js';
+import { readNotesSection } from '../../../src/vault/notes/transcript-notes-section.js';
 import { transcriptLines } from '../../helpers/long-meeting.js';
 import { memoryVault, testConfig } from '../../helpers/memfs.js';
 

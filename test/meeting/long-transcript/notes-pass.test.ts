@@ -4,14 +4,14 @@ import { condenseNotes, type NotesCall } from '../../../src/meeting/long-transcr
 import { fitReadResult } from '../../../src/agent/window/read-sizing.js';
 import { countTokens, estimateRequestTokens } from '../../../src/agent/window/tokens.js';
 import { type WindowRoom, notesForLongTranscript, readTranscriptInParts, type TranscriptToRead } from '../../../src/meeting/long-transcript/notes-pass.js';
-import type { MeetingArtifacts } from '../../../src/vault/meeting.js';
+import type { MeetingArtifacts } from '../../../src/vault/notes/meeting.js';
 import { lineTokens, speakerOf, splitAtTurns, standingParts } from '../../../src/meeting/long-transcript/parts.js';
 import { ModelError, type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
 import { DEFAULT_SETTINGS } from '../../../src/config.js';
 import { silentLogger } from '../../../src/log.js';
-import { parseNote } from '../../../src/vault/frontmatter.js';
-import { setContextState, splitContextBody } from '../../../src/vault/context.js';
-import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection, writeNotesSection } from '../../../src/vault/transcript-notes-section.js';
+import { parseNote } from '../../../src/vault/format/frontmatter.js';
+import { setContextState, splitContextBody } from '../../../src/vault/notes/context.js';
+import { END_MARKER, parseNotesSection, renderNotesSection, withNotesSection, writeNotesSection } from '../../../src/vault/notes/transcript-notes-section.js';
 import { readResult, recordedConversation, transcriptNote } from '../../helpers/long-meeting.js';
 import { memoryVault } from '../../helpers/memfs.js';
 

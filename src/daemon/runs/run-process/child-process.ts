@@ -4,7 +4,7 @@ import type { EndpointGate } from '../../../agent/model/retry.js';
 import type { AppConfig } from '../../../config.js';
 import type { Logger } from '../../../log.js';
 import type { RunOutcome, RunOptions } from '../../../meeting/pipeline.js';
-import type { WriteListener } from '../../../vault/vault.js';
+import type { WriteListener } from '../../../vault/files/vault.js';
 import type { LiveNotesResult } from '../../../meeting/long-transcript/live-notes.js';
 import type { RunHooks } from '../job-runner.js';
 import type { LiveNotesRun } from '../live-notes-lane.js';

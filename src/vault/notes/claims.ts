@@ -1,0 +1,126 @@
+import { mapLimit } from '../files/concurrency.js';
+import { FrontmatterError, parseNote } from '../format/frontmatter.js';
+import { type Head, HeadCache } from '../scan/head-cache.js';
+import { LinkError, linkTarget, resolveLink, resolveOrPlanLink } from '../format/links.js';
+import { defaultNoteName } from './meeting-paths.js';
+import type { Vault } from '../files/vault.js';
+
+/**
+ * docs/design.md §1: two meetings never share a summary or a context note. The note a
+ * meeting's link names belongs to another meeting when its own `meeting` link says so (the
+ * daemon writes that link into every summary, failure report and context note), or, while
+ * that cannot tell, when another meeting note's `summary`/`context` link names it too.
+ */
+
+export type ClaimKind = 'summary' | 'context';
+
+async function dataOf(vault: Vault, file: string): Promise<Record<string, unknown> | undefined> {
+  const content = await vault.readIfExists(file);
+  if (content === undefined) return undefined;
+  try {
+    return parseNote(content).data;
+  } catch (err) {
+    if (err instanceof FrontmatterError) return undefined;
+    throw err;
+  }
+}
+
+/** The existing meeting note the note's `meeting` link names; undefined when it names none. */
+async function ownerOf(vault: Vault, file: string): Promise<string | undefined> {
+  const link = (await dataOf(vault, file))?.meeting;
+  if (typeof link !== 'string' || linkTarget(link) === undefined) return undefined;
+  try {
+    const owner = await resolveLink(vault, link);
+    return vault.kindOf(owner) === 'meeting' ? owner : undefined;
+  } catch (err) {
+    if (err instanceof LinkError) return undefined;
+    throw err;
+  }
+}
+
+/** Cheap test before a link is followed: could `value` name `targetAbs` at all? */
+function mayName(vault: Vault, value: string, targetAbs: string): boolean {
+  const target = linkTarget(value);
+  if (target === undefined) return false;
+  const wanted = target.replace(/^\/+/, '').toLowerCase();
+  const rel = vault.rel(targetAbs).toLowerCase();
+  const base = rel.split('/').pop() ?? rel;
+  return rel === wanted || rel.endsWith(`/${wanted}`) || base === wanted || vault.abs(target).toLowerCase() === targetAbs.toLowerCase();
+}
+
+export interface Claim {
+  kind: ClaimKind;
+  /** The note claimed (absolute). */
+  target: string;
+  /** The other meeting note that has it (vault-relative). */
+  other: string;
+}
+
+/** Where the pass over the other meeting notes gets their heads: a HeadCache, or one a watcher vouches for (tools/meeting-heads.ts). */
+export interface HeadSource {
+  get(absPath: string): Promise<Head | undefined>;
+  /** Before a pass: back from where the heads waited between processes, when they did. */
+  restore(): Promise<void>;
+}
+
+/** What the pass over the other meeting notes needs of each: the links that can claim a note. */
+export const CLAIM_KEYS = ['summary', 'context'] as const satisfies readonly ClaimKind[];
+
+/**
+ * Meeting notes whose heads are looked at once: stats, mostly (head-cache.ts reads at most 16
+ * at once). One note at a time, a vault of 4,000 meetings took 1–2 s before every run's first
+ * model request (BENCHMARKS.md, run start).
+ */
+const CLAIM_CONCURRENCY = 64;
+
+/**
+ * Which of this meeting's notes another meeting note claims: `targets` are the absolute paths
+ * its summary and context links resolve to (or are planned at). One pass over the meeting
+ * notes, and only for notes whose own `meeting` link does not settle it. A note whose
+ * `meeting` link names this meeting is its own, whatever other meeting notes link to it:
+ * those are the ones to fix.
+ *
+ * `heads`: the meeting notes' frontmatter as the run's caches remember it (run-caches.ts: kept
+ * between runs, and in the state folder between run processes), so that a pass reads only the
+ * notes that changed; default one for this call alone.
+ */
+export async function claimsByOthers(
+  vault: Vault,
+  meetingAbs: string,
+  targets: Partial<Record<ClaimKind, string>>,
+  heads: HeadSource = new HeadCache(vault, CLAIM_KEYS),
+): Promise<Claim[]> {
+  const out: Claim[] = [];
+  const open: [ClaimKind, string][] = [];
+  for (const [kind, target] of Object.entries(targets) as [ClaimKind, string][]) {
+    const owner = await ownerOf(vault, target);
+    if (owner === undefined) open.push([kind, target]);
+    else if (owner !== meetingAbs) out.push({ kind, target, other: vault.rel(owner) });
+  }
+  if (open.length === 0) return out;
+  await heads.restore();
+  const others = (await vault.listNotesOf('Meetings')).filter((file) => file !== meetingAbs);
+  // A note that cannot be read or parsed claims nothing, as one whose frontmatter is broken.
+  const data = await mapLimit(others, CLAIM_CONCURRENCY, (file) => heads.get(file).then((head) => (head?.ok ? head.data : undefined), () => undefined));
+  // In the order of the listing, as before: the first claimant is the one named.
+  for (let i = 0; i < others.length && open.length > 0; i++) {
+    for (const [kind, target] of [...open]) {
+      if (!(await linkNames(vault, kind, data[i]?.[kind], target, others[i]!))) continue;
+      out.push({ kind, target, other: vault.rel(others[i]!) });
+      open.splice(open.findIndex(([k]) => k === kind), 1);
+    }
+  }
+  return out;
+}
+
+/** Whether `value`, the `kind` link of the meeting note `linker`, names `targetAbs` (existing or still to be created). */
+async function linkNames(vault: Vault, kind: ClaimKind, value: unknown, targetAbs: string, linker: string): Promise<boolean> {
+  if (typeof value !== 'string' || !mayName(vault, value, targetAbs)) return false;
+  const folder = kind === 'summary' ? vault.layout.folders.Summaries : vault.layout.folders.Context;
+  try {
+    return (await resolveOrPlanLink(vault, value, folder, defaultNoteName(vault, linker))).path === targetAbs;
+  } catch (err) {
+    if (err instanceof LinkError) return false;
+    throw err;
+  }
+}
