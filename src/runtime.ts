@@ -6,7 +6,7 @@ import { createRemoteCompactor } from './agent/window/remote-compaction.js';
 import { retryUrl } from './vault/files/state.js';
 import type { PipelineDeps } from './meeting/pipeline.js';
 import { openProcessBase, type ProcessBase, type ProcessBaseOptions } from './process-base.js';
-import { RunCaches, type RunCachesOptions } from './tools/run-caches.js';
+import { RunCaches, type RunCachesOptions } from './tools/binding/run-caches.js';
 
 /**
  * Everything one process needs to run meetings, built once from the configuration: the

@@ -61,12 +61,12 @@ describe('dependency rules', () => {
 
   it('a failure names the layer that may not use the other: agent/ importing tools/ (one layer, a rule of its own)', async () => {
     const root = project({
-      'tools/format.ts': 'export const catLine = (n: number) => String(n);\n',
-      'agent/notes.ts': "import { catLine } from '../tools/format.js';\nexport const line = catLine(1);\n",
+      'tools/define/format.ts': 'export const catLine = (n: number) => String(n);\n',
+      'agent/notes.ts': "import { catLine } from '../tools/define/format.js';\nexport const line = catLine(1);\n",
     });
     const violations = await checkDependencies(root);
     const shown = violations.map(describeViolation).join('\n');
-    expect(shown).toContain('agent-not-tools-or-audit: src/agent/notes.ts → src/tools/format.ts');
+    expect(shown).toContain('agent-not-tools-or-audit: src/agent/notes.ts → src/tools/define/format.ts');
     expect(shown).toContain('agent/ may not use tools/, audit.ts');
   });
 });

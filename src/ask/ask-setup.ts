@@ -5,7 +5,7 @@ import { WindowBudget } from '../agent/window/window-budget.js';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { serverWindowSource } from '../process-base.js';
-import type { RunCaches } from '../tools/run-caches.js';
+import type { RunCaches } from '../tools/binding/run-caches.js';
 import type { Vault } from '../vault/files/vault.js';
 import type { AskDeps } from './ask-run.js';
 import { createMeetingToolsContext } from '../mcp/meeting-tools.js';

@@ -5,7 +5,7 @@ import { AskError } from '../ask/failure.js';
 import { askFilters } from '../ask/filters.js';
 import { sourceLine } from '../ask/sources.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
-import { RunCaches } from '../tools/run-caches.js';
+import { RunCaches } from '../tools/binding/run-caches.js';
 import { Vault } from '../vault/files/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 

@@ -4,7 +4,7 @@ import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { BoundedLines, MAX_MESSAGE_LINE_BYTES, tooLongAnswer } from '../mcp/bounded-lines.js';
 import { createMeetingsServer } from '../mcp/server.js';
 import { watchMeetingFolders } from '../mcp/watch.js';
-import { RunCaches } from '../tools/run-caches.js';
+import { RunCaches } from '../tools/binding/run-caches.js';
 import { statIfExists } from '../vault/files/fs.js';
 import { Vault } from '../vault/files/vault.js';
 import { packageVersion } from '../version.js';

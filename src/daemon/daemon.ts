@@ -4,7 +4,7 @@ import type { AppConfig } from '../config.js';
 import { MeetingAssistantError } from '../errors.js';
 import { addLogSecret, type Logger } from '../log.js';
 import type { Runtime } from '../runtime.js';
-import type { RunCachesOptions } from '../tools/run-caches.js';
+import type { RunCachesOptions } from '../tools/binding/run-caches.js';
 import { type Fs, nodeFs } from '../vault/files/fs.js';
 import { Vault } from '../vault/files/vault.js';
 import { type VaultEventSource, watchVault } from './intake/file-events.js';
@@ -79,7 +79,7 @@ export interface DaemonOptions {
   notifier?: Notifier;
   /** Where the daemon's timestamps come from; default the system clock. */
   clock?: Clock;
-  /** The idle release of the runs' caches (tools/run-caches.ts): its delay and timers, for tests. */
+  /** The idle release of the runs' caches (tools/binding/run-caches.ts): its delay and timers, for tests. */
   caches?: RunCachesOptions;
   /** The pauses of the wait for an endpoint that does not answer (tests make them short). */
   endpointWait?: EndpointWaitSettings;
@@ -275,7 +275,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     if (options.schedule ?? true) intake.schedule();
     const { Projects, Summaries, Meetings } = config.layout.folders;
     // The meeting notes too, so that a run start's claim check (§1) stats none of them
-    // (tools/meeting-heads.ts); not when they are the whole vault, which is not watched.
+    // (tools/cache/meeting-heads.ts); not when they are the whole vault, which is not watched.
     const meetings = Meetings === vault.root ? {} : { Meetings };
     await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings)] })), { Projects, Summaries, ...meetings });
     await inbox.watch();

@@ -4,7 +4,7 @@ import { parseNote } from '../vault/format/frontmatter.js';
 import { linkTarget } from '../vault/format/links.js';
 import { nameList, noteBasename } from '../vault/notes/meeting.js';
 import type { Vault } from '../vault/files/vault.js';
-import type { FileWatch } from '../tools/file-cache.js';
+import type { FileWatch } from '../tools/cache/file-cache.js';
 import { NoteFolder } from './note-folder.js';
 
 /**

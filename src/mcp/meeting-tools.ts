@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Settings } from '../config.js';
 import { isExpectedError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { RunCaches } from '../tools/run-caches.js';
+import type { RunCaches } from '../tools/binding/run-caches.js';
 import { SearchPlans } from '../tools/search/search-plans.js';
 import type { Vault } from '../vault/files/vault.js';
 import { listActionItems } from './list-action-items.js';

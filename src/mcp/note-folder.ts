@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { FileWatch, Trust } from '../tools/file-cache.js';
+import type { FileWatch, Trust } from '../tools/cache/file-cache.js';
 import type { StatsLike } from '../vault/files/fs.js';
 import { isTempFile, walkFiles } from '../vault/files/fs.js';
 import { isSyncToolFile } from '../vault/files/sync-files.js';
@@ -9,7 +9,7 @@ import { type NoteKind, Vault } from '../vault/files/vault.js';
  * The notes of one kind (meeting notes, summaries, transcripts) as the MCP server knows them,
  * kept in memory for the server's life (docs/design.md §10); only changed notes are read again.
  *
- * Freshness, as the tools' caches have it (tools/file-cache.ts): without a watcher, each query
+ * Freshness, as the tools' caches have it (tools/cache/file-cache.ts): without a watcher, each query
  * lists the folder and compares every note's modification time, change time, size and inode
  * with what was parsed, so a note changed by anyone (Obsidian, a sync tool that sets the old
  * mtime back, the daemon) is parsed again. When a watcher covers the folder (`trustWatcher`,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { formatRead } from '../tools/format.js';
+import { formatRead } from '../tools/define/format.js';
 import { ToolError } from '../tools/errors.js';
-import { readTextFile } from '../tools/read.js';
+import { readTextFile } from '../tools/define/read.js';
 import { parseNote } from '../vault/format/frontmatter.js';
 import { splitLines } from '../vault/format/lines.js';
 import { locateMeeting } from './locate.js';
@@ -12,7 +12,7 @@ const MAX_READ_CHARS = 100_000;
 
 /**
  * `read_meeting` (docs/design.md §10): a meeting's summary, transcript or notes, numbered as
- * the agent's read tools show them (tools/format.ts): the summary and transcript whole,
+ * the agent's read tools show them (tools/define/format.ts): the summary and transcript whole,
  * frontmatter included; the notes are the meeting note's body, line 1 its first line.
  */
 export const readMeeting = defineMcpTool({

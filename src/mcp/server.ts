@@ -3,7 +3,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
-import type { RunCaches } from '../tools/run-caches.js';
+import type { RunCaches } from '../tools/binding/run-caches.js';
 import type { Vault } from '../vault/files/vault.js';
 import { callMeetingTool, createMeetingToolsContext, MEETING_TOOLS, type MeetingToolAnswer } from './meeting-tools.js';
 import type { McpContext, McpTool } from './tool.js';

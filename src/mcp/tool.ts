@@ -3,7 +3,7 @@ import type { Settings } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Vault } from '../vault/files/vault.js';
 import type { MeetingIndex } from './meeting-index.js';
-import type { RunCaches } from '../tools/run-caches.js';
+import type { RunCaches } from '../tools/binding/run-caches.js';
 import type { SearchPlans } from '../tools/search/search-plans.js';
 
 /** The files a search_meetings call covers, in result order, and how many of each kind. */

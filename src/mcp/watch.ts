@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { FileWatch } from '../tools/file-cache.js';
+import type { FileWatch } from '../tools/cache/file-cache.js';
 import { DirectoryWatcher } from '../vault/scan/dir-watch.js';
 import { isSyncToolFile } from '../vault/files/sync-files.js';
 import { Vault } from '../vault/files/vault.js';
@@ -10,7 +10,7 @@ import { Vault } from '../vault/files/vault.js';
  * every event passed at once to `watch.invalidate`, so the caches (the meeting index, the
  * search's texts and plans) trust what they hold and a warm call touches no file. Events can
  * still be missed, so the caches re-check everything every `maxTrustMs` anyway
- * (tools/file-cache.ts); a folder that cannot be watched (a watch limit reached) leaves the
+ * (tools/cache/file-cache.ts); a folder that cannot be watched (a watch limit reached) leaves the
  * caches checking each file on every call, logged.
  */
 

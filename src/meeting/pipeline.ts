@@ -14,12 +14,12 @@ import { unreachableAdvice } from '../agent/model/endpoint-wait.js';
 import { lastAnswerSection, noToolCallsAdvice } from './no-tool-calls.js';
 import { type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
-import { DEFAULT_MAX_RESULT_CHARS } from '../tools/format.js';
+import { DEFAULT_MAX_RESULT_CHARS } from '../tools/define/format.js';
 import { toolOffer } from '../tools/offered-tools.js';
 import { createToolBinding, createToolRegistry } from '../tools/registry.js';
-import type { RunCaches } from '../tools/run-caches.js';
-import { staleSummaryReminder } from '../tools/speaker-names.js';
-import type { RunState } from '../tools/types.js';
+import type { RunCaches } from '../tools/binding/run-caches.js';
+import { staleSummaryReminder } from '../tools/meeting/speaker-names.js';
+import type { RunState } from '../tools/binding/types.js';
 import { createContextNote, readContextState, setContextState } from '../vault/notes/context.js';
 import { readNote } from '../vault/format/frontmatter.js';
 import { endTimeOf } from '../vault/notes/end-time.js';
@@ -64,7 +64,7 @@ export interface PipelineDeps {
   endpoint?: EndpointGate;
   /** Told how each run moves (turns, tokens, transcript parts); the daemon's status page listens. */
   onProgress?: (runId: string, event: RunProgress) => void;
-  /** The caches the runs share (tools/run-caches.ts); default: the run's own. */
+  /** The caches the runs share (tools/binding/run-caches.ts); default: the run's own. */
   caches?: RunCaches;
 }
 

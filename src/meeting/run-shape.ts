@@ -2,7 +2,7 @@ import { fixedTokens, messagesTokens } from '../agent/window/tokens.js';
 import type { ToolExecutor, ToolSchema } from '../agent/types.js';
 import type { ConversationStart, ConversationStarts } from './conversation-start.js';
 import { offeredTools, phasedTools, type ToolOffer } from '../tools/offered-tools.js';
-import type { AnyTool } from '../tools/types.js';
+import type { AnyTool } from '../tools/binding/types.js';
 import { MIN_AGENT_ROOM, REPLY_RESERVE } from './long-transcript/notes-pass.js';
 
 /**

@@ -1,8 +1,8 @@
-import { hasPastSummaries } from './past-meetings.js';
-import { findProject, listProjectFolders } from './project-files.js';
+import { hasPastSummaries } from './projects/past-meetings.js';
+import { findProject, listProjectFolders } from './projects/project-files.js';
 import { TOOLS } from './registry.js';
-import { hasIdentities } from './speakers.js';
-import type { AnyTool, ToolBinding } from './types.js';
+import { hasIdentities } from './meeting/speakers.js';
+import type { AnyTool, ToolBinding } from './binding/types.js';
 
 /**
  * The tools offered to one meeting (docs/design.md §3 step 9): only those that can act for it.

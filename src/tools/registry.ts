@@ -5,7 +5,7 @@ import type { ToolCall, ToolExecutor, ToolResult } from '../agent/types.js';
 import { isExpectedError } from '../errors.js';
 import type { MeetingArtifacts } from '../vault/notes/meeting.js';
 import type { Vault } from '../vault/files/vault.js';
-import { capResult, resultBudget } from './format.js';
+import { capResult, resultBudget } from './define/format.js';
 import {
   addAttendee,
   readContext,
@@ -16,14 +16,14 @@ import {
   removeAttendee,
   writeContext,
   writeSummary,
-} from './meeting.js';
-import type { PastSummaryIndex } from './past-index.js';
-import { listPastProjectMeetings, readPastProjectMeetingSummary } from './past-meetings.js';
-import { listProjectFiles, listProjects, readProjectFile, writeProjectFile } from './projects.js';
-import { RunCaches } from './run-caches.js';
-import { search } from './search/search-tool.js';
-import { addDictationWord, deleteIdentity, overrideSpeaker } from './speakers.js';
-import type { AnyTool, RunState, ToolBinding } from './types.js';
+} from './meeting/meeting.js';
+import type { PastSummaryIndex } from './cache/past-index.js';
+import { listPastProjectMeetings, readPastProjectMeetingSummary } from './projects/past-meetings.js';
+import { listProjectFiles, listProjects, readProjectFile, writeProjectFile } from './projects/projects.js';
+import { RunCaches } from './binding/run-caches.js';
+import { search } from './search-tool.js';
+import { addDictationWord, deleteIdentity, overrideSpeaker } from './meeting/speakers.js';
+import type { AnyTool, RunState, ToolBinding } from './binding/types.js';
 
 /**
  * The agent's tools, bound to one meeting. `call` never throws: an unknown tool, arguments

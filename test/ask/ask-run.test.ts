@@ -6,7 +6,7 @@ import { AskError } from '../../src/ask/failure.js';
 import { sourceLine } from '../../src/ask/sources.js';
 import { silentLogger } from '../../src/log.js';
 import { createMeetingToolsContext, MEETING_TOOLS } from '../../src/mcp/meeting-tools.js';
-import { RunCaches } from '../../src/tools/run-caches.js';
+import { RunCaches } from '../../src/tools/binding/run-caches.js';
 import { Vault } from '../../src/vault/files/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';

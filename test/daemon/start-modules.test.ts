@@ -57,7 +57,7 @@ describe('the packages a started daemon keeps loaded', () => {
     const loaded = (await resolvedModules('commands/run.js')).filter((url) => url.startsWith(pathToFileURL(path.join(REPO, 'dist')).href));
     // The check sees the daemon's modules at all.
     expect(loaded).toContain(dist('daemon/runs/run-process/host.js'));
-    for (const module of ['tools/run-caches.js', 'tools/search/worker-pool.js', 'tools/past-index.js', 'agent/window/tokens.js', 'runtime.js', 'meeting/pipeline.js', 'agent/model/client.js']) {
+    for (const module of ['tools/binding/run-caches.js', 'tools/search/worker-pool.js', 'tools/cache/past-index.js', 'agent/window/tokens.js', 'runtime.js', 'meeting/pipeline.js', 'agent/model/client.js']) {
       expect(loaded, module).not.toContain(dist(module));
     }
   });

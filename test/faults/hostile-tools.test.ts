@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { createToolBinding, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
-import { RunCaches } from '../../src/tools/run-caches.js';
+import { RunCaches } from '../../src/tools/binding/run-caches.js';
 import type { ToolResult } from '../../src/agent/types.js';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { nodeFs } from '../../src/vault/files/fs.js';

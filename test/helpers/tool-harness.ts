@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { createToolBinding, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
-import { RunCaches } from '../../src/tools/run-caches.js';
-import type { ToolBinding } from '../../src/tools/types.js';
+import { RunCaches } from '../../src/tools/binding/run-caches.js';
+import type { ToolBinding } from '../../src/tools/binding/types.js';
 import type { ToolResult } from '../../src/agent/types.js';
 import type { MeetingArtifacts } from '../../src/vault/notes/meeting.js';
 import type { Fs } from '../../src/vault/files/fs.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FileWatch } from '../../src/tools/file-cache.js';
+import { FileWatch } from '../../src/tools/cache/file-cache.js';
 import { MeetingIndex } from '../../src/mcp/meeting-index.js';
 import { countFsCalls, memoryVault } from '../helpers/memfs.js';
 

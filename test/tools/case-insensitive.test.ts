@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createToolBinding, createToolRegistry } from '../../src/tools/registry.js';
-import { PastSummaryIndex } from '../../src/tools/past-index.js';
+import { PastSummaryIndex } from '../../src/tools/cache/past-index.js';
 import type { Fs } from '../../src/vault/files/fs.js';
 import { Vault } from '../../src/vault/files/vault.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/log.js';
 import { createToolRegistry, summarizeArgs, TOOLS } from '../../src/tools/registry.js';
-import type { ToolBinding } from '../../src/tools/types.js';
+import type { ToolBinding } from '../../src/tools/binding/types.js';
 import { harness } from '../helpers/tool-harness.js';
 
 const DESIGN_TOOLS = [

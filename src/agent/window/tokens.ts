@@ -215,7 +215,7 @@ export function estimateRequestTokens(request: {
 
 /**
  * Let go of the BPE table and the remembered long counts (the idle release of the caches'
- * owner, tools/run-caches.ts: docs/design.md §8): some 35 MB an idle daemon does not need.
+ * owner, tools/binding/run-caches.ts: docs/design.md §8): some 35 MB an idle daemon does not need.
  * The next count loads the table again (loaded-packages.ts).
  */
 export function releaseTokenizer(): void {

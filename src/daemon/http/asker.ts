@@ -77,7 +77,7 @@ export function askInThisProcess(config: AppConfig, vault: Vault, log: Logger): 
     const [{ askMeetings }, { createAskDeps, watchForQuestions }, { RunCaches }] = await Promise.all([
       import('../../ask/ask-run.js'),
       import('../../ask/ask-setup.js'),
-      import('../../tools/run-caches.js'),
+      import('../../tools/binding/run-caches.js'),
     ]);
     const caches = new RunCaches(vault);
     const watcher = await watchForQuestions(vault, caches, log);

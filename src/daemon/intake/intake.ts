@@ -1,7 +1,7 @@
 import type { Clock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
-import type { FileWatch } from '../../tools/file-cache.js';
+import type { FileWatch } from '../../tools/cache/file-cache.js';
 import { findMeetingOfSummary, findMeetingOfTranscript } from '../../vault/notes/meeting.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource } from './file-events.js';
@@ -37,7 +37,7 @@ export interface IntakeOptions {
   enqueue(job: Job): string;
   stopping(): boolean;
   clock: Clock;
-  /** The invalidations and watcher trust of the runs' caches (tools/run-caches.ts). */
+  /** The invalidations and watcher trust of the runs' caches (tools/binding/run-caches.ts). */
   watch: FileWatch;
   /** More to catch up on in each scan: the inbox (docs/design.md §9). */
   onScan?(startup: boolean): Promise<void>;

@@ -1,5 +1,5 @@
 import { Vault } from '../../vault/files/vault.js';
-import type { FileWatch } from '../file-cache.js';
+import type { FileWatch } from '../cache/file-cache.js';
 import type { SearchPlan } from './worker-pool.js';
 
 /**

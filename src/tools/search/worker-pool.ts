@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { type FileWatch, type Resolved, SearchTextCache } from '../file-cache.js';
+import { type FileWatch, type Resolved, SearchTextCache } from '../cache/file-cache.js';
 import type { TranslatedRegex } from './dotnet-regex.js';
 import type { ThreadMatch, ThreadPut } from './match-lines.js';
 import { MatchWorker, type WorkerResult } from './match-worker.js';

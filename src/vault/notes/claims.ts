@@ -56,7 +56,7 @@ export interface Claim {
   other: string;
 }
 
-/** Where the pass over the other meeting notes gets their heads: a HeadCache, or one a watcher vouches for (tools/meeting-heads.ts). */
+/** Where the pass over the other meeting notes gets their heads: a HeadCache, or one a watcher vouches for (tools/cache/meeting-heads.ts). */
 export interface HeadSource {
   get(absPath: string): Promise<Head | undefined>;
   /** Before a pass: back from where the heads waited between processes, when they did. */

@@ -234,7 +234,7 @@ export class HeadCache {
     return head;
   }
 
-  /** The head last read for `absPath`, without a look at the disk: for a caller that knows it is fresh (a watcher vouches, tools/meeting-heads.ts). */
+  /** The head last read for `absPath`, without a look at the disk: for a caller that knows it is fresh (a watcher vouches, tools/cache/meeting-heads.ts). */
   known(absPath: string): Head | undefined {
     const entry = this.entries.get(absPath);
     return entry === undefined ? undefined : decode(entry);

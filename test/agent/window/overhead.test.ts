@@ -4,7 +4,7 @@ import { buildInstructions, buildProjectInstructions, DEFAULT_PROMPT, PAST_STEP,
 import { summaryShapeSection } from '../../../src/meeting/summary-shape.js';
 import { offeredTools, phasedTools, type ToolOffer } from '../../../src/tools/offered-tools.js';
 import { TOOLS } from '../../../src/tools/registry.js';
-import type { AnyTool } from '../../../src/tools/types.js';
+import type { AnyTool } from '../../../src/tools/binding/types.js';
 
 /**
  * Issues 12 and 21: the instructions and tool schemas go out with every request, so on a

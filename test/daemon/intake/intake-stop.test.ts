@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CatchUp } from '../../../src/daemon/intake/catch-up.js';
 import { Intake } from '../../../src/daemon/intake/intake.js';
 import { TriggerTracker } from '../../../src/daemon/intake/triggers.js';
-import { FileWatch } from '../../../src/tools/file-cache.js';
+import { FileWatch } from '../../../src/tools/cache/file-cache.js';
 import { capturedLogger } from '../../helpers/captured-log.js';
 import { memoryVault, testConfig } from '../../helpers/memfs.js';
 import { contextAndSummaryLinks, meetingNote, transcriptNote } from '../../helpers/notes.js';

@@ -85,7 +85,7 @@ describe('a folder the system will not let the daemon watch', () => {
     daemon = await startDaemon(config, { log, runtime, pipeline: never, schedule: false });
     await daemon.startupScan;
     expect(runtime.caches.watch.covers(path.join(dir, 'Projects/Alpha/Plan.md'))).toBe(true);
-    // The meeting notes too: a run start's claim check stats none of them (tools/meeting-heads.ts).
+    // The meeting notes too: a run start's claim check stats none of them (tools/cache/meeting-heads.ts).
     expect(runtime.caches.watch.covers(path.join(dir, 'Meetings/2026-12-01 Sync.md'))).toBe(true);
   });
 });

@@ -3,7 +3,7 @@ import { type Daemon, type DaemonOptions, type PipelineFns, startDaemon } from '
 import type { VaultEventSource } from '../../../src/daemon/intake/file-events.js';
 import type { Fs } from '../../../src/vault/files/fs.js';
 import { silentLogger } from '../../../src/log.js';
-import type { IdleTimers, RunCaches } from '../../../src/tools/run-caches.js';
+import type { IdleTimers, RunCaches } from '../../../src/tools/binding/run-caches.js';
 import { memoryFs, testConfig } from '../../helpers/memfs.js';
 import { contextAndSummaryLinks, meetingNote, transcriptNote } from '../../helpers/notes.js';
 

@@ -13,7 +13,7 @@ import { RunBoard } from '../../../src/daemon/runs/run-board.js';
 import { RunHistory } from '../../../src/daemon/runs/run-history.js';
 import { silentLogger } from '../../../src/log.js';
 import type { RunOutcome } from '../../../src/meeting/pipeline.js';
-import type { IdleTimers } from '../../../src/tools/run-caches.js';
+import type { IdleTimers } from '../../../src/tools/binding/run-caches.js';
 import { capturedLogger } from '../../helpers/captured-log.js';
 import { memoryFs, memoryVault, testConfig } from '../../helpers/memfs.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError, resolveConfig } from '../../../src/config.js';
-import type { TrustOptions } from '../../../src/tools/file-cache.js';
+import type { TrustOptions } from '../../../src/tools/cache/file-cache.js';
 import { countFsCalls } from '../../helpers/memfs.js';
 import { type Harness, closeHarnessCaches, harness } from '../../helpers/tool-harness.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { translateDotNetRegex } from '../../../src/tools/search/dotnet-regex.js';
-import { FileWatch } from '../../../src/tools/file-cache.js';
+import { FileWatch } from '../../../src/tools/cache/file-cache.js';
 import { type SearchFile, SearchWorkerPool, scannable, searchPattern } from '../../../src/tools/search/worker-pool.js';
 import { memoryVault } from '../../helpers/memfs.js';
 

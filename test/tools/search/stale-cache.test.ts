@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../../src/config.js';
 import { HeadCache } from '../../../src/vault/scan/head-cache.js';
-import { PastSummaryIndex } from '../../../src/tools/past-index.js';
+import { PastSummaryIndex } from '../../../src/tools/cache/past-index.js';
 import { createToolBinding, createToolRegistry } from '../../../src/tools/registry.js';
 import { nodeFs } from '../../../src/vault/files/fs.js';
 import { Vault } from '../../../src/vault/files/vault.js';

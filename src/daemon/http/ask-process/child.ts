@@ -2,7 +2,7 @@ import { askMeetings } from '../../../ask/ask-run.js';
 import { createAskDeps } from '../../../ask/ask-setup.js';
 import { isExpectedError } from '../../../errors.js';
 import { createLogger, type Logger } from '../../../log.js';
-import { RunCaches } from '../../../tools/run-caches.js';
+import { RunCaches } from '../../../tools/binding/run-caches.js';
 import { nodeFs } from '../../../vault/files/fs.js';
 import { Vault } from '../../../vault/files/vault.js';
 import type { FromAskProcess, ToAskProcess } from './messages.js';

@@ -1,8 +1,8 @@
 import type { AppConfig } from '../../../config.js';
 import { openProcessBase } from '../../../process-base.js';
-import { FileWatch, type TrustOptions } from '../../../tools/file-cache.js';
+import { FileWatch, type TrustOptions } from '../../../tools/cache/file-cache.js';
 // Not run-caches.ts: the caches and their search stay out of the daemon's own process.
-import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, realIdleTimers } from '../../../tools/idle-release.js';
+import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, realIdleTimers } from '../../../tools/binding/idle-release.js';
 import type { Vault, WriteListener } from '../../../vault/files/vault.js';
 import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';

@@ -9,7 +9,7 @@ import type { RunOutcome } from '../../../meeting/pipeline.js';
  * run process's.
  */
 
-/** The watcher's trust, as the run process's caches apply it (tools/file-cache.ts). */
+/** The watcher's trust, as the run process's caches apply it (tools/cache/file-cache.ts). */
 export interface TrustState {
   folders: string[];
   maxTrustMs?: number;

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { realLocation } from '../vault/files/confine.js';
-import { keepsExecutableBlocks } from '../vault/format/inert.js';
-import { ToolError } from './errors.js';
+import { realLocation } from '../../vault/files/confine.js';
+import { keepsExecutableBlocks } from '../../vault/format/inert.js';
+import { ToolError } from '../errors.js';
 import { findProject, listProjectFolders, type ProjectFolder } from './project-files.js';
-import type { ToolBinding } from './types.js';
+import type { ToolBinding } from '../binding/types.js';
 
 /**
  * What a model may write in the projects (docs/design.md §4). A transcript is words other

@@ -1,5 +1,5 @@
-import { isUnnamedLabel } from '../vault/notes/transcript.js';
-import type { RunState } from './types.js';
+import { isUnnamedLabel } from '../../vault/notes/transcript.js';
+import type { RunState } from '../binding/types.js';
 
 /**
  * The summary must not say "Speaker 2" once `override_speaker` named that speaker in this run

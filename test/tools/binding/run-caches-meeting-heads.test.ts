@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { MEETING_HEADS_FILE, RunCaches } from '../../src/tools/run-caches.js';
-import { resolveMeeting } from '../../src/vault/notes/meeting.js';
-import { countFsCalls, memoryVault } from '../helpers/memfs.js';
+import { MEETING_HEADS_FILE, RunCaches } from '../../../src/tools/binding/run-caches.js';
+import { resolveMeeting } from '../../../src/vault/notes/meeting.js';
+import { countFsCalls, memoryVault } from '../../helpers/memfs.js';
 
 /**
  * The meeting notes' heads of the run caches (run-caches.ts): what the check that no other

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { defineTool } from '../define.js';
-import { ToolError } from '../errors.js';
-import { MAX_SEARCH_FILE_BYTES, type Resolved } from '../file-cache.js';
-import { scopeProjects, pastSummariesFor } from '../past-meetings.js';
-import { filesOfProject, findProject, listProjectFolders } from '../project-files.js';
-import { translateDotNetRegex } from './dotnet-regex.js';
-import type { PlanCounts } from './search-plans.js';
-import { type SearchPattern, SearchTimeoutError, searchPattern } from './worker-pool.js';
-import type { ToolBinding } from '../types.js';
+import { defineTool } from './define/define.js';
+import { ToolError } from './errors.js';
+import { MAX_SEARCH_FILE_BYTES, type Resolved } from './cache/file-cache.js';
+import { scopeProjects, pastSummariesFor } from './projects/past-meetings.js';
+import { filesOfProject, findProject, listProjectFolders } from './projects/project-files.js';
+import { translateDotNetRegex } from './search/dotnet-regex.js';
+import type { PlanCounts } from './search/search-plans.js';
+import { type SearchPattern, SearchTimeoutError, searchPattern } from './search/worker-pool.js';
+import type { ToolBinding } from './binding/types.js';
 
 /**
  * `search`: regular expressions over the scoped projects' files and the past summaries of

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, harness } from '../helpers/tool-harness.js';
+import { CONTEXT, harness } from '../../helpers/tool-harness.js';
 
 /** docs/design.md §1: an edit by line numbers of a file someone changed since the agent read it is refused. */
 

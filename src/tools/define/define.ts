@@ -1,5 +1,5 @@
 import { type ArgsOf, type ParamSpecs, jsonSchemaOf, parseArgs } from './args.js';
-import type { ToolBinding, ToolDefinition } from './types.js';
+import type { ToolBinding, ToolDefinition } from '../binding/types.js';
 
 /** A tool declared once: its JSON Schema and its argument parser come from `params`. */
 export function defineTool<S extends ParamSpecs>(spec: {

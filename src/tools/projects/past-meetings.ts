@@ -1,15 +1,15 @@
 import path from 'node:path';
-import { splitLines } from '../vault/format/lines.js';
-import { linkTarget } from '../vault/format/links.js';
-import { Vault } from '../vault/files/vault.js';
-import { defineTool } from './define.js';
-import { isSyncToolFile } from '../vault/files/sync-files.js';
-import { ToolError } from './errors.js';
-import { formatRead, resultBudget } from './format.js';
-import { type PastSummary, intersects, sameProject } from './past-index.js';
-import { checkRelativePath, realLocation, sameFile } from '../vault/files/confine.js';
-import { readTextFile } from './read.js';
-import type { ToolBinding } from './types.js';
+import { splitLines } from '../../vault/format/lines.js';
+import { linkTarget } from '../../vault/format/links.js';
+import { Vault } from '../../vault/files/vault.js';
+import { defineTool } from '../define/define.js';
+import { isSyncToolFile } from '../../vault/files/sync-files.js';
+import { ToolError } from '../errors.js';
+import { formatRead, resultBudget } from '../define/format.js';
+import { type PastSummary, intersects, sameProject } from '../cache/past-index.js';
+import { checkRelativePath, realLocation, sameFile } from '../../vault/files/confine.js';
+import { readTextFile } from '../define/read.js';
+import type { ToolBinding } from '../binding/types.js';
 
 /**
  * Past meetings of the same projects: summary notes in `Folders.Summaries` whose `projects`

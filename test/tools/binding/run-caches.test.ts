@@ -1,14 +1,14 @@
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { countTokens, tokenizerLoaded } from '../../src/agent/window/tokens.js';
-import { type IdleTimers, RunCaches } from '../../src/tools/run-caches.js';
-import { MAX_PLANS, SearchPlans } from '../../src/tools/search/search-plans.js';
-import { harness } from '../helpers/tool-harness.js';
+import { countTokens, tokenizerLoaded } from '../../../src/agent/window/tokens.js';
+import { type IdleTimers, RunCaches } from '../../../src/tools/binding/run-caches.js';
+import { MAX_PLANS, SearchPlans } from '../../../src/tools/search/search-plans.js';
+import { harness } from '../../helpers/tool-harness.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { silentLogger } from '../../src/log.js';
-import { createMeetingsServer } from '../../src/mcp/server.js';
-import { countFsCalls, memoryVault, testConfig } from '../helpers/memfs.js';
+import { silentLogger } from '../../../src/log.js';
+import { createMeetingsServer } from '../../../src/mcp/server.js';
+import { countFsCalls, memoryVault, testConfig } from '../../helpers/memfs.js';
 
 /** Timers that fire only when the test says so. */
 function manualTimers() {

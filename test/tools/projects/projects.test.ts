@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { harness, symlink } from '../helpers/tool-harness.js';
+import { harness, symlink } from '../../helpers/tool-harness.js';
 
 const header = (content: string) => content.split('\n')[0];
 

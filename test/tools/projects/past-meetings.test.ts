@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PastSummaryIndex } from '../../src/tools/past-index.js';
-import { TOOLS } from '../../src/tools/registry.js';
-import { SUMMARY, harness, summaryNote, symlink } from '../helpers/tool-harness.js';
+import { PastSummaryIndex } from '../../../src/tools/cache/past-index.js';
+import { TOOLS } from '../../../src/tools/registry.js';
+import { SUMMARY, harness, summaryNote, symlink } from '../../helpers/tool-harness.js';
 
 // The base vault: the meeting is on Alpha (X) and Beta (Y); summaries exist for Alpha, Beta
 // and Gamma (Z), plus (here) the current meeting's own summary.

@@ -1,10 +1,10 @@
 import path from 'node:path';
-import { parseNote } from '../vault/format/frontmatter.js';
-import type { StatsLike } from '../vault/files/fs.js';
-import { isNotFound } from '../vault/files/fs.js';
-import { type FileVersion, fileVersion, sameVersion } from '../vault/files/file-version.js';
-import { isSyncToolFile } from '../vault/files/sync-files.js';
-import { Vault } from '../vault/files/vault.js';
+import { parseNote } from '../../vault/format/frontmatter.js';
+import type { StatsLike } from '../../vault/files/fs.js';
+import { isNotFound } from '../../vault/files/fs.js';
+import { type FileVersion, fileVersion, sameVersion } from '../../vault/files/file-version.js';
+import { isSyncToolFile } from '../../vault/files/sync-files.js';
+import { Vault } from '../../vault/files/vault.js';
 import { FileWatch } from './file-cache.js';
 
 /**

@@ -4,8 +4,8 @@
  * the per-result budget is cut at a line boundary with a note on how to read the rest.
  */
 
-import { catLine } from '../vault/format/lines.js';
-import type { ToolBinding } from './types.js';
+import { catLine } from '../../vault/format/lines.js';
+import type { ToolBinding } from '../binding/types.js';
 
 export const DEFAULT_MAX_RESULT_CHARS = 60_000;
 

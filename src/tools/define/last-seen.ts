@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { ToolError } from './errors.js';
-import type { ToolBinding } from './types.js';
+import { ToolError } from '../errors.js';
+import type { ToolBinding } from '../binding/types.js';
 
 /**
  * What the agent last saw of each file it edits by line numbers (docs/design.md §1): the

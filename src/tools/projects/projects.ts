@@ -1,16 +1,16 @@
 import path from 'node:path';
-import { eolOf, joinLines, splitLines } from '../vault/format/lines.js';
-import { ToolError } from './errors.js';
-import { defineTool } from './define.js';
-import { formatRead, resultBudget } from './format.js';
-import { resolveInside } from '../vault/files/confine.js';
+import { eolOf, joinLines, splitLines } from '../../vault/format/lines.js';
+import { ToolError } from '../errors.js';
+import { defineTool } from '../define/define.js';
+import { formatRead, resultBudget } from '../define/format.js';
+import { resolveInside } from '../../vault/files/confine.js';
 import { filesOfProject, findProject, listProjectFolders, resolveProject } from './project-files.js';
-import { readTextFile } from './read.js';
-import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './last-seen.js';
-import { inertMarkdown, inertNotice } from '../vault/format/inert.js';
+import { readTextFile } from '../define/read.js';
+import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from '../define/last-seen.js';
+import { inertMarkdown, inertNotice } from '../../vault/format/inert.js';
 import { writableProject, refuseExecutableChange, refuseInstructionsFile } from './project-limits.js';
-import { UNCHANGED } from '../vault/files/update.js';
-import { assertFileRewritable } from '../vault/files/regular-file.js';
+import { UNCHANGED } from '../../vault/files/update.js';
+import { assertFileRewritable } from '../../vault/files/regular-file.js';
 
 /** Project tools: the meeting's projects, and the files of any existing project folder. */
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PastSummaryIndex } from '../../src/tools/past-index.js';
-import { countFsCalls } from '../helpers/memfs.js';
-import { harness, summaryNote } from '../helpers/tool-harness.js';
+import { PastSummaryIndex } from '../../../src/tools/cache/past-index.js';
+import { countFsCalls } from '../../helpers/memfs.js';
+import { harness, summaryNote } from '../../helpers/tool-harness.js';
 
 const SUMMARIES = '/vault/Meetings/Summaries';
 

@@ -1,6 +1,6 @@
-import { NotTextFileError, readTextFile as readVaultText } from '../vault/files/text-file.js';
-import type { Vault } from '../vault/files/vault.js';
-import { ToolError } from './errors.js';
+import { NotTextFileError, readTextFile as readVaultText } from '../../vault/files/text-file.js';
+import type { Vault } from '../../vault/files/vault.js';
+import { ToolError } from '../errors.js';
 
 /**
  * A text file for the model: undefined when missing; a ToolError for a folder or a binary

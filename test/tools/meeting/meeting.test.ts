@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, CONTEXT_NOTE, MEETING, MEETING_NOTE, SUMMARY, TRANSCRIPT, harness } from '../helpers/tool-harness.js';
+import { CONTEXT, CONTEXT_NOTE, MEETING, MEETING_NOTE, SUMMARY, TRANSCRIPT, harness } from '../../helpers/tool-harness.js';
 
 const header = (content: string) => content.split('\n')[0];
 

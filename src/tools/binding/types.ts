@@ -1,10 +1,10 @@
-import type { Settings } from '../config.js';
-import type { Logger } from '../log.js';
-import type { Audit } from '../audit.js';
-import type { MeetingArtifacts } from '../vault/notes/meeting.js';
-import type { Vault } from '../vault/files/vault.js';
-import type { ToolSchema } from '../agent/types.js';
-import type { PastSummaryIndex } from './past-index.js';
+import type { Settings } from '../../config.js';
+import type { Logger } from '../../log.js';
+import type { Audit } from '../../audit.js';
+import type { MeetingArtifacts } from '../../vault/notes/meeting.js';
+import type { Vault } from '../../vault/files/vault.js';
+import type { ToolSchema } from '../../agent/types.js';
+import type { PastSummaryIndex } from '../cache/past-index.js';
 import type { RunCaches } from './run-caches.js';
 
 /** What one run's tools share: the meeting they are bound to and the services they use. */
@@ -39,7 +39,7 @@ export interface RunState {
   agentTitle?: string;
   /** Labels `override_speaker` replaced with names in this run (label -> name): the summary must use the names. */
   speakerNames?: Map<string, string>;
-  /** What the agent last read or wrote of each file it may edit by line numbers (tools/last-seen.ts). */
+  /** What the agent last read or wrote of each file it may edit by line numbers (tools/define/last-seen.ts). */
   seen?: Map<string, string>;
 }
 

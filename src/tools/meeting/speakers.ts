@@ -1,20 +1,20 @@
 import path from 'node:path';
-import { eolOf, splitLines } from '../vault/format/lines.js';
-import { isTempFile, walkFiles } from '../vault/files/fs.js';
-import { isSyncToolFile } from '../vault/files/sync-files.js';
-import { inertMarkdown } from '../vault/format/inert.js';
-import { FrontmatterError, parseNote } from '../vault/format/frontmatter.js';
-import { normLabel, speakerLabel } from '../vault/notes/transcript.js';
-import { Vault } from '../vault/files/vault.js';
-import { defineTool } from './define.js';
-import { ToolError } from './errors.js';
-import { nameArgument } from './args.js';
+import { eolOf, splitLines } from '../../vault/format/lines.js';
+import { isTempFile, walkFiles } from '../../vault/files/fs.js';
+import { isSyncToolFile } from '../../vault/files/sync-files.js';
+import { inertMarkdown } from '../../vault/format/inert.js';
+import { FrontmatterError, parseNote } from '../../vault/format/frontmatter.js';
+import { normLabel, speakerLabel } from '../../vault/notes/transcript.js';
+import { Vault } from '../../vault/files/vault.js';
+import { defineTool } from '../define/define.js';
+import { ToolError } from '../errors.js';
+import { nameArgument } from '../define/args.js';
 import { rewriteHint } from './speaker-names.js';
 
-import { checkFolderName, realLocation } from '../vault/files/confine.js';
-import { readTextFile } from './read.js';
-import { UNCHANGED } from '../vault/files/update.js';
-import type { ToolBinding } from './types.js';
+import { checkFolderName, realLocation } from '../../vault/files/confine.js';
+import { readTextFile } from '../define/read.js';
+import { UNCHANGED } from '../../vault/files/update.js';
+import type { ToolBinding } from '../binding/types.js';
 
 /**
  * Speech recognition aids: the dictation dictionary, speaker labels in the transcript, and the

@@ -1,4 +1,4 @@
-import { ToolError } from './errors.js';
+import { ToolError } from '../errors.js';
 
 /**
  * Tool arguments as a model really sends them: a JSON string that may be invalid, with

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { type Clock, systemClock } from '../clock.js';
-import type { Vault } from '../vault/files/vault.js';
-import { looksBinary } from '../vault/files/confine.js';
-import { type FileVersion, fileVersion, sameVersion } from '../vault/files/file-version.js';
+import { type Clock, systemClock } from '../../clock.js';
+import type { Vault } from '../../vault/files/vault.js';
+import { looksBinary } from '../../vault/files/confine.js';
+import { type FileVersion, fileVersion, sameVersion } from '../../vault/files/file-version.js';
 
 /**
  * What the tools keep in memory between calls, and how they know it is still fresh.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TRANSCRIPT, TRANSCRIPT_NOTE, harness, symlink } from '../helpers/tool-harness.js';
+import { TRANSCRIPT, TRANSCRIPT_NOTE, harness, symlink } from '../../helpers/tool-harness.js';
 
 describe('override_speaker', () => {
   it('relabels every line spoken by the speaker (plain and bold labels), never the spoken text', async () => {

@@ -1,13 +1,13 @@
 import path from 'node:path';
-import { releaseTokenizer } from '../agent/window/tokens.js';
-import { STATE_FOLDER } from '../vault/files/state.js';
-import type { Vault } from '../vault/files/vault.js';
-import { FileWatch } from './file-cache.js';
-import { MeetingHeads } from './meeting-heads.js';
+import { releaseTokenizer } from '../../agent/window/tokens.js';
+import { STATE_FOLDER } from '../../vault/files/state.js';
+import type { Vault } from '../../vault/files/vault.js';
+import { FileWatch } from '../cache/file-cache.js';
+import { MeetingHeads } from '../cache/meeting-heads.js';
 import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, type IdleTimers, realIdleTimers } from './idle-release.js';
-import { PastSummaryIndex } from './past-index.js';
-import { SearchPlans } from './search/search-plans.js';
-import { SearchWorkerPool } from './search/worker-pool.js';
+import { PastSummaryIndex } from '../cache/past-index.js';
+import { SearchPlans } from '../search/search-plans.js';
+import { SearchWorkerPool } from '../search/worker-pool.js';
 
 /**
  * The caches the runs of one vault share, with an owner and a lifetime (docs/design.md §4,

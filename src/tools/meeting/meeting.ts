@@ -1,19 +1,19 @@
-import { eolOf, joinLines, splitLines } from '../vault/format/lines.js';
-import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../vault/format/frontmatter.js';
-import { joinContextBody, splitContextBody } from '../vault/notes/context.js';
-import { isFailureReportText, renderSummaryNote } from '../vault/notes/summary.js';
-import { countActionItems } from '../vault/notes/summary-sections.js';
-import { UNCHANGED } from '../vault/files/update.js';
-import { defineTool } from './define.js';
-import { inertMarkdown, inertNotice } from '../vault/format/inert.js';
-import { refuseExecutableChange } from './project-limits.js';
-import { ToolError } from './errors.js';
-import { nameArgument } from './args.js';
-import { formatRead, resultBudget } from './format.js';
-import { readTextFile } from './read.js';
-import { rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from './last-seen.js';
+import { eolOf, joinLines, splitLines } from '../../vault/format/lines.js';
+import { FrontmatterError, type ParsedNote, parseNote, replaceBody, updateFrontmatter } from '../../vault/format/frontmatter.js';
+import { joinContextBody, splitContextBody } from '../../vault/notes/context.js';
+import { isFailureReportText, renderSummaryNote } from '../../vault/notes/summary.js';
+import { countActionItems } from '../../vault/notes/summary-sections.js';
+import { UNCHANGED } from '../../vault/files/update.js';
+import { defineTool } from '../define/define.js';
+import { inertMarkdown, inertNotice } from '../../vault/format/inert.js';
+import { refuseExecutableChange } from '../projects/project-limits.js';
+import { ToolError } from '../errors.js';
+import { nameArgument } from '../define/args.js';
+import { formatRead, resultBudget } from '../define/format.js';
+import { readTextFile } from '../define/read.js';
+import { rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from '../define/last-seen.js';
 import { staleLabelsSentence, staleSpeakerLabels } from './speaker-names.js';
-import type { ToolBinding } from './types.js';
+import type { ToolBinding } from '../binding/types.js';
 
 /**
  * The meeting's own notes: reading the meeting note, user notes, transcript, context note and

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { CLAIM_KEYS, type HeadSource } from '../vault/notes/claims.js';
-import { type Head, HeadCache } from '../vault/scan/head-cache.js';
-import type { Vault } from '../vault/files/vault.js';
+import { CLAIM_KEYS, type HeadSource } from '../../vault/notes/claims.js';
+import { type Head, HeadCache } from '../../vault/scan/head-cache.js';
+import type { Vault } from '../../vault/files/vault.js';
 import type { FileWatch } from './file-cache.js';
 
 /**

@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { isNotFound, isTempFile, walkFiles } from '../vault/files/fs.js';
-import { isSyncToolFile } from '../vault/files/sync-files.js';
-import { Vault } from '../vault/files/vault.js';
-import { ToolError } from './errors.js';
-import { checkFolderName, realLocation } from '../vault/files/confine.js';
-import { isProjectFolder } from '../vault/files/project-folder.js';
-import { sameProject } from './past-index.js';
+import { isNotFound, isTempFile, walkFiles } from '../../vault/files/fs.js';
+import { isSyncToolFile } from '../../vault/files/sync-files.js';
+import { Vault } from '../../vault/files/vault.js';
+import { ToolError } from '../errors.js';
+import { checkFolderName, realLocation } from '../../vault/files/confine.js';
+import { isProjectFolder } from '../../vault/files/project-folder.js';
+import { sameProject } from '../cache/past-index.js';
 
 /**
  * Project folders: each direct subfolder of `Folders.Projects` is one project. Names a model

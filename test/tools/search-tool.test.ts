@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { SUMMARY, closeHarnessCaches, harness, summaryNote } from '../../helpers/tool-harness.js';
+import { SUMMARY, closeHarnessCaches, harness, summaryNote } from '../helpers/tool-harness.js';
 
 afterAll(closeHarnessCaches);
 
