@@ -103,6 +103,24 @@ const peers = PEERS.map((rule) => ({
   to: { path: unitsPath(rule.to) },
 }));
 
+const { ROOMS } = require('./scripts/rooms.cjs');
+
+/** One rule per pair of rooms of a unit: the lower one may not use the upper one. */
+const roomRules = ROOMS.flatMap(({ unit, rooms }) => {
+  const order = rooms.map((r) => unit + r.room).join(' → ');
+  return rooms.flatMap((lower, i) =>
+    rooms.slice(i + 1).map((upper) => ({
+      name: `room-${slug(unit + lower.room).replace(/-$/, '')}-not-${slug(unit + upper.room).replace(/-$/, '')}`,
+      severity: 'error',
+      comment:
+        `${unit}${lower.room} (${lower.holds}) may not use ${unit}${upper.room} (${upper.holds}): ` +
+        `the rooms of ${unit} run ${order}, bottom to top, each using only those below it. Move what both need down, or pass it in.`,
+      from: { path: unitsPath([unit + lower.room]) },
+      to: { path: unitsPath([unit + upper.room]) },
+    })),
+  );
+});
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -130,6 +148,7 @@ module.exports = {
     },
     ...upward,
     ...peers,
+    ...roomRules,
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkDependencies, describeViolation } from '../scripts/dependency-rules.mjs';
+import { ROOMS } from '../scripts/rooms.cjs';
 
 /**
  * The dependency rules of docs/design.md §8 (.dependency-cruiser.cjs and
@@ -69,6 +70,29 @@ describe('dependency rules', () => {
     expect(shown).toContain('agent-not-tools-or-audit: src/agent/notes.ts → src/tools/define/format.ts');
     expect(shown).toContain('agent/ may not use tools/, audit.ts');
   });
+
+  it('the rooms of vault/ and tools/ run one way: a lower room using an upper one is refused, naming both and the order', async () => {
+    const root = project({
+      'vault/notes/meeting.ts': 'export const title = (s: string) => s;\n',
+      'vault/files/fs.ts': "import { title } from '../notes/meeting.js';\nexport const name = title('x');\n",
+    });
+    const violation = (await checkDependencies(root)).find((v) => v.rule === 'room-vault-files-not-vault-notes');
+    expect(violation && describeViolation(violation)).toContain('src/vault/files/fs.ts → src/vault/notes/meeting.ts');
+    expect(violation?.message).toContain('the rooms of vault/ run vault/files/ → vault/format/ → vault/scan/ → vault/notes/');
+  });
+});
+
+describe('the rooms of vault/ and tools/', () => {
+  const root = path.resolve(import.meta.dirname, '..');
+
+  it.each(ROOMS.map((r) => [r.unit, r.rooms.map((x) => x.room)] as const))('every file of %s lies in a listed room, and every listed room exists', (unit, listed) => {
+    const dir = path.join(root, 'src', unit);
+    const present = readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory() || e.name.endsWith('.ts'))
+      .map((e) => (e.isDirectory() ? `${e.name}/` : e.name));
+    expect(present.filter((room) => !listed.includes(room))).toEqual([]);
+    expect(listed.filter((room) => !present.includes(room))).toEqual([]);
+  });
 });
 
 describe('the maps of the tree', () => {
@@ -114,6 +138,15 @@ describe('file sizes', () => {
   /** Every file below `dir` ending in `.ts`. */
   const sources = (dir: string): string[] =>
     readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : []));
+
+  it('no folder of src/ has more than 16 source files directly inside (issue #35: a reader can hold a room in mind)', () => {
+    const crowded = [path.resolve('src'), ...sources('src').map((f) => path.dirname(f))]
+      .filter((dir, i, all) => all.indexOf(dir) === i)
+      .map((dir) => ({ dir, files: readdirSync(dir).filter((name) => name.endsWith('.ts')).length }))
+      .filter(({ files }) => files > 16)
+      .map(({ dir, files }) => `${path.relative('.', dir)}: ${files} files`);
+    expect(crowded).toEqual([]);
+  });
 
   it('no source file is over 450 lines (issue #25: small modules, one job each)', () => {
     const long = sources('src')
