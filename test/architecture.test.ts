@@ -115,21 +115,11 @@ describe('the maps of the tree', () => {
     const design = readFileSync(path.join(root, 'docs/design.md'), 'utf8');
     return design.slice(design.indexOf('## 8.'), design.indexOf('## 9.'));
   };
-  const readmeMap = (): string => {
-    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-    const from = readme.indexOf('```\nsrc/', readme.indexOf('## Development'));
-    return readme.slice(from, readme.indexOf('\n```\n', from + 4));
-  };
   /** A unit is named when its last segment stands in the map (nested folders are indented under their parent). */
   const named = (map: string, unit: string): boolean => new RegExp(`(^|[\\s(/\`])${unit.replace(/\/$/, '').split('/').at(-1)!.replace(/[.]/g, '\\.')}(/|\\b)`, 'm').test(map);
 
   it('docs/design.md §8 names every folder of src/ and every file directly in it', () => {
     const map = section8();
-    expect(units().filter((unit) => !named(map, unit))).toEqual([]);
-  });
-
-  it("the README's map names every folder of src/ and every file directly in it", () => {
-    const map = readmeMap();
     expect(units().filter((unit) => !named(map, unit))).toEqual([]);
   });
 });

@@ -1,17 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../src/cli.js';
+import { guideSection as section } from './helpers/guide.js';
 
-/** README.md as a new user meets it (#22 point 8). */
-const readme = readFileSync('README.md', 'utf8');
-const lines = readme.split('\n');
-
-function section(heading: string): string[] {
-  const start = lines.indexOf(heading);
-  expect(start, heading).toBeGreaterThanOrEqual(0);
-  const end = lines.findIndex((line, i) => i > start && /^## /.test(line));
-  return lines.slice(start, end < 0 ? undefined : end);
-}
+/** README.md and the guide behind it as a new user meets them (#22 point 8, #35). */
+const lines = readFileSync('README.md', 'utf8').split('\n');
 
 describe('README.md', () => {
   it('opens with a quick start that fits on the first screen: install, start, Ollama, the first summary, where to read on', () => {

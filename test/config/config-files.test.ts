@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, loadConfig } from '../../src/config.js';
+import { guideSection } from '../helpers/guide.js';
 import { nodeFs } from '../../src/vault/files/fs.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -65,12 +66,10 @@ describe('config.example.json (every key with its default)', () => {
   });
 });
 
-describe('README.md', () => {
+describe('the guide', () => {
   it('documents every configuration key in its configuration table', () => {
-    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
     const tableKeys = new Set(
-      readme
-        .split('\n')
+      guideSection('## Configuration')
         .map((line) => /^\| `([A-Za-z.]+)` \|/.exec(line)?.[1])
         .filter((key): key is string => key !== undefined),
     );
