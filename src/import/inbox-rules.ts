@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { isTempFile } from '../vault/files/fs.js';
-import { cutToBytes, NAME_MAX_BYTES } from '../vault/format/note-names.js';
+import { cutToBytes, isTempFile, NAME_MAX_BYTES } from '../vault/files/fs.js';
 import { isSyncToolFile } from '../vault/files/sync-files.js';
 
 /**

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { ImportError } from '../../import/cues.js';
 import { isAccepted } from '../../import/formats/index.js';
 import { isIgnoredInboxName } from '../../import/inbox-rules.js';
-import { NAME_MAX_BYTES } from '../../vault/format/note-names.js';
+import { NAME_MAX_BYTES } from '../../vault/files/fs.js';
 import { STATE_FOLDER } from '../../vault/files/state.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { ApiError, readBodyText, type Route, sendHtml, tokenMatches } from './server.js';

@@ -2,7 +2,28 @@ import { lstat as lstatCallback, promises as nodePromises, stat as statCallback,
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { isNormalAbsolute } from './lexical-paths.js';
-import { cutToBytes, NAME_MAX_BYTES } from '../format/note-names.js';
+
+/** What a name may hold on the common file systems (ext4, APFS, NTFS, btrfs: 255 bytes). */
+export const NAME_MAX_BYTES = 255;
+
+const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * The start of `text` in at most `maxBytes` UTF-8 bytes, cut between characters as a person
+ * sees them (a family emoji, a flag, a letter with its accent stay whole), no trailing space or dot.
+ */
+export function cutToBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text) <= maxBytes) return text;
+  let bytes = 0;
+  let end = 0;
+  for (const { segment: char } of GRAPHEMES.segment(text)) {
+    const size = Buffer.byteLength(char);
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += char.length;
+  }
+  return text.slice(0, end).replace(/[. ]+$/, '');
+}
 
 /**
  * The slice of `fs/promises` the vault layer uses. Node's `fs.promises` satisfies it in

@@ -1,3 +1,5 @@
+import { cutToBytes } from '../files/fs.js';
+
 /**
  * How new meeting notes are named (docs/design.md §6 `session start`, §9 imports):
  * `<YYYY-MM-DD HHmm> <title>.md`, local time, the title made safe for a file name.
@@ -29,34 +31,12 @@ export function localIsoTime(date: Date): string {
   );
 }
 
-/** What a name may hold on the common file systems (ext4, APFS, NTFS, btrfs: 255 bytes). */
-export const NAME_MAX_BYTES = 255;
-
 /**
  * The most a name the daemon makes may hold (docs/design.md §9 "Limits"): 255 bytes less room
  * for what is added to it later — ` (2)` when taken, a trash copy's time stamp (25 bytes), and
  * an atomic write's temporary name beside it (29 bytes).
  */
 export const MADE_NAME_MAX_BYTES = 180;
-
-const GRAPHEMES = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
-
-/**
- * The start of `text` in at most `maxBytes` UTF-8 bytes, cut between characters as a person
- * sees them (a family emoji, a flag, a letter with its accent stay whole), no trailing space or dot.
- */
-export function cutToBytes(text: string, maxBytes: number): string {
-  if (Buffer.byteLength(text) <= maxBytes) return text;
-  let bytes = 0;
-  let end = 0;
-  for (const { segment: char } of GRAPHEMES.segment(text)) {
-    const size = Buffer.byteLength(char);
-    if (bytes + size > maxBytes) break;
-    bytes += size;
-    end += char.length;
-  }
-  return text.slice(0, end).replace(/[. ]+$/, '');
-}
 
 /**
  * `<YYYY-MM-DD HHmm> <title>` for a note name ending in `suffix` (`.md`), the title cut so that

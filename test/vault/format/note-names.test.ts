@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeFs, writeFileAtomic } from '../../../src/vault/files/fs.js';
 import { failureNoteOf, fileOfFailureNote } from '../../../src/import/inbox-rules.js';
-import { cutToBytes, MADE_NAME_MAX_BYTES, NAME_MAX_BYTES, sessionNoteStem } from '../../../src/vault/format/note-names.js';
+import { cutToBytes, NAME_MAX_BYTES } from '../../../src/vault/files/fs.js';
+import { MADE_NAME_MAX_BYTES, sessionNoteStem } from '../../../src/vault/format/note-names.js';
 
 /** Names too long for the file system (issue 33 point 3, docs/design.md §9 "Limits"). */
 describe('shortened names', () => {
