@@ -10,14 +10,13 @@ import { Vault } from '../vault/files/vault.js';
 import { type VaultEventSource, watchVault } from './intake/file-events.js';
 import { DaemonRunningError } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
-import { type ClaimStatus, VaultClaim } from '../instance/vault-claim.js';
+import { VaultClaim } from '../instance/vault-claim.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
 import { Inbox } from './intake/inbox.js';
-import type { ImportEntry } from './intake/import-board.js';
-import { Intake, type LastScan } from './intake/intake.js';
+import { Intake } from './intake/intake.js';
 import { commandTranscriber } from '../import/transcribe.js';
 import { readFacts } from '../vault/scan/note-head.js';
-import { type Job, type QueueStatus, RunQueue, type StopResult } from './runs/queue.js';
+import { type Job, RunQueue, type StopResult } from './runs/queue.js';
 import { CatchUp, type ScanResult } from './intake/catch-up.js';
 import { createNotifier, type Notifier } from './runs/notify.js';
 import { RunBoard } from './runs/run-board.js';
@@ -26,13 +25,15 @@ import { RunHistory } from './runs/run-history.js';
 import { collectGarbage } from './runs/heap-collect.js';
 import { createJobRunner, type PipelineFns } from './runs/job-runner.js';
 import { type RunPlace, runsInThisProcess } from './runs/run-place.js';
-import { type LiveNotesEntry, LiveNotesLane } from './runs/live-notes-lane.js';
+import { LiveNotesLane } from './runs/live-notes-lane.js';
 import { runsInRunProcess } from './runs/run-process/host.js';
 import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
 import { TriggerTracker } from './intake/triggers.js';
+import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
+export type { DaemonStatus } from './daemon-status.js';
 
 /**
  * The daemon (docs/design.md §2): file events and catch-up scans become jobs, the queue runs
@@ -89,25 +90,6 @@ export interface DaemonOptions {
   liveNotes?: { settleMs?: number };
 }
 
-export interface DaemonStatus {
-  pid: number;
-  startedAt: string;
-  vault: string;
-  config: string | undefined;
-  http: string | undefined;
-  stopping: boolean;
-  queue: QueueStatus;
-  lastScan: LastScan | undefined;
-  /** The model endpoint as the runs see it: since when it does not answer (docs/design.md §2). */
-  endpoint?: { downSince?: string; waiting: number };
-  /** The inbox's files and recent imports (docs/design.md §9). */
-  imports: ImportEntry[];
-  /** Meetings whose notes are made while they run (docs/design.md §3 step 9): "notes: parts 1–4 of ~6". */
-  liveNotes?: LiveNotesEntry[];
-  /** This machine and the others that share the vault (docs/design.md §2, two machines). */
-  machine?: ClaimStatus;
-}
-
 export interface Daemon {
   readonly vault: Vault;
   readonly token: string;
@@ -135,11 +117,6 @@ function clockOf(options: DaemonOptions): Clock {
 
 function collectorOf(options: DaemonOptions): () => void {
   return options.collectGarbage ?? collectGarbage;
-}
-
-/** Vault-relative paths in everything the status shows: the vault root is stated once. */
-function relJob<T extends Job>(vault: Vault, job: T): T {
-  return { ...job, key: vault.rel(job.key), target: vault.rel(job.target) };
 }
 
 export async function startDaemon(config: AppConfig, options: DaemonOptions): Promise<Daemon> {
@@ -418,37 +395,6 @@ function createInbox(config: AppConfig, vault: Vault, log: Logger, clock: Clock)
   const { Import } = config.settings;
   const transcribe = commandTranscriber({ command: Import.TranscribeCommand, timeoutSeconds: Import.TranscribeTimeoutSeconds });
   return new Inbox({ vault, settings: Import, log, clock, ...(transcribe ? { transcribe } : {}) });
-}
-
-function daemonStatus(s: {
-  config: AppConfig;
-  vault: Vault;
-  startedAt: Date;
-  http: RunningHttpServer | undefined;
-  stopping: boolean;
-  queue: RunQueue;
-  lastScan: LastScan | undefined;
-}): Omit<DaemonStatus, 'imports'> {
-  const q = s.queue.status();
-  return {
-    pid: process.pid,
-    startedAt: s.startedAt.toISOString(),
-    vault: s.vault.root,
-    config: s.config.file,
-    http: s.http?.url,
-    stopping: s.stopping,
-    queue: {
-      ...q,
-      pending: q.pending.map((j) => relJob(s.vault, j)),
-      running: q.running.map((j) => relJob(s.vault, j)),
-      recent: q.recent.map((j) => relJob(s.vault, j)),
-    },
-    lastScan: s.lastScan,
-  };
-}
-
-function endpointState(s: { downSince?: string; waiting: number }): { downSince?: string; waiting: number } {
-  return { ...(s.downSince !== undefined && { downSince: s.downSince }), waiting: s.waiting };
 }
 
 function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHttpServer | undefined): void {
