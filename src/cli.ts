@@ -62,7 +62,7 @@ function addRunCommands({ program, act, deps }: Declare): void {
     .action(act(async (note: string, opts: GlobalOptions) => (await import('./commands/summarize.js')).retry(note, opts, deps())));
 
   withConfig(program.command('import'))
-    .description('import transcripts or recordings as meetings, then summarize them (README: Importing transcripts and recordings)')
+    .description('import transcripts or recordings as meetings, then summarize them (docs/importing.md)')
     .argument('<file...>', 'transcript files (.vtt .srt .json .txt .md .docx) or recordings; copied, the originals stay')
     .option('--title <title>', 'the meeting title (default: from the file name)')
     .option('--projects <list>', 'comma-separated project names')
@@ -78,7 +78,7 @@ function addRunCommands({ program, act, deps }: Declare): void {
     .action(act(async (opts: GlobalOptions) => (await import('./commands/mcp.js')).mcp(opts, deps())));
 
   withConfig(program.command('ask'))
-    .description('answer a question from past meetings with the configured endpoint; read-only (README: Asking your meetings)')
+    .description('answer a question from past meetings with the configured endpoint; read-only (docs/asking.md)')
     .argument('<question>', 'the question, in quotes')
     .option('--project <name>', 'only meetings of this project (repeat for more)', (value: string, list: string[] | undefined) => [...(list ?? []), value])
     .option('--from <date>', 'only meetings from this ISO date on (inclusive)')

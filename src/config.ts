@@ -71,7 +71,7 @@ function buildSchemas(z: typeof Zod) {
         SearchTimeoutSeconds: positive().default(5),
         // An extension of the design's keys: the search's in-memory text cache (0 turns it off).
         SearchCacheMegabytes: z.number().min(0).default(256),
-        // The summary's shape (README "Summaries people ask for"): a vault path or note name, empty = built-in.
+        // The summary's shape (docs/summaries.md): a vault path or note name, empty = built-in.
         DefaultTemplate: z.string().default(''),
         // A language name or code (`de`, `German`, `pt-BR`); empty = the transcript's own language.
         Language: z.string().default(''),

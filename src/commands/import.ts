@@ -42,7 +42,7 @@ export async function importFiles(files: string[], opts: ImportOptions, given: P
   const projects = opts.projects === undefined ? undefined : opts.projects.split(',').map((p) => p.trim()).filter(Boolean);
   const paths = files.map((f) => path.resolve(deps.cwd, f));
   for (const file of paths) {
-    if (!isAccepted(file)) throw new CliError(`${file}: not a transcript or recording the import reads (see README: Importing transcripts and recordings)`, EXIT_USAGE);
+    if (!isAccepted(file)) throw new CliError(`${file}: not a transcript or recording the import reads (see docs/importing.md)`, EXIT_USAGE);
   }
   const machine = machineName(config.settings.Daemon.MachineName);
   const daemon = await liveDaemon(vault, undefined, machine);

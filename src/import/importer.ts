@@ -214,7 +214,7 @@ function noTranscriber(name: string): ImportError {
     `${name} is a recording, and no transcriber is configured to turn it into a transcript`,
     'set Import.TranscribeCommand in the configuration to the command of a transcriber, for whisper.cpp ' +
       '["whisper-cli", "-m", "/path/ggml-base.en.bin", "-f", "{input}", "-oj", "-of", "{output_base}"], for WhisperX ' +
-      '["whisperx", "{input}", "--output_dir", "{output_dir}", "--output_format", "json"] (README: Importing transcripts and recordings), restart the daemon',
+      '["whisperx", "{input}", "--output_dir", "{output_dir}", "--output_format", "json"] (docs/importing.md), restart the daemon',
   );
 }
 

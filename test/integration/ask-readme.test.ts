@@ -1,13 +1,13 @@
 import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/daemon-process.js';
 import { lastToolResults, type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
+import { guideSection } from '../helpers/guide.js';
 
 /**
- * The README's two example questions to the example vault ("Asking your meetings"): the real
+ * The guide's two example questions to the example vault (docs/asking.md, "Asking your meetings"): the real
  * CLI on a copy of example-vault/, a scripted model whose tool calls are below and whose
  * answer is the README's text. What `ask` prints must be what the README shows, and what the
  * tools returned must hold the facts the scripted answer states: an honest example.
@@ -20,9 +20,7 @@ interface Example {
 }
 
 function readmeExamples(): Example[] {
-  const readme = readFileSync('README.md', 'utf8');
-  const start = readme.indexOf('## Asking your meetings');
-  const part = readme.slice(start, readme.indexOf('\n## ', start + 5));
+  const part = guideSection('## Asking your meetings').join('\n');
   return [...part.matchAll(/```text\n\$ meeting-assistant ask "([^"]+)"\n([\s\S]*?)```/g)].map((m) => ({
     question: m[1]!,
     output: m[2]!,

@@ -37,7 +37,7 @@ function nameOf(url: URL): string {
   if (name !== path.basename(name) || name.includes('\\') || name === '..') throw new ApiError(400, `"name" is a file name, not a path: "${name}"`);
   // The upload is kept under this name until it is imported: one the file system refuses is the caller's error, not ours.
   if (Buffer.byteLength(name) > NAME_MAX_BYTES) throw new ApiError(400, `"name" is longer than a file name may be (${NAME_MAX_BYTES} bytes in UTF-8); shorten it`);
-  if (isIgnoredInboxName(name) || !isAccepted(name)) throw new ApiError(400, `"${name}" is not a transcript or recording the import reads (see README: Importing transcripts and recordings)`);
+  if (isIgnoredInboxName(name) || !isAccepted(name)) throw new ApiError(400, `"${name}" is not a transcript or recording the import reads (see docs/importing.md)`);
   return name;
 }
 

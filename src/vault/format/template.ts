@@ -5,7 +5,7 @@ import type { Vault } from '../files/vault.js';
 import { MeetingAssistantError } from '../../errors.js';
 
 /**
- * Summary templates (README "Summaries people ask for"): a note whose headings, and the hints
+ * Summary templates (docs/summaries.md): a note whose headings, and the hints
  * under them, are the structure a meeting's summary must follow. A meeting names one with
  * `template: "[[Stand-up]]"`, else `Agent.DefaultTemplate` names one, else the built-in
  * structure applies.
