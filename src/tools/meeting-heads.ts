@@ -47,8 +47,11 @@ export class MeetingHeads implements HeadSource {
       if (known) return known;
     }
     const now = this.watch.now();
+    const invalidations = this.watch.invalidations;
     const head = await this.heads.get(absPath);
-    if (head) this.checkedAt.set(absPath, now);
+    // An event during the read may be of this note, changed after it was read: vouched for,
+    // the old head would hide a claim for `maxTrustMs`. Checked on disk at the next use instead.
+    if (head && this.watch.invalidations === invalidations) this.checkedAt.set(absPath, now);
     else this.checkedAt.delete(absPath);
     return head;
   }

@@ -91,6 +91,31 @@ describe('the meeting notes’ heads under the daemon’s watcher', () => {
     expect(calls.stat - before).toBeGreaterThanOrEqual(20);
   });
 
+  it('a note changed while its head was being read is not trusted as read: the event during the read counts', async () => {
+    const vault = vaultOf(5);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    // A person saves Old 2 just after its head was read: the watcher's event arrives before the read is done.
+    const original = vault.fs.open.bind(vault.fs);
+    let raced = false;
+    (vault.fs as unknown as { open: typeof original }).open = (async (p: string, flags: number) => {
+      const handle = await original(p, flags);
+      if (raced || p !== '/vault/Meetings/Old 2.md') return handle;
+      const close = handle.close.bind(handle);
+      handle.close = async () => {
+        await close();
+        raced = true;
+        await vault.fs.writeFile(p, meeting('Old 2', 'summary: "[[Meetings/Summaries/New]]"\n'));
+        caches.watch.invalidate(p);
+      };
+      return handle;
+    }) as typeof original;
+    await resolveNew(vault, caches).catch(() => undefined);
+    expect(raced).toBe(true);
+    const err = await resolveNew(vault, caches).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 2.md');
+  });
+
   it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {
     const vault = vaultOf(20);
     const caches = cachesOf(vault);
