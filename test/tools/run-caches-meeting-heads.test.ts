@@ -116,6 +116,27 @@ describe('the meeting notes’ heads under the daemon’s watcher', () => {
     expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 2.md');
   });
 
+  it('a changed note whose read failed for the system (descriptors ran out) is not vouched for by its old head', async () => {
+    const vault = vaultOf(5);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    await resolveNew(vault, caches);
+    await vault.fs.writeFile('/vault/Meetings/Old 1.md', meeting('Old 1', 'summary: "[[Meetings/Summaries/New]]"\n'));
+    caches.watch.invalidate('/vault/Meetings/Old 1.md');
+    const original = vault.fs.open.bind(vault.fs);
+    let failed = false;
+    (vault.fs as unknown as { open: typeof original }).open = (async (p: string, flags: number) => {
+      if (failed || p !== '/vault/Meetings/Old 1.md') return original(p, flags);
+      failed = true;
+      throw Object.assign(new Error(`EMFILE: too many open files, open '${p}'`), { code: 'EMFILE', syscall: 'open' });
+    }) as typeof original;
+    // This run start could not read it; the next one must, not take the head from before the change.
+    await resolveNew(vault, caches).catch(() => undefined);
+    expect(failed).toBe(true);
+    const err = await resolveNew(vault, caches).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 1.md');
+  });
+
   it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {
     const vault = vaultOf(20);
     const caches = cachesOf(vault);
