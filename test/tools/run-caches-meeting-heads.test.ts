@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MEETING_HEADS_FILE, RunCaches } from '../../src/tools/run-caches.js';
 import { resolveMeeting } from '../../src/vault/meeting.js';
 import { countFsCalls, memoryVault } from '../helpers/memfs.js';
+import { tokenizerLoaded } from '../../src/agent/window/tokens.js';
 
 /**
  * The meeting notes' heads of the run caches (run-caches.ts): what the check that no other
@@ -135,6 +136,21 @@ describe('the meeting notes’ heads under the daemon’s watcher', () => {
     expect(failed).toBe(true);
     const err = await resolveNew(vault, caches).catch((e: unknown) => e);
     expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 1.md');
+  });
+
+  it('warmed ahead of a run (a meeting being recorded): the tokenizer is loaded and the run start reads no meeting note, stats none', async () => {
+    const vault = vaultOf(20);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    await caches.warm();
+    expect(tokenizerLoaded()).toBe(true);
+    // Every meeting note, the one to be run too (it is no claimant of its own notes, but read all the same).
+    expect(caches.meetingHeads.stats.read).toBe(21);
+    caches.meetingHeads.stats.read = 0;
+    const calls = countFsCalls(vault.fs);
+    await resolveNew(vault, caches);
+    expect(caches.meetingHeads.stats.read).toBe(0);
+    expect(calls.stat).toBeLessThan(10);
   });
 
   it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {

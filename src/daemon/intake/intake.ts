@@ -43,6 +43,8 @@ export interface IntakeOptions {
   onScan?(startup: boolean): Promise<void>;
   /** Told when a scan has ended and its jobs are enqueued (the daemon collects its garbage). */
   afterScan?(): void;
+  /** A transcript's event: whether a recorder is still writing it (runs/meetings-in-progress.ts). */
+  onTranscript?(transcript: string, recording: boolean): void;
 }
 
 export class Intake {
@@ -152,6 +154,9 @@ export class Intake {
       .then(async () => {
         if (stopping()) return;
         const content = event.type === 'unlink' ? undefined : await vault.readIfExists(event.path);
+        // Before the trigger: a finished transcript ends its hold, and its job holds the run process from then.
+        const recording = tracker.recording(event, content);
+        if (recording !== undefined) this.#o.onTranscript?.(event.path, recording);
         const trigger = tracker.onEvent(event, content);
         log.debug({ event: event.type, path: vault.rel(event.path), trigger: trigger?.kind }, 'file event');
         if (trigger && !stopping()) await this.#onTrigger(trigger);
