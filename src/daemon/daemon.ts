@@ -26,6 +26,7 @@ import { collectGarbage } from './runs/heap-collect.js';
 import { createJobRunner, type PipelineFns } from './runs/job-runner.js';
 import { type RunPlace, runsInThisProcess } from './runs/run-place.js';
 import { LiveNotesLane } from './runs/live-notes-lane.js';
+import { MeetingsInProgress } from './runs/meetings-in-progress.js';
 import { runsInRunProcess } from './runs/run-process/host.js';
 import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
@@ -186,6 +187,8 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, () => rescan.now());
   const inbox = createInbox(config, vault, log, clock);
   const collect = collectorOf(options);
+  // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
+  const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
   const intake = new Intake({
     vault,
     settings,
@@ -197,6 +200,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     clock,
     watch: place.watch,
     onScan: (startup) => inbox.catchUp(startup),
+    onRecording: (transcript, inProgress) => recording.seen(transcript, inProgress),
     // A scan of a large vault leaves tens of MB of garbage V8 may keep for hours in an idle
     // process; with no run to follow, it is collected now (runs/heap-collect.ts).
     afterScan: () => {
@@ -245,6 +249,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
     await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close()]);
+    recording.close();
     await place.close();
   };
   try {

@@ -45,6 +45,8 @@ export interface IntakeOptions {
   afterScan?(): void;
   /** A transcript changed and fired no trigger (it may be growing: docs/design.md §3 step 9). */
   onTranscript?(transcriptPath: string, content: string): void;
+  /** A transcript's event: whether a recorder is still writing it (runs/meetings-in-progress.ts). */
+  onRecording?(transcript: string, recording: boolean): void;
 }
 
 export class Intake {
@@ -154,6 +156,9 @@ export class Intake {
       .then(async () => {
         if (stopping()) return;
         const content = event.type === 'unlink' ? undefined : await vault.readIfExists(event.path);
+        // Before the trigger: a finished transcript ends its hold, and its job holds the run process from then.
+        const recording = tracker.recording(event, content);
+        if (recording !== undefined) this.#o.onRecording?.(event.path, recording);
         const trigger = tracker.onEvent(event, content);
         log.debug({ event: event.type, path: vault.rel(event.path), trigger: trigger?.kind }, 'file event');
         if (trigger && !stopping()) await this.#onTrigger(trigger);

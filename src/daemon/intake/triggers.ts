@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { NoteKind } from '../../vault/files/vault.js';
 import type { VaultEvent } from './file-events.js';
 import type { NoteFacts } from '../../vault/scan/note-head.js';
+import { RECORDER_STATES } from '../../sessions/recorder-states.js';
 
 /**
  * The trigger rules of docs/design.md §2, as pure logic: given a file event, the note's
@@ -71,6 +72,18 @@ export class TriggerTracker {
     const copy = Object.freeze({ ...facts });
     if (this.shared.size < MAX_SHARED_FACTS) this.shared.set(key, copy);
     return copy;
+  }
+
+  /**
+   * For a transcript's event: whether a recorder is still at it (its state one of the recorder's,
+   * docs/design.md §8: the run process is started ahead); undefined for any other note. The
+   * daemon's own writes count (the recorder's `session` calls write through it).
+   */
+  recording(event: VaultEvent, content: string | undefined): boolean | undefined {
+    if (this.options.kindOf(event.path) !== 'transcript') return undefined;
+    if (event.type === 'unlink' || content === undefined) return false;
+    const state = this.options.readFacts(content)?.state;
+    return typeof state === 'string' && (RECORDER_STATES as readonly string[]).includes(state);
   }
 
   knownFacts(absPath: string): NoteFacts | undefined {

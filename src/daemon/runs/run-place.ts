@@ -26,6 +26,11 @@ export interface RunPlace {
   onWrite(listener: WriteListener): void;
   /** A run begins: nothing it built is let go until the function returned is called (once). */
   hold(): () => void;
+  /**
+   * A meeting is being recorded (runs/meetings-in-progress.ts): start now what its run needs first
+   * (the run process, its code, the tokenizer, the meeting notes' heads), under a `hold` of the caller's.
+   */
+  warm(): void;
   /** The daemon stops: let go, once the runs still holding it have ended. */
   close(): Promise<void>;
 }
@@ -59,6 +64,8 @@ export async function runsInThisProcess(
     },
     onWrite: (listener) => runtime.vault.onWrite(listener),
     hold: () => caches.hold(),
+    // Tests and substitute pipelines: nothing is started ahead here.
+    warm: () => undefined,
     close: () => {
       caches.close();
       return Promise.resolve();

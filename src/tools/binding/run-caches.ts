@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { releaseTokenizer } from '../../agent/window/tokens.js';
+import { countTokens, releaseTokenizer } from '../../agent/window/tokens.js';
 import { STATE_FOLDER } from '../../vault/files/state.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { FileWatch } from '../cache/file-cache.js';
@@ -78,6 +78,21 @@ export class RunCaches {
   /** A run begins: nothing is released until the function returned is called (once). */
   hold(): () => void {
     return this.idle.hold();
+  }
+
+  /**
+   * Ahead of a run (a meeting is being recorded, docs/design.md §8): the tokenizer's table loaded
+   * (0.4–0.6 s on the loaded bench machine) and the meeting notes' heads checked, so that the
+   * run's first model request waits for neither.
+   */
+  async warm(): Promise<void> {
+    const done = this.hold();
+    try {
+      countTokens('warm');
+      await this.meetingHeads.warm();
+    } finally {
+      done();
+    }
   }
 
   /** The caches were used: the idle period starts again (when no run holds them). */

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { CLAIM_KEYS, type HeadSource } from '../../vault/notes/claims.js';
+import { CLAIM_CONCURRENCY, CLAIM_KEYS, type HeadSource } from '../../vault/notes/claims.js';
+import { mapLimit } from '../../vault/files/concurrency.js';
 import { type Head, HeadCache } from '../../vault/scan/head-cache.js';
 import type { Vault } from '../../vault/files/vault.js';
 import type { FileWatch } from './file-cache.js';
@@ -19,7 +20,7 @@ export class MeetingHeads implements HeadSource {
   private readonly checkedAt = new Map<string, number>();
 
   constructor(
-    vault: Vault,
+    private readonly vault: Vault,
     private readonly watch: FileWatch,
     spillFile: string,
   ) {
@@ -47,10 +48,24 @@ export class MeetingHeads implements HeadSource {
       if (known) return known;
     }
     const now = this.watch.now();
+    const invalidations = this.watch.invalidations;
     const head = await this.heads.get(absPath);
-    if (head) this.checkedAt.set(absPath, now);
+    // An event during the read may be of this note, changed after it was read: vouched for,
+    // the old head would hide a claim for `maxTrustMs`. Checked on disk at the next use instead.
+    if (head && this.watch.invalidations === invalidations) this.checkedAt.set(absPath, now);
     else this.checkedAt.delete(absPath);
     return head;
+  }
+
+  /**
+   * Every meeting note's head checked now, as a run start's claim check would (a meeting is being
+   * recorded: its run's first request then waits for none of it, docs/design.md §8). A note that
+   * cannot be looked at is left for the run, which reports what it must.
+   */
+  async warm(): Promise<void> {
+    await this.restore();
+    const notes = await this.vault.listNotesOf('Meetings');
+    await mapLimit(notes, CLAIM_CONCURRENCY, (note) => this.get(note).catch(() => undefined));
   }
 
   /** Out to the state folder and let go (the idle release): the next process checks each on disk once. */

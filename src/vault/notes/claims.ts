@@ -71,7 +71,7 @@ export const CLAIM_KEYS = ['summary', 'context'] as const satisfies readonly Cla
  * at once). One note at a time, a vault of 4,000 meetings took 1–2 s before every run's first
  * model request (BENCHMARKS.md, run start).
  */
-const CLAIM_CONCURRENCY = 64;
+export const CLAIM_CONCURRENCY = 64;
 
 /**
  * Which of this meeting's notes another meeting note claims: `targets` are the absolute paths

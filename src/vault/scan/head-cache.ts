@@ -226,8 +226,13 @@ export class HeadCache {
       head = { ok: false, error: err instanceof Error ? err.message : String(err) };
       // A failure of the system, not of the note (EMFILE, EIO: an error naming its syscall), is
       // this pass's problem only: remembered by the file's version it would call a fine note
-      // broken until the note changed, across restarts (the spill file).
-      if (typeof (err as { syscall?: unknown }).syscall === 'string') return head;
+      // broken until the note changed, across restarts (the spill file). What was remembered of
+      // it is of an older version: gone too, or a caller that trusts what it holds (a watcher
+      // vouches, tools/cache/meeting-heads.ts) would take the head from before the change.
+      if (typeof (err as { syscall?: unknown }).syscall === 'string') {
+        this.forget(absPath);
+        return head;
+      }
     }
     this.entries.set(absPath, encode(version, head));
     this.dirty = true;

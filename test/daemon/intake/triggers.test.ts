@@ -30,6 +30,21 @@ const change = (path: string): VaultEvent => ({ type: 'change', path });
 const transcript = (state: string, body = 'text') => transcriptNote('2026-11-30 Sync', state, `${body}\n`);
 const report = (retry: boolean, body = 'report') => `---\nstatus: failed\nretry: ${retry}\n---\n${body}\n`;
 
+describe('a meeting being recorded (the run process started ahead, docs/design.md §8)', () => {
+  it('a transcript in a recorder’s state is one, also as the daemon wrote it (the recorder’s session calls); finished, gone or another note is not', () => {
+    const t = tracker();
+    expect(t.recording({ type: 'add', path: T }, transcript('transcribing'))).toBe(true);
+    expect(t.recording(change(T), transcript('speaker recognition'))).toBe(true);
+    t.noteOwnWrite(T, transcript('transcribing', 'own'));
+    expect(t.recording(change(T), transcript('transcribing', 'own'))).toBe(true);
+    expect(t.recording(change(T), transcript('finished'))).toBe(false);
+    expect(t.recording({ type: 'unlink', path: T }, undefined)).toBe(false);
+    expect(t.recording(change(T), '---\nstate: [broken\n---\n')).toBe(false);
+    expect(t.recording(change(M), '---\nstate: transcribing\n---\n')).toBeUndefined();
+    expect(t.recording(change(S), report(false))).toBeUndefined();
+  });
+});
+
 describe('trigger rules', () => {
   it('a transcript whose state becomes the trigger state fires a summarize trigger', () => {
     const t = tracker();

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MEETING_HEADS_FILE, RunCaches } from '../../../src/tools/binding/run-caches.js';
 import { resolveMeeting } from '../../../src/vault/notes/meeting.js';
 import { countFsCalls, memoryVault } from '../../helpers/memfs.js';
+import { tokenizerLoaded } from '../../../src/agent/window/tokens.js';
 
 /**
  * The meeting notes' heads of the run caches (run-caches.ts): what the check that no other
@@ -89,6 +90,67 @@ describe('the meeting notes’ heads under the daemon’s watcher', () => {
     const before = calls.stat;
     await resolveNew(vault, caches);
     expect(calls.stat - before).toBeGreaterThanOrEqual(20);
+  });
+
+  it('a note changed while its head was being read is not trusted as read: the event during the read counts', async () => {
+    const vault = vaultOf(5);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    // A person saves Old 2 just after its head was read: the watcher's event arrives before the read is done.
+    const original = vault.fs.open.bind(vault.fs);
+    let raced = false;
+    (vault.fs as unknown as { open: typeof original }).open = (async (p: string, flags: number) => {
+      const handle = await original(p, flags);
+      if (raced || p !== '/vault/Meetings/Old 2.md') return handle;
+      const close = handle.close.bind(handle);
+      handle.close = async () => {
+        await close();
+        raced = true;
+        await vault.fs.writeFile(p, meeting('Old 2', 'summary: "[[Meetings/Summaries/New]]"\n'));
+        caches.watch.invalidate(p);
+      };
+      return handle;
+    }) as typeof original;
+    await resolveNew(vault, caches).catch(() => undefined);
+    expect(raced).toBe(true);
+    const err = await resolveNew(vault, caches).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 2.md');
+  });
+
+  it('a changed note whose read failed for the system (descriptors ran out) is not vouched for by its old head', async () => {
+    const vault = vaultOf(5);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    await resolveNew(vault, caches);
+    await vault.fs.writeFile('/vault/Meetings/Old 1.md', meeting('Old 1', 'summary: "[[Meetings/Summaries/New]]"\n'));
+    caches.watch.invalidate('/vault/Meetings/Old 1.md');
+    const original = vault.fs.open.bind(vault.fs);
+    let failed = false;
+    (vault.fs as unknown as { open: typeof original }).open = (async (p: string, flags: number) => {
+      if (failed || p !== '/vault/Meetings/Old 1.md') return original(p, flags);
+      failed = true;
+      throw Object.assign(new Error(`EMFILE: too many open files, open '${p}'`), { code: 'EMFILE', syscall: 'open' });
+    }) as typeof original;
+    // This run start could not read it; the next one must, not take the head from before the change.
+    await resolveNew(vault, caches).catch(() => undefined);
+    expect(failed).toBe(true);
+    const err = await resolveNew(vault, caches).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('belongs to another meeting, Meetings/Old 1.md');
+  });
+
+  it('warmed ahead of a run (a meeting being recorded): the tokenizer is loaded and the run start reads no meeting note, stats none', async () => {
+    const vault = vaultOf(20);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    await caches.warm();
+    expect(tokenizerLoaded()).toBe(true);
+    // Every meeting note, the one to be run too (it is no claimant of its own notes, but read all the same).
+    expect(caches.meetingHeads.stats.read).toBe(21);
+    caches.meetingHeads.stats.read = 0;
+    const calls = countFsCalls(vault.fs);
+    await resolveNew(vault, caches);
+    expect(caches.meetingHeads.stats.read).toBe(0);
+    expect(calls.stat).toBeLessThan(10);
   });
 
   it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {

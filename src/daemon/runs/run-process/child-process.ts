@@ -189,6 +189,11 @@ export class RunProcess {
     if (this.usable) this.#send({ type: 'trust', trust });
   }
 
+  /** What a run needs first, loaded ahead of the run (a meeting is being recorded: docs/design.md §8). */
+  warm(): void {
+    if (this.usable) this.#send({ type: 'warm' });
+  }
+
   /**
    * Let go and end (no job may be running); killed if it has not ended within `graceMs`. Called
    * again (the daemon stops while an idle process is still ending), the shorter grace holds.

@@ -212,6 +212,10 @@ process.on('message', (message: ToRunProcess) => {
       if (runtime) applyTrust(runtime, message.trust);
       else void started?.then((rt) => applyTrust(rt, message.trust));
       return;
+    case 'warm':
+      // A warm-up that fails costs only its time: the run does the same work and reports its own problems.
+      void started?.then((rt) => rt.caches.warm()).catch((err: unknown) => runtime?.log.debug({ err }, 'could not warm the run caches'));
+      return;
     case 'exit':
       void exit();
       return;

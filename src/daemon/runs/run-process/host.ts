@@ -116,6 +116,9 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
       base.vault.onWrite(listener);
     },
     hold: () => idle.hold(),
+    warm: () => {
+      if (!closing) processForRun().warm();
+    },
     close: () => {
       if (closing) return closing;
       // The stop's grace period lets running runs finish: the process ends after the last one.

@@ -28,6 +28,8 @@ export type ToRunProcess =
   | { type: 'endpoint-state'; downSince: string | undefined }
   | { type: 'invalidate'; path: string }
   | { type: 'trust'; trust: TrustState | undefined }
+  /** A meeting is being recorded: load and check now what a run needs first (its first request waits for none of it then). */
+  | { type: 'warm' }
   /** Idle or stopping: let go and end. */
   | { type: 'exit' };
 
