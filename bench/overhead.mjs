@@ -1,10 +1,10 @@
 // The fixed overhead of every model request: the default instructions plus the tool schemas
 // offered, as the chat-completions client serializes them (issues 12 and 21). Not a timing: a
-// size, printed as chars/4 of the JSON and as cl100k tokens. A meeting with a project folder goes
-// in two phases (the summary with the meeting's tools, then the project files), so no request
-// carries all nineteen tools; their sum is printed for comparison with issue 12's figure.
-// Limits (chars/4): 1,100 for the summary phase and for a meeting without projects, 800 for the
-// project phase, 1,300 for a meeting with past summaries and no project folder, 1,600 for all nineteen.
+// size, printed as chars/4 of the JSON and as cl100k tokens, with the default instructions (no
+// AGENTS.md). A run is one conversation with all nineteen tools unless they would take more than a
+// quarter of the window (issue 31): then the summary with the meeting's tools, then the project files.
+// Limits (chars/4): 1,100 for the summary phase and for a meeting without projects, 850 for the
+// project phase, 1,300 for a meeting with past summaries and no project folder, 1,650 for all nineteen.
 import { dist } from './_lib.mjs';
 
 const { requestOverhead } = await dist('agent/window/overhead.js');
