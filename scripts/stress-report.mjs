@@ -30,9 +30,10 @@ export function summary(results, load) {
   const failedRuns = results.filter((r) => r.failures.length > 0).length;
   const times = results.map((r) => r.ms).sort((a, b) => a - b);
   const s = (ms) => `${Math.round(ms / 1000)} s`;
+  const median = runs === 0 ? 0 : (times[Math.floor((runs - 1) / 2)] + times[Math.floor(runs / 2)]) / 2;
   const lines = [
     `test:stress: ${runs - failedRuns} of ${runs} run(s) passed beside ${load} busy loop(s); ` +
-      `suite ${s(times[0] ?? 0)}–${s(times.at(-1) ?? 0)}, median ${s(times[Math.floor((runs - 1) / 2)] ?? 0)}`,
+      `suite ${s(times[0] ?? 0)}–${s(times.at(-1) ?? 0)}, median ${s(median)}`,
   ];
   const counts = new Map();
   for (const r of results) for (const name of r.failures) counts.set(name, (counts.get(name) ?? 0) + 1);

@@ -50,6 +50,9 @@ describe("the stress run's report", () => {
       '  failed in 2 of 3: x > flaky',
       '  failed in 1 of 3: y > once',
     ]);
+    expect(summary([{ ms: 700_000, failures: [] }, { ms: 900_000, failures: [] }], 2)[0]).toBe(
+      'test:stress: 2 of 2 run(s) passed beside 2 busy loop(s); suite 700 s–900 s, median 800 s',
+    );
   });
 });
 
