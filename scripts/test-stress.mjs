@@ -13,7 +13,7 @@
  * listing each failing test with the number of runs it failed in.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,15 +48,52 @@ function whole(flag, text, min) {
   process.exit(2);
 }
 
-/** The run going now: killed with its whole process group when this script is stopped or at its limit. */
+/**
+ * The run going now: killed when this script is stopped or at its limit, with everything it
+ * started. The tests start their daemons in process groups of their own, so the run's group
+ * alone would leave them running: every descendant is found first (Linux: /proc), then each
+ * is killed with its group.
+ */
 let current;
 function killCurrent() {
   if (!current) return;
-  try {
-    process.kill(-current.pid, 'SIGKILL');
-  } catch {
-    // Already gone.
+  for (const pid of [current.pid, ...descendantsOf(current.pid)]) {
+    for (const target of [-pid, pid]) {
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // Gone already, or not a group leader.
+      }
+    }
   }
+}
+
+function descendantsOf(root) {
+  let entries;
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return []; // no /proc (macOS): the run's own group only
+  }
+  const children = new Map();
+  for (const name of entries) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The parent is the 2nd field after the command, which is in parentheses and may hold spaces.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // Ended while listed.
+    }
+  }
+  const found = [];
+  for (let queue = [root]; queue.length > 0; ) {
+    const next = children.get(queue.pop()) ?? [];
+    found.push(...next);
+    queue.push(...next);
+  }
+  return found;
 }
 process.on('exit', killCurrent);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
