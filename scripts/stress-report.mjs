@@ -15,7 +15,7 @@ export function failuresOf(report, exitCode, root) {
     if (failed.length === 0 && file.status === 'failed') names.push(`${rel} (the file: ${firstLine(file.message)})`);
   }
   if (names.length === 0 && exitCode !== 0) {
-    names.push(report ? `the run (exit code ${exitCode ?? 'none: killed'}, no test failed)` : `the run (exit code ${exitCode ?? 'none: killed'}, no report)`);
+    names.push(report ? `the run (exit code ${exitCode ?? 'none: killed'}, no test failed: an unhandled error, see the run's output)` : `the run (exit code ${exitCode ?? 'none: killed'}, no report)`);
   }
   return [...new Set(names)];
 }

@@ -32,7 +32,7 @@ describe("the stress run's report", () => {
     const report = { testResults: [file('test/c.test.ts', 'failed', [], 'SyntaxError: no export named x\n    at line 2')] };
     expect(failuresOf(report, 1, ROOT)).toEqual(['test/c.test.ts (the file: SyntaxError: no export named x)']);
     expect(failuresOf(undefined, null, ROOT)).toEqual(['the run (exit code none: killed, no report)']);
-    expect(failuresOf({ testResults: [] }, 1, ROOT)).toEqual(['the run (exit code 1, no test failed)']);
+    expect(failuresOf({ testResults: [] }, 1, ROOT)).toEqual(['the run (exit code 1, no test failed: an unhandled error, see the run\'s output)']);
     expect(failuresOf({ testResults: [] }, 0, ROOT)).toEqual([]);
   });
 
