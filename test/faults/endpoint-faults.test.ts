@@ -97,13 +97,16 @@ beforeAll(async () => {
     startDaemonProcess({ configPath: setup.configPath }),
     startDaemonProcess({ configPath: refusedSetup.configPath }),
   ]);
+  // The run process writes the notes; its log lines reach the daemon's log through the
+  // daemon, which says the outcome after them: the notes alone may be in before the lines.
+  const outcomeLogged = (name: string) => daemon.logs.some((l) => l.meeting === rel(name) && /^(summary written|meeting failed): /.test(String(l.msg)));
   const settled = (s: DaemonSetup, names: string[]) =>
     names.every((n) => {
       const state = dataOf(s, `Meetings/Context/${n}.md`)?.state;
-      return (state === 'finished' || state === 'error') && dataOf(s, `Meetings/Summaries/${n}.md`)?.status !== undefined;
+      return (state === 'finished' || state === 'error') && dataOf(s, `Meetings/Summaries/${n}.md`)?.status !== undefined && outcomeLogged(n);
     });
   await Promise.all([
-    waitFor(() => settled(setup, Object.keys(FAULTS)), 'every fault meeting to settle', 45_000),
+    waitFor(() => settled(setup, Object.keys(FAULTS)), 'every fault meeting to settle and its outcome to be logged', 45_000),
     waitFor(
       () =>
         refusedDaemon.logs.some((l) => String(l.msg).startsWith('the model endpoint does not answer')) &&

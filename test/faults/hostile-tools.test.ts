@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log.js';
 import { createRuntime } from '../../src/runtime.js';
 import { summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { createToolBinding, createToolRegistry, type ToolRegistry } from '../../src/tools/registry.js';
+import type { ToolBinding } from '../../src/tools/binding/types.js';
 import { RunCaches } from '../../src/tools/binding/run-caches.js';
 import type { ToolResult } from '../../src/agent/types.js';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
@@ -39,6 +40,7 @@ let vaultDir: string;
 let outside: string;
 let vault: Vault;
 let registry: ToolRegistry;
+let binding: ToolBinding;
 let caches: RunCaches | undefined;
 let outsideBefore: Map<string, string>;
 let n = 0;
@@ -79,25 +81,24 @@ beforeAll(async () => {
   vault = new Vault(nodeFs, config.layout);
   const abs = (rel: string) => path.join(vaultDir, rel);
   caches = new RunCaches(vault);
-  registry = createToolRegistry(
-    createToolBinding({
-      caches,
-      vault,
-      settings: config.settings,
-      meeting: {
-        meetingPath: abs(MEETING),
-        transcriptPath: abs('Meetings/Transcripts/Hostile.md'),
-        contextPath: abs('Meetings/Context/Hostile.md'),
-        summaryPath: abs('Meetings/Summaries/Hostile.md'),
-        title: 'Hostile',
-        startTime: '2026-11-30T09:00:00+01:00',
-        endTime: undefined,
-        attendees: ['Alice', 'Bob'],
-        projects: ['Alpha', 'Beta'],
-      },
-      searchTimeoutMs: 1000,
-    }),
-  );
+  binding = createToolBinding({
+    caches,
+    vault,
+    settings: config.settings,
+    meeting: {
+      meetingPath: abs(MEETING),
+      transcriptPath: abs('Meetings/Transcripts/Hostile.md'),
+      contextPath: abs('Meetings/Context/Hostile.md'),
+      summaryPath: abs('Meetings/Summaries/Hostile.md'),
+      title: 'Hostile',
+      startTime: '2026-11-30T09:00:00+01:00',
+      endTime: undefined,
+      attendees: ['Alice', 'Bob'],
+      projects: ['Alpha', 'Beta'],
+    },
+    searchTimeoutMs: ROOMY_SEARCH_MS,
+  });
+  registry = createToolRegistry(binding);
   outsideBefore = snapshotDir(outside);
 }, 30_000);
 
@@ -114,7 +115,16 @@ interface HostileCase {
   expect: Expect;
   /** Refusals must change nothing in the vault; some correct results legitimately write. */
   writes?: boolean;
+  /** The search's time limit for this call alone (the runaway pattern's short one). */
+  searchTimeoutMs?: number;
 }
+
+/**
+ * Every search but the runaway one gets a roomy limit: the search after it starts fresh
+ * workers and reads the files again, which on a loaded machine can take longer than the
+ * runaway's 1 s by itself.
+ */
+const ROOMY_SEARCH_MS = 30_000;
 
 const header = (r: ToolResult) => r.content.split('\n')[0];
 const BIG = 'x'.repeat(79) + '\n';
@@ -202,6 +212,7 @@ const CASES: HostileCase[] = [
     name: 'search a catastrophic pattern: stopped within the time limit and reported',
     tool: 'search',
     args: { keywords: ['^(a+)+$'] },
+    searchTimeoutMs: 1000,
     expect: (r) => expect(r.content).toMatch(/^Error: .*stopped \(Agent\.SearchTimeoutSeconds\)/s),
   },
   { name: 'search an invalid pattern "("', tool: 'search', args: { keywords: ['(unclosed'] }, expect: 'error' },
@@ -239,6 +250,7 @@ describe('fault suite: hostile tool calls (tool registry on a real vault with sy
   it.each(CASES.map((c) => [c.name, c] as const))('%s', async (name, c) => {
     await tally.check(name, async () => {
       const before = c.writes ? undefined : snapshotDir(vaultDir);
+      binding.searchTimeoutMs = c.searchTimeoutMs ?? ROOMY_SEARCH_MS;
       const result = await call(c.tool, c.args);
       if (c.expect === 'error') {
         expect(result.isError).toBe(true);

@@ -39,7 +39,8 @@ describe('daemon process: the inbox', () => {
     expect(setup.read(`Meetings/Transcripts/${NAME}.md`)).toContain('[00:00:05] Alice Example: We ship the release on Friday.\n[00:00:10] Bob Builder: Then I tag it on Thursday.\n');
     expect(setup.read(`Meetings/Sources/${NAME}.vtt`)).toBe(VTT);
     expect(existsSync(path.join(setup.vault, `Meetings/Inbox/Alpha/${NAME}.vtt`))).toBe(false);
-    expect(daemon.logs.some((l) => l.msg === `imported Meetings/Inbox/Alpha/${NAME}.vtt: Meetings/${NAME}.md`)).toBe(true);
+    // Said once the import's last step is done, which the summary's run need not wait for.
+    await daemon.waitForLog((l) => l.msg === `imported Meetings/Inbox/Alpha/${NAME}.vtt: Meetings/${NAME}.md`, 10_000, 'the import line');
     const status = (await (await fetch(`http://127.0.0.1:${setup.port}/api/status`, { headers: { authorization: `Bearer ${readToken(setup.vault)}` } })).json()) as { imports: { state: string; meeting?: string }[] };
     expect(status.imports).toContainEqual(expect.objectContaining({ state: 'imported', meeting: `Meetings/${NAME}.md` }));
   });

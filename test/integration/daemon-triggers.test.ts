@@ -92,8 +92,9 @@ describe('daemon process: transcript triggers', () => {
     expect(report).toContain('# Summary failed: Broken');
     // The person's note is never rewritten; the failure is one clear log line.
     expect(setup.read('Meetings/Broken.md')).toBe(broken);
-    const line = daemon.logs.find((l) => l.level === 'warn' && l.msg?.startsWith('meeting failed: Meetings/Broken.md'));
-    expect(line?.msg).toMatch(/frontmatter/);
+    // Said by the daemon once the run process has reported the outcome, after its last write.
+    const line = await daemon.waitForLog((l) => l.level === 'warn' && l.msg?.startsWith('meeting failed: Meetings/Broken.md') === true, 10_000, 'the failure line');
+    expect(line.msg).toMatch(/frontmatter/);
     // No model request was spent on the broken meeting, and the daemon is still up.
     expect(file.server.modelRequests().map(meetingOfRequest)).not.toContain('Meetings/Broken.md');
     const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);

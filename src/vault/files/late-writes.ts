@@ -48,6 +48,11 @@ export interface ReplacedFile {
   next: string;
   /** The whole content renamed into place (`next` plus what others appended meanwhile). */
   written: string;
+  /**
+   * This rename wrote a late write's merge (a later attempt of the same update), not the
+   * caller's change: the lines it lacks are a stale rewrite's, never the daemon's removals.
+   */
+  merge: boolean;
 }
 
 /** Whole file through a handle, from the start (the handle's position is not used). */

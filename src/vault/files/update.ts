@@ -187,7 +187,7 @@ export async function updateFile(fs: Fs, file: string, transform: Transform, opt
       const late = replaced !== undefined && base.content !== undefined ? lateMerge(base.content, replaced) : undefined;
       // Watched on after this update returns: a writer descheduled past this instant still lands.
       if (options.keepWatching) {
-        options.keepWatching({ handle, seen: (late ? replaced : base.content) ?? '', base: current, next, written: base.written });
+        options.keepWatching({ handle, seen: (late ? replaced : base.content) ?? '', base: current, next, written: base.written, merge: step !== transform });
         handle = undefined;
       }
       if (!late) return { ...first, attempts: attempt };

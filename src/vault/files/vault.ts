@@ -267,7 +267,8 @@ export class Vault {
     const relName = this.relName(file);
     const removals = this.ownRemovals.get(target) ?? { removed: [], watchers: 0 };
     this.ownRemovals.set(target, removals);
-    if (own) removals.removed.push(new Set(addedLines(replaced.next, replaced.base ?? '')));
+    // What a merge of a late write lacks is what a stale rewrite had not read: not removed on purpose.
+    if (own && !replaced.merge) removals.removed.push(new Set(addedLines(replaced.next, replaced.base ?? '')));
     const since = removals.removed.length;
     removals.watchers++;
     const apply = async (transform: Transform, content?: string): Promise<void> => {

@@ -47,12 +47,14 @@ describe('nodeFs stat and lstat', () => {
     const cases = [path.join(dir, 'missing.md'), path.join(dir, 'note.md', 'below')];
     await fsp.writeFile(path.join(dir, 'note.md'), 'x');
     for (const p of cases) {
+      // Each call made when its answer is awaited: a promise made earlier can reject before
+      // anything handles it (an unhandled rejection, which fails the run).
       for (const [ours, theirs] of [
-        [nodeFs.stat(p), fsp.stat(p)],
-        [nodeFs.lstat(p), fsp.lstat(p)],
+        [() => nodeFs.stat(p), () => fsp.stat(p)],
+        [() => nodeFs.lstat(p), () => fsp.lstat(p)],
       ] as const) {
-        const a = (await ours.catch((e: unknown) => e)) as NodeJS.ErrnoException;
-        const b = (await theirs.catch((e: unknown) => e)) as NodeJS.ErrnoException;
+        const a = (await ours().catch((e: unknown) => e)) as NodeJS.ErrnoException;
+        const b = (await theirs().catch((e: unknown) => e)) as NodeJS.ErrnoException;
         expect(a).toBeInstanceOf(Error);
         expect({ code: a.code, syscall: a.syscall, path: a.path, errno: a.errno, message: a.message }).toEqual({
           code: b.code,

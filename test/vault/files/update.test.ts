@@ -35,20 +35,23 @@ interface OpenedByEditor {
 }
 
 /**
- * An fs where a person's editor opens FILE right before the daemon's first rename over it:
- * its writes (`beforeRename`, or later) land in the replaced file (an editor descheduled
- * between open and write).
+ * An fs where a person's editor opens FILE right before the daemon's first rename over it
+ * (the `at`-th): its writes (`beforeRename`, or later) land in the replaced file (an editor
+ * descheduled between open and write).
  */
-function editorHoldingReplacedFile(base: Fs, beforeRename?: (editor: OpenedByEditor) => Promise<void>): { fs: Fs; editor: Promise<OpenedByEditor> } {
+function editorHoldingReplacedFile(
+  base: Fs,
+  beforeRename?: (editor: OpenedByEditor) => Promise<void>,
+  at = 1,
+): { fs: Fs; editor: Promise<OpenedByEditor> } {
   let resolve!: (e: OpenedByEditor) => void;
   const editor = new Promise<OpenedByEditor>((r) => (resolve = r));
-  let once = false;
+  let renames = 0;
   const fs = new Proxy(base, {
     get(target, prop, receiver) {
       if (prop === 'rename') {
         return async (from: string, to: string) => {
-          if (!once && to === FILE) {
-            once = true;
+          if (to === FILE && ++renames === at) {
             const h = (await target.open(FILE, 'r+')) as unknown as {
               truncate(n: number): Promise<void>;
               write(s: string, pos: number): Promise<unknown>;
@@ -322,6 +325,27 @@ describe('Vault.update', () => {
     await fs.writeFile(FILE, 'a\nagent edited by a person\nperson\n');
     await vault.settled();
     expect(await readNow(fs)).toBe('a\nagent edited by a person\nperson\n');
+  });
+
+  it('a stale rewrite merged from a replaced file inside a write does not count as the daemon removing the lines it lacks: a merged person\'s line it dropped is put back', async () => {
+    // Found by the concurrent-edits fault suite under load: an editor reads the file, the daemon
+    // renames twice (a merge of the editor's previous line, then a write of its own), and the
+    // editor's rewrite of what it read lands in the file the second rename replaced.
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'a\n' });
+    const first = editorHoldingReplacedFile(base);
+    // The 3rd rename: the daemon's second write (the 2nd is the merge of 'person 1').
+    const { fs } = editorHoldingReplacedFile(first.fs, (editor) => editor.write('a\nagent 1\nperson 2\n'), 3);
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 600_000 });
+    const events: LateWriteEvent[] = [];
+    vault.onLateWrite((e) => events.push(e));
+    await vault.update(FILE, append('agent 1'));
+    await (await first.editor).append('person 1\n');
+    expect(await eventWithin(() => events.some((e) => e.outcome === 'merged'), 10_000)).toBe(true);
+    expect(await readNow(base)).toBe('a\nagent 1\nperson 1\n');
+    await vault.update(FILE, append('agent 2'));
+    await vault.settled({ now: true });
+    const lines = (await readNow(base)).split('\n');
+    expect(lines.filter((l) => l !== '').sort()).toEqual(['a', 'agent 1', 'agent 2', 'person 1', 'person 2']);
   });
 
   it('replace keeps what it replaces in .trash/ when asked, including a version written after the copy', async () => {

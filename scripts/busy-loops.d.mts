@@ -1,0 +1,3 @@
+import type { Worker } from 'node:worker_threads';
+
+export function startBusyLoops(count: number, deadline: number): { loops: Worker[]; stop(): Promise<void> };
