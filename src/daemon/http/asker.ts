@@ -1,11 +1,9 @@
-import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { AskAnswer } from '../../ask/ask-run.js';
 import type { AppConfig } from '../../config.js';
 import { MeetingAssistantError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Vault } from '../../vault/files/vault.js';
-import { relog, relogger, runProcessEnv } from '../runs/run-process/child-process.js';
+import { forkDaemonChild, relog, relogger } from '../runs/run-process/child-process.js';
 import type { Asker } from './ask-route.js';
 import type { FromAskProcess, ToAskProcess } from './ask-process/messages.js';
 
@@ -30,11 +28,7 @@ export function askInProcesses(config: AppConfig, log: Logger): { ask: Asker; cl
   return {
     ask: (request) =>
       new Promise<AskAnswer>((resolve, reject) => {
-        const child = fork(fileURLToPath(new URL('./ask-process/child.js', import.meta.url)), [], {
-          serialization: 'advanced',
-          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-          env: runProcessEnv(process.env),
-        });
+        const child = forkDaemonChild(new URL('./ask-process/child.js', import.meta.url));
         children.add(child);
         let settled = false;
         const settle = (done: () => void) => {

@@ -1,4 +1,4 @@
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { EndpointGate } from '../../../agent/model/retry.js';
 import type { AppConfig } from '../../../config.js';
@@ -29,13 +29,21 @@ export interface RunChild {
 
 export type SpawnRunChild = () => RunChild;
 
-/** The compiled child (child.ts beside this file), run by the same node with the same flags. */
-export const spawnRunChild: SpawnRunChild = () =>
-  fork(fileURLToPath(new URL('./child.js', import.meta.url)), [], {
+/**
+ * A child of the daemon's (a run process, a question's process): the compiled module at `url`,
+ * run by the same node with the same flags, its own output on the daemon's, and an IPC channel
+ * that carries structured messages (docs/design.md §8).
+ */
+export function forkDaemonChild(url: URL): ChildProcess {
+  return fork(fileURLToPath(url), [], {
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: runProcessEnv(process.env),
   });
+}
+
+/** The compiled child (child.ts beside this file). */
+export const spawnRunChild: SpawnRunChild = () => forkDaemonChild(new URL('./child.js', import.meta.url));
 
 /**
  * The run process's environment: the daemon's, without the service files' small young
