@@ -16,6 +16,7 @@ import { Inbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
 import { commandTranscriber } from '../import/transcribe.js';
 import { readFacts } from '../vault/scan/note-head.js';
+import { VaultListing } from '../vault/scan/vault-listing.js';
 import { type Job, RunQueue, type StopResult } from './runs/queue.js';
 import { CatchUp, type ScanResult } from './intake/catch-up.js';
 import { createNotifier, type Notifier } from './runs/notify.js';
@@ -124,8 +125,13 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   const log = options.log;
   const claim = await claimActive(config, options);
   const collect = collectorOf(options);
+  // The vault's files for the job runner's look at a meeting's context note (a link to a note
+  // not yet created is looked for in the whole vault): kept while runs come, let go with the
+  // run caches.
+  let listing: VaultListing | undefined;
   const caches = {
     onRelease: () => {
+      listing?.clear();
       log.info('idle: let go of what the runs built (search workers, texts, index, tokenizer)');
       // What was let go is garbage now: collected at once, the pages go back (heap-collect.ts).
       collect();
@@ -142,8 +148,9 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   });
   const { token } = place.base;
   addLogSecret(log, token);
+  listing = new VaultListing(place.base.vault);
   try {
-    return await startClaimed(config, options, place, claim);
+    return await startClaimed(config, options, place, claim, listing);
   } catch (err) {
     await place.close();
     await claim.release();
@@ -174,7 +181,7 @@ async function claimActive(config: AppConfig, options: DaemonOptions): Promise<V
   throw new StoppedInStandby();
 }
 
-async function startClaimed(config: AppConfig, options: DaemonOptions, place: RunPlace, instance: VaultClaim): Promise<Daemon> {
+async function startClaimed(config: AppConfig, options: DaemonOptions, place: RunPlace, instance: VaultClaim, listing: VaultListing): Promise<Daemon> {
   const settings = config.settings;
   const log = options.log;
   const { vault, token } = place.base;
@@ -184,7 +191,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
-  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, () => rescan.now());
+  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, () => rescan.now());
   const inbox = createInbox(config, vault, log, clock);
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
@@ -312,7 +319,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 }
 
 /** What turns jobs into runs: the queue, its runner and its history, and what finds the jobs. */
-async function assembleWork(config: AppConfig, options: DaemonOptions, place: RunPlace, onEndpointBack: () => void) {
+async function assembleWork(config: AppConfig, options: DaemonOptions, place: RunPlace, listing: VaultListing, onEndpointBack: () => void) {
   const settings = config.settings;
   const log = options.log;
   const { vault } = place.base;
@@ -345,6 +352,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     clock: clockOf(options),
     onDone: (key) => catchUp.forget(key),
     onUnreported: (job) => void catchUp.retryUnreported(job),
+    files: () => listing.files(),
   });
   const liveNotes = liveNotesLane(config, place, log, { clock: clockOf(options), ...options.liveNotes });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).

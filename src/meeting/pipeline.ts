@@ -196,7 +196,7 @@ async function runMeeting(
 ): Promise<RunOutcome> {
   const { vault } = deps;
   const resolve = async () => {
-    const found = await resolveMeeting(vault, meetingPath, deps.caches ? { meetingHeads: deps.caches.meetingHeads } : {});
+    const found = await resolveMeeting(vault, meetingPath, deps.caches ? { meetingHeads: deps.caches.meetingHeads, listing: deps.caches.listing } : {});
     return summaryOverride ? { ...found, summaryPath: summaryOverride } : found;
   };
   known.resolve = resolve;

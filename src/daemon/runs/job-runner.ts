@@ -9,6 +9,7 @@ import type { Vault } from '../../vault/files/vault.js';
 import { HeadCache } from '../../vault/scan/head-cache.js';
 import { type CliRun, cliRunOf } from '../../instance/cli-run-marker.js';
 import { contextOfMeeting } from '../../vault/notes/locate-meeting.js';
+import type { VaultFiles } from '../../vault/format/links.js';
 import { gateOnBoard } from './endpoint-gate.js';
 import { readNoteHead } from '../../vault/scan/note-head.js';
 import type { Notifier } from './notify.js';
@@ -61,6 +62,8 @@ export interface JobRunnerDeps {
   onDone(key: string): void;
   /** A failure whose report could not be written: catch-up runs the job again (docs/design.md §3 step 4). */
   onUnreported?(job: Job): void;
+  /** The vault's files for a link to a note not yet created (the daemon's vault/scan/vault-listing.ts); default a walk. */
+  files?: VaultFiles;
   /** Whether a command-line run has the meeting (default: its marker in .meeting-assistant/cli-runs/). */
   cliRunOf?(key: string): Promise<CliRun | undefined>;
 }
@@ -99,7 +102,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
     if (job.kind === 'summarize' && job.trigger !== 'cli') {
       // A person's `summarize` runs regardless; a trigger may be stale by now: a follow-up after
       // the run that finished it, a catch-up of a meeting a person has since retried.
-      const context = await contextOfMeeting(vault, job.target, new HeadCache(vault)).catch(() => undefined);
+      const context = await contextOfMeeting(vault, job.target, new HeadCache(vault), deps.files).catch(() => undefined);
       if (context?.state === 'finished' || (context?.state === 'error' && job.trigger === 'catch-up')) {
         const message = `not summarized again: its context note is ${context.state}`;
         log.info({ meeting, trigger: job.trigger }, message);

@@ -6,6 +6,7 @@ import { FileWatch } from '../cache/file-cache.js';
 import { MeetingHeads } from '../cache/meeting-heads.js';
 import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, type IdleTimers, realIdleTimers } from './idle-release.js';
 import { PastSummaryIndex } from '../cache/past-index.js';
+import { VaultListing } from '../../vault/scan/vault-listing.js';
 import { SearchPlans } from '../search/search-plans.js';
 import { SearchWorkerPool } from '../search/worker-pool.js';
 
@@ -51,6 +52,12 @@ export class RunCaches {
    * (`MEETING_HEADS_FILE`), so that the next run process starts from them too.
    */
   readonly meetingHeads: MeetingHeads;
+  /**
+   * The vault's files for the links' look-ups and the meeting notes' listing
+   * (vault/scan/vault-listing.ts): a run start checks a stat per folder instead of walking
+   * the vault.
+   */
+  readonly listing: VaultListing;
   /** Releases so far (tests read it). */
   releases = 0;
   private readonly idle: IdleHolds;
@@ -73,6 +80,7 @@ export class RunCaches {
     this.plans = new SearchPlans(this.watch, [Projects, Summaries]);
     this.pastSummaries = new PastSummaryIndex(vault, this.watch);
     this.meetingHeads = new MeetingHeads(vault, this.watch, path.join(vault.root, STATE_FOLDER, MEETING_HEADS_FILE));
+    this.listing = new VaultListing(vault);
   }
 
   /** A run begins: nothing is released until the function returned is called (once). */
@@ -89,7 +97,7 @@ export class RunCaches {
     const done = this.hold();
     try {
       countTokens('warm');
-      await this.meetingHeads.warm();
+      await this.meetingHeads.warm(await this.listing.meetingNotes());
     } finally {
       done();
     }
@@ -107,6 +115,7 @@ export class RunCaches {
     const ended = this.search.close();
     this.plans.clear();
     this.pastSummaries.clear();
+    this.listing.clear();
     // Written only when a run read a note anew; a state folder that cannot be written keeps them here.
     const spilled = this.meetingHeads.spill();
     releaseTokenizer();

@@ -60,11 +60,12 @@ export class MeetingHeads implements HeadSource {
   /**
    * Every meeting note's head checked now, as a run start's claim check would (a meeting is being
    * recorded: its run's first request then waits for none of it, docs/design.md §8). A note that
-   * cannot be looked at is left for the run, which reports what it must.
+   * cannot be looked at is left for the run, which reports what it must. `listed`: the meeting
+   * notes when the caller has them (the run caches' listing); default a walk of the folder.
    */
-  async warm(): Promise<void> {
+  async warm(listed?: readonly string[]): Promise<void> {
     await this.restore();
-    const notes = await this.vault.listNotesOf('Meetings');
+    const notes = listed ?? (await this.vault.listNotesOf('Meetings'));
     await mapLimit(notes, CLAIM_CONCURRENCY, (note) => this.get(note).catch(() => undefined));
   }
 

@@ -77,21 +77,30 @@ export function linkTarget(value: unknown): string | undefined {
  * The vault's files as a link lookup sees them (vault-relative, forward slashes), listed when
  * first asked. One per look-up unless shared: `vaultFiles` makes one that the links of one
  * meeting share (meeting.ts), so that a new meeting's two notes still to be created cost one
- * walk of the vault, not two.
+ * look at the vault, not two. `source` is where the listing comes from: a walk by default, or
+ * a listing kept between look-ups (scan/vault-listing.ts, which the daemon and the run caches
+ * hold).
  */
 export type VaultFiles = () => Promise<readonly string[]>;
 
-export function vaultFiles(vault: Vault): VaultFiles {
-  let listed: Promise<string[]> | undefined;
-  return () => (listed ??= listVaultFiles(vault));
+export function vaultFiles(vault: Vault, source: VaultFiles = () => listVaultFiles(vault)): VaultFiles {
+  let listed: Promise<readonly string[]> | undefined;
+  return () => (listed ??= source());
 }
+
+/**
+ * What a link lookup walks: not into dot-folders (Obsidian ignores every one; the contract
+ * names .trash, .obsidian and .git), and past temporary files and sync tools' files.
+ */
+export const LINK_WALK = {
+  skip: (name: string) => isTempFile(name) || isSyncToolFile(name),
+  enter: (name: string) => !name.startsWith('.'),
+};
 
 /** Every file of the vault (vault-relative, forward slashes), hidden folders skipped: one walk, no reads. */
 async function listVaultFiles(vault: Vault): Promise<string[]> {
   const out: string[] = [];
-  // Obsidian ignores every dot-folder (the contract names .trash, .obsidian and .git).
-  const options = { skip: (name: string) => isTempFile(name) || isSyncToolFile(name), enter: (name: string) => !name.startsWith('.') };
-  await walkFiles(vault.fs, vault.root, options, ({ rel, entry }) => {
+  await walkFiles(vault.fs, vault.root, LINK_WALK, ({ rel, entry }) => {
     if (entry.isFile()) out.push(rel);
   });
   return out;

@@ -1,7 +1,8 @@
 import { mapLimit } from '../files/concurrency.js';
 import { FrontmatterError, parseNote } from '../format/frontmatter.js';
 import { type Head, HeadCache } from '../scan/head-cache.js';
-import { LinkError, linkTarget, resolveLink, resolveOrPlanLink } from '../format/links.js';
+import { LinkError, linkTarget, resolveLink, resolveOrPlanLink, type VaultFiles, vaultFiles } from '../format/links.js';
+import type { VaultListing } from '../scan/vault-listing.js';
 import { defaultNoteName } from './meeting-paths.js';
 import type { Vault } from '../files/vault.js';
 
@@ -26,11 +27,11 @@ async function dataOf(vault: Vault, file: string): Promise<Record<string, unknow
 }
 
 /** The existing meeting note the note's `meeting` link names; undefined when it names none. */
-async function ownerOf(vault: Vault, file: string): Promise<string | undefined> {
+async function ownerOf(vault: Vault, file: string, files: VaultFiles | undefined): Promise<string | undefined> {
   const link = (await dataOf(vault, file))?.meeting;
   if (typeof link !== 'string' || linkTarget(link) === undefined) return undefined;
   try {
-    const owner = await resolveLink(vault, link);
+    const owner = await resolveLink(vault, link, files);
     return vault.kindOf(owner) === 'meeting' ? owner : undefined;
   } catch (err) {
     if (err instanceof LinkError) return undefined;
@@ -38,14 +39,27 @@ async function ownerOf(vault: Vault, file: string): Promise<string | undefined> 
   }
 }
 
-/** Cheap test before a link is followed: could `value` name `targetAbs` at all? */
-function mayName(vault: Vault, value: string, targetAbs: string): boolean {
-  const target = linkTarget(value);
-  if (target === undefined) return false;
-  const wanted = target.replace(/^\/+/, '').toLowerCase();
+/** What the cheap test compares a link with: the target's names, worked out once per pass, not per meeting note. */
+interface TargetNames {
+  abs: string;
+  lowerAbs: string;
+  rel: string;
+  base: string;
+}
+
+function targetNames(vault: Vault, targetAbs: string): TargetNames {
   const rel = vault.rel(targetAbs).toLowerCase();
-  const base = rel.split('/').pop() ?? rel;
-  return rel === wanted || rel.endsWith(`/${wanted}`) || base === wanted || vault.abs(target).toLowerCase() === targetAbs.toLowerCase();
+  return { abs: targetAbs, lowerAbs: targetAbs.toLowerCase(), rel, base: rel.split('/').pop() ?? rel };
+}
+
+/** Cheap test before a link is followed: could `value` name the target at all? */
+function mayName(vault: Vault, value: string, target: TargetNames): boolean {
+  const named = linkTarget(value);
+  if (named === undefined) return false;
+  const wanted = named.replace(/^\/+/, '').toLowerCase();
+  // Each test below names a note of the target's own name: most links fail here, before the path work.
+  if (!wanted.endsWith(target.base)) return false;
+  return target.rel === wanted || target.rel.endsWith(`/${wanted}`) || target.base === wanted || vault.abs(named).toLowerCase() === target.lowerAbs;
 }
 
 export interface Claim {
@@ -61,6 +75,16 @@ export interface HeadSource {
   get(absPath: string): Promise<Head | undefined>;
   /** Before a pass: back from where the heads waited between processes, when they did. */
   restore(): Promise<void>;
+}
+
+/**
+ * Where a pass looks, when kept between runs (tools/binding/run-caches.ts): the meeting notes'
+ * heads, and the vault's listing (scan/vault-listing.ts) for the meeting notes and the links'
+ * look-ups; default, each read for this call alone.
+ */
+export interface ClaimLook {
+  heads?: HeadSource;
+  listing?: Pick<VaultListing, 'files' | 'meetingNotes'>;
 }
 
 /** What the pass over the other meeting notes needs of each: the links that can claim a note. */
@@ -80,33 +104,44 @@ export const CLAIM_CONCURRENCY = 64;
  * `meeting` link names this meeting is its own, whatever other meeting notes link to it:
  * those are the ones to fix.
  *
- * `heads`: the meeting notes' frontmatter as the run's caches remember it (run-caches.ts: kept
- * between runs, and in the state folder between run processes), so that a pass reads only the
- * notes that changed; default one for this call alone.
+ * `look.heads`: the meeting notes' frontmatter as the run's caches remember it (run-caches.ts:
+ * kept between runs, and in the state folder between run processes), so that a pass reads
+ * only the notes that changed; `look.listing`: the vault's files, checked by a stat per folder
+ * instead of walked.
  */
 export async function claimsByOthers(
   vault: Vault,
   meetingAbs: string,
   targets: Partial<Record<ClaimKind, string>>,
-  heads: HeadSource = new HeadCache(vault, CLAIM_KEYS),
+  look: ClaimLook = {},
 ): Promise<Claim[]> {
+  const heads = look.heads ?? new HeadCache(vault, CLAIM_KEYS);
+  // One look at the listing for the whole pass.
+  const files = look.listing ? vaultFiles(vault, () => look.listing!.files()) : undefined;
   const out: Claim[] = [];
-  const open: [ClaimKind, string][] = [];
+  const open: [ClaimKind, TargetNames][] = [];
   for (const [kind, target] of Object.entries(targets) as [ClaimKind, string][]) {
-    const owner = await ownerOf(vault, target);
-    if (owner === undefined) open.push([kind, target]);
+    const owner = await ownerOf(vault, target, files);
+    if (owner === undefined) open.push([kind, targetNames(vault, target)]);
     else if (owner !== meetingAbs) out.push({ kind, target, other: vault.rel(owner) });
   }
   if (open.length === 0) return out;
   await heads.restore();
-  const others = (await vault.listNotesOf('Meetings')).filter((file) => file !== meetingAbs);
+  const others = (await (look.listing ? look.listing.meetingNotes() : vault.listNotesOf('Meetings'))).filter((file) => file !== meetingAbs);
   // A note that cannot be read or parsed claims nothing, as one whose frontmatter is broken.
   const data = await mapLimit(others, CLAIM_CONCURRENCY, (file) => heads.get(file).then((head) => (head?.ok ? head.data : undefined), () => undefined));
   // In the order of the listing, as before: the first claimant is the one named.
   for (let i = 0; i < others.length && open.length > 0; i++) {
-    for (const [kind, target] of [...open]) {
-      if (!(await linkNames(vault, kind, data[i]?.[kind], target, others[i]!))) continue;
-      out.push({ kind, target, other: vault.rel(others[i]!) });
+    const head = data[i];
+    if (head === undefined) continue;
+    // The cheap test first, without an await: most of 4,000 notes name nothing like the target.
+    const named = open.filter(([kind, target]) => {
+      const value = head[kind];
+      return typeof value === 'string' && mayName(vault, value, target);
+    });
+    for (const [kind, target] of named) {
+      if (!(await linkNames(vault, kind, head[kind], target, others[i]!, files))) continue;
+      out.push({ kind, target: target.abs, other: vault.rel(others[i]!) });
       open.splice(open.findIndex(([k]) => k === kind), 1);
     }
   }
@@ -114,11 +149,11 @@ export async function claimsByOthers(
 }
 
 /** Whether `value`, the `kind` link of the meeting note `linker`, names `targetAbs` (existing or still to be created). */
-async function linkNames(vault: Vault, kind: ClaimKind, value: unknown, targetAbs: string, linker: string): Promise<boolean> {
-  if (typeof value !== 'string' || !mayName(vault, value, targetAbs)) return false;
+async function linkNames(vault: Vault, kind: ClaimKind, value: unknown, target: TargetNames, linker: string, files: VaultFiles | undefined): Promise<boolean> {
+  if (typeof value !== 'string' || !mayName(vault, value, target)) return false;
   const folder = kind === 'summary' ? vault.layout.folders.Summaries : vault.layout.folders.Context;
   try {
-    return (await resolveOrPlanLink(vault, value, folder, defaultNoteName(vault, linker))).path === targetAbs;
+    return (await resolveOrPlanLink(vault, value, folder, defaultNoteName(vault, linker), files)).path === target.abs;
   } catch (err) {
     if (err instanceof LinkError) return false;
     throw err;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { linkTarget, resolveLink, resolveOrPlanLink } from '../format/links.js';
+import { linkTarget, resolveLink, resolveOrPlanLink, type VaultFiles } from '../format/links.js';
 import { isOwnNote } from './meeting.js';
 import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
 import type { Vault } from '../files/vault.js';
@@ -121,8 +121,12 @@ function namesAnotherMeeting(vault: Vault, link: unknown, meeting: string): bool
   return vault.abs(target.replace(/^\/+/, '')).toLowerCase() !== meeting.toLowerCase();
 }
 
-/** Where the meeting's context note is and what state it is in. */
-export async function contextOfMeeting(vault: Vault, meeting: string, heads: HeadCache): Promise<ContextInfo> {
+/**
+ * Where the meeting's context note is and what state it is in. `files`: the vault's files
+ * for a link to a note not yet created, when the caller keeps them (the daemon's
+ * scan/vault-listing.ts); default a walk of the vault.
+ */
+export async function contextOfMeeting(vault: Vault, meeting: string, heads: HeadCache, files?: VaultFiles): Promise<ContextInfo> {
   const head = await heads.get(meeting);
   if (!head) throw new LocateError(`the meeting note ${vault.rel(meeting)} does not exist`);
   if (!head.ok) throw new LocateError(head.error);
@@ -154,7 +158,7 @@ export async function contextOfMeeting(vault: Vault, meeting: string, heads: Hea
   }
   let planned;
   try {
-    planned = await resolveOrPlanLink(vault, link, vault.layout.folders.Context, basename);
+    planned = await resolveOrPlanLink(vault, link, vault.layout.folders.Context, basename, files);
   } catch (err) {
     throw new LocateError(`${vault.rel(meeting)}: ${(err as Error).message}`);
   }

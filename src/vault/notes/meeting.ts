@@ -5,7 +5,7 @@ import { isNotFound } from '../files/fs.js';
 import { LinkError, formatLink, resolveLink, resolveOrPlanLink, type VaultFiles, vaultFiles } from '../format/links.js';
 import { notesLinkingTo } from '../format/backlinks.js';
 import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
-import { claimsByOthers, type HeadSource } from './claims.js';
+import { type ClaimLook, claimsByOthers, type HeadSource } from './claims.js';
 import { Vault } from '../files/vault.js';
 import { MeetingAssistantError } from '../../errors.js';
 
@@ -241,9 +241,9 @@ async function refuseShared(
   meetingAbs: string,
   notes: Record<'summary' | 'context', { path: string }>,
   links: { summaryLink: string | undefined; contextLink: string | undefined; defaultSummary: string },
-  heads: HeadSource | undefined,
+  look: ClaimLook,
 ): Promise<void> {
-  const claims = await claimsByOthers(vault, meetingAbs, { summary: notes.summary.path, context: notes.context.path }, heads);
+  const claims = await claimsByOthers(vault, meetingAbs, { summary: notes.summary.path, context: notes.context.path }, look);
   const claim = claims[0];
   if (!claim) return;
   const rel = vault.rel(meetingAbs);
@@ -257,7 +257,7 @@ async function refuseShared(
     `two meetings never share one, so this meeting is not run: ${fix}`;
   let report: string | undefined = notes.summary.path;
   if (claims.some((c) => c.kind === 'summary')) {
-    const taken = links.defaultSummary === notes.summary.path || (await claimsByOthers(vault, meetingAbs, { summary: links.defaultSummary }, heads)).length > 0;
+    const taken = links.defaultSummary === notes.summary.path || (await claimsByOthers(vault, meetingAbs, { summary: links.defaultSummary }, look)).length > 0;
     report = taken ? undefined : links.defaultSummary;
   }
   throw new BrokenMeetingError(message, meetingAbs, report);
@@ -290,6 +290,8 @@ export async function resolveMeeting(
     writeBack?: boolean;
     /** The other meeting notes' heads, kept between runs (run-caches.ts `meetingHeads`); default read for this call. */
     meetingHeads?: HeadSource;
+    /** The vault's files, kept between runs (run-caches.ts `listing`); default one walk for this call. */
+    listing?: ClaimLook['listing'];
   } = {},
 ): Promise<MeetingArtifacts> {
   const meetingAbs = vault.abs(meetingPath);
@@ -308,8 +310,8 @@ export async function resolveMeeting(
     }
   }
 
-  // One walk of the vault for every link below that does not name its note's path as it is.
-  const files = vaultFiles(vault);
+  // One look at the vault's files for every link below that does not name its note's path as it is.
+  const files = vaultFiles(vault, options.listing ? () => options.listing!.files() : undefined);
   let summary: { path: string; exists: boolean };
   try {
     summary = await resolveOrPlanLink(vault, summaryLink, folders.Summaries, name, files);
@@ -342,7 +344,10 @@ export async function resolveMeeting(
 
   const transcriptPath = await transcriptOf(vault, meetingAbs, data.transcript, broken, files);
   await confine([meetingAbs, transcriptPath]);
-  await refuseShared(vault, meetingAbs, { summary, context }, { summaryLink, contextLink, defaultSummary }, options.meetingHeads);
+  await refuseShared(vault, meetingAbs, { summary, context }, { summaryLink, contextLink, defaultSummary }, {
+    ...(options.meetingHeads && { heads: options.meetingHeads }),
+    ...(options.listing && { listing: options.listing }),
+  });
 
   if (options.writeBack ?? true) {
     const changes: Record<string, unknown> = {};

@@ -4,6 +4,8 @@ import type { Fs } from '../../../src/vault/files/fs.js';
 import { HeadCache } from '../../../src/vault/scan/head-cache.js';
 import { BrokenMeetingError, resolveMeeting } from '../../../src/vault/notes/meeting.js';
 import { memoryVault } from '../../helpers/memfs.js';
+import { VaultListing } from '../../../src/vault/scan/vault-listing.js';
+import type { Vault } from '../../../src/vault/files/vault.js';
 
 /**
  * docs/design.md §1 (no two meetings share a summary or a context note), as a run start checks
@@ -85,4 +87,42 @@ describe('the other meeting notes, as a run start looks at them', () => {
     // The walks of the whole vault: each lists the root once.
     expect(listed.filter((dir) => dir === '/vault')).toHaveLength(1);
   });
+
+  test('with the listing the run caches keep, a second run start reads no folder again; a claim and a note made meanwhile are still found', async () => {
+    const vault = vaultOf(30);
+    await vault.write('/vault/Meetings/New.md', meeting('New', 'summary: "[[Meetings/Summaries/New]]"\ncontext: "[[Meetings/Context/New]]"\n'));
+    await lastChangedAMinuteAgo(vault, '/vault');
+    const heads = new HeadCache(vault, CLAIM_KEYS);
+    const listing = new VaultListing(vault);
+    const first = await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: heads, listing });
+    expect(vault.rel(first.contextPath)).toBe('Meetings/Context/New.md');
+
+    const listed = listedFolders(vault.fs);
+    await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: heads, listing });
+    expect(listed).toEqual([]);
+
+    // A note the context link now names (Obsidian resolves a path by its end, docs/design.md §1), made after the first look.
+    await vault.write('/vault/Archive/Meetings/Context/New.md', '---\nstate: finished\nmeeting: "[[Meetings/New]]"\n---\n');
+    const moved = await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: heads, listing });
+    expect(vault.rel(moved.contextPath)).toBe('Archive/Meetings/Context/New.md');
+    await vault.fs.rm('/vault/Archive', { recursive: true });
+
+    // The attack: another meeting note edited to claim this meeting's summary, and a new one claiming its context.
+    await vault.write('/vault/Meetings/Old 7.md', meeting('Old 7', 'summary: "[[Meetings/Summaries/New]]"\n'));
+    let err = await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: heads, listing }).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('the summary note Meetings/Summaries/New.md belongs to another meeting, Meetings/Old 7.md');
+    await vault.write('/vault/Meetings/Old 7.md', meeting('Old 7'));
+    await vault.write('/vault/Meetings/Team/Late.md', meeting('Late', 'context: "[[Meetings/Context/New]]"\n'));
+    err = await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: heads, listing }).catch((e: unknown) => e);
+    expect((err as Error).message).toContain('the context note Meetings/Context/New.md belongs to another meeting, Meetings/Team/Late.md');
+  });
 });
+
+/** Every folder below `dir` last changed a minute ago, as in a vault at rest: none is racy (vault-listing.ts). */
+async function lastChangedAMinuteAgo(vault: Vault, dir: string): Promise<void> {
+  const old = (Date.now() - 60_000) / 1000;
+  await (vault.fs as unknown as { utimes(p: string, a: number, m: number): Promise<void> }).utimes(dir, old, old);
+  for (const entry of await vault.fs.readdir(dir, { withFileTypes: true })) {
+    if (entry.isDirectory()) await lastChangedAMinuteAgo(vault, `${dir}/${entry.name}`);
+  }
+}

@@ -1,0 +1,175 @@
+import path from 'node:path';
+import { isNotFound } from '../files/fs.js';
+import { type FileVersion, fileVersion, sameVersion } from '../files/file-version.js';
+import { mapLimit } from '../files/concurrency.js';
+import type { Vault } from '../files/vault.js';
+import { LINK_WALK } from '../format/links.js';
+
+/**
+ * The vault's files as a link lookup sees them (format/links.ts `VaultFiles`), kept between
+ * look-ups and checked by one stat per folder instead of a walk: a link to a note still to be
+ * created (a meeting's `context` or `summary`, docs/design.md §1) is looked for by name in the
+ * whole vault, and on the bench's 20,000 notes each such walk took 60–370 ms of a run's start,
+ * three times per run (BENCHMARKS.md, run start).
+ *
+ * A folder's own version (mtime, change time, inode, size) moves whenever an entry is added,
+ * removed or renamed in it, never when a file in it is only written; so an unchanged folder's
+ * entries are taken as they were, and a changed one is read again (only it). A folder changed
+ * within `RACY_MS` of its reading is read again at the next look-up too: a change in the same
+ * tick of a coarse clock (FAT keeps 2 s, HFS+ 1 s) leaves the version as it was (git's "racily
+ * clean" entries, the same cure).
+ */
+
+/** A folder whose version is younger than this when it is read is not trusted at the next look-up. */
+export const RACY_MS = 3000;
+
+/** Folders looked at (stat, or read) at once. */
+const FOLDER_CONCURRENCY = 32;
+
+interface Folder {
+  version: FileVersion;
+  /** Changed too recently when read: read again next time, whatever its version says. */
+  racy: boolean;
+  /** Its files, vault-relative with forward slashes. */
+  files: string[];
+  /** The folders in it to walk (vault-relative). */
+  folders: string[];
+}
+
+export interface VaultListingOptions {
+  /** The wall clock in ms, compared with the folders' mtimes. Tests pass their own. */
+  now?: () => number;
+}
+
+export class VaultListing {
+  private folders = new Map<string, Folder>();
+  private flat: readonly string[] = [];
+  private going: Promise<readonly string[]> | undefined;
+  private notes: { from: readonly string[]; list: readonly string[] } | undefined;
+  private readonly now: () => number;
+  /** Folders read (readdir) so far; tests and the bench read it. */
+  reads = 0;
+
+  constructor(
+    private readonly vault: Vault,
+    options: VaultListingOptions = {},
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * Every file of the vault (vault-relative, forward slashes, in walk order), hidden folders
+   * and sync tools' files left out as a fresh walk would (LINK_WALK). Callers at the same
+   * moment share one look.
+   */
+  files(): Promise<readonly string[]> {
+    this.going ??= this.look().finally(() => {
+      this.going = undefined;
+    });
+    return this.going;
+  }
+
+  /**
+   * The meeting notes (absolute, sorted), as `vault.listNotesOf('Meetings')` lists them: the
+   * Markdown files below the meetings folder whose kind is `meeting`, no dot-files. Derived
+   * from `files()`, and kept while that is the same listing.
+   */
+  async meetingNotes(): Promise<readonly string[]> {
+    const files = await this.files();
+    if (this.notes?.from === files) return this.notes.list;
+    const root = this.vault.rel(this.vault.layout.folders.Meetings);
+    const prefix = root === '' || root === '.' ? '' : `${root}/`;
+    const list: string[] = [];
+    for (const rel of files) {
+      if (!rel.startsWith(prefix) || !rel.toLowerCase().endsWith('.md')) continue;
+      const name = rel.slice(rel.lastIndexOf('/') + 1);
+      if (name.startsWith('.')) continue;
+      const abs = this.vault.abs(rel);
+      if (this.vault.kindOf(abs) === 'meeting') list.push(abs);
+    }
+    list.sort();
+    this.notes = { from: files, list };
+    return list;
+  }
+
+  /** Everything let go (the run caches' idle release): the next look-up walks the vault. */
+  clear(): void {
+    this.folders = new Map();
+    this.flat = [];
+    this.notes = undefined;
+  }
+
+  private async look(): Promise<readonly string[]> {
+    const seen = new Map<string, Folder>();
+    let changed = false;
+    const visit = async (rel: string, isRoot: boolean): Promise<void> => {
+      const abs = rel === '' ? this.vault.root : path.join(this.vault.root, rel);
+      const folder = await this.folderAt(abs, rel, isRoot);
+      if (folder === undefined) {
+        changed = true;
+        return;
+      }
+      if (folder !== this.folders.get(rel)) changed = true;
+      seen.set(rel, folder);
+      await mapLimit(folder.folders, FOLDER_CONCURRENCY, (sub) => visit(sub, false));
+    };
+    await visit('', true);
+    if (!changed && seen.size === this.folders.size) return this.flat;
+    // In walk order (each folder's files, then its folders'), as one walk would list them.
+    const out: string[] = [];
+    const collect = (rel: string) => {
+      const folder = seen.get(rel);
+      if (!folder) return;
+      for (const file of folder.files) out.push(file);
+      for (const sub of folder.folders) collect(sub);
+    };
+    collect('');
+    this.folders = seen;
+    this.flat = out;
+    return out;
+  }
+
+  /**
+   * The folder as it is now: the one remembered when its version is the same, else read. The
+   * version is taken before the read, so a change during it shows at the next look-up. A
+   * subfolder is looked at with lstat: one replaced by a link since its parent was read is
+   * not followed (a walk never follows links), nor listed.
+   */
+  private async folderAt(abs: string, rel: string, isRoot: boolean): Promise<Folder | undefined> {
+    let stats;
+    try {
+      stats = isRoot ? await this.vault.fs.stat(abs) : await this.vault.fs.lstat(abs);
+    } catch (err) {
+      if (isNotFound(err) || (err as { code?: unknown }).code === 'ENOTDIR') return undefined;
+      throw err;
+    }
+    if (!stats.isDirectory()) return undefined;
+    const version = fileVersion(stats);
+    const known = this.folders.get(rel);
+    if (known && !known.racy && sameVersion(known.version, version)) return known;
+    const readAt = this.now();
+    let entries;
+    try {
+      entries = await this.vault.fs.readdir(abs, { withFileTypes: true });
+    } catch (err) {
+      if (isNotFound(err) || (err as { code?: unknown }).code === 'ENOTDIR') return undefined;
+      throw err;
+    }
+    this.reads++;
+    const files: string[] = [];
+    const folders: string[] = [];
+    for (const entry of entries) {
+      if (LINK_WALK.skip(entry.name)) continue;
+      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (LINK_WALK.enter(entry.name)) folders.push(childRel);
+      } else if (entry.isFile()) {
+        files.push(childRel);
+      }
+    }
+    // A change moves the mtime and the change time to its own tick: it goes unseen only when
+    // both already were in that tick, and the change time is never older than the mtime.
+    const racy = readAt - version.mtimeMs < RACY_MS;
+    return { version, racy, files, folders };
+  }
+}
