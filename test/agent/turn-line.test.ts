@@ -51,7 +51,7 @@ describe('the log of a run at info', () => {
   });
 
   it('has one line per turn with the calls, the tokens and the seconds, and no per-request or per-call lines', async () => {
-    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 } });
+    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 60 } });
     const vault = new Vault(
       memoryFs({ 'Meetings/Sync.md': meetingNote('Sync'), 'Meetings/Transcripts/Sync.md': transcriptNote('Sync', 'finished'), 'Projects/Alpha/notes.md': '# Notes\n' }),
       config.layout,

@@ -32,7 +32,7 @@ afterEach(async () => {
 
 function deps(raw: Record<string, unknown> = {}, options: { files?: Record<string, string>; log?: AskDeps['log']; baseUrl?: string; window?: boolean } = {}): AskDeps {
   const config = testConfig({
-    Endpoint: { BaseUrl: options.baseUrl ?? server.baseUrl, Model: 'test-model', TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' },
+    Endpoint: { BaseUrl: options.baseUrl ?? server.baseUrl, Model: 'test-model', TimeoutSeconds: 60, ApiKeyEnvironmentVariable: '' },
     Reconnect: { Attempts: 0, DelaySeconds: 0 },
     ...raw,
   });

@@ -163,7 +163,7 @@ describe('pipeline: an aborted run (shutdown) and its resumption', () => {
 
   /** Meeting M with project Alpha, run by the real pipeline against the scripted server. */
   const meetingM = () => {
-    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 }, Reconnect: { Attempts: 0 } });
+    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 60 }, Reconnect: { Attempts: 0 } });
     const vault = new Vault(
       memoryFs({
         'Meetings/M.md': meetingNote('M'),

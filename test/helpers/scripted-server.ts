@@ -495,6 +495,11 @@ export async function startScriptedServer(options: ScriptedServerOptions = {}): 
     };
   }
 
+  // An idle connection is never closed by the server's timer while a test runs: the client
+  // reuses it up to 1 s before the server's 5 s keep-alive ends (undici's margin), and on a
+  // loaded machine the two timers fire late enough to cross, a reused socket then being reset
+  // (ECONNRESET) under a request. close() ends every connection.
+  server.keepAliveTimeout = 10 * 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, '127.0.0.1', () => {

@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 it("a meeting note without end_time: the context note gets start_time plus the transcript's last stamp, in start_time's format", async () => {
-  const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 5 } });
+  const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', TimeoutSeconds: 60 } });
   const vault = new Vault(
     memoryFs({ 'Meetings/Sync.md': meetingNote('Sync'), 'Meetings/Transcripts/Sync.md': transcriptNote('Sync', 'finished') }),
     config.layout,

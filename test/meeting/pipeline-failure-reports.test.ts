@@ -22,7 +22,7 @@ const SUMMARY = 'Meetings/Summaries/Sync.md';
 const CONTEXT = 'Meetings/Context/Sync.md';
 
 function setup(baseUrl: string, files: Record<string, string> = {}) {
-  const config = testConfig({ Endpoint: { BaseUrl: baseUrl, Model: 'tiny-model', TimeoutSeconds: 5 }, Reconnect: { Attempts: 1, DelaySeconds: 0 } });
+  const config = testConfig({ Endpoint: { BaseUrl: baseUrl, Model: 'tiny-model', TimeoutSeconds: 60 }, Reconnect: { Attempts: 1, DelaySeconds: 0 } });
   const vault = new Vault(
     memoryFs({
       'Meetings/Sync.md': meetingNote('Sync', contextAndSummaryLinks('Sync')),

@@ -77,15 +77,30 @@ export class VaultListing {
   async meetingNotes(): Promise<readonly string[]> {
     const files = await this.files();
     if (this.notes?.from === files) return this.notes.list;
-    const root = this.vault.rel(this.vault.layout.folders.Meetings);
-    const prefix = root === '' || root === '.' ? '' : `${root}/`;
+    const { folders } = this.vault.layout;
+    const prefixOf = (folder: string) => {
+      const rel = this.vault.rel(folder);
+      return rel === '' || rel === '.' ? '' : `${rel}/`;
+    };
+    const prefix = prefixOf(folders.Meetings);
+    // The folders of other kinds inside the meetings folder (the default layout keeps the
+    // transcripts, summaries and context notes there): passed over by their path, as
+    // listNotesOf does not enter them; what is left is of kind `meeting` (the most specific
+    // configured folder, vault.kindOf).
+    const others = Object.values(folders)
+      .filter((folder) => folder !== folders.Meetings)
+      .map(prefixOf)
+      .filter((other) => other.length > prefix.length && other.startsWith(prefix));
+    // A folder another kind shares with the meetings: the kind decides, note by note.
+    const shared = (Object.entries(folders) as [string, string][]).some(([key, folder]) => key !== 'Meetings' && folder === folders.Meetings);
     const list: string[] = [];
     for (const rel of files) {
       if (!rel.startsWith(prefix) || !rel.toLowerCase().endsWith('.md')) continue;
-      const name = rel.slice(rel.lastIndexOf('/') + 1);
-      if (name.startsWith('.')) continue;
-      const abs = this.vault.abs(rel);
-      if (this.vault.kindOf(abs) === 'meeting') list.push(abs);
+      if (rel.charCodeAt(rel.lastIndexOf('/') + 1) === 0x2e /* a dot-file */) continue;
+      if (others.some((other) => rel.startsWith(other))) continue;
+      const abs = path.join(this.vault.root, rel);
+      if (shared && this.vault.kindOf(abs) !== 'meeting') continue;
+      list.push(abs);
     }
     list.sort();
     this.notes = { from: files, list };

@@ -27,7 +27,7 @@ afterEach(async () => {
 
 describe.each<Api>(['chat-completions', 'responses'])('%s: a streamed answer', (api) => {
   const client = (baseUrl = server.baseUrl): ModelClient =>
-    createModelClient(testConfig({ Endpoint: { BaseUrl: baseUrl, Model: 'test-model', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } }));
+    createModelClient(testConfig({ Endpoint: { BaseUrl: baseUrl, Model: 'test-model', Api: api, TimeoutSeconds: 60, ApiKeyEnvironmentVariable: '' } }));
 
   it('hands on the text piece by piece and returns the same response as the whole answer would', async () => {
     server.script({ reply: { content: 'We decided to ship in December.', usage: { input: 40, output: 9 }, stream: { pieces: ['We decided', ' to ship', ' in December.'] } } });

@@ -43,7 +43,9 @@ afterEach(() => {
 /** A harness whose tools use caches with manual idle timers, the watcher trusted as the daemon does. */
 function setup(idleMs = 60_000) {
   const clock = manualTimers();
-  const h = harness();
+  // The search's 5 s limit (a runaway pattern's) is not what these tests are about; a cold
+  // worker's start on a loaded machine took longer than that (npm run test:stress).
+  const h = harness({ ctx: { searchTimeoutMs: 10 * 60_000 } });
   const caches = new RunCaches(h.vault, { idleMs, timers: clock.timers });
   open.push(caches, h.ctx.caches);
   h.ctx.caches = caches;

@@ -183,6 +183,16 @@ describe('the vault listing', () => {
     expect(await listing.meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
   });
 
+  it.each([
+    ['transcripts kept beside the meetings', { Transcripts: 'Meetings' }],
+    ['summaries in a folder of their own inside the meetings', { Summaries: 'Meetings/Done' }],
+    ['meetings at the root of the vault', { Meetings: '.' }],
+  ])('lists the meeting notes as listNotesOf does with %s', async (_label, folders) => {
+    const { raw } = setUp({ ...FILES, 'Meetings/Done/Weekly.md': 'd', 'Meetings/Team/Planning.md': 'p' });
+    const vault = new Vault(raw.promises as unknown as Fs, testConfig({ Folders: folders }).layout);
+    expect(await new VaultListing(vault).meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
+  });
+
   it('walks the vault again after it was let go, and has nothing when the vault is gone', async () => {
     const { raw, vault } = setUp();
     const listing = new VaultListing(vault);
