@@ -5,17 +5,18 @@
 // another with the run process already up (warm), then ten more each after the process ended
 // at its idle release (cold: fork, module load and every cache built anew). Also the
 // `list_projects` turn of each warm run: from the endpoint's answer that calls it to the next
-// request of that conversation (the loop, the tool and the window's accounting). Then ten more
+// request of that conversation (the loop, the tool and the window's accounting), as an endpoint
+// in a thread of its own sees it (bench/_latency-endpoint.mjs). Then ten more
 // as a recorder writes them: after the idle release, the transcript is written in `state:
 // transcribing` (the daemon starts and warms its run process for a meeting being recorded,
 // docs/design.md §8) and `finished` BENCH_RECORDING_LEAD_MS later (default 10 s; a real meeting
 // is minutes or hours).
 // BENCH_RUNS=n meetings per series; BENCH_NOTES=n the vault's size.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { generateVault, meetingNote, SUMMARY_BODY, transcriptNote } from './_daemon-fixtures.mjs';
 import { report, runs, stats } from './_lib.mjs';
 
@@ -49,61 +50,25 @@ for (let i = 0; i < 3; i++) {
   );
 }
 
-// The endpoint: each conversation calls list_projects once where it is offered, write_summary
-// where it is offered and not yet called, and ends with "Done.". It notes when each meeting's
-// first request arrives and how long each list_projects turn took.
+// The endpoint, in a thread of its own (bench/_latency-endpoint.mjs): when each meeting's first
+// request arrives, and how long each list_projects turn took.
 /** Meeting name -> the resolver of the wait for its first request. */
 const waiting = new Map();
 const listProjectsTurns = new Map();
-const pendingTurn = new Map();
-const calls = (messages, name) => messages.some((m) => m.role === 'assistant' && (m.tool_calls ?? []).some((c) => c.function?.name === name));
-const offers = (body, name) => (body.tools ?? []).some((tool) => (tool.function?.name ?? tool.name) === name);
-let n = 0;
-const server = http.createServer((req, res) => {
-  const arrived = performance.now();
-  let raw = '';
-  req.on('data', (d) => (raw += d));
-  req.on('end', () => {
-    if (!req.url.endsWith('/chat/completions')) {
-      res.writeHead(404).end();
-      return;
-    }
-    const body = JSON.parse(raw);
-    const messages = body.messages ?? [];
-    const first = String(messages.find((m) => m.role === 'user')?.content ?? '');
-    const meeting = names.find((name) => first.includes(name));
-    const conversation = `${meeting}|${first.slice(0, 200)}`;
-    if (meeting && messages.every((m) => m.role !== 'assistant')) {
-      waiting.get(meeting)?.(arrived);
-      waiting.delete(meeting);
-    }
-    const sent = pendingTurn.get(conversation);
-    if (sent !== undefined) {
-      pendingTurn.delete(conversation);
-      listProjectsTurns.set(meeting, arrived - sent);
-    }
-    let call;
-    if (offers(body, 'list_projects') && !calls(messages, 'list_projects')) call = { name: 'list_projects', arguments: {} };
-    else if (offers(body, 'write_summary') && !calls(messages, 'write_summary')) call = { name: 'write_summary', arguments: { content: SUMMARY_BODY } };
-    const message = call
-      ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${++n}`, type: 'function', function: { name: call.name, arguments: JSON.stringify(call.arguments) } }] }
-      : { role: 'assistant', content: 'Done.' };
-    const answer = JSON.stringify({
-      id: `chatcmpl-${++n}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model: body.model ?? 'bench',
-      choices: [{ index: 0, message, finish_reason: call ? 'tool_calls' : 'stop', logprobs: null }],
-      usage: { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 },
-    });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) });
-    res.end(answer, () => {
-      if (call?.name === 'list_projects') pendingTurn.set(conversation, performance.now());
-    });
+const endpoint = new Worker(new URL('./_latency-endpoint.mjs', import.meta.url), { workerData: { names, summary: SUMMARY_BODY } });
+const port = await new Promise((resolve, reject) => {
+  endpoint.once('error', reject);
+  endpoint.on('message', (message) => {
+    if (message.type === 'listening') resolve(message.port);
+    else if (message.type === 'first') {
+      waiting.get(message.meeting)?.(message.at);
+      waiting.delete(message.meeting);
+    } else if (message.type === 'turn') listProjectsTurns.set(message.meeting, message.ms);
   });
 });
-await new Promise((r) => server.listen(0, '127.0.0.1', r));
-const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
+const baseUrl = `http://127.0.0.1:${port}/v1`;
+/** The clock the endpoint's thread stamps with (Unix epoch, sub-millisecond). */
+const now = () => performance.timeOrigin + performance.now();
 
 const config = resolveConfig({
   MeetingAssistant: {
@@ -129,7 +94,7 @@ async function oneMeeting(name, leadMs = 0) {
   }
   const hit = new Promise((resolve) => waiting.set(name, resolve));
   const text = written.replace('state: transcribing', 'state: finished');
-  const t0 = performance.now();
+  const t0 = now();
   writeFileSync(path.join(vault, rel), text);
   let timer;
   const t1 = await Promise.race([hit, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`no model request for ${name} within 30 s`)), 30_000)))]);
@@ -156,7 +121,10 @@ try {
   }
 } finally {
   await daemon.stop('bench over');
-  await new Promise((r) => server.close(r));
+  await new Promise((resolve) => {
+    endpoint.once('exit', resolve);
+    endpoint.postMessage('close');
+  });
   rmSync(dir, { recursive: true, force: true });
 }
 
