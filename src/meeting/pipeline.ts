@@ -242,10 +242,13 @@ async function beginRun({ deps: { vault }, artifacts, audit, log, now }: Meeting
   const previousState = await readContextState(vault, artifacts.contextPath).catch(() => undefined);
   const resumed = await audit.resume(previousState === 'summarizing');
   if (resumed > 0) log.info({ files: resumed }, 'the interrupted run\'s changes are reported with this run\'s');
-  await createContextNote(vault, artifacts, { state: 'summarizing' });
+  const endTime = async () => artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), now());
+  // A new meeting's context note is written once, already summarizing with its end time: one
+  // write (and its fsync) fewer before the first model request.
+  if (await createContextNote(vault, { ...artifacts, endTime: await endTime() }, { state: 'summarizing' })) return;
   const contextNote = await readNote(vault, artifacts.contextPath);
   await setContextState(vault, artifacts.contextPath, 'summarizing', {
-    ...(isBlank(contextNote.data.end_time) ? { end_time: artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), now()) } : {}),
+    ...(isBlank(contextNote.data.end_time) ? { end_time: await endTime() } : {}),
   });
 }
 
