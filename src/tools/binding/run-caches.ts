@@ -78,9 +78,9 @@ export class RunCaches {
     this.search = new SearchWorkerPool(this.watch, options.searchShards ? { shards: options.searchShards } : {});
     const { Projects, Summaries } = vault.layout.folders;
     this.plans = new SearchPlans(this.watch, [Projects, Summaries]);
-    this.pastSummaries = new PastSummaryIndex(vault, this.watch);
-    this.meetingHeads = new MeetingHeads(vault, this.watch, path.join(vault.root, STATE_FOLDER, MEETING_HEADS_FILE));
     this.listing = new VaultListing(vault);
+    this.pastSummaries = new PastSummaryIndex(vault, this.watch, this.listing);
+    this.meetingHeads = new MeetingHeads(vault, this.watch, path.join(vault.root, STATE_FOLDER, MEETING_HEADS_FILE));
   }
 
   /** A run begins: nothing is released until the function returned is called (once). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PastSummaryIndex } from '../../../src/tools/cache/past-index.js';
+import { VaultListing } from '../../../src/vault/scan/vault-listing.js';
 import { countFsCalls } from '../../helpers/memfs.js';
 import { harness, summaryNote } from '../../helpers/tool-harness.js';
 
@@ -100,5 +101,24 @@ describe('past summary index without a watcher', () => {
     });
     const rows = (await h.call('list_past_project_meetings')).content.split('\n').slice(1).map((l) => l.split(' | ')[1]);
     expect(rows).toEqual(['Later', 'Alpha Sync', 'A', 'B']);
+  });
+});
+
+describe('whether a past summary of the projects exists (the tool offer), from the kept listing of the vault', () => {
+  it('answers as a walk of the folder does: dot-files, conflict copies and failed reports are no past meeting; a summary added is seen', async () => {
+    const h = harness({
+      files: {
+        'Meetings/Summaries/.2026-11-25 Delta.md': summaryNote('Delta hidden', '2026-11-25', ['Delta']),
+        'Meetings/Summaries/2026-11-26 Delta.sync-conflict-20261126-101010-ABCDEFG.md': summaryNote('Delta copy', '2026-11-26', ['Delta']),
+      },
+    });
+    const listing = new VaultListing(h.vault);
+    const withListing = new PastSummaryIndex(h.vault, h.ctx.caches.watch, listing);
+    const walking = new PastSummaryIndex(h.vault, h.ctx.caches.watch);
+    const of = (project: string) => (s: { projectKeys: string[] }) => s.projectKeys.includes(project);
+    for (const project of ['alpha', 'delta', 'omega']) expect(await withListing.some(of(project))).toBe(await walking.some(of(project)));
+    expect(await withListing.some(of('delta'))).toBe(false);
+    await h.fs.writeFile(`${SUMMARIES}/2026-11-28 Delta.md`, summaryNote('Delta', '2026-11-28', ['Delta']));
+    expect(await withListing.some(of('delta'))).toBe(true);
   });
 });
