@@ -14,7 +14,7 @@ const ROOMS = [
     rooms: [
       { room: 'files/', holds: 'the filesystem seam, paths and confinement, atomic and compared writes, the state folder' },
       { room: 'format/', holds: 'the note format: frontmatter, YAML, links, names, inert Markdown, templates' },
-      { room: 'scan/', holds: 'the heads of notes for the scans, and the folder watcher' },
+      { room: 'scan/', holds: 'the heads of notes for the scans, the listing of the vault, and the folder watcher' },
       { room: 'notes/', holds: "the meeting's own notes (§1): meeting, transcript, context and summary notes" },
     ],
   },

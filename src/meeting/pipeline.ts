@@ -20,9 +20,7 @@ import { createToolBinding, createToolRegistry } from '../tools/registry.js';
 import type { RunCaches } from '../tools/binding/run-caches.js';
 import { staleSummaryReminder } from '../tools/meeting/speaker-names.js';
 import type { RunState } from '../tools/binding/types.js';
-import { createContextNote, readContextState, setContextState } from '../vault/notes/context.js';
-import { readNote } from '../vault/format/frontmatter.js';
-import { endTimeOf } from '../vault/notes/end-time.js';
+import { readContextState, startSummarizing } from '../vault/notes/context.js';
 import {
   BrokenMeetingError,
   findMeetingOfSummary,
@@ -242,14 +240,7 @@ async function beginRun({ deps: { vault }, artifacts, audit, log, now }: Meeting
   const previousState = await readContextState(vault, artifacts.contextPath).catch(() => undefined);
   const resumed = await audit.resume(previousState === 'summarizing');
   if (resumed > 0) log.info({ files: resumed }, 'the interrupted run\'s changes are reported with this run\'s');
-  const endTime = async () => artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), now());
-  // A new meeting's context note is written once, already summarizing with its end time: one
-  // write (and its fsync) fewer before the first model request.
-  if (await createContextNote(vault, { ...artifacts, endTime: await endTime() }, { state: 'summarizing' })) return;
-  const contextNote = await readNote(vault, artifacts.contextPath);
-  await setContextState(vault, artifacts.contextPath, 'summarizing', {
-    ...(isBlank(contextNote.data.end_time) ? { end_time: await endTime() } : {}),
-  });
+  await startSummarizing(vault, artifacts, now());
 }
 
 /** The agent's work: its tools, its first message (with notes of a long transcript), the loop. */
@@ -408,10 +399,6 @@ function countingRequests(model: ModelClient): ModelClient & { readonly requests
 /** The audit is in the context note: its journal must not be reported again. */
 async function forgetJournal(audit: Audit, log: Logger): Promise<void> {
   await audit.clearJournal().catch((err: unknown) => log.warn({ err }, 'could not remove the audit journal'));
-}
-
-function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
 function failureDetails(err: unknown, model: string): FailureDetails {

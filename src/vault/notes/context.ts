@@ -1,7 +1,8 @@
-import { parseNote, renderFrontmatter, replaceBody, requireText, updateFrontmatter, updateNoteFrontmatter } from '../format/frontmatter.js';
+import { parseNote, readNote, renderFrontmatter, replaceBody, requireText, updateFrontmatter, updateNoteFrontmatter } from '../format/frontmatter.js';
 import { formatLink } from '../format/links.js';
 import { UNCHANGED } from '../files/update.js';
 import type { MeetingArtifacts } from './meeting.js';
+import { endTimeOf } from './end-time.js';
 import type { Vault } from '../files/vault.js';
 import { MeetingAssistantError } from '../../errors.js';
 
@@ -70,6 +71,25 @@ export function renderContextNote(vault: Vault, artifacts: MeetingArtifacts, opt
   };
   if (options.scheduledEnd !== undefined) data.scheduled_end = options.scheduledEnd;
   return renderFrontmatter(data) + (options.body ?? '');
+}
+
+/**
+ * A run begins (docs/design.md §2, "Summarize"; §3 step 1): the context note says `summarizing`, with an end time
+ * when it has none (the meeting's, else the transcript's last stamp after the start, else the
+ * run's time). A new meeting's note is written once, already so: one write (and its fsync) fewer
+ * before the first model request.
+ */
+export async function startSummarizing(vault: Vault, artifacts: MeetingArtifacts, runTime: Date): Promise<void> {
+  const endTime = async () => artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), runTime);
+  if (await createContextNote(vault, { ...artifacts, endTime: await endTime() }, { state: 'summarizing' })) return;
+  const contextNote = await readNote(vault, artifacts.contextPath);
+  await setContextState(vault, artifacts.contextPath, 'summarizing', {
+    ...(isBlank(contextNote.data.end_time) ? { end_time: await endTime() } : {}),
+  });
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
 
 /** Sets `state` (one of the six, else InvalidStateError and nothing is written) and any `extra` keys. */
