@@ -280,7 +280,8 @@ describe('daemon process: no endpoint, at a terminal and piped', () => {
     });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // At 'close', not 'exit': script's last output (the "stopped" line) may come after its exit.
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
     try {
       await waitFor(() => NOT_READY.test(out), 'the endpoint warning on the terminal', 15_000);
       const lines = plain(out).split(/\r?\n/).filter((l) => l.trim() !== '');
@@ -288,10 +289,9 @@ describe('daemon process: no endpoint, at a terminal and piped', () => {
       expect(lines[0]).toMatch(/INFO: ready: vault /);
       expect(lines.find((l) => NOT_READY.test(l))).toMatch(/^\[\d\d:\d\d:\d\d\] WARN: /);
 
-      const begun = Date.now();
       child.stdin.write('\u0003');
-      const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 10_000))]);
-      console.log(`Ctrl-C at a terminal: exit ${code} after ${Date.now() - begun} ms`);
+      // The deadline only bounds the wait (no run is going on, so no grace period to wait out).
+      const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))]);
       expect(code).toBe(0);
       expect(plain(out)).toMatch(/INFO: stopping \(SIGINT\)\r?\n.*INFO: stopped/);
     } finally {
