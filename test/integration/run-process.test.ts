@@ -61,9 +61,11 @@ describe('daemon process: meetings in the run process', () => {
     // One outcome, told once, by the daemon.
     expect(daemon.logs.filter((l) => l.msg === outcome)).toEqual([expect.objectContaining({ pid: daemon.child.pid, runId: started?.runId })]);
 
-    const release = await daemon.waitForLog((l) => l.msg?.startsWith('idle: let go') === true, 15_000, 'the idle release');
+    // Said once the run process has ended, which the daemon gives 10 s (EXIT_GRACE_MS) before
+    // it kills it: 1.5 s of idle period and that, on a loaded machine, need more than 15 s.
+    const release = await daemon.waitForLog((l) => l.msg?.startsWith('idle: let go') === true, 30_000, 'the idle release');
     expect(release.pid).toBe(daemon.child.pid);
-    await waitFor(() => !alive(first), 'the run process to be gone after the idle release', 5000);
+    await waitFor(() => !alive(first), 'the run process to be gone after the idle release');
     expect(alive(daemon.child.pid!)).toBe(true);
 
     const seen = daemon.logs.length;
@@ -83,7 +85,7 @@ describe('daemon process: meetings in the run process', () => {
     await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model');
     process.kill(daemon.child.pid!, 'SIGKILL');
     await daemon.exited;
-    await waitFor(() => !alive(runPid), 'the run process to end with the daemon', 5000);
+    await waitFor(() => !alive(runPid), 'the run process to end with the daemon');
     expect(dataOf(setup, 'Meetings/Summaries/Orphan.md')?.status).not.toBe('done');
 
     file.server.setFallback(summarizingModel());
