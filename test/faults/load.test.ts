@@ -17,8 +17,9 @@ import {
 } from '../helpers/daemon-helpers.js';
 
 /**
- * Load: 100 transcripts flipped to finished within one second while the real daemon runs
- * with MaxConcurrentSummaries 3 against a fast scripted model.
+ * Load: 100 transcripts flipped to finished in one burst (one loop, nothing awaited between
+ * the flips) while the real daemon runs with MaxConcurrentSummaries 3 against a fast scripted
+ * model. How long the flips take is the machine's, not the daemon's: it is not asserted.
  */
 
 const tally = new FaultTally('load');
@@ -27,7 +28,6 @@ const BOUND = 3;
 const names = Array.from({ length: COUNT }, (_, i) => `Load ${String(i + 1).padStart(3, '0')}`);
 let setup: DaemonSetup;
 let daemon: DaemonProcess;
-let flipMs = 0;
 
 const file = daemonTestFile('all');
 
@@ -41,23 +41,22 @@ beforeAll(async () => {
   }
   daemon = await startDaemonProcess({ configPath: setup.configPath });
   await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan'), 15_000, 'the start-up scan');
-  const started = Date.now();
   for (const name of names) editProperty(setup, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
-  flipMs = Date.now() - started;
+  // The run process writes the notes, and its log lines ("run started") reach the daemon's
+  // log through the daemon, which says each outcome after them: the notes alone may be in
+  // before the lines the tests count. So a meeting is through once its outcome is logged.
   await waitFor(
-    () => names.every((n) => dataOf(setup, `Meetings/Context/${n}.md`)?.state === 'finished'),
-    '100 meetings finished',
+    () => {
+      const logged = new Set(daemon.logs.filter((l) => String(l.msg).startsWith('summary written: ')).map((l) => l.meeting));
+      return names.every((n) => logged.has(`Meetings/${n}.md`) && dataOf(setup, `Meetings/Context/${n}.md`)?.state === 'finished');
+    },
+    '100 meetings finished and their outcomes logged',
     80_000,
     100,
   );
 }, 120_000);
 
-describe('fault suite: load (100 transcripts finished within one second, MaxConcurrentSummaries 3)', () => {
-  it('all 100 transcripts were flipped within one second, as the scenario says', () => {
-    console.log(`fault suite: load: 100 transcripts flipped in ${flipMs} ms`);
-    expect(flipMs).toBeLessThan(1000);
-  });
-
+describe('fault suite: load (100 transcripts finished at once, MaxConcurrentSummaries 3)', () => {
   it('every meeting has its whole summary and state finished', async () => {
     for (const name of names) {
       await tally.check(name, () => {

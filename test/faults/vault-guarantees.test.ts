@@ -82,9 +82,15 @@ beforeAll(async () => {
 
   daemon = await startDaemonProcess({ configPath: setup.configPath });
   setup.write(`Meetings/Transcripts/${SYMLINKED}.md`, transcriptNote(SYMLINKED, 'finished'));
+  // The run process logs "meeting cannot run" (which the tests count) before it writes the
+  // report, and the line reaches the daemon's log through the daemon, which says the outcome
+  // after it: a case is through once its outcome is logged, not once its report is in.
+  const failureLogged = (name: string) => daemon.logs.some((l) => typeof l.msg === 'string' && l.msg.startsWith(`meeting failed: Meetings/${name}.md: `));
   await waitFor(
-    () => LINK_CASES.every((c) => dataOf(setup, `Meetings/Summaries/${c.name}.md`)?.status === 'failed') && dataOf(setup, `Meetings/Context/${SYMLINKED}.md`)?.state === 'finished',
-    'every meeting failed or finished',
+    () =>
+      LINK_CASES.every((c) => dataOf(setup, `Meetings/Summaries/${c.name}.md`)?.status === 'failed' && failureLogged(c.name)) &&
+      dataOf(setup, `Meetings/Context/${SYMLINKED}.md`)?.state === 'finished',
+    'every meeting failed (and said so) or finished',
     30_000,
     50,
   ).catch((err: unknown) => {

@@ -230,6 +230,24 @@ export async function cleanUpAll(): Promise<void> {
   tempDirs.clear();
 }
 
+/**
+ * The exit of a process already told to end (a signal sent some other way than `stop`), if it
+ * comes within `timeoutMs`: a deadline on the wait, to be well past what a prompt exit takes
+ * on a loaded machine and short of what the exit must not wait for (a grace period). Rejects
+ * after it; the process is left as it is (cleanUpAll ends it).
+ */
+export async function exitWithin(proc: Pick<DaemonProcess, 'exited'>, timeoutMs: number, what = 'the exit'): Promise<Exit> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([proc.exited, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Poll `check` until it returns a truthy value or the deadline passes. */
 export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15000, intervalMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;

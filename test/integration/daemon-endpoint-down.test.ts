@@ -61,11 +61,10 @@ describe('daemon process: the model server starts after the daemon', () => {
     setup.write('Meetings/Transcripts/Stop.md', transcriptNote('Stop', 'finished'));
     const first = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
     await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), 15_000, 'the wait');
-    const asked = Date.now();
-    const exit = await first.stop('SIGTERM', 10_000);
+    // Not the 30 s grace period: a waiting run is not working. Past the stop's deadline (well
+    // short of the grace period) the helper kills the daemon, and the exit is not 0.
+    const exit = await first.stop('SIGTERM', 20_000);
     expect(exit.code).toBe(0);
-    // Not the 30 s grace period: a waiting run is not working.
-    expect(Date.now() - asked).toBeLessThan(10_000);
     expect(dataOf(setup, 'Meetings/Context/Stop.md')?.state).toBe('summarizing');
     expect(dataOf(setup, 'Meetings/Summaries/Stop.md')).toBeUndefined();
 

@@ -58,6 +58,8 @@ describe('daemon process: the inbox', () => {
     await waitFor(() => dataOf(s, `Meetings/Summaries/${meeting}`)?.status === 'done', 'the summary done', 30000);
     const left = readdirSync(path.join(setup.vault, 'Meetings/Inbox')).sort();
     expect(left).toEqual(['.hidden.vtt', '.syncthing.call.vtt.tmp', 'call.sync-conflict-20261202-101010-ABC.vtt', 'call.vtt.crdownload', '~syncthing~call.vtt.tmp']);
+    // Said once the import's last step is done, which the summary's run need not wait for.
+    await daemon.waitForLog((l) => l.msg?.startsWith('imported ') === true, 10_000, 'the import line');
     expect(daemon.logs.filter((l) => l.msg?.startsWith('imported '))).toHaveLength(1);
   });
 

@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DirectoryWatcher } from '../../../src/vault/scan/dir-watch.js';
 import { type VaultEvent, type VaultEventSource, watchVault } from '../../../src/daemon/intake/file-events.js';
 import { resolveConfig } from '../../../src/config.js';
@@ -15,6 +15,8 @@ let dir: string;
 let vault: Vault;
 let source: VaultEventSource | undefined;
 const seen: { event: VaultEvent; content: string | undefined }[] = [];
+/** Told of each raw event the watcher has (what restarts that file's quiet period). */
+let onRaw: (absPath: string) => void = () => undefined;
 
 beforeEach(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'ma-watch-'));
@@ -22,11 +24,14 @@ beforeEach(() => {
   for (const folder of Object.values(config.layout.folders)) mkdirSync(folder, { recursive: true });
   vault = new Vault(nodeFs, config.layout);
   seen.length = 0;
+  onRaw = () => undefined;
 });
 
 afterEach(async () => {
   await source?.close();
   source = undefined;
+  // After the close: it clears the watcher's timers, fake ones too when a test faked the clock.
+  vi.useRealTimers();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -41,7 +46,24 @@ async function watch(stabilityMs?: number): Promise<void> {
     }
     seen.push({ event, content });
   });
+  source.onChange?.((p) => onRaw(p));
   await source.ready;
+}
+
+/**
+ * Runs `write` and resolves once the watcher has had an event for `file` since: from then on
+ * its quiet period runs from the watcher's clock's present. Bounded by the test's timeout, not
+ * a timer of its own, so that it works while the test fakes the clock.
+ */
+function writeSeen(file: string, write: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    onRaw = (p) => {
+      if (p !== file) return;
+      onRaw = () => undefined;
+      resolve();
+    };
+    write();
+  });
 }
 
 function eventFor(file: string, timeoutMs = 10_000): Promise<VaultEvent> {
@@ -61,22 +83,33 @@ const T = (name: string) => path.join(dir, 'Meetings/Transcripts', name);
 
 describe('watching the vault', () => {
   it('a transcript written in pieces is reported once, after the last piece, with its whole content', async () => {
-    // Pieces 30 ms apart, stability 600 ms: a busy machine stretching a gap cannot split the write.
+    // The quiet period is time: on a loaded machine a real gap between two pieces can outlast
+    // any period, and such a write then rightly is two events. So the watcher's clock is fake
+    // here (the file events are real): each gap is exactly 400 ms, inside the 600 ms period,
+    // and only once the watcher has seen the piece before it; eight gaps together outlast the
+    // period, which each piece must start again.
     await watch(600);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const file = T('Growing.md');
     const head = '---\nmeeting: "[[Meetings/Growing]]"\nstate: finished\n---\n';
-    writeFileSync(file, head);
+    await writeSeen(file, () => writeFileSync(file, head));
     let full = head;
     for (let i = 0; i < 8; i++) {
-      await new Promise((r) => setTimeout(r, 30));
+      await vi.advanceTimersByTimeAsync(400);
+      expect(seen).toEqual([]);
       const line = `[00:00:${String(i).padStart(2, '0')}] Alice: part ${i}\n`;
-      appendFileSync(file, line);
+      await writeSeen(file, () => appendFileSync(file, line));
       full += line;
     }
-    await eventFor(file);
+    await vi.advanceTimersByTimeAsync(599);
+    expect(seen).toEqual([]);
+    // vi.waitFor (not the helpers' waitFor, whose sleeps are on the faked clock): each of its
+    // checks moves the fake clock on, until the period has passed and the event is through.
+    const settled = { timeout: 10_000, interval: 20 };
+    await vi.waitFor(() => expect(seen.some((s) => s.event.path === file)).toBe(true), settled);
     // A sentinel written afterwards proves every event of the growing file has been delivered.
     writeFileSync(T('Sentinel.md'), '---\nstate: transcribing\n---\n');
-    await eventFor(T('Sentinel.md'));
+    await vi.waitFor(() => expect(seen.some((s) => s.event.path === T('Sentinel.md'))).toBe(true), settled);
     const events = seen.filter((s) => s.event.path === file);
     expect(events).toHaveLength(1);
     expect(events[0]!.content).toBe(full);
