@@ -1,8 +1,10 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { type Daemon, type PipelineFns, startDaemon, StoppedInStandby } from '../../src/daemon/daemon.js';
 import { silentLogger } from '../../src/log.js';
+import { STALE_BEATS, SETTLE_BEATS } from '../../src/instance/machine-roles.js';
 import { setContextState } from '../../src/vault/notes/context.js';
 import { readTextIfExists, walkFiles } from '../../src/vault/files/fs.js';
+import { waitFor } from '../helpers/daemon-process.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../helpers/notes.js';
 
@@ -10,19 +12,20 @@ import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from
  * The daemon on a vault another machine runs (docs/design.md §2, two machines): a standby that
  * writes nothing but its own record and runs nothing, until the other machine falls silent.
  * memfs; the other machine is a record the test beats by hand.
+ *
+ * The claim judges every heartbeat by the daemon's clock, and here that clock is the test's: it
+ * moves one heartbeat at a `step()`, which ends once the laptop has beaten at the new time, and
+ * stands still otherwise. On the system clock, a loaded machine that left the process
+ * unscheduled for LAPSE_BEATS heartbeats (0.2 s) made the laptop, just active, take its own
+ * heartbeat for lapsed and stop its work before catch-up's job ran (issue 37), and could make
+ * the standby take the beating desktop for silent; by the test's clock neither happens unless
+ * the test moves it so.
  */
 
 const HEARTBEAT_SECONDS = 0.05;
+const HEARTBEAT_MS = HEARTBEAT_SECONDS * 1000;
 const DESKTOP = '/vault/.meeting-assistant/machines/desktop.json';
 const LAPTOP = '/vault/.meeting-assistant/machines/laptop.json';
-
-async function until(check: () => boolean | Promise<boolean>, what: string, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function setup() {
   const fs = memoryFs({
@@ -40,19 +43,32 @@ function setup() {
     },
     retry: async (_deps, summaryPath) => ({ runId: 'r', status: 'done', summaryPath }),
   };
-  // The desktop's daemon: active, beating every heartbeat until `silence()`.
+  let now = Date.parse('2026-12-02T09:00:00Z');
+  const clock = () => new Date(now);
+  let silent = false;
+  // The desktop's daemon: active, beating at every step until `silence()`.
   const beat = () =>
-    fs.writeFile(DESKTOP, JSON.stringify({ machine: 'desktop', role: 'active', beatAt: new Date().toISOString(), heartbeatMs: HEARTBEAT_SECONDS * 1000, pid: 4242, startedAt: 'then' }));
-  const timer = setInterval(() => void beat(), HEARTBEAT_SECONDS * 1000);
-  onTestFinished(() => clearInterval(timer));
+    fs.writeFile(DESKTOP, JSON.stringify({ machine: 'desktop', role: 'active', beatAt: clock().toISOString(), heartbeatMs: HEARTBEAT_MS, pid: 4242, startedAt: 'then' }));
   const config = testConfig({ Http: { Enabled: false }, Daemon: { MachineName: 'Laptop', HeartbeatSeconds: HEARTBEAT_SECONDS } });
   const files = async () => {
     const out: string[] = [];
     await walkFiles(fs, '/vault/.meeting-assistant', {}, (f) => void out.push(f.rel));
     return out.sort();
   };
-  const role = async () => (JSON.parse((await readTextIfExists(fs, LAPTOP)) ?? '{}') as { role?: string }).role;
-  return { fs, runs, pipeline, config, beat, silence: () => clearInterval(timer), files, role };
+  const record = async () => JSON.parse((await readTextIfExists(fs, LAPTOP)) ?? '{}') as { role?: string; beatAt?: string };
+  const role = async () => (await record()).role;
+  /**
+   * One heartbeat of both machines: the desktop beats (unless silent), the clock moves on a
+   * heartbeat, and the step ends once the laptop's daemon has beaten by the new time (its own
+   * timer beats it every HEARTBEAT_MS of real time, however slowly the machine gets to it).
+   */
+  const step = async () => {
+    now += HEARTBEAT_MS;
+    if (!silent) await beat();
+    const at = clock().toISOString();
+    await waitFor(async () => (await record()).beatAt === at, `the laptop's heartbeat at ${at}`);
+  };
+  return { fs, runs, pipeline, config, clock, beat, step, silence: () => (silent = true), files, role };
 }
 
 describe('a standby daemon', () => {
@@ -60,11 +76,11 @@ describe('a standby daemon', () => {
     const s = setup();
     await s.beat();
     const stop = new AbortController();
-    const started = startDaemon(s.config, { log: silentLogger, fs: s.fs, watch: () => ({ on: () => undefined, ready: Promise.resolve(), close: async () => undefined }), pipeline: s.pipeline, schedule: false, signal: stop.signal });
-    await until(async () => (await s.role()) === 'standby', 'the standby record');
-    // Many heartbeats of both machines.
-    const seen = await readTextIfExists(s.fs, LAPTOP);
-    await until(async () => (await readTextIfExists(s.fs, LAPTOP)) !== seen, 'a second heartbeat');
+    const started = startDaemon(s.config, { log: silentLogger, fs: s.fs, clock: s.clock, watch: () => ({ on: () => undefined, ready: Promise.resolve(), close: async () => undefined }), pipeline: s.pipeline, schedule: false, signal: stop.signal });
+    await waitFor(async () => (await s.role()) === 'standby', 'the standby record');
+    // Heartbeats of both machines, more than it takes a silent machine to be taken over.
+    for (let i = 0; i < 2 * (STALE_BEATS + SETTLE_BEATS); i++) await s.step();
+    expect(await s.role()).toBe('standby');
     expect(s.runs).toEqual([]);
     expect(await s.files()).toEqual(['machines/desktop.json', 'machines/laptop.json']);
     stop.abort();
@@ -77,17 +93,25 @@ describe('a standby daemon', () => {
     await s.beat();
     let daemon: Daemon | undefined;
     onTestFinished(async () => void (await daemon?.stop('test over')));
-    const started = startDaemon(s.config, { log: silentLogger, fs: s.fs, watch: () => ({ on: () => undefined, ready: Promise.resolve(), close: async () => undefined }), pipeline: s.pipeline, schedule: false });
+    const started = startDaemon(s.config, { log: silentLogger, fs: s.fs, clock: s.clock, watch: () => ({ on: () => undefined, ready: Promise.resolve(), close: async () => undefined }), pipeline: s.pipeline, schedule: false });
     void started.then((d) => (daemon = d));
-    await until(async () => (await s.role()) === 'standby', 'the standby record');
-    // (How many heartbeats of silence it takes is vault-claim.test.ts's, with a clock of its own.)
+    await waitFor(async () => (await s.role()) === 'standby', 'the standby record');
+    await s.step();
     expect(s.runs).toEqual([]);
     s.silence();
-    await until(() => daemon !== undefined, 'the takeover');
-    await daemon!.startupScan;
-    await daemon!.queue.onIdle();
-    expect(s.runs).toEqual(['/vault/Meetings/A.md']);
-    expect(daemon!.status().machine).toMatchObject({ machine: 'laptop', role: 'active', activeMachine: 'laptop', others: [{ machine: 'desktop', role: 'active', fresh: false }] });
+    // (How many heartbeats of silence it takes exactly is vault-claim.test.ts's.) From the
+    // takeover on the clock stands still: no heartbeat of the laptop's can lapse.
+    for (let i = 0; i < 2 * (STALE_BEATS + SETTLE_BEATS) && (await s.role()) !== 'active'; i++) await s.step();
     expect(await s.role()).toBe('active');
-  });
+    // Active, the daemon starts its work: the first start in this file loads the runtime's modules
+    // (seconds, on a loaded machine, through the test's transform): bounded by the test's timeout only.
+    const active = await started;
+    // The start-up scan has enqueued what it found once it resolves; idle, that job has run.
+    await active.startupScan;
+    await active.queue.onIdle();
+    expect(active.yielded()).toBe(false);
+    expect(s.runs).toEqual(['/vault/Meetings/A.md']);
+    expect(active.status().machine).toMatchObject({ machine: 'laptop', role: 'active', activeMachine: 'laptop', others: [{ machine: 'desktop', role: 'active', fresh: false }] });
+    expect(await s.role()).toBe('active');
+  }, 60_000);
 });
