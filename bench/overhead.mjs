@@ -18,7 +18,7 @@ const pastOnly = { projects: false, past: true, identities: true };
 
 const cases = [
   ['summary phase of a meeting with everything', phasedTools(everything).summary, buildInstructions('', [], { shape }), 1100],
-  ['project phase (with read_transcript)', phasedTools(everything).projects, buildProjectInstructions('', []), 850],
+  ['project phase (with read_transcript)', phasedTools(everything).projects, buildProjectInstructions('', [], { pastTools: true }), 850],
   ['past summaries, no project folder (one phase)', phasedTools(pastOnly).summary, buildInstructions('', [], { shape, pastTools: true }), 1300],
   ['no projects, no past summaries', offeredTools({ projects: false, past: false, identities: true }), buildInstructions('', [], { shape }), 1100],
   ['no projects, no past summaries, no identities', offeredTools({ projects: false, past: false, identities: false }), buildInstructions('', [], { shape }), 1100],

@@ -41,8 +41,9 @@ export interface ConversationStarts {
  * when `tools.projectTools`, for a run in phases too: the meeting is read once for both, the
  * choice between them needing the instructions' size (docs/design.md §3 step 9). In phases the
  * project files are updated in a phase of their own, with its own instructions (AGENTS.md in
- * both: a project's instructions may be about the summary as well). The default prompt names
- * the project and past-meeting tools only where its conversation is offered them.
+ * both: a project's instructions may be about the summary as well). The built-in prompts name
+ * the project and past-meeting tools only where their conversation is offered them: the one
+ * conversation's and the project phase's alike (prompt.ts PAST_PHRASES).
  */
 export async function conversationStarts(
   deps: ConversationDeps,
@@ -84,7 +85,7 @@ export async function conversationStarts(
       instructions: buildInstructions(prompt, agentsFiles, { shape: shapeSection }),
       firstMessage: firstMessage(true),
       projects: {
-        instructions: buildProjectInstructions(prompt, agentsFiles),
+        instructions: buildProjectInstructions(prompt, agentsFiles, { pastTools: tools.pastTools === true }),
         firstMessage: (summary) => projectPhaseMessage({ ...facts, summaryNote }, summary),
       },
     },

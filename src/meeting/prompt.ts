@@ -33,8 +33,6 @@ export const PAST_STEP = '4. Past summaries are read-only history; consult them 
 export const PROJECT_STEP =
   '4. Project files and past summaries (read-only) are context you may read first. After the summary, add its new decisions and facts to existing project files: small write_projectfile edits (append, or insert/replace lines you read).';
 
-/** PROJECT_STEP for a meeting offered no past-meeting tools (its projects have no past summary yet): it names none. */
-export const PROJECT_STEP_NO_PAST = PROJECT_STEP.replace('Project files and past summaries (read-only) are', 'Project files are');
 
 /** The reminder sent once when the model stops without having written the summary. */
 export const SUMMARY_REMINDER =
@@ -48,6 +46,28 @@ export const PROJECT_PROMPT = `You are Meeting Assistant. A finished meeting's s
 1. Find the files the meeting concerns (list_projectfiles, read_projectfile); past summaries (read-only) and search show what is known; read_transcript has the meeting's own words.
 2. Add the new decisions and facts the summary states to existing project files: small write_projectfile edits (append, or insert/replace lines you read). Nothing new: write nothing.
 Finally answer with a short sentence, no tool call. On "Error:", correct the call.`;
+
+/**
+ * Each phrase of the built-in project texts (PROJECT_STEP, PROJECT_PROMPT) that names past
+ * summaries, as it reads for a meeting offered no past-meeting tools (its projects have no past
+ * summary yet; src/tools/offered-tools.ts): one table for the conversation with every tool and
+ * for the project phase, so that neither names a tool it is not offered (docs/design.md §3 step 9).
+ */
+const PAST_PHRASES: readonly (readonly [withPast: string, withoutPast: string])[] = [
+  ['Project files and past summaries (read-only) are', 'Project files are'],
+  ['; past summaries (read-only) and search show what is known;', '; search shows what is known;'],
+];
+
+/** A built-in project text without its past-meeting phrases. */
+function withoutPast(text: string): string {
+  return PAST_PHRASES.reduce((out, [withPast, without]) => out.replace(withPast, without), text);
+}
+
+/** PROJECT_STEP for a meeting offered no past-meeting tools: it names none. */
+export const PROJECT_STEP_NO_PAST = withoutPast(PROJECT_STEP);
+
+/** PROJECT_PROMPT for a run in phases whose project phase is offered no past-meeting tools: it names none. */
+export const PROJECT_PROMPT_NO_PAST = withoutPast(PROJECT_PROMPT);
 
 /** A configured prompt describes the whole run; the project phase tells the model where it is. */
 export const PROJECT_PHASE_NOTE =
@@ -89,9 +109,14 @@ function withStep(prompt: string, step: string): string {
   return `${prompt.slice(0, at)}\n${step}${prompt.slice(at)}`;
 }
 
-/** The project phase's instructions: PROJECT_PROMPT (or the configured prompt and PROJECT_PHASE_NOTE), then the AGENTS.md files. */
-export function buildProjectInstructions(configuredPrompt: string, agentsFiles: ProjectAgentsFile[]): string {
-  const prompt = configuredPrompt.trim() ? `${configuredPrompt.replace(/\s+$/, '')}\n\n${PROJECT_PHASE_NOTE}` : PROJECT_PROMPT;
+/**
+ * The project phase's instructions: PROJECT_PROMPT (PROJECT_PROMPT_NO_PAST unless the phase is
+ * offered the past-meeting tools), or the configured prompt and PROJECT_PHASE_NOTE; then the
+ * AGENTS.md files.
+ */
+export function buildProjectInstructions(configuredPrompt: string, agentsFiles: ProjectAgentsFile[], options: { pastTools?: boolean } = {}): string {
+  const builtIn = options.pastTools ? PROJECT_PROMPT : PROJECT_PROMPT_NO_PAST;
+  const prompt = configuredPrompt.trim() ? `${configuredPrompt.replace(/\s+$/, '')}\n\n${PROJECT_PHASE_NOTE}` : builtIn;
   return buildInstructions(prompt, agentsFiles);
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT, PROJECT_STEP_NO_PAST, SUMMARY_REMINDER } from '../../src/meeting/prompt.js';
+import { DEFAULT_PROMPT, PROJECT_PHASE_NOTE, PROJECT_PROMPT_NO_PAST, PROJECT_STEP_NO_PAST, SUMMARY_REMINDER } from '../../src/meeting/prompt.js';
 import { summaryShapeSection } from '../../src/meeting/summary-shape.js';
 import { retrySummary, summarizeMeeting } from '../../src/meeting/pipeline.js';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
@@ -292,7 +292,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(blank.deps, blank.meeting);
     expect(instructionsOf(server.modelRequests()[4]!)!.startsWith(DEFAULT_PROMPT)).toBe(true);
-    expect(instructionsOf(server.modelRequests()[5]!)!.startsWith(PROJECT_PROMPT)).toBe(true);
+    expect(instructionsOf(server.modelRequests()[5]!)!.startsWith(PROJECT_PROMPT_NO_PAST)).toBe(true);
   });
 
   it("appends the bound projects' AGENTS.md in the meeting's order; a project without one adds nothing", async () => {
@@ -308,7 +308,7 @@ describe.each(['chat-completions', 'responses'] as const)('pipeline over %s', (a
     server.script(tools(call('write_summary', { content: SUMMARY_BODY })), text('Done.'));
     await summarizeMeeting(phased.deps, phased.meeting);
     expect(instructionsOf(server.modelRequests()[2]!)).toBe(`${DEFAULT_PROMPT}\n\n${DEFAULT_SHAPE}\n${agents}`);
-    expect(instructionsOf(server.modelRequests()[3]!)).toBe(`${PROJECT_PROMPT}\n${agents}`);
+    expect(instructionsOf(server.modelRequests()[3]!)).toBe(`${PROJECT_PROMPT_NO_PAST}\n${agents}`);
   });
 
   it('appends nothing when no bound project has an AGENTS.md', async () => {

@@ -35,7 +35,7 @@ describe('the fixed overhead of a request', () => {
   it('project phase: at most 850 with its prompt and its eight tools (read_transcript among them, issue 31)', () => {
     const { projects } = phasedTools(ALL);
     expect(projects).toHaveLength(8);
-    const overhead = requestOverhead(buildProjectInstructions('', []), schemas(projects!));
+    const overhead = requestOverhead(buildProjectInstructions('', [], { pastTools: true }), schemas(projects!));
     expect(overhead.charsPerFour).toBeLessThanOrEqual(850);
   });
 
