@@ -5,13 +5,14 @@ import type { Logger } from '../log.js';
 import { Audit, auditJournalFolder } from '../audit.js';
 import { AgentError, type WindowController } from '../agent/loop.js';
 import { conversationStarts } from './conversation-start.js';
-import { carriedTokens, shapedConversation, shapedTools } from './run-shape.js';
+import { carriedTokens, logShape, shapedConversation, shapedTools, shapeLoggedOnFailure } from './run-shape.js';
 import { runAgentPhases } from './phases.js';
 import { SUMMARY_REMINDER } from './prompt.js';
 import type { RunProgress } from '../agent/progress.js';
 import type { EndpointGate } from '../agent/model/retry.js';
 import { unreachableAdvice } from '../agent/model/endpoint-wait.js';
 import { lastAnswerSection, noToolCallsAdvice } from './no-tool-calls.js';
+import { countingRequests } from './counted-requests.js';
 import { type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../tools/define/format.js';
@@ -295,10 +296,10 @@ async function summarize(r: MeetingRun): Promise<void> {
       return carriedTokens(conversationNow(), withResumed);
     },
     onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }),
-  });
+  }).catch(shapeLoggedOnFailure(log, conversationNow));
   const conversation = conversationNow();
-  const { shape, start, projectTools } = conversation;
-  log.info({ phased: shape.phased, window: shape.window, fixed: shape.fixed, tools: conversation.tools.schemas.length, projectPhaseTools: projectTools?.schemas.length }, shape.reason);
+  const { start, projectTools } = conversation;
+  logShape(log, conversation);
   let firstMessage = withResumed(start.firstMessage);
   if (notes) firstMessage = `${firstMessage}\n\n${notes}`;
 
@@ -378,21 +379,6 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
     modelRequests: r.model.requests,
     ...(aborted && { aborted: true }),
     ...(reportProblem !== undefined && { reportProblem }),
-  };
-}
-
-/** The run's model client, counting the requests it sends (the status page shows them). */
-function countingRequests(model: ModelClient): ModelClient & { readonly requests: number } {
-  let requests = 0;
-  return {
-    api: model.api,
-    complete: (request) => {
-      requests++;
-      return model.complete(request);
-    },
-    get requests() {
-      return requests;
-    },
   };
 }
 

@@ -4,6 +4,7 @@ import type { ConversationStart, ConversationStarts } from './conversation-start
 import { offeredTools, phasedTools, type ToolOffer } from '../tools/offered-tools.js';
 import type { AnyTool } from '../tools/binding/types.js';
 import { MIN_AGENT_ROOM, REPLY_RESERVE } from './long-transcript/notes-pass.js';
+import type { Logger } from '../log.js';
 
 /**
  * One conversation or phases (docs/design.md §3 step 9). One conversation with every offered
@@ -98,6 +99,32 @@ export function shapedConversation(
   const shape = runShape(room.window, { instructions: starts.whole.instructions, tools: tools.whole.schemas }, phased !== undefined, { target: room.target, carried });
   if (!shape.phased || !starts.phased || !tools.phases) return { shape, start: starts.whole, tools: tools.whole };
   return { shape, start: starts.phased, tools: tools.phases.summary, projectTools: tools.phases.projects };
+}
+
+/**
+ * The run's one shape line (docs/design.md §3 step 9: "logged once per run, with its reason"),
+ * as a person tailing the log reads it. `notBegun`: the run ended before its conversation (in
+ * the transcript's notes pass); the line is then the shape that conversation would have had, from
+ * the window known at the end, said so after the reason, so that every run which knew its tools
+ * says its shape, and a reader never takes it for a conversation that ran.
+ */
+export function logShape(log: Logger, conversation: ShapedConversation, notBegun?: string): void {
+  const { shape, tools, projectTools } = conversation;
+  const fields = { phased: shape.phased, window: shape.window, fixed: shape.fixed, tools: tools.schemas.length, projectPhaseTools: projectTools?.schemas.length };
+  if (notBegun === undefined) log.info(fields, shape.reason);
+  else log.info({ ...fields, begun: false }, `${shape.reason} — not begun: ${notBegun}`);
+}
+
+/**
+ * For the notes pass's failure: the shape logged once all the same (docs/design.md §3 step 9),
+ * the one the parts were sized for and the conversation would have had, marked as never begun;
+ * then the failure goes on as it was.
+ */
+export function shapeLoggedOnFailure(log: Logger, conversationNow: () => ShapedConversation): (err: unknown) => never {
+  return (err) => {
+    logShape(log, conversationNow(), 'the run ended while the transcript was read into notes');
+    throw err;
+  };
 }
 
 /** What the conversation carries in every request besides the transcript: its instructions, schemas and first message (as `message` makes it). */

@@ -89,3 +89,34 @@ describe('a window whose request room cannot hold one conversation with every to
     expect(await runtime.vault.read(runtime.vault.abs(PROJECT_FILE))).toContain(APPENDED);
   });
 });
+
+describe('a run that ends in the notes pass, before its conversation', () => {
+  // The shape is decided once the transcript's notes are made (docs/design.md §3 step 9); a run
+  // whose notes pass fails (here: the endpoint refuses the first part's request) still logs it
+  // once, the shape its conversation would have had, marked as not begun, before "run failed".
+  it.each([
+    [32_768, '32,768-token window: one conversation with all 19 offered tools ('],
+    [4096, '4,096-token window: the summary first, then the project files ('],
+  ] as const)('at %i: the shape it would have had, logged once and marked not begun', async (tokens, reason) => {
+    const server = await startScriptedServer({ models: ['qwen3:8b'] });
+    servers.push(server);
+    server.setFallback({ status: 400, body: { error: { message: 'model "qwen3:8b" is not loaded' } } });
+    const { log, lines } = capturedLogger();
+    const config = bundledConfig(server.baseUrl, { ContextWindow: { Tokens: tokens } });
+    const runtime = await createRuntime(config, { fs: memoryFs(allToolsVault()), log });
+    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+
+    expect(outcome.status).toBe('failed');
+    // Only notes requests were sent (tool-less): the agent's conversation never began.
+    expect(server.modelRequests().length).toBeGreaterThan(0);
+    expect(server.modelRequests().filter((r) => toolNamesOf(r).length > 0)).toHaveLength(0);
+    const shapes = lines.filter((l) => /-token window: /.test(String(l.msg)));
+    expect(shapes).toHaveLength(1);
+    expect(String(shapes[0]!.msg).startsWith(reason)).toBe(true);
+    expect(shapes[0]!.msg).toMatch(/ — not begun: the run ended while the transcript was read into notes$/);
+    expect(shapes[0]).toMatchObject({ level: 'info', begun: false, phased: tokens === 4096 });
+    const failedAt = lines.findIndex((l) => l.msg === 'run failed');
+    expect(failedAt).toBeGreaterThan(lines.indexOf(shapes[0]!));
+    expect(lines.findIndex((l) => String(l.msg).startsWith('reading the transcript: part 1'))).toBeLessThan(lines.indexOf(shapes[0]!));
+  });
+});
