@@ -8,7 +8,8 @@ import { bundledConfig } from '../helpers/bundled-config.js';
 import { capturedLogger } from '../helpers/captured-log.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { transcriptLines } from '../helpers/long-meeting-text.mjs';
-import { lastToolResults, type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, toolNamesOf, userTexts } from '../helpers/scripted-server.js';
+import { type PlannedCall, plannedModel } from '../helpers/planned-model.js';
+import { lastToolResults, type RecordedRequest, type ScriptedServer, startScriptedServer, toolCallsSoFar, toolNamesOf, userTexts } from '../helpers/scripted-server.js';
 
 /**
  * Issue 31: one conversation with every offered tool is the rule (docs/design.md §3 step 9).
@@ -23,9 +24,8 @@ const APPENDED = '- 2026-11-30: the billing release ships behind a feature flag 
 const PAST = 'Meetings/Summaries/2026-11-23 Alpha sync.md';
 const SUMMARY_BODY = '## Summary\nThe billing release and the PostgreSQL 16 migration.\n\n## Decisions\n- Ship behind a feature flag.\n\n## Next steps\n- Alice Martin: rollback plan.';
 
-type Planned = { name: string; args: object; afterSummary?: boolean };
 /** The order a model that reads before it writes calls the tools in. */
-const PLAN: Planned[] = [
+const PLAN: PlannedCall[] = [
   { name: 'list_projects', args: {} },
   { name: 'read_projectfile', args: { project: 'Alpha', path: 'Overview.md' } },
   { name: 'search', args: { keywords: ['(?i)pricing'] } },
@@ -38,27 +38,8 @@ const PLAN: Planned[] = [
   { name: 'write_projectfile', args: { project: 'Alpha', path: 'Overview.md', content: APPENDED }, afterSummary: true },
 ];
 
-/** The reading model: the next planned call its request offers, one at a time; done once nothing is left it can call. */
-function curiousModel() {
-  const done = new Set<number>();
-  let finalAnswers = 0;
-  const step: Step = {
-    handler: (req: RecordedRequest): Step => {
-      const offered = toolNamesOf(req);
-      // A tool-less request (notes of a transcript part, a compaction summary) is not the agent's turn.
-      if (offered.length === 0) return { reply: { content: '- Alice Martin: the billing release ships behind a flag (L5)' } };
-      const summarized = done.has(PLAN.findIndex((p) => p.name === 'write_summary'));
-      const next = PLAN.findIndex((p, i) => !done.has(i) && offered.includes(p.name) && (p.afterSummary !== true || summarized));
-      if (next < 0) {
-        finalAnswers++;
-        return { reply: { content: 'Done.' } };
-      }
-      done.add(next);
-      return { reply: { toolCalls: [{ name: PLAN[next]!.name, arguments: PLAN[next]!.args }] } };
-    },
-  };
-  return { step, finalAnswers: () => finalAnswers };
-}
+/** The reading model: the planned calls in order, each as soon as its request offers it. */
+const curiousModel = () => plannedModel(PLAN);
 
 const servers: ScriptedServer[] = [];
 afterEach(async () => {
