@@ -33,7 +33,6 @@ export const PAST_STEP = '4. Past summaries are read-only history; consult them 
 export const PROJECT_STEP =
   '4. Project files and past summaries (read-only) are context you may read first. After the summary, add its new decisions and facts to existing project files: small write_projectfile edits (append, or insert/replace lines you read).';
 
-
 /** The reminder sent once when the model stops without having written the summary. */
 export const SUMMARY_REMINDER =
   'You have not written the summary yet. Call write_summary now with the complete summary, in the structure the instructions give. The summary is only saved through that tool.';

@@ -102,8 +102,8 @@ export function shapedConversation(
 }
 
 /**
- * The run's one shape line (docs/design.md §3 step 9: "logged once per run, with its reason"),
- * as a person tailing the log reads it. `notBegun`: the run ended before its conversation (in
+ * The run's one shape line (docs/design.md §3 step 9; the contract: "The choice and its reason
+ * are logged once per run"), as a person tailing the log reads it. `notBegun`: the run ended before its conversation (in
  * the transcript's notes pass); the line is then the shape that conversation would have had, from
  * the window known at the end, said so after the reason, so that every run which knew its tools
  * says its shape, and a reader never takes it for a conversation that ran.
