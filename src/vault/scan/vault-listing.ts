@@ -182,9 +182,10 @@ export class VaultListing {
         files.push(childRel);
       }
     }
-    // A change moves the mtime and the change time to its own tick: it goes unseen only when
-    // both already were in that tick, and the change time is never older than the mtime.
-    const racy = readAt - version.mtimeMs < RACY_MS;
+    // A change moves the change time to its own tick: it goes unseen only when the change time
+    // already was in that tick. The mtime alone does not tell: a sync tool sets it back, and
+    // the change time it leaves behind is the recent one.
+    const racy = readAt - Math.max(version.mtimeMs, version.ctimeMs) < RACY_MS;
     return { version, racy, files, folders };
   }
 }

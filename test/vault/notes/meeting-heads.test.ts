@@ -93,7 +93,8 @@ describe('the other meeting notes, as a run start looks at them', () => {
     await vault.write('/vault/Meetings/New.md', meeting('New', 'summary: "[[Meetings/Summaries/New]]"\ncontext: "[[Meetings/Context/New]]"\n'));
     await lastChangedAMinuteAgo(vault, '/vault');
     const heads = new HeadCache(vault, CLAIM_KEYS);
-    const listing = new VaultListing(vault);
+    // Looked at a minute after the folders' change times too (utimes cannot set those back): none is racy.
+    const listing = new VaultListing(vault, { now: () => Date.now() + 60_000 });
     const first = await resolveMeeting(vault, '/vault/Meetings/New.md', { writeBack: false, meetingHeads: heads, listing });
     expect(vault.rel(first.contextPath)).toBe('Meetings/Context/New.md');
 

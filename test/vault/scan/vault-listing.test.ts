@@ -26,7 +26,14 @@ const FILES: Record<string, string> = {
 
 type RawFs = ReturnType<typeof memfs>['fs'];
 
-/** A memfs vault whose folders were last changed a minute ago: none of them is racy. */
+/**
+ * Looked at a minute after the folders' last change: none of them is racy. Their mtimes are set
+ * a minute back (setUp), but a folder's change time is what tells when it last changed, and
+ * utimes cannot set that back: the look's clock moves instead.
+ */
+const AT_REST = { now: () => Date.now() + 60_000 };
+
+/** A memfs vault whose folders' mtimes are a minute old (looked at with AT_REST, none of them is racy). */
 function setUp(files: Record<string, string> = FILES): { raw: RawFs; vault: Vault } {
   const json: Record<string, string> = {};
   for (const [p, content] of Object.entries(files)) json[`${VAULT_ROOT}/${p}`] = content;
@@ -50,7 +57,7 @@ describe('the vault listing', () => {
   it('lists what a walk for a link lists: no dot-folders, no temporary files or conflict copies', async () => {
     const { vault } = setUp();
     const walked = await vaultFiles(vault)();
-    const listed = await new VaultListing(vault).files();
+    const listed = await new VaultListing(vault, AT_REST).files();
     expect(sorted(listed)).toEqual(sorted(walked));
     expect(sorted(listed)).toEqual([
       'Inbox.md',
@@ -66,7 +73,7 @@ describe('the vault listing', () => {
 
   it('looks again with a stat per folder and no read when nothing was added, removed or renamed', async () => {
     const { vault } = setUp();
-    const listing = new VaultListing(vault);
+    const listing = new VaultListing(vault, AT_REST);
     const first = await listing.files();
     const folders = listing.reads;
     const calls = countFsCalls(vault.fs);
@@ -81,7 +88,7 @@ describe('the vault listing', () => {
 
   it('sees a file added, a file removed and a folder renamed, reading only the folders that changed', async () => {
     const { raw, vault } = setUp();
-    const listing = new VaultListing(vault);
+    const listing = new VaultListing(vault, AT_REST);
     await listing.files();
     const before = listing.reads;
     raw.writeFileSync(`${VAULT_ROOT}/Projects/Alpha/deep/er/new.md`, 'n');
@@ -139,7 +146,7 @@ describe('the vault listing', () => {
 
   it('sees an entry added behind an mtime set back (a sync tool), by the change time', async () => {
     const { raw, vault } = setUp();
-    const listing = new VaultListing(vault);
+    const listing = new VaultListing(vault, AT_REST);
     await listing.files();
     const before = listing.reads;
     const stats = raw.statSync(`${VAULT_ROOT}/Projects/Alpha`);
@@ -150,11 +157,27 @@ describe('the vault listing', () => {
     expect(listing.reads - before).toBe(1);
   });
 
+  it('reads a folder changed just before its reading again when a sync tool set its mtime back: the change time is recent', async () => {
+    const step = Math.floor(Date.now() / 2000) * 2000;
+    const { raw, vault } = setUp();
+    const alpha = `${VAULT_ROOT}/Projects/Alpha`;
+    const lstat = vault.fs.lstat.bind(vault.fs);
+    // A coarse clock again, the mtime an hour back: the change time is the step of the change.
+    vault.fs.lstat = async (file: string) => {
+      const stats = await lstat(file);
+      return file === alpha ? Object.assign(Object.create(Object.getPrototypeOf(stats) as object) as typeof stats, stats, { mtimeMs: step - 3_600_000, ctimeMs: step, size: 0 }) : stats;
+    };
+    const listing = new VaultListing(vault, { now: () => step + RACY_MS / 2 });
+    expect(await listing.files()).not.toContain('Projects/Alpha/late.md');
+    raw.writeFileSync(`${alpha}/late.md`, 'l');
+    expect(await listing.files()).toContain('Projects/Alpha/late.md');
+  });
+
   it('does not follow a folder replaced by a link, nor list what it points at', async () => {
     const { raw, vault } = setUp({ ...FILES, 'Elsewhere/secret.md': 's' });
     raw.mkdirSync('/outside/stuff', { recursive: true });
     raw.writeFileSync('/outside/stuff/leak.md', 'x');
-    const listing = new VaultListing(vault);
+    const listing = new VaultListing(vault, AT_REST);
     await listing.files();
     raw.rmSync(`${VAULT_ROOT}/Elsewhere`, { recursive: true });
     raw.symlinkSync('/outside/stuff', `${VAULT_ROOT}/Elsewhere`);
@@ -165,7 +188,7 @@ describe('the vault listing', () => {
 
   it('answers callers at the same moment with one look', async () => {
     const { vault } = setUp();
-    const listing = new VaultListing(vault);
+    const listing = new VaultListing(vault, AT_REST);
     const calls = countFsCalls(vault.fs);
     const [a, b] = await Promise.all([listing.files(), listing.files()]);
     expect(a).toBe(b);
@@ -174,7 +197,7 @@ describe('the vault listing', () => {
 
   it('lists the meeting notes as listNotesOf does, kept while the listing is the same', async () => {
     const { raw, vault } = setUp();
-    const listing = new VaultListing(vault);
+    const listing = new VaultListing(vault, AT_REST);
     const notes = await listing.meetingNotes();
     expect(notes).toEqual(await vault.listNotesOf('Meetings'));
     expect(notes).toEqual([vault.abs('Meetings/Retro.md'), vault.abs('Meetings/Weekly.md')]);
@@ -190,12 +213,12 @@ describe('the vault listing', () => {
   ])('lists the meeting notes as listNotesOf does with %s', async (_label, folders) => {
     const { raw } = setUp({ ...FILES, 'Meetings/Done/Weekly.md': 'd', 'Meetings/Team/Planning.md': 'p' });
     const vault = new Vault(raw.promises as unknown as Fs, testConfig({ Folders: folders }).layout);
-    expect(await new VaultListing(vault).meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
+    expect(await new VaultListing(vault, AT_REST).meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
   });
 
   it('walks the vault again after it was let go, and has nothing when the vault is gone', async () => {
     const { raw, vault } = setUp();
-    const listing = new VaultListing(vault);
+    const listing = new VaultListing(vault, AT_REST);
     await listing.files();
     const once = listing.reads;
     listing.clear();
