@@ -93,12 +93,15 @@ export class VaultListing {
       .filter((other) => other.length > prefix.length && other.startsWith(prefix));
     // A folder another kind shares with the meetings: the kind decides, note by note.
     const shared = (Object.entries(folders) as [string, string][]).some(([key, folder]) => key !== 'Meetings' && folder === folders.Meetings);
+    // The glossary and dictionary (inside the meetings folder by default) are of no kind.
+    const { glossary, dictionary } = this.vault.layout.files;
     const list: string[] = [];
     for (const rel of files) {
       if (!rel.startsWith(prefix) || !rel.toLowerCase().endsWith('.md')) continue;
       if (rel.charCodeAt(rel.lastIndexOf('/') + 1) === 0x2e /* a dot-file */) continue;
       if (others.some((other) => rel.startsWith(other))) continue;
       const abs = path.join(this.vault.root, rel);
+      if (abs === glossary || abs === dictionary) continue;
       if (shared && this.vault.kindOf(abs) !== 'meeting') continue;
       list.push(abs);
     }

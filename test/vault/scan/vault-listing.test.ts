@@ -216,6 +216,13 @@ describe('the vault listing', () => {
     expect(await new VaultListing(vault, AT_REST).meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
   });
 
+  it('lists neither the glossary nor the dictionary as meeting notes (they lie in Meetings by default)', async () => {
+    const { vault } = setUp({ ...FILES, 'Meetings/Glossary.md': 'g', 'Meetings/Dictionary.md': 'd' });
+    const notes = await new VaultListing(vault, AT_REST).meetingNotes();
+    expect(notes).toEqual(await vault.listNotesOf('Meetings'));
+    expect(notes).toEqual([vault.abs('Meetings/Retro.md'), vault.abs('Meetings/Weekly.md')]);
+  });
+
   it('walks the vault again after it was let go, and has nothing when the vault is gone', async () => {
     const { raw, vault } = setUp();
     const listing = new VaultListing(vault, AT_REST);
