@@ -6,6 +6,7 @@ import { type FileVersion, fileVersion, sameVersion } from '../../vault/files/fi
 import { isSyncToolFile } from '../../vault/files/sync-files.js';
 import { Vault } from '../../vault/files/vault.js';
 import { FileWatch } from './file-cache.js';
+import type { VaultListing } from '../../vault/scan/vault-listing.js';
 
 /**
  * The frontmatter of the summary notes in `Folders.Summaries`, parsed once and shared by
@@ -61,7 +62,7 @@ export class PastSummaryIndex {
     private readonly vault: Vault,
     watch: FileWatch = new FileWatch(vault),
     /** The vault's files kept between runs (vault/scan/vault-listing.ts): `some` lists the summaries from it instead of walking their folder. */
-    private readonly listing?: { files(): Promise<readonly string[]> },
+    private readonly listing?: Pick<VaultListing, 'filesReaching'>,
   ) {
     this.trust = watch;
     watch.onInvalidate((p) => this.forget(p));
@@ -162,14 +163,18 @@ export class PastSummaryIndex {
     });
   }
 
-  /** The summary notes, sorted: from the kept listing when there is one (no dot-files: listMarkdown's rule), else a walk of the folder. */
+  /**
+   * The summary notes, sorted: from the kept listing when there is one and it reaches the
+   * folder (no dot-files: listMarkdown's rule), else a walk of the folder.
+   */
   private async summaryFiles(): Promise<string[]> {
     const folder = this.vault.layout.folders.Summaries;
-    if (!this.listing) return (await this.vault.listMarkdown(folder)).filter((f) => this.vault.kindOf(f) === 'summary');
+    const listed = await this.listing?.filesReaching(folder);
+    if (listed === undefined) return (await this.vault.listMarkdown(folder)).filter((f) => this.vault.kindOf(f) === 'summary');
     const rel = this.vault.rel(folder);
     const prefix = rel === '' || rel === '.' ? '' : `${rel}/`;
     const out: string[] = [];
-    for (const file of await this.listing.files()) {
+    for (const file of listed) {
       if (!file.startsWith(prefix) || !file.toLowerCase().endsWith('.md') || file.charCodeAt(file.lastIndexOf('/') + 1) === 0x2e) continue;
       const abs = path.join(this.vault.root, file);
       if (this.vault.kindOf(abs) === 'summary') out.push(abs);

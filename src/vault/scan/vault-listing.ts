@@ -70,12 +70,33 @@ export class VaultListing {
   }
 
   /**
+   * `files()` when it reaches `folder` (absolute, a configured folder), else undefined: the
+   * folder lies where the listing does not go (in a dot-folder, outside the vault, through a
+   * symbolic link, which a walk of the folder itself follows), or the listing could not be
+   * made (a folder elsewhere in the vault that cannot be read). The caller then walks the
+   * folder, as before there was a listing.
+   */
+  async filesReaching(folder: string): Promise<readonly string[] | undefined> {
+    let files: readonly string[];
+    try {
+      files = await this.files();
+    } catch {
+      return undefined;
+    }
+    const rel = this.vault.rel(folder);
+    // `folders` is the tree `files` was made of while `flat` is it (both are set together).
+    return this.flat === files && this.folders.has(rel === '.' ? '' : rel) ? files : undefined;
+  }
+
+  /**
    * The meeting notes (absolute, sorted), as `vault.listNotesOf('Meetings')` lists them: the
    * Markdown files below the meetings folder whose kind is `meeting`, no dot-files. Derived
-   * from `files()`, and kept while that is the same listing.
+   * from `files()`, and kept while that is the same listing; walked as listNotesOf does when
+   * the listing does not reach the folder (filesReaching).
    */
   async meetingNotes(): Promise<readonly string[]> {
-    const files = await this.files();
+    const files = await this.filesReaching(this.vault.layout.folders.Meetings);
+    if (files === undefined) return this.vault.listNotesOf('Meetings');
     if (this.notes?.from === files) return this.notes.list;
     const { folders } = this.vault.layout;
     const prefixOf = (folder: string) => {

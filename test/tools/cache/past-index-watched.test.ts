@@ -121,4 +121,16 @@ describe('whether a past summary of the projects exists (the tool offer), from t
     await h.fs.writeFile(`${SUMMARIES}/2026-11-28 Delta.md`, summaryNote('Delta', '2026-11-28', ['Delta']));
     expect(await withListing.some(of('delta'))).toBe(true);
   });
+
+  it('finds the summaries of a summaries folder that is a symbolic link, as a walk of the folder does (the design follows it)', async () => {
+    const h = harness();
+    await h.fs.mkdir('/elsewhere', { recursive: true });
+    await h.fs.rename(SUMMARIES, '/elsewhere/Summaries');
+    await h.fs.symlink!('/elsewhere/Summaries', SUMMARIES);
+    const withListing = new PastSummaryIndex(h.vault, h.ctx.caches.watch, new VaultListing(h.vault));
+    const walking = new PastSummaryIndex(h.vault, h.ctx.caches.watch);
+    const alpha = (s: { projectKeys: string[] }) => s.projectKeys.includes('alpha');
+    expect(await walking.some(alpha)).toBe(true);
+    expect(await withListing.some(alpha)).toBe(true);
+  });
 });

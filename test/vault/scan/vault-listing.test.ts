@@ -223,6 +223,38 @@ describe('the vault listing', () => {
     expect(notes).toEqual([vault.abs('Meetings/Retro.md'), vault.abs('Meetings/Weekly.md')]);
   });
 
+  it('lists the meeting notes of a meetings folder that is a symbolic link, as listNotesOf does', async () => {
+    const { raw, vault } = setUp({ 'Projects/Alpha/notes.md': 'p' });
+    raw.mkdirSync('/elsewhere/Meetings', { recursive: true });
+    raw.writeFileSync('/elsewhere/Meetings/Weekly.md', 'm');
+    raw.symlinkSync('/elsewhere/Meetings', `${VAULT_ROOT}/Meetings`);
+    const walked = await vault.listNotesOf('Meetings');
+    expect(walked).toEqual([vault.abs('Meetings/Weekly.md')]);
+    expect(await new VaultListing(vault).meetingNotes()).toEqual(walked);
+  });
+
+  it('lists the meeting notes of a meetings folder in a dot-folder, or outside the vault, as listNotesOf does', async () => {
+    const { raw } = setUp({ ...FILES, '.meetings/Weekly.md': 'm' });
+    raw.mkdirSync('/elsewhere/Meetings', { recursive: true });
+    raw.writeFileSync('/elsewhere/Meetings/Retro.md', 'm');
+    for (const Meetings of ['.meetings', '/elsewhere/Meetings']) {
+      const vault = new Vault(raw.promises as unknown as Fs, testConfig({ Folders: { Meetings } }).layout);
+      const walked = await vault.listNotesOf('Meetings');
+      expect(walked).toHaveLength(1);
+      expect(await new VaultListing(vault).meetingNotes()).toEqual(walked);
+    }
+  });
+
+  it('lists the meeting notes when a folder outside the meetings folder cannot be read, as listNotesOf does', async () => {
+    const { vault } = setUp({ ...FILES, 'Private/secret.md': 's' });
+    const readdir = vault.fs.readdir.bind(vault.fs) as (...args: unknown[]) => Promise<unknown>;
+    (vault.fs as unknown as Record<string, unknown>).readdir = (dir: string, ...rest: unknown[]) =>
+      dir === `${VAULT_ROOT}/Private` ? Promise.reject(Object.assign(new Error(`EACCES: permission denied, scandir '${dir}'`), { code: 'EACCES' })) : readdir(dir, ...rest);
+    const walked = await vault.listNotesOf('Meetings');
+    expect(walked).toEqual([vault.abs('Meetings/Retro.md'), vault.abs('Meetings/Weekly.md')]);
+    expect(await new VaultListing(vault).meetingNotes()).toEqual(walked);
+  });
+
   it('walks the vault again after it was let go, and has nothing when the vault is gone', async () => {
     const { raw, vault } = setUp();
     const listing = new VaultListing(vault, AT_REST);
