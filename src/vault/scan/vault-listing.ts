@@ -46,6 +46,8 @@ export class VaultListing {
   private flat: readonly string[] = [];
   private going: Promise<readonly string[]> | undefined;
   private notes: { from: readonly string[]; list: readonly string[] } | undefined;
+  /** Moved by clear(): a look under way then keeps nothing of what it found. */
+  private generation = 0;
   private readonly now: () => number;
   /** Folders read (readdir) so far; tests and the bench read it. */
   reads = 0;
@@ -127,7 +129,7 @@ export class VaultListing {
       list.push(abs);
     }
     list.sort();
-    this.notes = { from: files, list };
+    if (this.flat === files) this.notes = { from: files, list };
     return list;
   }
 
@@ -136,9 +138,11 @@ export class VaultListing {
     this.folders = new Map();
     this.flat = [];
     this.notes = undefined;
+    this.generation++;
   }
 
   private async look(): Promise<readonly string[]> {
+    const generation = this.generation;
     const seen = new Map<string, Folder>();
     let changed = false;
     const visit = async (rel: string, isRoot: boolean): Promise<void> => {
@@ -163,6 +167,8 @@ export class VaultListing {
       for (const sub of folder.folders) collect(sub);
     };
     collect('');
+    // Let go meanwhile: its callers have the answer, the listing keeps nothing.
+    if (generation !== this.generation) return out;
     this.folders = seen;
     this.flat = out;
     return out;

@@ -255,6 +255,17 @@ describe('the vault listing', () => {
     expect(await new VaultListing(vault).meetingNotes()).toEqual(walked);
   });
 
+  it('lets go of what a look still under way found when it is let go meanwhile', async () => {
+    const { vault } = setUp();
+    const listing = new VaultListing(vault, AT_REST);
+    const looking = listing.files();
+    listing.clear();
+    await looking;
+    const once = listing.reads;
+    await listing.files();
+    expect(listing.reads).toBe(2 * once);
+  });
+
   it('walks the vault again after it was let go, and has nothing when the vault is gone', async () => {
     const { raw, vault } = setUp();
     const listing = new VaultListing(vault, AT_REST);
