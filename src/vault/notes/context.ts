@@ -81,7 +81,9 @@ export function renderContextNote(vault: Vault, artifacts: MeetingArtifacts, opt
  */
 export async function startSummarizing(vault: Vault, artifacts: MeetingArtifacts, runTime: Date): Promise<void> {
   const endTime = async () => artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), runTime);
-  if (await createContextNote(vault, { ...artifacts, endTime: await endTime() }, { state: 'summarizing' })) return;
+  // The transcript is read only for a note that will get the end time from it: one with an
+  // end time of its own never needed it (a transcript that cannot be read fails nothing then).
+  if ((await vault.readIfExists(artifacts.contextPath)) === undefined && (await createContextNote(vault, { ...artifacts, endTime: await endTime() }, { state: 'summarizing' }))) return;
   const contextNote = await readNote(vault, artifacts.contextPath);
   await setContextState(vault, artifacts.contextPath, 'summarizing', {
     ...(isBlank(contextNote.data.end_time) ? { end_time: await endTime() } : {}),

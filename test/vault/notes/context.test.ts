@@ -8,11 +8,12 @@ import {
   readContextState,
   setContextState,
   splitContextBody,
+  startSummarizing,
 } from '../../../src/vault/notes/context.js';
 import { FrontmatterError, parseNote } from '../../../src/vault/format/frontmatter.js';
 import type { MeetingArtifacts } from '../../../src/vault/notes/meeting.js';
 import { Vault } from '../../../src/vault/files/vault.js';
-import { memoryFs, memoryVault, testConfig } from '../../helpers/memfs.js';
+import { countFsCalls, memoryFs, memoryVault, testConfig } from '../../helpers/memfs.js';
 
 const CTX = '/vault/Meetings/Context/2026-11-30 Weekly Sync.md';
 
@@ -218,5 +219,33 @@ describe('splitContextBody: the notebook, then the daemon\'s record', () => {
     expect(splitContextBody(`My notes\n\n${error}`)).toEqual({ notebook: 'My notes\n', record: error });
     expect(splitContextBody(`My notes\n\n${error}\n${audit}`)).toEqual({ notebook: 'My notes\n', record: `${error}\n${audit}` });
     expect(splitContextBody(`My notes\n## Errors I saw\n`)).toEqual({ notebook: 'My notes\n## Errors I saw\n', record: '' });
+  });
+});
+
+describe('startSummarizing (a run begins, docs/design.md §2 "Summarize")', () => {
+  const transcript = '---\nstate: finished\n---\n[00:00:05] A: hi\n[00:42:10] B: bye\n';
+
+  test("a new note is written once, summarizing, with the end time from the transcript's last stamp", async () => {
+    const vault = memoryVault({ 'Meetings/Transcripts/2026-11-30 Weekly Sync.md': transcript });
+    const writes: string[] = [];
+    vault.onWrite((p) => writes.push(p));
+    await startSummarizing(vault, artifacts, new Date('2026-12-02T10:00:00Z'));
+    expect(writes).toEqual([CTX]);
+    expect(parseNote(await vault.read(CTX)).data).toMatchObject({ state: 'summarizing', end_time: '2026-11-30T09:42:10+01:00' });
+  });
+
+  test('a note with an end time of its own is set summarizing without a look at the transcript', async () => {
+    const vault = memoryVault({
+      'Meetings/Transcripts/2026-11-30 Weekly Sync.md': transcript,
+      'Meetings/Context/2026-11-30 Weekly Sync.md': '---\nstate: collecting metadata\nend_time: 2026-11-30T10:00:00+01:00\n---\nnotes\n',
+    });
+    const calls = countFsCalls(vault.fs);
+    const read = vault.fs.readFile.bind(vault.fs);
+    const asked: string[] = [];
+    vault.fs.readFile = (file, options) => (asked.push(String(file)), read(file, options));
+    await startSummarizing(vault, artifacts, new Date('2026-12-02T10:00:00Z'));
+    expect(asked).not.toContain(artifacts.transcriptPath);
+    expect(calls.readFile).toBeGreaterThan(0);
+    expect(parseNote(await vault.read(CTX))).toMatchObject({ data: { state: 'summarizing', end_time: '2026-11-30T10:00:00+01:00' }, body: 'notes\n' });
   });
 });
