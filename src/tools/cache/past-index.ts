@@ -62,7 +62,7 @@ export class PastSummaryIndex {
     private readonly vault: Vault,
     watch: FileWatch = new FileWatch(vault),
     /** The vault's files kept between runs (vault/scan/vault-listing.ts): `some` lists the summaries from it instead of walking their folder. */
-    private readonly listing?: Pick<VaultListing, 'filesReaching'>,
+    private readonly listing?: Pick<VaultListing, 'notesOf'>,
   ) {
     this.trust = watch;
     watch.onInvalidate((p) => this.forget(p));
@@ -131,7 +131,7 @@ export class PastSummaryIndex {
     const folder = this.vault.layout.folders.Summaries;
     const fresh = !this.refreshing && this.answer && this.dirty.size === 0 && this.trust.covers(folder) && this.trust.now() - this.sweptAt <= this.trust.maxTrustMs;
     if (fresh) return this.answer!.some(accept);
-    const files = (await this.summaryFiles()).reverse();
+    const files = [...(await this.summaryFiles())].reverse();
     // Settled by the first accepted, not by the slowest of its batch (a sync tool's placeholder still downloading, say).
     return new Promise<boolean>((resolve, reject) => {
       let next = 0;
@@ -167,20 +167,11 @@ export class PastSummaryIndex {
    * The summary notes, sorted: from the kept listing when there is one and it reaches the
    * folder (no dot-files: listMarkdown's rule), else a walk of the folder.
    */
-  private async summaryFiles(): Promise<string[]> {
-    const folder = this.vault.layout.folders.Summaries;
-    const listed = await this.listing?.filesReaching(folder);
-    if (listed === undefined) return (await this.vault.listMarkdown(folder)).filter((f) => this.vault.kindOf(f) === 'summary');
-    const rel = this.vault.rel(folder);
-    const prefix = rel === '' || rel === '.' ? '' : `${rel}/`;
-    const out: string[] = [];
-    for (const file of listed) {
-      if (!file.startsWith(prefix) || !file.toLowerCase().endsWith('.md') || file.charCodeAt(file.lastIndexOf('/') + 1) === 0x2e) continue;
-      const abs = path.join(this.vault.root, file);
-      if (this.vault.kindOf(abs) === 'summary') out.push(abs);
-    }
-    return out.sort();
+  private async summaryFiles(): Promise<readonly string[]> {
+    const listed = await this.listing?.notesOf('Summaries');
+    return listed ?? (await this.vault.listMarkdown(this.vault.layout.folders.Summaries)).filter((f) => this.vault.kindOf(f) === 'summary');
   }
+
 
   /** The answer, shared: callers copy it. */
   private async current(): Promise<readonly PastSummary[]> {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isNotFound } from '../files/fs.js';
 import { type FileVersion, fileVersion, sameVersion } from '../files/file-version.js';
 import { mapLimit } from '../files/concurrency.js';
+import { isNormalAbsolute } from '../files/lexical-paths.js';
 import type { Vault } from '../files/vault.js';
 import { LINK_WALK } from '../format/links.js';
 
@@ -45,7 +46,10 @@ export class VaultListing {
   private folders = new Map<string, Folder>();
   private flat: readonly string[] = [];
   private going: Promise<readonly string[]> | undefined;
-  private notes: { from: readonly string[]; list: readonly string[] } | undefined;
+  /** Per kind, the notes derived from the listing `from`. */
+  private notes = new Map<string, { from: readonly string[]; list: readonly string[] }>();
+  /** Per kind, each folder's notes, while that reading of the folder is the one held. */
+  private shares = new Map<string, WeakMap<Folder, string[]>>();
   /** Moved by clear(): a look under way then keeps nothing of what it found. */
   private generation = 0;
   private readonly now: () => number;
@@ -91,53 +95,79 @@ export class VaultListing {
   }
 
   /**
-   * The meeting notes (absolute, sorted), as `vault.listNotesOf('Meetings')` lists them: the
-   * Markdown files below the meetings folder whose kind is `meeting`, no dot-files. Derived
-   * from `files()`, and kept while that is the same listing; walked as listNotesOf does when
-   * the listing does not reach the folder (filesReaching).
+   * The meeting notes (absolute, sorted), as `vault.listNotesOf('Meetings')` lists them.
+   * Undefined-free: walked as listNotesOf does when the listing does not reach the folder.
    */
   async meetingNotes(): Promise<readonly string[]> {
-    const files = await this.filesReaching(this.vault.layout.folders.Meetings);
-    if (files === undefined) return this.vault.listNotesOf('Meetings');
-    if (this.notes?.from === files) return this.notes.list;
-    const { folders } = this.vault.layout;
+    return (await this.notesOf('Meetings')) ?? this.vault.listNotesOf('Meetings');
+  }
+
+  /**
+   * The notes of one kind (absolute, sorted), as `vault.listNotesOf(key)` lists them: the
+   * Markdown files below its folder, no dot-files, not in the folders configured for other
+   * kinds inside it, of that kind (vault.kindOf: the glossary and dictionary are of none).
+   * Undefined when the listing does not reach the folder (filesReaching): the caller walks it.
+   * Each folder's share is worked out once per reading of that folder: a run start that
+   * re-read two folders does not sift the vault's 20,000 names again (BENCHMARKS.md, run start).
+   */
+  async notesOf(key: 'Meetings' | 'Summaries'): Promise<readonly string[] | undefined> {
+    const { folders, files: single } = this.vault.layout;
+    const root = folders[key];
+    const files = await this.filesReaching(root);
+    if (files === undefined) return undefined;
+    const kept = this.notes.get(key);
+    if (kept?.from === files) return kept.list;
     const prefixOf = (folder: string) => {
       const rel = this.vault.rel(folder);
       return rel === '' || rel === '.' ? '' : `${rel}/`;
     };
-    const prefix = prefixOf(folders.Meetings);
-    // The folders of other kinds inside the meetings folder (the default layout keeps the
-    // transcripts, summaries and context notes there): passed over by their path, as
-    // listNotesOf does not enter them; what is left is of kind `meeting` (the most specific
-    // configured folder, vault.kindOf).
+    const prefix = prefixOf(root);
+    // The folders of other kinds inside this one (the default layout keeps the transcripts,
+    // summaries and context notes inside Meetings), passed over as listNotesOf does not enter
+    // them; what is left is of this kind, unless another kind shares the very folder.
     const others = Object.values(folders)
-      .filter((folder) => folder !== folders.Meetings)
+      .filter((folder) => folder !== root)
       .map(prefixOf)
       .filter((other) => other.length > prefix.length && other.startsWith(prefix));
-    // A folder another kind shares with the meetings: the kind decides, note by note.
-    const shared = (Object.entries(folders) as [string, string][]).some(([key, folder]) => key !== 'Meetings' && folder === folders.Meetings);
-    // The glossary and dictionary (inside the meetings folder by default) are of no kind.
-    const { glossary, dictionary } = this.vault.layout.files;
+    const kind = key === 'Meetings' ? 'meeting' : 'summary';
+    const shared = Object.entries(folders).some(([other, folder]) => other !== key && folder === root);
+    const ofNoKind = new Set([single.glossary, single.dictionary]);
+    const shares = this.shares.get(key) ?? new WeakMap<Folder, string[]>();
+    this.shares.set(key, shares);
     const list: string[] = [];
-    for (const rel of files) {
-      if (!rel.startsWith(prefix) || !rel.toLowerCase().endsWith('.md')) continue;
-      if (rel.charCodeAt(rel.lastIndexOf('/') + 1) === 0x2e /* a dot-file */) continue;
-      if (others.some((other) => rel.startsWith(other))) continue;
-      const abs = path.join(this.vault.root, rel);
-      if (abs === glossary || abs === dictionary) continue;
-      if (shared && this.vault.kindOf(abs) !== 'meeting') continue;
-      list.push(abs);
+    for (const [rel, folder] of this.folders) {
+      const below = rel === '' ? '' : `${rel}/`;
+      if (!below.startsWith(prefix) || others.some((other) => below.startsWith(other))) continue;
+      let share = shares.get(folder);
+      if (share === undefined) {
+        share = [];
+        for (const file of folder.files) {
+          if (!isMarkdownName(file) || file.charCodeAt(file.lastIndexOf('/') + 1) === 0x2e /* a dot-file */) continue;
+          const abs = this.absOf(file);
+          if (ofNoKind.has(abs) || (shared && this.vault.kindOf(abs) !== kind)) continue;
+          share.push(abs);
+        }
+        shares.set(folder, share);
+      }
+      for (const abs of share) list.push(abs);
     }
     list.sort();
-    if (this.flat === files) this.notes = { from: files, list };
+    if (this.flat === files) this.notes.set(key, { from: files, list });
     return list;
+  }
+
+  /** A listed file's absolute path: joined as it is below a normalised root, without path.join's walk over it. */
+  private absOf(rel: string): string {
+    const root = this.vault.root;
+    return isNormalAbsolute(root) ? `${root === '/' ? '' : root}/${rel}` : path.join(root, rel);
   }
 
   /** Everything let go (the run caches' idle release): the next look-up walks the vault. */
   clear(): void {
     this.folders = new Map();
     this.flat = [];
-    this.notes = undefined;
+    this.notes.clear();
+    this.shares.clear();
     this.generation++;
   }
 
@@ -218,4 +248,10 @@ export class VaultListing {
     const racy = readAt - Math.max(version.mtimeMs, version.ctimeMs) < RACY_MS;
     return { version, racy, files, folders };
   }
+}
+
+/** `.md` in any case, without a lower-cased copy of every name. */
+function isMarkdownName(name: string): boolean {
+  const n = name.length;
+  return n > 3 && name.charCodeAt(n - 3) === 0x2e && (name.charCodeAt(n - 2) | 0x20) === 0x6d && (name.charCodeAt(n - 1) | 0x20) === 0x64;
 }

@@ -210,10 +210,16 @@ describe('the vault listing', () => {
     ['transcripts kept beside the meetings', { Transcripts: 'Meetings' }],
     ['summaries in a folder of their own inside the meetings', { Summaries: 'Meetings/Done' }],
     ['meetings at the root of the vault', { Meetings: '.' }],
-  ])('lists the meeting notes as listNotesOf does with %s', async (_label, folders) => {
-    const { raw } = setUp({ ...FILES, 'Meetings/Done/Weekly.md': 'd', 'Meetings/Team/Planning.md': 'p' });
+  ])('lists the meeting notes and the summaries as listNotesOf does with %s, also after one folder changed', async (_label, folders) => {
+    const { raw } = setUp({ ...FILES, 'Meetings/Done/Weekly.md': 'd', 'Meetings/Team/Planning.md': 'p', 'Meetings/Summaries/Deep/Older.md': 's' });
     const vault = new Vault(raw.promises as unknown as Fs, testConfig({ Folders: folders }).layout);
-    expect(await new VaultListing(vault, AT_REST).meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
+    const listing = new VaultListing(vault, AT_REST);
+    expect(await listing.meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
+    expect(await listing.notesOf('Summaries')).toEqual(await vault.listNotesOf('Summaries'));
+    raw.writeFileSync(`${VAULT_ROOT}/Meetings/Team/Review.md`, 'r');
+    raw.writeFileSync(`${VAULT_ROOT}/Meetings/Summaries/Deep/Newer.md`, 's');
+    expect(await listing.meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
+    expect(await listing.notesOf('Summaries')).toEqual(await vault.listNotesOf('Summaries'));
   });
 
   it('lists neither the glossary nor the dictionary as meeting notes (they lie in Meetings by default)', async () => {
