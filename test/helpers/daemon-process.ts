@@ -248,6 +248,15 @@ export async function exitWithin(proc: Pick<DaemonProcess, 'exited'>, timeoutMs:
   }
 }
 
+/**
+ * The bound of a wait for what a run process that is not up yet does: its fork, the runtime's
+ * load and a run's turns. A cold run start (to the first model request) is under 1 s on a quiet
+ * machine but measured 7.4 s median and 14.6 s at most at load 26–28 (BENCHMARKS.md, issue 31),
+ * which a whole suite beside busy loops reaches (issue 37): waitFor's 15 s was too little for a
+ * restart and its run. A bound on a wait, not a timed assertion: a quick run ends it at once.
+ */
+export const COLD_RUN_WAIT_MS = 60_000;
+
 /** Poll `check` until it returns a truthy value or the deadline passes. */
 export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15000, intervalMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
