@@ -8,6 +8,7 @@
  *   npm run test:stress                        10 runs, one busy loop per core
  *   npm run test:stress -- --runs 3 --load 1   3 runs beside one loop
  *   npm run test:stress -- -- test/faults      arguments after `--` go to vitest
+ *   npm run test:stress -- --cold-cache 20     the page cache dropped every 20 s too (root, Linux)
  *
  * STRESS_RUNS and STRESS_LOAD set the same as the flags. Exits 1 when any run failed, after
  * listing each failing test with the number of runs it failed in.
@@ -19,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startBusyLoops } from './busy-loops.mjs';
+import { startCacheDrops } from './cold-cache.mjs';
 import { failuresOf, summary } from './stress-report.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -30,16 +32,18 @@ const { values, positionals } = parseArgs({
     runs: { type: 'string', default: process.env.STRESS_RUNS ?? '10' },
     load: { type: 'string', default: process.env.STRESS_LOAD ?? String(os.cpus().length) },
     'run-minutes': { type: 'string', default: '30' },
+    'cold-cache': { type: 'string', default: process.env.STRESS_COLD_CACHE ?? '0' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 if (values.help) {
-  console.log('usage: npm run test:stress -- [--runs N] [--load LOOPS] [--run-minutes M] [-- vitest arguments]');
+  console.log('usage: npm run test:stress -- [--runs N] [--load LOOPS] [--run-minutes M] [--cold-cache SECONDS] [-- vitest arguments]');
   process.exit(0);
 }
 const runs = whole('--runs', values.runs, 1);
 const load = whole('--load', values.load, 0);
 const runLimitMs = whole('--run-minutes', values['run-minutes'], 1) * 60_000;
+const coldEverySeconds = whole('--cold-cache', values['cold-cache'], 0);
 
 function whole(flag, text, min) {
   const n = Number(text);
@@ -133,7 +137,17 @@ function readJson(file) {
 const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-stress-'));
 // Bounded even if this script is stopped in a way no handler sees: the loops' own deadline.
 const busy = startBusyLoops(load, Date.now() + runs * runLimitMs);
-console.log(`test:stress: ${runs} run(s) of the suite beside ${load} busy loop(s) on ${os.cpus().length} core(s)`);
+let drops;
+if (coldEverySeconds > 0) {
+  try {
+    drops = startCacheDrops(coldEverySeconds * 1000, Date.now() + runs * runLimitMs);
+  } catch (err) {
+    console.error(`test:stress: ${err.message}`);
+    process.exit(2);
+  }
+}
+const cold = drops ? `, the page cache dropped every ${coldEverySeconds} s` : '';
+console.log(`test:stress: ${runs} run(s) of the suite beside ${load} busy loop(s) on ${os.cpus().length} core(s)${cold}`);
 
 const results = [];
 for (let n = 1; n <= runs; n++) {
@@ -145,6 +159,7 @@ for (let n = 1; n <= runs; n++) {
   for (const name of failures) console.log(`  ${name}`);
 }
 await busy.stop();
+drops?.stop();
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`\n${summary(results, load).join('\n')}`);

@@ -113,7 +113,7 @@ describe('the modules the daemon’s own process loads', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+});
 });
 
 /**
@@ -184,5 +184,5 @@ describe('a question to the daemon', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+});
 });

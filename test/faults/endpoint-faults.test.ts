@@ -115,7 +115,7 @@ beforeAll(async () => {
       45_000,
     ),
   ]);
-}, 90_000);
+});
 
 /** The failure report's fields, as a person reads them. */
 function report(s: DaemonSetup, name: string) {

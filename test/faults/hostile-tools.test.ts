@@ -100,7 +100,7 @@ beforeAll(async () => {
   });
   registry = createToolRegistry(binding);
   outsideBefore = snapshotDir(outside);
-}, 30_000);
+});
 
 afterAll(async () => {
   caches?.close();
@@ -261,7 +261,7 @@ describe('fault suite: hostile tool calls (tool registry on a real vault with sy
       if (before) expect(snapshotDiff(before, snapshotDir(vaultDir))).toEqual([]);
       expect(snapshotDiff(outsideBefore, snapshotDir(outside))).toEqual([]);
     });
-  }, 20_000);
+});
 });
 
 /**
@@ -333,7 +333,7 @@ describe('fault suite: 1,000 tool calls in one turn (pipeline on the real vault)
       expect(snapshotDiff(outsideBefore, snapshotDir(outside))).toEqual([]);
       expect(parseNote(readFileSync(path.join(vaultDir, 'Meetings/Summaries/Hostile.md'), 'utf8')).body).toBe(SUMMARY_BODY);
     });
-  }, 60_000);
+});
 });
 
 describe('fault suite: hostile tool calls through the real daemon', () => {
@@ -400,7 +400,7 @@ describe('fault suite: hostile tool calls through the real daemon', () => {
       'the hostile meetings to finish',
       45_000,
     );
-  }, 60_000);
+});
 
   it.each(Object.keys(HOSTILE))('%s: every hostile call answered with Error:, the meeting finished, nothing outside touched', async (meeting) => {
     await tally.check(`daemon: ${meeting}`, () => {

@@ -155,7 +155,7 @@ beforeAll(async () => {
     throw err;
   });
   await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan'), 5_000, 'the start-up scan line');
-}, 90_000);
+});
 
 function expectSummarized(name: string) {
   const summary = parseNote(setup.read(`Meetings/Summaries/${name}.md`));

@@ -75,7 +75,7 @@ beforeAll(async () => {
   symlinkSync(path.join(outside, 'secret.md'), path.join(setup.vault, 'Meetings/Summaries/Escape.md'));
   daemon = await startDaemonProcess({ configPath: setup.configPath });
   token = readFileSync(path.join(setup.vault, '.meeting-assistant/token'), 'utf8').trim();
-}, 30_000);
+});
 
 interface HostileRequest {
   name: string;

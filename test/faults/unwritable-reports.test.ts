@@ -96,5 +96,5 @@ describe.skipIf(!MOUNTABLE)('a failure report that cannot be written (real daemo
     expect(daemon.logs.some((l) => l.trigger === 'catch-up (failure report not written)')).toBe(true);
     expect(readFileSync(path.join(summaries, `${NAME}.md`), 'utf8')).toContain('# Summary failed:');
     await daemon.stop();
-  }, 60_000);
+});
 });

@@ -97,7 +97,7 @@ beforeAll(async () => {
     console.log(daemon.logs.filter((l) => l.level !== 'debug').map((l) => JSON.stringify(l).slice(0, 400)).join('\n'));
     throw err;
   });
-}, 90_000);
+});
 
 describe('fault suite: vault guarantees (confined links, symbolic links, one daemon per vault)', () => {
   for (const c of LINK_CASES) {

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOnPath } from '../../src/external-programs.js';
+import { CHROMIUM, launchChromium } from '../helpers/browser.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 import { lastToolResults, type RecordedRequest, type Step, toolNamesOf, userTexts } from '../helpers/scripted-server.js';
@@ -82,7 +82,7 @@ describe('POST /api/ask and the Ask box', () => {
     daemon = await startDaemonProcess({ configPath: setup.configPath });
     token = readFileSync(path.join(setup.vault, '.meeting-assistant', 'token'), 'utf8').trim();
     base = `http://127.0.0.1:${setup.port}`;
-  }, 60_000);
+});
   afterAll(async () => {
     await daemon?.stop();
   });
@@ -155,16 +155,15 @@ describe('POST /api/ask and the Ask box', () => {
     expect(a.events.map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'sources', 'done']);
     expect(b.events[0]).toEqual({ event: 'waiting', data: { ahead: 1, maxConcurrent: 1 } });
     expect(b.events.slice(1).map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'sources', 'done']);
-  }, 60_000);
+});
 
-  const CHROMIUM = process.env.CHROMIUM_PATH || findOnPath('chromium') || findOnPath('chromium-browser');
   describe.skipIf(!CHROMIUM)('the Ask box in headless chromium (Debian chromium package)', () => {
     let browser: Browser;
     let page: Page;
     beforeAll(async () => {
-      browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+      browser = await launchChromium();
       page = await (await browser.newContext()).newPage();
-    }, 30_000);
+});
     afterAll(async () => {
       await browser?.close();
     });
@@ -184,7 +183,7 @@ describe('POST /api/ask and the Ask box', () => {
       await link.click();
       expect(await page.evaluate(() => window.clickedHref)).toBe(`obsidian://open?vault=vault&file=${encodeURIComponent(summaryPath(KICKOFF))}`);
       expect(page.url()).toBe(`${base}/`);
-    }, 60_000);
+});
 
     it('a question past Ask.MaxConcurrent says on the page that it waits', async () => {
       holdAnswers = true;
@@ -203,6 +202,6 @@ describe('POST /api/ask and the Ask box', () => {
       expect((await other).events.map((e) => e.event)).toEqual(['delta', 'delta', 'delta', 'sources', 'done']);
       await page.waitForFunction(() => (document.querySelector('#ask-sources')?.textContent ?? '').includes('Kickoff'), undefined, { timeout: 15_000, polling: 50 });
       expect(await page.textContent('#ask-state')).toBe('');
-    }, 60_000);
+});
   });
 });

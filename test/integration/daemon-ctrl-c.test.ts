@@ -37,5 +37,5 @@ describe('daemon process: Ctrl-C with a request in flight', () => {
     file.server.setFallback(summarizingModel());
     await startDaemonProcess({ configPath: setup.configPath });
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Busy.md')?.status === 'done', 'the resumed summary');
-  }, 60_000);
+});
 });

@@ -52,7 +52,7 @@ describe('daemon process: the model server starts after the daemon', () => {
     // The probes asked GET /models; the summary came from the late server.
     expect(late!.requests.some((r) => r.kind === 'models')).toBe(true);
     expect(late!.modelRequests().length).toBe(2);
-  }, 40_000);
+});
 
   it('SIGTERM while a run waits stops at once; the next start with the server up summarizes it', async () => {
     const { setup, port } = await downSetup();
@@ -71,7 +71,7 @@ describe('daemon process: the model server starts after the daemon', () => {
     await startLate(port);
     await startDaemonProcess({ configPath: setup.configPath, env: FAST });
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Stop.md')?.status === 'done', 'the summary after the restart');
-  }, 40_000);
+});
 
   it('a failure report an unreachable endpoint caused is retried at start once the endpoint answers', async () => {
     const { setup, port } = await downSetup();
@@ -87,7 +87,7 @@ describe('daemon process: the model server starts after the daemon', () => {
     const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Old.md')?.status === 'done', 'the retried summary');
     expect(daemon.logs.some((l) => l.msg === 'retry queued: Meetings/Summaries/Old.md' && l.trigger === 'endpoint')).toBe(true);
-  }, 40_000);
+});
 
   it('`retry` handed to a daemon that waits for the endpoint says so, then prints the real outcome once it answers', async () => {
     const { setup, port } = await downSetup();
@@ -103,5 +103,5 @@ describe('daemon process: the model server starts after the daemon', () => {
     const out = await retried;
     expect(out.stderr).toMatch(/the model endpoint does not answer \(since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\): the daemon waits for it/);
     expect({ code: out.code, stdout: out.stdout }).toEqual({ code: 0, stdout: 'summary: Meetings/Summaries/Cli.md\n' });
-  }, 40_000);
+});
 });

@@ -265,7 +265,7 @@ describe('daemon process: POST /api/import past the limit, from a client that re
     const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
     expect(await health.text()).toBe('ok');
     await daemon.stop();
-  }, 60_000);
+});
 });
 
 function readToken(vault: string): string {

@@ -65,7 +65,7 @@ describe('daemon process: crash and restart', () => {
     await waitFor(() => dataOf(s, 'Meetings/Context/Crash.md')?.state === 'finished', 'context state finished');
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Crash.md' && l.trigger === 'catch-up')).toBe(true);
     expect(daemon.logs.filter((l) => l.msg?.startsWith('summarize queued'))).toHaveLength(1);
-  }, 60_000);
+  });
 });
 
 describe('daemon process: a meeting run from the command line', () => {
@@ -96,7 +96,7 @@ describe('daemon process: a meeting run from the command line', () => {
     expect(file.server.modelRequests().length - before).toBe(2);
     expect(daemon.logs.some((l) => String(l.msg).startsWith('summary written'))).toBe(false);
     expect(readdirSync(markers)).toEqual([]);
-  }, 60_000);
+  });
 });
 
 describe('daemon process: shutdown', () => {
@@ -120,7 +120,7 @@ describe('daemon process: shutdown', () => {
     file.server.setFallback(summarizingModel());
     daemon = await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary');
-  }, 60_000);
+  });
 
   it('Ctrl-C while a run only waits for a Retry-After: exit 0 at once (not after the grace period); the next start runs the meeting', async () => {
     // The endpoint is busy and asks for a minute; the daemon would wait that long between tries.
@@ -234,7 +234,7 @@ describe('CLI: session and status', () => {
     expect(up.code).toBe(0);
     expect(up.stdout).toMatch(/daemon: running, pid \d+/);
     expect(up.stdout).toMatch(/queue: 0 running, 0 waiting/);
-  }, 60_000);
+  });
 });
 
 /** A vault whose endpoint is a port nothing listens on, as on a machine without Ollama. */

@@ -139,5 +139,5 @@ describe('daemon process: transcript triggers', () => {
     }
     expect(most).toBeLessThanOrEqual(2);
     expect(most).toBe(2);
-  }, 90_000);
+});
 });

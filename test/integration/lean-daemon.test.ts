@@ -42,5 +42,5 @@ describe('the daemon’s own process without the optimizing compilers', () => {
     expect(optimized(daemon)).toEqual([]);
     const doctor = await traced(['doctor', '--config', setup.configPath], () => false);
     expect(optimized(doctor).length).toBeGreaterThan(0);
-  }, 60_000);
+});
 });

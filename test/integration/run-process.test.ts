@@ -155,7 +155,7 @@ describe('daemon process: meetings in the run process', () => {
     expect(daemon.logs.some((l) => l.msg?.startsWith('the run process did not end its aborted run'))).toBe(false);
     expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ aborted: 1 });
     await waitFor(() => !alive(runPid), 'the run process to have ended');
-  }, 60_000);
+  });
 
   it('the run process killed on its own: the daemon stays up, says what happened, runs the next meeting in a new run process and the failed one again at its next start', async () => {
     file.server.setFallback({ hang: true });

@@ -1,9 +1,9 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findOnPath } from '../../src/external-programs.js';
+import { CHROMIUM, launchChromium } from '../helpers/browser.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type RecordedRequest, type Step } from '../helpers/scripted-server.js';
 import { daemonSetup, type DaemonSetup, daemonTestFile, dataOf, failingModel, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
@@ -35,7 +35,6 @@ async function shot(name: string): Promise<void> {
   expect(statSync(file).size).toBeGreaterThan(2000);
 }
 
-const CHROMIUM = process.env.CHROMIUM_PATH || findOnPath('chromium') || findOnPath('chromium-browser');
 let setup: DaemonSetup;
 let daemon: DaemonProcess | undefined;
 let browser: Browser;
@@ -97,10 +96,10 @@ describe.skipIf(!CHROMIUM)('status page in headless chromium (Debian chromium pa
     daemon = await startDaemonProcess({ configPath: setup.configPath, env: { PATH: `${bin}${path.delimiter}${process.env.PATH}` } });
     token = readFileSync(path.join(setup.vault, '.meeting-assistant', 'token'), 'utf8').trim();
     base = `http://127.0.0.1:${setup.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     context = await browser.newContext();
     page = await context.newPage();
-  }, 60_000);
+});
 
   afterAll(async () => {
     await browser?.close();

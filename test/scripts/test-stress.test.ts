@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startBusyLoops } from '../../scripts/busy-loops.mjs';
+import { startCacheDrops } from '../../scripts/cold-cache.mjs';
 import { failuresOf, summary } from '../../scripts/stress-report.mjs';
 
 /** `npm run test:stress` (README "Development"): what it reads from vitest's reports, and its load. */
@@ -70,5 +71,36 @@ describe("the stress run's busy loops", () => {
     const exited = once(loops[0]!, 'exit');
     await stop();
     expect((await exited)[0]).toBe(1);
+  });
+});
+
+describe("the stress run's cold cache (--cold-cache)", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('drops the page cache at once and every period until its deadline, then no more', () => {
+    vi.useFakeTimers({ now: 0 });
+    let count = 0;
+    const drops = startCacheDrops(20_000, 65_000, () => count++);
+    expect(count).toBe(1);
+    vi.advanceTimersByTime(60_000);
+    expect(count).toBe(4);
+    vi.advanceTimersByTime(60_000);
+    expect(count).toBe(4);
+    expect(drops.drops()).toBe(4);
+  });
+
+  it('stop ends the drops; a refused first drop (not root) is an error saying what it needs', () => {
+    vi.useFakeTimers({ now: 0 });
+    let count = 0;
+    const drops = startCacheDrops(1_000, 600_000, () => count++);
+    drops.stop();
+    vi.advanceTimersByTime(10_000);
+    expect(count).toBe(1);
+    const refuse = () => {
+      throw Object.assign(new Error('permission denied'), { code: 'EACCES' });
+    };
+    expect(() => startCacheDrops(1_000, 600_000, refuse)).toThrow('--cold-cache needs root on Linux: it writes 1 to /proc/sys/vm/drop_caches (EACCES)');
   });
 });
