@@ -31,6 +31,13 @@ export interface RunPlace {
    * (the run process, its code, the tokenizer, the meeting notes' heads), under a `hold` of the caller's.
    */
   warm(): void;
+  /**
+   * A queued job begins: with no run process up, it starts now and warms what its run needs
+   * first, while the daemon's own checks before the run go on (its fork and module load are
+   * most of a cold run start, BENCHMARKS.md). Nothing when one is up: its caches are warm, and
+   * a warm-up would only repeat the run's own look. Under a `hold` of the caller's.
+   */
+  startAhead(): void;
   /** The daemon stops: let go, once the runs still holding it have ended. */
   close(): Promise<void>;
 }
@@ -66,6 +73,7 @@ export async function runsInThisProcess(
     hold: () => caches.hold(),
     // Tests and substitute pipelines: nothing is started ahead here.
     warm: () => undefined,
+    startAhead: () => undefined,
     close: () => {
       caches.close();
       return Promise.resolve();

@@ -141,6 +141,27 @@ describe('the run process as the daemon holds it', () => {
     expect(lines.some((l) => l.msg === `run process started (pid ${child.pid})`)).toBe(true);
   });
 
+  it('a job about to begin starts a run process and warms it when none is up, before the run is asked for; one already up is told nothing', async () => {
+    const { place, children } = await hostWith();
+    const held = place.hold();
+    place.startAhead();
+    expect(children).toHaveLength(1);
+    const child = children[0]!;
+    expect(child.sent.map((m) => m.type)).toEqual(['start', 'warm']);
+    // The run that follows goes to that process; the next job's start ahead adds nothing.
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', { trigger: 'transcript' });
+    place.startAhead();
+    expect(children).toHaveLength(1);
+    expect(child.sent.map((m) => m.type)).toEqual(['start', 'warm', 'run']);
+    child.say({ type: 'outcome', id: child.runs()[0]!.id, outcome: done('r1') });
+    expect(await run).toEqual(done('r1'));
+    held();
+    await place.close();
+    // Stopping: nothing is started any more.
+    place.startAhead();
+    expect(children).toHaveLength(1);
+  });
+
   it('ends it one idle period after the last run, says so once it has exited, and starts a new one for the next run; a run in between keeps it', async () => {
     const released: number[] = [];
     const { place, children, clock } = await hostWith({ onRelease: () => released.push(children[0]!.listenerCount('exit')) });

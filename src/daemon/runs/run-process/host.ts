@@ -119,6 +119,9 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     warm: () => {
       if (!closing) processForRun().warm();
     },
+    startAhead: () => {
+      if (!closing && !current?.usable) processForRun().warm();
+    },
     close: () => {
       if (closing) return closing;
       // The stop's grace period lets running runs finish: the process ends after the last one.
