@@ -212,7 +212,10 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     // process; with no run to follow, it is collected now (runs/heap-collect.ts).
     afterScan: () => {
       const { pending, running } = queue.size;
-      if (pending === 0 && running === 0) collect();
+      if (pending !== 0 || running !== 0) return;
+      // The listing the scan may have made goes too: it is kept while runs come (§8).
+      listing.clear();
+      collect();
     },
     ...(liveNotes && {
       onTranscript: (transcript: string, content: string) => {
@@ -384,6 +387,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     log,
     isQueued: (key) => queue.has(key),
     remember: (p, facts) => tracker.remember(p, facts),
+    files: () => listing.files(),
     ...(liveNotes && { onUnfinished: (transcript: string) => noteGrowing(liveNotes, transcript, { resume: true }) }),
   });
   return { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes };

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { Vault } from '../../vault/files/vault.js';
+import type { VaultFiles } from '../../vault/format/links.js';
 import { HeadCache } from '../../vault/scan/head-cache.js';
 import { mapLimit } from '../../vault/files/concurrency.js';
 import { STATE_FOLDER } from '../../vault/files/state.js';
@@ -29,6 +30,13 @@ export interface CatchUpOptions {
   /** At the start, every transcript not in the trigger state: notes begun while it ran resume (docs/design.md §3 step 9). */
   onUnfinished?(transcriptPath: string): void;
   heads?: HeadCache;
+  /**
+   * The vault's files, for a meeting whose context link names a note not yet created (a link
+   * looked for by name in the whole vault, docs/design.md §1): the daemon's listing
+   * (vault/scan/vault-listing.ts), one look per scan instead of a walk per such meeting.
+   * Default a walk.
+   */
+  files?: VaultFiles;
 }
 
 export interface ScanResult {
@@ -169,7 +177,7 @@ export class CatchUp {
     let context;
     let problem: string | undefined;
     try {
-      context = await contextOfMeeting(vault, meeting, heads);
+      context = await contextOfMeeting(vault, meeting, heads, this.options.files);
     } catch (err) {
       // A broken meeting note: its run reports it (failure report) once, not every scan.
       problem = (err as Error).message;

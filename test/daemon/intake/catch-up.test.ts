@@ -48,6 +48,33 @@ describe('catch-up scan', () => {
     expect(problems).toEqual([]);
   });
 
+  it('looks for context notes not yet created in the listing it is given (one look each), never by a walk of the vault', async () => {
+    const fs = memoryFs({
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'finished'),
+      'Meetings/B.md': meeting('B'),
+      'Meetings/Transcripts/B.md': transcript('B', 'finished'),
+      'Meetings/C.md': meeting('C'),
+      'Meetings/Transcripts/C.md': transcript('C', 'finished'),
+      'Meetings/Context/C.md': context('C', 'finished'),
+    });
+    const vault = new Vault(fs, config.layout);
+    let looks = 0;
+    const listing = ['Meetings/A.md', 'Meetings/B.md', 'Meetings/C.md', 'Meetings/Context/C.md', 'Meetings/Transcripts/A.md', 'Meetings/Transcripts/B.md', 'Meetings/Transcripts/C.md'];
+    const catchUp = new CatchUp({ vault, settings: config.settings, log: silentLogger, isQueued: () => false, files: () => (looks++, Promise.resolve(listing)) });
+    // The scan's own walk of its folders is the same with or without a listing; a walk for a link is the vault root read.
+    const readdir = fs.readdir.bind(fs);
+    const rootReads: string[] = [];
+    fs.readdir = ((dir: string, options: { withFileTypes: true }) => {
+      if (dir === '/vault') rootReads.push(dir);
+      return readdir(dir, options);
+    }) as typeof fs.readdir;
+    const { jobs } = await catchUp.scan({ startup: true });
+    expect(jobs.map((j) => j.key).sort()).toEqual([M('A'), M('B')]);
+    expect(looks).toBe(2);
+    expect(rootReads).toEqual([]);
+  });
+
   it('enqueues a finished transcript whose meeting has no context note yet, keyed by the meeting', async () => {
     const { catchUp } = setup({
       'Meetings/A.md': meeting('A'),
