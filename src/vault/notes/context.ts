@@ -83,10 +83,12 @@ export async function startSummarizing(vault: Vault, artifacts: MeetingArtifacts
   const endTime = async () => artifacts.endTime ?? endTimeOf(artifacts.startTime, await vault.readIfExists(artifacts.transcriptPath), runTime);
   // The transcript is read only for a note that will get the end time from it: one with an
   // end time of its own never needed it (a transcript that cannot be read fails nothing then).
-  if ((await vault.readIfExists(artifacts.contextPath)) === undefined && (await createContextNote(vault, { ...artifacts, endTime: await endTime() }, { state: 'summarizing' }))) return;
-  const contextNote = await readNote(vault, artifacts.contextPath);
+  const existing = await vault.readIfExists(artifacts.contextPath);
+  if (existing === undefined && (await createContextNote(vault, { ...artifacts, endTime: await endTime() }, { state: 'summarizing' }))) return;
+  // Created meanwhile by another writer: read now. The update reads it again under its lock.
+  const data = existing === undefined ? (await readNote(vault, artifacts.contextPath)).data : parseNote(existing, vault.rel(artifacts.contextPath)).data;
   await setContextState(vault, artifacts.contextPath, 'summarizing', {
-    ...(isBlank(contextNote.data.end_time) ? { end_time: await endTime() } : {}),
+    ...(isBlank(data.end_time) ? { end_time: await endTime() } : {}),
   });
 }
 
