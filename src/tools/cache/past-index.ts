@@ -165,11 +165,11 @@ export class PastSummaryIndex {
 
   /**
    * The summary notes, sorted: from the kept listing when there is one and it reaches the
-   * folder (no dot-files: listMarkdown's rule), else a walk of the folder.
+   * folder, else a walk of the folder (Vault.listNotesOf, the listing's own rule).
    */
   private async summaryFiles(): Promise<readonly string[]> {
     const listed = await this.listing?.notesOf('Summaries');
-    return listed ?? (await this.vault.listMarkdown(this.vault.layout.folders.Summaries)).filter((f) => this.vault.kindOf(f) === 'summary');
+    return listed ?? (await this.vault.listNotesOf('Summaries'));
   }
 
 

@@ -66,6 +66,11 @@ function deepestFirst(folders: VaultLayout['folders']): FolderKind[] {
     .map(([key, folder]) => ({ folder, kind: KIND_OF_FOLDER[key] }));
 }
 
+/** The kind of note a configured folder holds (its own notes, not those of folders inside it). */
+export function kindOfFolder(key: FolderKey): NoteKind {
+  return KIND_OF_FOLDER[key];
+}
+
 export const TRASH_FOLDER = '.trash';
 
 /** A note that is a symbolic link to a file outside the vault: the daemon does not write there. */

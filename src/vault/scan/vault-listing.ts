@@ -3,7 +3,7 @@ import { isNotFound } from '../files/fs.js';
 import { type FileVersion, fileVersion, sameVersion } from '../files/file-version.js';
 import { mapLimit } from '../files/concurrency.js';
 import { isNormalAbsolute } from '../files/lexical-paths.js';
-import type { Vault } from '../files/vault.js';
+import { kindOfFolder, type Vault } from '../files/vault.js';
 import { LINK_WALK } from '../format/links.js';
 
 /**
@@ -129,7 +129,7 @@ export class VaultListing {
       .filter((folder) => folder !== root)
       .map(prefixOf)
       .filter((other) => other.length > prefix.length && other.startsWith(prefix));
-    const kind = key === 'Meetings' ? 'meeting' : 'summary';
+    const kind = kindOfFolder(key);
     const shared = Object.entries(folders).some(([other, folder]) => other !== key && folder === root);
     const ofNoKind = new Set([single.glossary, single.dictionary]);
     const shares = this.shares.get(key) ?? new WeakMap<Folder, string[]>();
