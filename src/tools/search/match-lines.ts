@@ -54,6 +54,9 @@ export type ThreadReply =
   | { id: number; matches: ThreadMatch[]; count: number; error?: undefined }
   | { id: number; error: string; matches?: undefined; count?: undefined };
 
+/** The thread's first message, once its code is loaded: it answers requests from now on. */
+export const THREAD_READY = 'ready';
+
 /** A text a thread holds: what the caller calls it and its content. */
 export interface HeldText {
   id: string;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ThreadMatch, ThreadReply, ThreadRequest } from './match-lines.js';
+import { type ThreadMatch, type ThreadReply, type ThreadRequest, THREAD_READY } from './match-lines.js';
 
 /**
  * Each search worker runs search-worker-thread.ts, compiled. A worker thread cannot load the
@@ -23,11 +23,24 @@ export class MatchWorker {
   private readonly pending = new Map<number, { resolve: (r: WorkerResult) => void; reject: (e: Error) => void }>();
   private lostHandlers: (() => void)[] = [];
   dead = false;
+  /** The thread's code is loaded: a search's time limit counts from then (worker-pool.ts SearchSession). */
+  isOnline = false;
+  /** Resolves once the thread is ready for requests, or is gone. */
+  readonly online: Promise<void>;
+  private markOnline: () => void = () => undefined;
 
   constructor() {
+    this.online = new Promise((resolve) => {
+      this.markOnline = () => {
+        this.isOnline = true;
+        resolve();
+      };
+      this.onLost(resolve);
+    });
     // An idle worker must not keep the process (a CLI run, a test file) alive.
     this.worker.unref();
-    this.worker.on('message', (reply: ThreadReply) => {
+    this.worker.on('message', (reply: ThreadReply | typeof THREAD_READY) => {
+      if (reply === THREAD_READY) return this.markOnline();
       const waiting = this.pending.get(reply.id);
       if (!waiting) return;
       this.pending.delete(reply.id);

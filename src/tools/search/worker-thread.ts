@@ -1,5 +1,5 @@
 import { parentPort } from 'node:worker_threads';
-import { type HeldText, type ThreadRequest, answerRequest } from './match-lines.js';
+import { type HeldText, type ThreadRequest, answerRequest, THREAD_READY } from './match-lines.js';
 
 /**
  * The program of a search worker thread (started by search-worker.ts from the compiled
@@ -11,3 +11,4 @@ const store = new Map<number, HeldText>();
 parentPort?.on('message', (msg: ThreadRequest) => {
   parentPort?.postMessage(answerRequest(store, msg));
 });
+parentPort?.postMessage(THREAD_READY);
