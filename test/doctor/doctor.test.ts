@@ -8,6 +8,7 @@ import { doctor, type DoctorCommandDeps } from '../../src/commands/doctor.js';
 import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../../src/doctor/index.js';
 import { loadConfig, resolveConfig } from '../../src/config.js';
 import { type Fs, nodeFs } from '../../src/vault/files/fs.js';
+import { freePort } from '../helpers/daemon-process.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { startScriptedServer, type ScriptedServer } from '../helpers/scripted-server.js';
 
@@ -59,14 +60,6 @@ async function fakeServer(route: Route): Promise<{ url: string; port: number }> 
   return { url: `http://127.0.0.1:${port}`, port };
 }
 
-/** A port nothing listens on (bound, then released). */
-async function freePort(): Promise<number> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 async function writeConfig(settings: Record<string, unknown>): Promise<string> {
   const file = path.join(tmp, 'config.json');

@@ -361,15 +361,26 @@ export function listFiles(dir: string): string[] {
   return out;
 }
 
+/**
+ * Ports for daemons below the ephemeral range (Linux 32768–60999, macOS 49152–65535): a port
+ * the OS hands out for `listen(0)` is one it also hands to outgoing connections, and in the
+ * moment between the probe and the daemon's own listen one took it (EADDRINUSE, 2 in 20 loaded
+ * runs). Picked at random, so two suites on one machine rarely try the same one.
+ */
+const PORTS = { first: 20_000, last: 32_767 };
+
 /** A port that was free a moment ago on 127.0.0.1 (config ports must be 1-65535, so not 0). */
 export async function freePort(): Promise<number> {
   const net = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolve(port));
+  const free = (port: number) =>
+    new Promise<boolean>((resolve, reject) => {
+      const server = net.createServer();
+      server.once('error', (err: NodeJS.ErrnoException) => (err.code === 'EADDRINUSE' || err.code === 'EACCES' ? resolve(false) : reject(err)));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+  for (let tries = 0; tries < 100; tries++) {
+    const port = PORTS.first + Math.floor(Math.random() * (PORTS.last - PORTS.first + 1));
+    if (await free(port)) return port;
+  }
+  throw new Error(`no free port on 127.0.0.1 between ${PORTS.first} and ${PORTS.last} in 100 tries`);
 }
