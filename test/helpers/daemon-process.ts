@@ -58,6 +58,13 @@ export interface StartOptions {
  */
 export const PROCESS_START_MS = 60_000;
 
+/**
+ * The default bound of a wait for what a daemon does (a log line, a note's state): most such
+ * waits cover a run, and a run may start a run process cold, which on a cold disk beside
+ * Chromium's launch is a start of up to ~20 s like the daemon's own (PROCESS_START_MS).
+ */
+export const WAIT_MS = 30_000;
+
 const live = new Set<ChildProcess>();
 /** Daemons started in a process group of their own. */
 const groups = new WeakSet<ChildProcess>();
@@ -150,7 +157,7 @@ export async function startDaemonProcess(options: StartOptions): Promise<DaemonP
     });
   });
 
-  const waitForLog = (predicate: (line: LogLine) => boolean, timeoutMs = 15000, what = 'a log line'): Promise<LogLine> =>
+  const waitForLog = (predicate: (line: LogLine) => boolean, timeoutMs = WAIT_MS, what = 'a log line'): Promise<LogLine> =>
     new Promise((resolve, reject) => {
       const check = () => {
         const found = logs.find(predicate);
@@ -265,8 +272,8 @@ export async function exitWithin(proc: Pick<DaemonProcess, 'exited'>, timeoutMs:
  */
 export const COLD_RUN_WAIT_MS = 60_000;
 
-/** Poll `check` until it returns a truthy value or the deadline passes. */
-export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = 15000, intervalMs = 25): Promise<NonNullable<T>> {
+/** Poll `check` until it returns a truthy value or the deadline passes (default WAIT_MS). */
+export async function waitFor<T>(check: () => T | Promise<T>, what: string, timeoutMs = WAIT_MS, intervalMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {

@@ -29,7 +29,7 @@ function writeConfig(extra: Record<string, unknown> = {}, api = 'chat-completion
   return file;
 }
 
-const ask = (args: string[], config: string) => runCli(['ask', ...args, '--config', config], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') }, cwd: dir, timeoutMs: 30_000 });
+const ask = (args: string[], config: string) => runCli(['ask', ...args, '--config', config], { env: { HOME: home, XDG_CONFIG_HOME: path.join(home, '.config') }, cwd: dir });
 
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'ma-ask-'));

@@ -70,7 +70,7 @@ describe('README: two questions to the example vault', () => {
     server.script(...script.calls.map((calls) => ({ reply: { toolCalls: calls } })), { reply: { content: example.answer } });
     const config = path.join(dir, 'config.json');
     writeFileSync(config, JSON.stringify({ MeetingAssistant: { VaultPath: path.join(dir, 'vault'), Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model', ApiKeyEnvironmentVariable: '' }, Logging: { Level: 'warn' } } }));
-    const result = await runCli(['ask', example.question, '--config', config], { cwd: dir, timeoutMs: 30_000 });
+    const result = await runCli(['ask', example.question, '--config', config], { cwd: dir });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(example.output);
     const results = server

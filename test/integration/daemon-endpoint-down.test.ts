@@ -96,7 +96,7 @@ describe('daemon process: the model server starts after the daemon', () => {
     setup.write('Meetings/Context/Cli.md', '---\ntitle: Cli\nmeeting: "[[Meetings/Cli]]"\nstate: error\n---\n');
     setup.write('Meetings/Summaries/Cli.md', '---\nmeeting: "[[Meetings/Cli]]"\nstatus: failed\nretry: false\n---\n# Summary failed: Cli\n');
     const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
-    const retried = runCli(['retry', 'Meetings/Summaries/Cli.md', '--config', setup.configPath], { timeoutMs: 30_000 });
+    const retried = runCli(['retry', 'Meetings/Summaries/Cli.md', '--config', setup.configPath]);
     // Long enough for the command's polls (every 250 ms) to see the wait: three more probes.
     await waitFor(() => daemon.logs.filter((l) => String(l.msg).startsWith('still waiting for the model endpoint')).length >= 3, 'three more probes');
     await startLate(port);

@@ -79,7 +79,7 @@ describe('daemon process: a meeting run from the command line', () => {
     s.write('Meetings/Transcripts/Shared.md', transcriptNote('Shared', 'finished'));
     // The server is the file's: count from here.
     const before = file.server.modelRequests().length;
-    const cli = runCli(['summarize', 'Meetings/Shared.md', '--config', s.configPath], { timeoutMs: 40_000 });
+    const cli = runCli(['summarize', 'Meetings/Shared.md', '--config', s.configPath]);
     await waitFor(() => file.server.modelRequests().length > before, 'the command line run to reach the model');
     const markers = path.join(s.vault, '.meeting-assistant', 'cli-runs');
     expect(readdirSync(markers)).toHaveLength(1);
