@@ -81,6 +81,27 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+/**
+ * After a child's exit, its output may still be in the pipes: 'close' comes once both are
+ * read to their end. A process it left behind (a run process, while a test kills the daemon
+ * alone) holds them open, so the wait for that is bounded: what has arrived by then is it.
+ */
+const DRAIN_MS = 2_000;
+function afterExit(child: ChildProcess, done: (code: number | null, signal: NodeJS.Signals | null) => void): void {
+  child.once('exit', (code, signal) => {
+    let called = false;
+    const finish = () => {
+      if (called) return;
+      called = true;
+      clearTimeout(timer);
+      done(code, signal);
+    };
+    const timer = setTimeout(finish, DRAIN_MS);
+    if (child.stdout?.readableEnded !== false && child.stderr?.readableEnded !== false) finish();
+    else child.once('close', finish);
+  });
+}
+
 /** Spawn the CLI with arbitrary arguments (for one-shot commands) and collect its output. */
 export function runCli(
   args: string[],
@@ -101,7 +122,7 @@ export function runCli(
       child.kill('SIGKILL');
       reject(new Error(`meeting-assistant ${args.join(' ')} did not exit within ${options.timeoutMs ?? PROCESS_START_MS} ms\n${stdout}\n${stderr}`));
     }, options.timeoutMs ?? PROCESS_START_MS);
-    child.on('exit', (code) => {
+    afterExit(child, (code) => {
       clearTimeout(timer);
       live.delete(child);
       resolve({ code, stdout, stderr });
@@ -149,7 +170,7 @@ export async function startDaemonProcess(options: StartOptions): Promise<DaemonP
   });
   let exitInfo: Exit | undefined;
   const exited = new Promise<Exit>((resolve) => {
-    child.on('exit', (code, signal) => {
+    afterExit(child, (code, signal) => {
       live.delete(child);
       exitInfo = { code, signal };
       notify();
