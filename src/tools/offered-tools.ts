@@ -1,5 +1,5 @@
 import { hasPastSummaries } from './projects/past-meetings.js';
-import { findProject, listProjectFolders } from './projects/project-files.js';
+import { findProject } from './projects/project-files.js';
 import { TOOLS } from './registry.js';
 import { hasIdentities } from './meeting/speakers.js';
 import type { AnyTool, ToolBinding } from './binding/types.js';
@@ -35,7 +35,7 @@ export async function toolOffer(ctx: ToolBinding): Promise<ToolOffer> {
   const [projects, past, identities] = await Promise.all([
     own.length === 0
       ? false
-      : listProjectFolders(ctx.vault).then((folders) => own.some((p) => findProject(folders, p) !== undefined), () => true),
+      : ctx.caches.projectFolders.list().then((folders) => own.some((p) => findProject(folders, p) !== undefined), () => true),
     hasPastSummaries(ctx, own).catch(() => true),
     hasIdentities(ctx).catch(() => true),
   ]);

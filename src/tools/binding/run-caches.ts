@@ -4,6 +4,7 @@ import { STATE_FOLDER } from '../../vault/files/state.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { FileWatch } from '../cache/file-cache.js';
 import { MeetingHeads } from '../cache/meeting-heads.js';
+import { ProjectFolders } from '../cache/project-folders.js';
 import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, type IdleTimers, realIdleTimers } from './idle-release.js';
 import { PastSummaryIndex } from '../cache/past-index.js';
 import { VaultListing } from '../../vault/scan/vault-listing.js';
@@ -17,7 +18,7 @@ import { SearchWorkerPool } from '../search/worker-pool.js';
  * `Agent.SearchCacheMegabytes`, its threads by the pool's size, its plans by `MAX_PLANS`,
  * the past-summary index by the summaries folder, the meeting notes' heads by the meetings
  * folder (two links each, for the check that no other meeting has this one's notes, §1), the
- * token counts by their own small bound.
+ * project folders by the projects folder, the token counts by their own small bound.
  *
  * Lifetime: what the runs built is let go once nothing used it for `idleMs` (default a
  * minute) while no run holds it: the worker threads end, the texts, plans and index are
@@ -58,6 +59,8 @@ export class RunCaches {
    * the vault.
    */
   readonly listing: VaultListing;
+  /** The project folders for `list_projects` and the tool offer: no readdir where the watcher vouches for the folder. */
+  readonly projectFolders: ProjectFolders;
   /** Releases so far (tests read it). */
   releases = 0;
   private readonly idle: IdleHolds;
@@ -80,6 +83,7 @@ export class RunCaches {
     this.plans = new SearchPlans(this.watch, [Projects, Summaries]);
     this.listing = new VaultListing(vault);
     this.pastSummaries = new PastSummaryIndex(vault, this.watch, this.listing);
+    this.projectFolders = new ProjectFolders(vault, this.watch);
     this.meetingHeads = new MeetingHeads(vault, this.watch, path.join(vault.root, STATE_FOLDER, MEETING_HEADS_FILE));
   }
 
@@ -90,14 +94,14 @@ export class RunCaches {
 
   /**
    * Ahead of a run (a meeting is being recorded, docs/design.md §8): the tokenizer's table loaded
-   * (0.4–0.6 s on the loaded bench machine) and the meeting notes' heads checked, so that the
-   * run's first model request waits for neither.
+   * (0.4–0.6 s on the loaded bench machine), the meeting notes' heads checked and the project
+   * folders listed (the tool offer), so that the run's first model request waits for none of them.
    */
   async warm(): Promise<void> {
     const done = this.hold();
     try {
       countTokens('warm');
-      await this.meetingHeads.warm(await this.listing.meetingNotes());
+      await Promise.all([this.meetingHeads.warm(await this.listing.meetingNotes()), this.projectFolders.list()]);
     } finally {
       done();
     }
@@ -116,6 +120,7 @@ export class RunCaches {
     this.plans.clear();
     this.pastSummaries.clear();
     this.listing.clear();
+    this.projectFolders.clear();
     // Written only when a run read a note anew; a state folder that cannot be written keeps them here.
     const spilled = this.meetingHeads.spill();
     releaseTokenizer();

@@ -1,10 +1,9 @@
-import path from 'node:path';
-import { isNotFound, isTempFile, walkFiles } from '../../vault/files/fs.js';
+import { isTempFile, walkFiles } from '../../vault/files/fs.js';
 import { isSyncToolFile } from '../../vault/files/sync-files.js';
 import { Vault } from '../../vault/files/vault.js';
 import { ToolError } from '../errors.js';
 import { checkFolderName, realLocation } from '../../vault/files/confine.js';
-import { isProjectFolder } from '../../vault/files/project-folder.js';
+import { type ProjectFolder, readProjectFolders } from '../cache/project-folders.js';
 import { sameProject } from '../cache/past-index.js';
 
 /**
@@ -13,32 +12,16 @@ import { sameProject } from '../cache/past-index.js';
  * folder's real spelling is used from then on (and case tricks change nothing).
  */
 
-export interface ProjectFolder {
-  name: string;
-  abs: string;
-}
+export type { ProjectFolder } from '../cache/project-folders.js';
 
 /**
  * Existing project folders (directories, or links to directories inside the vault: see
  * vault/files/project-folder.ts), sorted by name; dot-folders and sync tools' files skipped.
+ * Read from the disk each time: what a project tool reads or writes is found here. The run
+ * caches keep a listing for `list_projects` and the tool offer (`RunCaches.projectFolders`).
  */
 export async function listProjectFolders(vault: Vault): Promise<ProjectFolder[]> {
-  const root = vault.layout.folders.Projects;
-  let entries;
-  try {
-    entries = await vault.fs.readdir(root, { withFileTypes: true });
-  } catch (err) {
-    if (isNotFound(err)) return [];
-    throw err;
-  }
-  const out: ProjectFolder[] = [];
-  for (const entry of entries) {
-    if (entry.name.startsWith('.') || isSyncToolFile(entry.name)) continue;
-    const abs = path.join(root, entry.name);
-    const isDir = entry.isDirectory() || (entry.isSymbolicLink() && (await isProjectFolder(vault, abs)));
-    if (isDir) out.push({ name: entry.name, abs });
-  }
-  return out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return (await readProjectFolders(vault)).folders;
 }
 
 /** The existing project folder a name denotes, or undefined. */

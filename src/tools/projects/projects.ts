@@ -4,7 +4,7 @@ import { ToolError } from '../errors.js';
 import { defineTool } from '../define/define.js';
 import { formatRead, resultBudget } from '../define/format.js';
 import { resolveInside } from '../../vault/files/confine.js';
-import { filesOfProject, findProject, listProjectFolders, resolveProject } from './project-files.js';
+import { filesOfProject, findProject, resolveProject } from './project-files.js';
 import { readTextFile } from '../define/read.js';
 import { lastSeen, rememberSeen, requireReadAndUnchanged, requireUnchangedSinceSeen } from '../define/last-seen.js';
 import { inertMarkdown, inertNotice } from '../../vault/format/inert.js';
@@ -25,7 +25,7 @@ export const listProjects = defineTool({
     "This meeting's projects that have folders; use first.",
   params: {},
   async handler(_args, ctx) {
-    const folders = await listProjectFolders(ctx.vault);
+    const folders = await ctx.caches.projectFolders.list();
     const existing: string[] = [];
     const missing: string[] = [];
     for (const name of ctx.meeting.projects) {
