@@ -16,8 +16,10 @@ describe('processIsAlive', () => {
   });
 
   it.runIf(process.platform === 'linux')('is false for a zombie: a process that ended and whose parent has not collected it', async () => {
-    // `sleep 0` ends at once; its parent becomes `sleep 5` by exec and never collects it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The child ends once its parent has become `sleep` by exec, which never collects it. (A
+    // child that ended at once was collected by the shell itself when it came first, under load.)
+    const script = 'p=$$; (while [ "$(cat /proc/$p/comm)" != sleep ]; do sleep 0.05; done) & echo $!; exec sleep 30';
+    const parent = spawn('sh', ['-c', script], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
       await waitFor(() => / Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').pop() ?? ''), 'the child to be a zombie');
