@@ -361,11 +361,11 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
   const run: typeof runJob = async (...args) => {
     const done = place.hold();
-    // A cold run process starts beside the checks the job runner makes before the run (§8).
-    place.startAhead();
-    // A summary never waits for notes made while a meeting runs: they stop now (§3 step 9).
-    await liveNotes?.summaryStarts(args[0].key);
     try {
+      // A cold run process starts beside the checks the job runner makes before the run (§8).
+      place.startAhead();
+      // A summary never waits for notes made while a meeting runs: they stop now (§3 step 9).
+      await liveNotes?.summaryStarts(args[0].key);
       return await runJob(...args);
     } finally {
       liveNotes?.summaryEnded();

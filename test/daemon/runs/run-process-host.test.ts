@@ -74,7 +74,7 @@ function manualTimers() {
   };
 }
 
-async function hostWith(options: { onRelease?: () => void; frozen?: boolean } = {}) {
+async function hostWith(options: { onRelease?: () => void; frozen?: boolean; spawnFails?: () => boolean } = {}) {
   const children: FakeChild[] = [];
   const clock = manualTimers();
   const { log, lines } = capturedLogger('debug');
@@ -84,6 +84,8 @@ async function hostWith(options: { onRelease?: () => void; frozen?: boolean } = 
     fs: memoryFs(),
     caches: { timers: clock.timers, ...(options.onRelease && { onRelease: options.onRelease }) },
     spawn: () => {
+      // fork() throws at once for some errors (ENOMEM, not EAGAIN or ENOENT, which come as 'error').
+      if (options.spawnFails?.()) throw Object.assign(new Error('spawn ENOMEM'), { code: 'ENOMEM' });
       const child = new FakeChild();
       child.frozen = options.frozen ?? false;
       children.push(child);
@@ -160,6 +162,23 @@ describe('the run process as the daemon holds it', () => {
     // Stopping: nothing is started any more.
     place.startAhead();
     expect(children).toHaveLength(1);
+  });
+
+  it('a start ahead whose fork throws (ENOMEM) throws nothing at the job that asked: the run tries the start itself and fails it, and the hold is not lost', async () => {
+    let fail = true;
+    const { place, children, lines } = await hostWith({ spawnFails: () => fail });
+    const held = place.hold();
+    // The daemon's queue calls this before its try/finally: a throw here would leak the hold.
+    expect(() => place.startAhead()).not.toThrow();
+    expect(children).toHaveLength(0);
+    expect(lines.some((l) => l.level === 'warn' && typeof l.msg === 'string' && l.msg.includes('could not start the run process ahead'))).toBe(true);
+    fail = false;
+    const run = place.runs.summarize(hooks(), '/vault/Meetings/A.md', { trigger: 'transcript' });
+    expect(children).toHaveLength(1);
+    children[0]!.say({ type: 'outcome', id: children[0]!.runs()[0]!.id, outcome: done('r1') });
+    expect(await run).toEqual(done('r1'));
+    held();
+    await place.close();
   });
 
   it('ends it one idle period after the last run, says so once it has exited, and starts a new one for the next run; a run in between keeps it', async () => {

@@ -102,6 +102,17 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     },
   });
 
+  // Ahead of a run, a fork that throws (ENOMEM comes as a throw, not an 'error' event) is only
+  // said: the callers hold the place outside their try (daemon.ts `run`, meetings-in-progress.ts),
+  // and the run's own start tries again and fails that run with the reason.
+  const startWarm = (what: string): void => {
+    try {
+      processForRun().warm();
+    } catch (err) {
+      o.log.warn({ err }, `could not ${what}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+
   const runs: MeetingRuns = {
     summarize: (hooks, meetingPath, options) => processForRun().run('summarize', hooks, meetingPath, options),
     retry: (hooks, summaryPath, options) => processForRun().run('retry', hooks, summaryPath, options),
@@ -117,10 +128,10 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     },
     hold: () => idle.hold(),
     warm: () => {
-      if (!closing) processForRun().warm();
+      if (!closing) startWarm('warm the run process');
     },
     startAhead: () => {
-      if (!closing && !current?.usable) processForRun().warm();
+      if (!closing && !current?.usable) startWarm('start the run process ahead');
     },
     close: () => {
       if (closing) return closing;
