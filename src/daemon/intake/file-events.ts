@@ -4,8 +4,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import { type DirWatchOptions, DirectoryWatcher } from '../../vault/scan/dir-watch.js';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
-import { isTempFile } from '../../vault/files/fs.js';
-import { isSyncToolFile } from '../../vault/files/sync-files.js';
+import { isEditorTempName } from '../../vault/files/sync-files.js';
 import { Vault } from '../../vault/files/vault.js';
 
 /**
@@ -45,25 +44,6 @@ export interface VaultEventSource {
 
 /** Folders no note of ours lives in: Obsidian's trash and settings, git, our own state. */
 const IGNORED_FOLDERS = new Set(['.trash', '.obsidian', '.git', '.meeting-assistant']);
-
-/**
- * Editors' temporary and swap files: vim (`*.swp`, `*.swx`, `*~`, the `4913` probe), emacs
- * (`.#*` locks, `#*#` autosaves), and our own atomic-write temporaries.
- */
-export function isEditorTempName(name: string): boolean {
-  return (
-    name.startsWith('.') ||
-    name.endsWith('~') ||
-    /\.sw[a-p]$/i.test(name) ||
-    /\.swx$/i.test(name) ||
-    name === '4913' ||
-    (name.startsWith('#') && name.endsWith('#')) ||
-    /\.(tmp|temp|crdownload|part)$/i.test(name) ||
-    isTempFile(name) ||
-    // Sync tools' conflict copies and temporaries are not notes (docs/design.md §4).
-    isSyncToolFile(name)
-  );
-}
 
 /** True for paths the daemon never looks at (whether file or folder). */
 export function isIgnoredPath(vaultRoot: string, absPath: string): boolean {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { isNotFound } from '../../vault/files/fs.js';
 import { isProjectFolder } from '../../vault/files/project-folder.js';
-import { isSyncToolFile } from '../../vault/files/sync-files.js';
+import { isEditorTempName, isSyncToolFile } from '../../vault/files/sync-files.js';
 import type { Vault } from '../../vault/files/vault.js';
 import type { FileWatch } from './file-cache.js';
 
@@ -18,29 +18,31 @@ export interface ProjectFolder {
 
 /**
  * The project folders as the disk has them now, sorted by name; dot-folders and sync tools'
- * files skipped. `linked`: one entry is a symbolic link, whose target no event of the
- * projects folder reports.
+ * files skipped. `unwatched`: one entry is a symbolic link, whose target no event of the
+ * projects folder reports, or has a name the watcher ignores (no event reports it either).
  */
-export async function readProjectFolders(vault: Vault): Promise<{ folders: ProjectFolder[]; linked: boolean }> {
+export async function readProjectFolders(vault: Vault): Promise<{ folders: ProjectFolder[]; unwatched: boolean }> {
   const root = vault.layout.folders.Projects;
   let entries;
   try {
     entries = await vault.fs.readdir(root, { withFileTypes: true });
   } catch (err) {
-    if (isNotFound(err)) return { folders: [], linked: false };
+    if (isNotFound(err)) return { folders: [], unwatched: false };
     throw err;
   }
   const folders: ProjectFolder[] = [];
-  let linked = false;
+  let unwatched = false;
   for (const entry of entries) {
     if (entry.name.startsWith('.') || isSyncToolFile(entry.name)) continue;
     const abs = path.join(root, entry.name);
     const link = entry.isSymbolicLink();
-    linked ||= link;
+    // A folder the watcher passes over by its name (`Draft~`, `4913`: daemon/intake/file-events.ts)
+    // is renamed or removed without an event, like a link's target.
+    unwatched ||= link || isEditorTempName(entry.name);
     if (entry.isDirectory() || (link && (await isProjectFolder(vault, abs)))) folders.push({ name: entry.name, abs });
   }
   folders.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { folders, linked };
+  return { folders, unwatched };
 }
 
 /**
@@ -77,9 +79,9 @@ export class ProjectFolders {
     const readAt = this.watch.now();
     const invalidations = this.watch.invalidations;
     this.reads++;
-    const { folders, linked } = await readProjectFolders(this.vault);
+    const { folders, unwatched } = await readProjectFolders(this.vault);
     // An event during the reading may be of a folder added after readdir saw the entries.
-    const keep = !linked && this.watch.covers(this.#root) && this.watch.invalidations === invalidations;
+    const keep = !unwatched && this.watch.covers(this.#root) && this.watch.invalidations === invalidations;
     this.#held = keep ? { folders, readAt } : undefined;
     return folders;
   }

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isTempFile } from './fs.js';
 
 /**
  * Files that sync tools leave while syncing or on a conflict are not notes (docs/design.md
@@ -26,4 +27,23 @@ const SYNC_NAME_PATTERNS: readonly RegExp[] = [
 export function isSyncToolFile(fileOrName: string): boolean {
   const name = path.basename(fileOrName);
   return SYNC_NAME_PATTERNS.some((re) => re.test(name));
+}
+
+/**
+ * Editors' temporary and swap files: vim (`*.swp`, `*.swx`, `*~`, the `4913` probe), emacs
+ * (`.#*` locks, `#*#` autosaves), and our own atomic-write temporaries.
+ */
+export function isEditorTempName(name: string): boolean {
+  return (
+    name.startsWith('.') ||
+    name.endsWith('~') ||
+    /\.sw[a-p]$/i.test(name) ||
+    /\.swx$/i.test(name) ||
+    name === '4913' ||
+    (name.startsWith('#') && name.endsWith('#')) ||
+    /\.(tmp|temp|crdownload|part)$/i.test(name) ||
+    isTempFile(name) ||
+    // Sync tools' conflict copies and temporaries are not notes (docs/design.md §4).
+    isSyncToolFile(name)
+  );
 }

@@ -85,6 +85,17 @@ describe('list_projects under the daemon’s watcher', () => {
     expect(calls.readdir).toBe(2);
   });
 
+  it('reads a folder holding a name the watcher passes over every time (renamed or removed, no event says so)', async () => {
+    const h = harness({ meeting: { projects: ['Alpha', 'Draft~'] } });
+    h.ctx.caches.watch.trust(['/vault/Projects'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    await h.fs.mkdir('/vault/Projects/Draft~', { recursive: true });
+    const calls = countFsCalls(h.fs);
+    expect(await h.call('list_projects').then((r) => r.content)).toContain('- Draft~ (Projects/Draft~/)');
+    await h.fs.rm('/vault/Projects/Draft~', { recursive: true });
+    expect(await h.call('list_projects').then((r) => r.content)).toContain('without a project folder: Draft~');
+    expect(calls.readdir).toBe(2);
+  });
+
   it('without a watcher every call reads the folder, as before', async () => {
     const h = harness({ meeting: { projects: ['Alpha'] } });
     const calls = countFsCalls(h.fs);

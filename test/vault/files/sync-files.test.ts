@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isEditorTempName } from '../../../src/daemon/intake/file-events.js';
+import { isEditorTempName } from '../../../src/vault/files/sync-files.js';
 import { resolveLink } from '../../../src/vault/format/links.js';
 import { isSyncToolFile } from '../../../src/vault/files/sync-files.js';
 import { SUMMARY, harness, summaryNote } from '../../helpers/tool-harness.js';
