@@ -75,7 +75,14 @@ export class Intake {
     const { log } = this.#o;
     const begun = this.#o.clock();
     const started = performance.now();
-    const result = await this.#o.catchUp.scan({ startup });
+    let result: ScanResult;
+    try {
+      result = await this.#o.catchUp.scan({ startup });
+    } catch (err) {
+      // What the scan built before it threw is let go all the same.
+      this.#o.afterScan?.();
+      throw err;
+    }
     if (this.#o.stopping()) return result;
     await this.#o.onScan?.(startup).catch((err: unknown) => log.error({ err }, 'catch-up scan of the inbox failed'));
     // A stop that began while the inbox was looked at: nothing more is enqueued or said.

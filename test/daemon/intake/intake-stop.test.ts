@@ -36,3 +36,28 @@ describe('a catch-up scan the stop overtakes', () => {
     expect(lines.filter((l) => l.msg.startsWith('catch-up scan'))).toEqual([]);
   });
 });
+
+describe('a catch-up scan that throws', () => {
+  it('still lets go of what it built (afterScan), and its error reaches the caller', async () => {
+    const vault = memoryVault({});
+    const { settings } = testConfig();
+    const { log } = capturedLogger();
+    let after = 0;
+    const catchUp = new CatchUp({ vault, settings, log, isQueued: () => false });
+    catchUp.scan = () => Promise.reject(new Error('EACCES: the meetings folder cannot be read'));
+    const intake = new Intake({
+      vault,
+      settings,
+      log,
+      tracker: new TriggerTracker({ triggerState: 'finished', kindOf: (p) => vault.kindOf(p), readFacts: () => undefined }),
+      catchUp,
+      enqueue: () => 'queued',
+      stopping: () => false,
+      clock: () => new Date(),
+      watch: new FileWatch(vault),
+      afterScan: () => void after++,
+    });
+    await expect(intake.catchUp(false)).rejects.toThrow('EACCES: the meetings folder cannot be read');
+    expect(after).toBe(1);
+  });
+});
