@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { COLD_RUN_WAIT_MS, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { csrfValue, sessionCookieName, sessionValue } from '../../src/daemon/http/page-routes.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, summarizingModel } from '../helpers/daemon-helpers.js';
 
@@ -149,7 +149,9 @@ describe('daemon process: the inbox', () => {
     setup.configure({ Import: { TranscribeCommand: [process.execPath, STAND_IN, 'ok', '{input}', '{output_base}'] } });
     await startDaemonProcess({ configPath: setup.configPath });
     editProperty(setup, note, 'retry', 'false', 'true');
-    await waitFor(() => dataOf(s, 'Meetings/Summaries/2026-12-02 0900 Standup.md')?.status === 'done', 'the summary', 30000);
+    // Two processes start cold on the way (the transcriber, then the run process): each may wait
+    // ~20 s on a cold disk (BENCHMARKS.md, "The suite on a cold disk"); 30 s was missed once.
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/2026-12-02 0900 Standup.md')?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
     expect(setup.read('Meetings/Transcripts/2026-12-02 0900 Standup.md')).toContain('[00:00:00] I heard: the budget. From 2026-12-02 0900 Standup.m4a.');
     expect(setup.read('Meetings/Sources/2026-12-02 0900 Standup.m4a')).toBe('the budget');
   });

@@ -7,7 +7,7 @@ import { resolveConfig } from '../../src/config.js';
 import { importFile } from '../../src/import/importer.js';
 import type { Fs } from '../../src/vault/files/fs.js';
 import { Vault } from '../../src/vault/files/vault.js';
-import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { COLD_RUN_WAIT_MS, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, summarizingModel } from '../helpers/daemon-helpers.js';
 
 /**
@@ -41,7 +41,8 @@ describe('daemon process: an import cut by a crash', () => {
     setup.configure({ Import: { TranscribeCommand: [process.execPath, STAND_IN, 'ok', '{input}', '{output_base}'] } });
     await startDaemonProcess({ configPath: setup.configPath });
     const s = setup;
-    await waitFor(() => dataOf(s, 'Meetings/Summaries/2026-12-02 0900 Call.md')?.status === 'done', 'the summary', 30000);
+    // The transcriber and then the run process start cold on the way (see daemon-import.test.ts).
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/2026-12-02 0900 Call.md')?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
   });
 
   it('cut after the commit point: the next daemon places the notes and summarizes the meeting', async () => {
