@@ -150,9 +150,14 @@ describe('the vault listing', () => {
     await listing.files();
     const before = listing.reads;
     const stats = raw.statSync(`${VAULT_ROOT}/Projects/Alpha`);
+    // memfs keeps times in milliseconds: a change within the millisecond of the folder's last
+    // one leaves its change time as it was (a real disk's nanoseconds move it). Not what this
+    // test is about, so the change comes in a later millisecond (at most one of waiting).
+    while (Date.now() <= stats.ctimeMs);
     raw.writeFileSync(`${VAULT_ROOT}/Projects/Alpha/hidden.md`, 'h');
     raw.utimesSync(`${VAULT_ROOT}/Projects/Alpha`, stats.atime, stats.mtime);
     expect(raw.statSync(`${VAULT_ROOT}/Projects/Alpha`).mtimeMs).toBe(stats.mtimeMs);
+    expect(raw.statSync(`${VAULT_ROOT}/Projects/Alpha`).ctimeMs).toBeGreaterThan(stats.ctimeMs);
     expect(await listing.files()).toContain('Projects/Alpha/hidden.md');
     expect(listing.reads - before).toBe(1);
   });
