@@ -40,3 +40,13 @@ export function countFsCalls(fs: Fs): Record<CountedFsCall, number> {
   }
   return counts;
 }
+
+/**
+ * memfs stamps change times with the wall clock in milliseconds: a change within the millisecond
+ * of the last one leaves the change time as it was (a real disk's nanoseconds move it). Tests of
+ * "only the change time moved" let a millisecond pass first (a poll of the clock, at most 1 ms).
+ */
+export function nextMillisecond(): void {
+  const start = Date.now();
+  while (Date.now() === start);
+}

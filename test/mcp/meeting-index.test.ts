@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FileWatch } from '../../src/tools/cache/file-cache.js';
 import { MeetingIndex } from '../../src/mcp/meeting-index.js';
-import { countFsCalls, memoryVault } from '../helpers/memfs.js';
+import { countFsCalls, memoryVault, nextMillisecond } from '../helpers/memfs.js';
 
 /** The MCP server's meeting index (docs/design.md §10) on memfs: what it reads, and when it reads again. */
 
@@ -32,6 +32,8 @@ describe('MeetingIndex without a watcher', () => {
     const file = vault.abs('Meetings/Summaries/A.md');
     expect((await index.summaries.all())[0]!.actionItems.map((i) => i.text)).toEqual(['one']);
     const before = await vault.fs.stat(file);
+    // Same size: only the change time tells, and memfs moves it only in a later millisecond.
+    nextMillisecond();
     await vault.fs.writeFile(file, summary('- [ ] Alice: two\n'));
     const fs = vault.fs as unknown as { utimes(p: string, a: Date, m: Date): Promise<void> };
     await fs.utimes(file, new Date(before.mtimeMs), new Date(before.mtimeMs));

@@ -9,6 +9,7 @@ import { createToolBinding, createToolRegistry } from '../../../src/tools/regist
 import { nodeFs } from '../../../src/vault/files/fs.js';
 import { Vault } from '../../../src/vault/files/vault.js';
 import { artifacts, closeHarnessCaches, harness } from '../../helpers/tool-harness.js';
+import { nextMillisecond } from '../../helpers/memfs.js';
 
 /**
  * docs/design.md §4: a sync tool (Obsidian Sync) writes new bytes and sets the old mtime
@@ -19,11 +20,6 @@ afterAll(closeHarnessCaches);
 
 const NOTES = '/vault/Projects/Alpha/notes.md';
 
-/** memfs stamps the change time with the wall clock: let a millisecond pass (no sleep, a poll). */
-function nextMillisecond(): void {
-  const start = Date.now();
-  while (Date.now() === start);
-}
 
 describe('caches of file contents notice a rewrite with the old mtime set back', () => {
   it('search (memfs): same size, same mtime, new bytes: the new text is found, the old is not', async () => {

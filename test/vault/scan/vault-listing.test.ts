@@ -4,7 +4,7 @@ import type { Fs } from '../../../src/vault/files/fs.js';
 import { Vault } from '../../../src/vault/files/vault.js';
 import { vaultFiles } from '../../../src/vault/format/links.js';
 import { RACY_MS, VaultListing } from '../../../src/vault/scan/vault-listing.js';
-import { countFsCalls, testConfig, VAULT_ROOT } from '../../helpers/memfs.js';
+import { countFsCalls, nextMillisecond, testConfig, VAULT_ROOT } from '../../helpers/memfs.js';
 
 // docs/design.md §1 (links) and BENCHMARKS.md (run start): the vault's files kept between
 // look-ups, each folder checked by its version instead of read.
@@ -150,10 +150,8 @@ describe('the vault listing', () => {
     await listing.files();
     const before = listing.reads;
     const stats = raw.statSync(`${VAULT_ROOT}/Projects/Alpha`);
-    // memfs keeps times in milliseconds: a change within the millisecond of the folder's last
-    // one leaves its change time as it was (a real disk's nanoseconds move it). Not what this
-    // test is about, so the change comes in a later millisecond (at most one of waiting).
-    while (Date.now() <= stats.ctimeMs);
+    // In a later millisecond than the folder's last change, or memfs keeps its change time.
+    nextMillisecond();
     raw.writeFileSync(`${VAULT_ROOT}/Projects/Alpha/hidden.md`, 'h');
     raw.utimesSync(`${VAULT_ROOT}/Projects/Alpha`, stats.atime, stats.mtime);
     expect(raw.statSync(`${VAULT_ROOT}/Projects/Alpha`).mtimeMs).toBe(stats.mtimeMs);
