@@ -172,7 +172,6 @@ export class PastSummaryIndex {
     return listed ?? (await this.vault.listNotesOf('Summaries'));
   }
 
-
   /** The answer, shared: callers copy it. */
   private async current(): Promise<readonly PastSummary[]> {
     const folder = this.vault.layout.folders.Summaries;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { isNotFound } from '../../vault/files/fs.js';
+import { isInside } from '../../vault/files/lexical-paths.js';
 import { isProjectFolder } from '../../vault/files/project-folder.js';
 import { isEditorTempName, isSyncToolFile } from '../../vault/files/sync-files.js';
 import type { Vault } from '../../vault/files/vault.js';
@@ -93,7 +94,6 @@ export class ProjectFolders {
 
   /** An event of the projects folder, of an entry in it, or of a folder above it: the listing may differ. */
   #changes(abs: string): boolean {
-    const root = this.#root;
-    return abs === root || path.dirname(abs) === root || root.startsWith(abs.endsWith(path.sep) ? abs : abs + path.sep);
+    return isInside(abs, this.#root) || path.dirname(abs) === this.#root;
   }
 }
