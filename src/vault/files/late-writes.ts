@@ -12,7 +12,10 @@ import { MeetingAssistantError } from '../../errors.js';
  * place (truncate, then write) or appends with a handle it opened a moment earlier. On a
  * loaded machine that program can be descheduled for hundreds of milliseconds between its
  * open and its write, so the replaced file is watched for LATE_WATCH_MS after the update
- * returns, and what lands in it is merged into the file as it is then.
+ * returns, and what lands in it is merged into the file as it is then. A replaced file seen
+ * truncated or part-written when that window ends has a write under way (an editor's open
+ * with truncate, its write held up: a disk throttling writers can hold one for seconds), so
+ * the watch goes on until that write is complete, for UNDER_WAY_MS at most.
  */
 
 /**
@@ -161,6 +164,12 @@ export function restoreOwn(base: string | undefined, next: string, removedSince:
 
 /** How long a replaced file is watched after the update returns (sum of the polling intervals). */
 export const LATE_WATCH_MS = 2000;
+/**
+ * How long, at most, a watch goes on past its window while the replaced file holds a rewrite
+ * under way (empty, or a prefix of what it held): the editor's write that truncated it is
+ * still to come, and it would land where nobody reads again.
+ */
+export const UNDER_WAY_MS = 30_000;
 const FIRST_POLL_MS = 5;
 const MAX_POLL_MS = 200;
 /** A write seen under way is read again until it holds still for this long. */
@@ -216,25 +225,34 @@ export interface WatchIo {
  * Watches a write for `windowMs` (polling, quickly at first, then every MAX_POLL_MS): late
  * writes into the replaced file, once they hold still, are merged into the file; a stale
  * rewrite of the file at its path that dropped this write's own lines gets them back
- * (restoreOwn). `finish` ends the watch early after one last look (a stopping daemon merges
- * what has landed instead of waiting the window out). Closes the handle.
+ * (restoreOwn). A rewrite of the replaced file seen under way keeps the watch going past
+ * the window until it is complete (`underWayMs` in all at most). `finish` ends the watch
+ * early after one last look (a stopping daemon merges what has landed instead of waiting
+ * the window out). Closes the handle.
  */
-export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowMs = LATE_WATCH_MS, finish = new WatchEnd()): Promise<void> {
+export async function watchReplaced(
+  replaced: ReplacedFile,
+  io: WatchIo,
+  windowMs = LATE_WATCH_MS,
+  finish = new WatchEnd(),
+  underWayMs = UNDER_WAY_MS,
+): Promise<void> {
   const { handle } = replaced;
   const restore = restoreOwn(replaced.base, replaced.next, io.removedSince);
   let seen = replaced.seen;
   let atPath = replaced.written;
   let interval = FIRST_POLL_MS;
+  let underWay = false;
+  const rewriteUnderWay = (content: string) => content !== seen && seen.startsWith(content);
+  const goOn = (waited: number) => waited < windowMs || (underWay && waited < Math.max(windowMs, underWayMs));
   try {
-    for (let waited = 0; waited < windowMs; waited += interval) {
-      if (finish.ended) waited = windowMs; // this pass is the last
-      else {
-        await finish.sleep(interval);
-        if (finish.ended) waited = windowMs;
-      }
+    for (let waited = 0, last = false; !last && goOn(waited); waited += interval) {
+      if (!finish.ended) await finish.sleep(interval);
+      last = finish.ended; // this pass is the last
       interval = Math.min(interval * 2, MAX_POLL_MS);
       if (handle) {
         const now = await readHandle(handle);
+        underWay = rewriteUnderWay(now);
         if (lateMerge(seen, now)) {
           const content = await readWhenStill(handle, {
             first: now,
@@ -249,7 +267,7 @@ export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowM
             seen = content;
             // Another write may follow soon (an editor saving again): look closely again.
             interval = FIRST_POLL_MS;
-          }
+          } else underWay = rewriteUnderWay(content);
         }
       }
       if (!restore) continue;

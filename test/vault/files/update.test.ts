@@ -32,6 +32,8 @@ function withReadHook(fs: Fs, hook: (n: number) => Promise<void>): Fs {
 interface OpenedByEditor {
   write(content: string): Promise<void>;
   append(content: string): Promise<void>;
+  /** An open with truncate, its write still to come. */
+  truncate(): Promise<void>;
 }
 
 /**
@@ -63,6 +65,7 @@ function editorHoldingReplacedFile(
                 await h.write(content, 0);
               },
               append: async (content) => void (await h.write(content, (await h.stat()).size)),
+              truncate: () => h.truncate(0),
             };
             await beforeRename?.(opened);
             resolve(opened);
@@ -77,6 +80,30 @@ function editorHoldingReplacedFile(
 }
 
 const readNow = async (fs: Fs) => Buffer.from(await fs.readFile(FILE)).toString();
+
+/** An fs that counts the reads made through handles of FILE (a watch's looks at the replaced file). */
+function countingHandleReads(base: Fs): { fs: Fs; reads: () => number } {
+  let reads = 0;
+  const fs = new Proxy(base, {
+    get(target, prop, receiver) {
+      if (prop === 'open') {
+        return async (file: string, flags?: string) => {
+          const handle = await target.open(file, flags);
+          if (file !== FILE) return handle;
+          return new Proxy(handle, {
+            get(h, p, r) {
+              if (p === 'read') return (...args: unknown[]) => (reads++, (h.read as (...a: unknown[]) => unknown).apply(h, args));
+              const value = Reflect.get(h, p, r) as unknown;
+              return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(h) : value;
+            },
+          });
+        };
+      }
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { fs, reads: () => reads };
+}
 
 describe('lateMerge (a write that landed in a replaced file, merged into the file as it is now)', () => {
   it('nothing new, or a rewrite under way (empty or a prefix of what was seen): nothing to merge yet', () => {
@@ -277,6 +304,25 @@ describe('Vault.update', () => {
     await vault.settled();
     expect(await readNow(base)).toBe('title\nperson\nx\nagent 1\nagent 2\n');
     expect(await vault.exists('/vault/.trash/Projects/Alpha/Log.md')).toBe(false);
+  });
+
+  it('a replaced file left truncated when the watch window ends (an editor\'s write held up): watched on until the write lands, then merged', async () => {
+    // Found by the concurrent-edits fault suite under load: the editor's open truncated the
+    // replaced file, and its write came after the window (a disk throttling writers).
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
+    const { fs: editorFs, editor } = editorHoldingReplacedFile(base);
+    const { fs, reads } = countingHandleReads(editorFs);
+    // A window of three looks (5 + 10 + 20 ms).
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 20 });
+    await vault.update(FILE, append('agent'));
+    const opened = await editor;
+    await opened.truncate();
+    // Well past the window's three looks: the watch is still looking at the replaced file.
+    const before = reads();
+    expect(await eventWithin(() => reads() >= before + 8, 10_000)).toBe(true);
+    await opened.write('title\nx\nperson\n');
+    await vault.settled();
+    expect(await readNow(base)).toBe('title\nx\nagent\nperson\n');
   });
 
   it('a late write that no longer applies to the file is kept in .trash/, never dropped', async () => {
