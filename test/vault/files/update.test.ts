@@ -87,8 +87,8 @@ function countingHandleReads(base: Fs): { fs: Fs; reads: () => number } {
   const fs = new Proxy(base, {
     get(target, prop, receiver) {
       if (prop === 'open') {
-        return async (file: string, flags?: string) => {
-          const handle = await target.open(file, flags);
+        return async (file: string, flags: string | number, mode?: number) => {
+          const handle = await target.open(file, flags, mode);
           if (file !== FILE) return handle;
           return new Proxy(handle, {
             get(h, p, r) {
