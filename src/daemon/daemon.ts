@@ -130,13 +130,15 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
   // run caches.
   let listing: VaultListing | undefined;
   const caches = {
+    ...options.caches,
+    // The caller's listener (a bench, a test) is called too, never instead of the daemon's own.
     onRelease: () => {
       listing?.clear();
       log.info('idle: let go of what the runs built (search workers, texts, index, tokenizer)');
       // What was let go is garbage now: collected at once, the pages go back (heap-collect.ts).
       collect();
+      options.caches?.onRelease?.();
     },
-    ...options.caches,
   };
   const placeOptions = { log, clock: clockOf(options), ...(options.fs ? { fs: options.fs } : {}), caches };
   const place = await (options.runProcess && !options.runtime

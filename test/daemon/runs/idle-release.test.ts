@@ -76,8 +76,10 @@ describe('the daemon lets go of what runs built once idle', () => {
       'Meetings/Transcripts/A.md': transcriptNote('A', 'finished'),
       'Meetings/Summaries/Old.md': '---\nstatus: done\nprojects: [Alpha]\n---\n',
     });
+    // A caller's own listener (a bench's) is called beside the daemon's, never instead of it.
+    let callerReleases = 0;
     daemon = await startQuietDaemon(fs, pipeline, {
-      caches: { idleMs: 60_000, timers: clock.timers },
+      caches: { idleMs: 60_000, timers: clock.timers, onRelease: () => callerReleases++ },
       collectGarbage: () => collections++,
     });
     await daemon.startupScan;
@@ -94,6 +96,7 @@ describe('the daemon lets go of what runs built once idle', () => {
     // (runs/heap-collect.ts).
     // The threads' exit is the machine's to schedule: a roomy deadline, not vi.waitFor's 1 s.
     await vi.waitFor(() => expect(collections).toBe(1), { timeout: 15_000 });
+    expect(callerReleases).toBe(1);
     expect(seen!.search.threads).toBe(0);
     expect(seen!.pastSummaries.size).toBe(0);
   });
