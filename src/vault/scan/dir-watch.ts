@@ -242,7 +242,13 @@ export class DirectoryWatcher {
     const entries = await fsp.readdir(folder, { withFileTypes: true }).catch(() => undefined);
     if (!entries) return this.removeFolder(folder);
     const names = new Set(entries.map((e) => e.name));
-    for (const name of [...known.files, ...names]) this.schedule(path.join(folder, name));
+    for (const name of new Set([...known.files, ...names])) {
+      const abs = path.join(folder, name);
+      if (this.o.ignored(abs)) continue;
+      // As an event with its name would: the caches hear of it at once, not after the quiet period.
+      this.o.onRaw(abs);
+      this.schedule(abs);
+    }
   }
 }
 

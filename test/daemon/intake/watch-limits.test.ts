@@ -126,3 +126,43 @@ describe("a watch's 'error' event", () => {
     }
   });
 });
+
+describe('an event without a file name (some platforms, an overflow)', () => {
+  it('looks at the whole folder again and tells the caches of every entry at once (onRaw), as named events do', async () => {
+    const folder = path.join(dir, 'Meetings/Transcripts');
+    writeFileSync(path.join(folder, 'Known.md'), 'known\n');
+    const made: ReturnType<typeof fsWatch>[] = [];
+    const raw: string[] = [];
+    const events: string[] = [];
+    const watcher = new DirectoryWatcher({
+      roots: [folder],
+      ignored: (p) => p.endsWith('~'),
+      onRaw: (p) => raw.push(path.basename(p)),
+      onSettled: (type, p) => events.push(`${type} ${path.basename(p)}`),
+      quietMs: 50,
+      onError: (err) => events.push(`error ${String(err)}`),
+      onUnwatched: () => undefined,
+      watch: ((...args: Parameters<typeof fsWatch>) => {
+        const w = fsWatch(...args);
+        made.push(w);
+        return w;
+      }) as typeof fsWatch,
+    });
+    try {
+      await watcher.ready;
+      // Written while the watch heard nothing of it (an overflow), then the nameless event.
+      made[0]!.close();
+      writeFileSync(path.join(folder, 'Missed.md'), 'missed\n');
+      writeFileSync(path.join(folder, 'Draft~'), 'temp\n');
+      made[0]!.emit('change', 'rename', null);
+      const deadline = Date.now() + 10_000;
+      // The folder is read again first (a readdir), then each entry is told of before its quiet period.
+      while (raw.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      expect(raw.sort()).toEqual(['Known.md', 'Missed.md']);
+      while (!events.includes('add Missed.md') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      expect(events.sort()).toEqual(['add Missed.md', 'change Known.md']);
+    } finally {
+      await watcher.close();
+    }
+  });
+});
