@@ -312,12 +312,12 @@ describe('Vault.update', () => {
     const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
     const { fs: editorFs, editor } = editorHoldingReplacedFile(base);
     const { fs, reads } = countingHandleReads(editorFs);
-    // A window of three looks (5 + 10 + 20 ms).
-    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 20 });
+    // A window of five looks (5 + 10 + 20 + 40 + 80 ms): the truncate comes within it.
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 100 });
     await vault.update(FILE, append('agent'));
     const opened = await editor;
     await opened.truncate();
-    // Well past the window's three looks: the watch is still looking at the replaced file.
+    // Past the window's five looks: the watch is still looking at the replaced file.
     const before = reads();
     expect(await eventWithin(() => reads() >= before + 8, 10_000)).toBe(true);
     await opened.write('title\nx\nperson\n');
