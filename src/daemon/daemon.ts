@@ -7,7 +7,7 @@ import type { Runtime } from '../runtime.js';
 import type { RunCachesOptions } from '../tools/binding/run-caches.js';
 import { type Fs, nodeFs } from '../vault/files/fs.js';
 import { Vault } from '../vault/files/vault.js';
-import { type VaultEventSource, watchVault } from './intake/file-events.js';
+import { isNoteEvent, type VaultEventSource, watchVault } from './intake/file-events.js';
 import { DaemonRunningError } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
 import { VaultClaim } from '../instance/vault-claim.js';
@@ -28,6 +28,7 @@ import { createJobRunner, type PipelineFns } from './runs/job-runner.js';
 import { type RunPlace, runsInThisProcess } from './runs/run-place.js';
 import { LiveNotesLane } from './runs/live-notes-lane.js';
 import { MeetingsInProgress } from './runs/meetings-in-progress.js';
+import { FinishingAhead } from './runs/finishing-ahead.js';
 import { runsInRunProcess } from './runs/run-process/host.js';
 import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
@@ -198,6 +199,15 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
+  // A transcript seen written `finished` starts the run process before the write has settled (§8).
+  const finishing = new FinishingAhead({
+    isTranscript: (p) => vault.kindOf(p) === 'transcript' && isNoteEvent(vault.root, p),
+    needsStart: () => !stopping && place.needsStart(),
+    read: (p) => vault.readIfExists(p),
+    wouldSummarize: (p, content) => tracker.wouldSummarize(p, content),
+    hold: () => place.hold(),
+    startAhead: () => place.startAhead(),
+  });
   const intake = new Intake({
     vault,
     settings,
@@ -210,6 +220,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     watch: place.watch,
     onScan: (startup) => inbox.catchUp(startup),
     onRecording: (transcript, inProgress) => recording.seen(transcript, inProgress),
+    onRawChange: (p) => void finishing.changed(p).catch((err: unknown) => log.debug({ err }, 'could not look at a transcript ahead of its settled event')),
     // A scan of a large vault leaves tens of MB of garbage V8 may keep for hours in an idle
     // process; with no run to follow, it is collected now (runs/heap-collect.ts).
     afterScan: () => {
@@ -262,6 +273,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
     await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close()]);
     recording.close();
+    finishing.close();
     await place.close();
   };
   try {

@@ -195,7 +195,8 @@ async function runMeeting(
 ): Promise<RunOutcome> {
   const { vault } = deps;
   const resolve = async () => {
-    const found = await resolveMeeting(vault, meetingPath, deps.caches ? { meetingHeads: deps.caches.meetingHeads, listing: deps.caches.listing } : {});
+    // One look at the listing for the links and the claim check of one resolution (vault-listing.ts `view`).
+    const found = await resolveMeeting(vault, meetingPath, deps.caches ? { meetingHeads: deps.caches.meetingHeads, listing: deps.caches.listing.view() } : {});
     return summaryOverride ? { ...found, summaryPath: summaryOverride } : found;
   };
   known.resolve = resolve;

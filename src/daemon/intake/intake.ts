@@ -47,6 +47,8 @@ export interface IntakeOptions {
   onTranscript?(transcriptPath: string, content: string): void;
   /** A transcript's event: whether a recorder is still writing it (runs/meetings-in-progress.ts). */
   onRecording?(transcript: string, recording: boolean): void;
+  /** Every raw change the watcher sees, before the write has settled (a transcript seen finishing, runs/finishing-ahead.ts). */
+  onRawChange?(absPath: string): void;
 }
 
 export class Intake {
@@ -127,7 +129,10 @@ export class Intake {
     // The search text cache, the past-summary index and the meeting notes' heads drop what
     // changed at once, so a warm search or run start reads nothing from disk (they re-check
     // everything every few minutes anyway).
-    watcher.onChange?.((p) => this.#o.watch.invalidate(p));
+    watcher.onChange?.((p) => {
+      this.#o.watch.invalidate(p);
+      this.#o.onRawChange?.(p);
+    });
     // A folder left unwatched (the system's watch limit) would leave its cached files trusted.
     let complete = true;
     watcher.onIncomplete?.(() => {

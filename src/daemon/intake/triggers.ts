@@ -86,6 +86,20 @@ export class TriggerTracker {
     return typeof state === 'string' && (RECORDER_STATES as readonly string[]).includes(state);
   }
 
+  /**
+   * Whether a transcript showing `content` would start its summary by the rules of `onEvent`
+   * (its state the trigger state, not known as such before, not the daemon's own write), without
+   * taking it as known: the content of a raw event, before the write has settled (the run
+   * process is started ahead on it, runs/finishing-ahead.ts). `onEvent` still decides.
+   */
+  wouldSummarize(absPath: string, content: string): boolean {
+    if (this.options.kindOf(absPath) !== 'transcript') return false;
+    const own = this.ownWrites.get(absPath);
+    if (own !== undefined && own === contentHash(content)) return false;
+    const wanted = this.options.triggerState;
+    return this.options.readFacts(content)?.state === wanted && this.known.get(absPath)?.state !== wanted;
+  }
+
   knownFacts(absPath: string): NoteFacts | undefined {
     return this.known.get(absPath);
   }

@@ -38,6 +38,8 @@ export interface RunPlace {
    * a warm-up would only repeat the run's own look. Under a `hold` of the caller's.
    */
   startAhead(): void;
+  /** Whether `startAhead` would start a run process now (none up, not closing); never in this process. */
+  needsStart(): boolean;
   /** The daemon stops: let go, once the runs still holding it have ended. */
   close(): Promise<void>;
 }
@@ -74,6 +76,7 @@ export async function runsInThisProcess(
     // Tests and substitute pipelines: nothing is started ahead here.
     warm: () => undefined,
     startAhead: () => undefined,
+    needsStart: () => false,
     close: () => {
       caches.close();
       return Promise.resolve();

@@ -18,6 +18,12 @@ export class MeetingHeads implements HeadSource {
   private readonly heads: HeadCache;
   /** When each head was last checked on disk, by the watch's clock. */
   private readonly checkedAt = new Map<string, number>();
+  /**
+   * Checks on disk under way, with the watch's invalidation count when each began. A cold run
+   * start's claim check runs beside the warm-up of the same process (RunPlace.startAhead), and
+   * each stat'ed the 4,000 notes the other was stat'ing (BENCHMARKS.md, run start, fifth pass).
+   */
+  private readonly checking = new Map<string, { head: Promise<Head | undefined>; invalidations: number }>();
 
   constructor(
     private readonly vault: Vault,
@@ -47,8 +53,24 @@ export class MeetingHeads implements HeadSource {
       const known = this.heads.known(absPath);
       if (known) return known;
     }
-    const now = this.watch.now();
+    // A check of this note under way is joined while no event came since it began: what it
+    // finds is the note as it is now. After an event it may be of the note from before the
+    // change: checked again.
+    const under = this.checking.get(absPath);
+    if (under && under.invalidations === this.watch.invalidations) return under.head;
     const invalidations = this.watch.invalidations;
+    const head = this.check(absPath, invalidations);
+    const entry = { head, invalidations };
+    this.checking.set(absPath, entry);
+    void head.then(
+      () => this.checking.get(absPath) === entry && this.checking.delete(absPath),
+      () => this.checking.get(absPath) === entry && this.checking.delete(absPath),
+    );
+    return head;
+  }
+
+  private async check(absPath: string, invalidations: number): Promise<Head | undefined> {
+    const now = this.watch.now();
     const head = await this.heads.get(absPath);
     // An event during the read may be of this note, changed after it was read: vouched for,
     // the old head would hide a claim for `maxTrustMs`. Checked on disk at the next use instead.

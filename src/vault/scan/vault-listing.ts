@@ -76,16 +76,36 @@ export class VaultListing {
   }
 
   /**
+   * One look for a whole pass: the first `files()` or `meetingNotes()` of the view looks, the
+   * others answer from that look. A run's resolution looks for its links' notes and then lists
+   * the meeting notes for the claim check (docs/design.md §1, §8): two looks, each reading again
+   * the folders the last run wrote in (4,000 entries each, racy for 3 s), for answers a few ms
+   * apart. What the view answers is the vault as of its look, as a look-up just then would.
+   */
+  view(): Pick<VaultListing, 'files' | 'meetingNotes'> {
+    let looked: Promise<readonly string[]> | undefined;
+    const files = () => (looked ??= this.files());
+    return {
+      files,
+      meetingNotes: async () => {
+        const seen = await files().catch(() => undefined);
+        return (await this.notesOf('Meetings', seen)) ?? this.vault.listNotesOf('Meetings');
+      },
+    };
+  }
+
+  /**
    * `files()` when it reaches `folder` (absolute, a configured folder), else undefined: the
    * folder lies where the listing does not go (in a dot-folder, outside the vault, through a
    * symbolic link, which a walk of the folder itself follows), or the listing could not be
    * made (a folder elsewhere in the vault that cannot be read). The caller then walks the
    * folder, as before there was a listing.
    */
-  async filesReaching(folder: string): Promise<readonly string[] | undefined> {
+  async filesReaching(folder: string, looked?: readonly string[]): Promise<readonly string[] | undefined> {
     let files: readonly string[];
     try {
-      files = await this.files();
+      // A look made for the caller (`view`) while its tree is still the one held; else a look now.
+      files = looked !== undefined && looked === this.flat ? looked : await this.files();
     } catch {
       return undefined;
     }
@@ -107,13 +127,14 @@ export class VaultListing {
    * Markdown files below its folder, no dot-files, not in the folders configured for other
    * kinds inside it, of that kind (vault.kindOf: the glossary and dictionary are of none).
    * Undefined when the listing does not reach the folder (filesReaching): the caller walks it.
+   * `looked`: a look already made for this caller (`view`), used while its tree is the one held.
    * Each folder's share is worked out once per reading of that folder: a run start that
    * re-read two folders does not sift the vault's 20,000 names again (BENCHMARKS.md, run start).
    */
-  async notesOf(key: 'Meetings' | 'Summaries'): Promise<readonly string[] | undefined> {
+  async notesOf(key: 'Meetings' | 'Summaries', looked?: readonly string[]): Promise<readonly string[] | undefined> {
     const { folders, files: single } = this.vault.layout;
     const root = folders[key];
-    const files = await this.filesReaching(root);
+    const files = await this.filesReaching(root, looked);
     if (files === undefined) return undefined;
     const kept = this.notes.get(key);
     if (kept?.from === files) return kept.list;

@@ -30,6 +30,34 @@ const change = (path: string): VaultEvent => ({ type: 'change', path });
 const transcript = (state: string, body = 'text') => transcriptNote('2026-11-30 Sync', state, `${body}\n`);
 const report = (retry: boolean, body = 'report') => `---\nstatus: failed\nretry: ${retry}\n---\n${body}\n`;
 
+describe('a transcript seen finishing before its write settled (wouldSummarize, the run process started ahead, docs/design.md §8)', () => {
+  it('answers as onEvent would, without taking the content as known', () => {
+    const t = tracker();
+    t.onEvent({ type: 'add', path: T }, transcript('transcribing'));
+    expect(t.wouldSummarize(T, transcript('finished'))).toBe(true);
+    // Nothing taken as known: the settled event still fires the trigger.
+    expect(t.wouldSummarize(T, transcript('finished'))).toBe(true);
+    expect(t.onEvent(change(T), transcript('finished'))).toEqual({ kind: 'summarize', transcriptPath: T });
+  });
+
+  it('a transcript known finished, another state, the daemon’s own write, a half-typed frontmatter or another note kind would not', () => {
+    const t = tracker();
+    t.onEvent({ type: 'add', path: T }, transcript('finished'));
+    expect(t.wouldSummarize(T, transcript('finished', 'edited'))).toBe(false);
+    const u = tracker();
+    expect(u.wouldSummarize(T, transcript('transcribing'))).toBe(false);
+    expect(u.wouldSummarize(T, '---\nstate: [finished\n---\n')).toBe(false);
+    const w = tracker();
+    w.noteOwnWrite(T, transcript('finished', 'own'));
+    expect(w.wouldSummarize(T, transcript('finished', 'own'))).toBe(false);
+    expect(tracker().wouldSummarize(S, transcript('finished'))).toBe(false);
+    expect(tracker().wouldSummarize(M, transcript('finished'))).toBe(false);
+    // A trigger state of the configuration's, not the default's.
+    expect(tracker('done').wouldSummarize(T, transcript('finished'))).toBe(false);
+    expect(tracker('done').wouldSummarize(T, transcript('done'))).toBe(true);
+  });
+});
+
 describe('a meeting being recorded (the run process started ahead, docs/design.md §8)', () => {
   it('a transcript in a recorder’s state is one, also as the daemon wrote it (the recorder’s session calls); finished, gone or another note is not', () => {
     const t = tracker();

@@ -146,7 +146,10 @@ describe('the run process as the daemon holds it', () => {
   it('a job about to begin starts a run process and warms it when none is up, before the run is asked for; one already up is told nothing', async () => {
     const { place, children } = await hostWith();
     const held = place.hold();
+    // What a transcript seen finishing asks before it reads the note (runs/finishing-ahead.ts).
+    expect(place.needsStart()).toBe(true);
     place.startAhead();
+    expect(place.needsStart()).toBe(false);
     expect(children).toHaveLength(1);
     const child = children[0]!;
     expect(child.sent.map((m) => m.type)).toEqual(['start', 'warm']);
@@ -160,6 +163,7 @@ describe('the run process as the daemon holds it', () => {
     held();
     await place.close();
     // Stopping: nothing is started any more.
+    expect(place.needsStart()).toBe(false);
     place.startAhead();
     expect(children).toHaveLength(1);
   });

@@ -153,6 +153,37 @@ describe('the meeting notes’ heads under the daemon’s watcher', () => {
     expect(calls.stat).toBeLessThan(10);
   });
 
+  it('a note being checked is checked once for two callers at once (the warm-up and a cold run start’s claim check)', async () => {
+    const vault = vaultOf(3);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    const heads = caches.meetingHeads;
+    const [a, b] = await Promise.all([heads.get('/vault/Meetings/Old 1.md'), heads.get('/vault/Meetings/Old 1.md')]);
+    expect(b).toBe(a);
+    expect(heads.stats.checked).toBe(1);
+    // Every note of a whole pass beside another pass: each stat'ed once.
+    heads.stats.checked = 0;
+    caches.watch.invalidate('/vault/Meetings');
+    const notes = ['/vault/Meetings/New.md', '/vault/Meetings/Old 0.md', '/vault/Meetings/Old 1.md', '/vault/Meetings/Old 2.md'];
+    await Promise.all([heads.warm(notes), heads.warm(notes)]);
+    expect(heads.stats.checked).toBe(4);
+  });
+
+  it('a check under way when an event came is not joined: the caller after the event gets the note as changed', async () => {
+    const vault = vaultOf(3);
+    const caches = cachesOf(vault);
+    caches.watch.trust(['/vault/Meetings'], { clock: () => new Date(0), maxTrustMs: 60_000 });
+    const heads = caches.meetingHeads;
+    const note = '/vault/Meetings/Old 1.md';
+    const first = heads.get(note);
+    await vault.fs.writeFile(note, meeting('Old 1', 'summary: "[[Meetings/Summaries/New]]"\n'));
+    caches.watch.invalidate(note);
+    const after = await heads.get(note);
+    await first;
+    expect(heads.stats.checked).toBe(2);
+    expect(after).toMatchObject({ ok: true, data: { summary: '[[Meetings/Summaries/New]]' } });
+  });
+
   it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {
     const vault = vaultOf(20);
     const caches = cachesOf(vault);

@@ -198,6 +198,43 @@ describe('the vault listing', () => {
     expect(calls.readdir).toBe(listing.reads);
   });
 
+  it('a view looks once for its files and its meeting notes, even with every folder racy (a run’s resolution and its claim check)', async () => {
+    const { raw, vault } = setUp();
+    // Every folder changed within the racy window: a look reads each again.
+    const listing = new VaultListing(vault, { now: () => Date.now() - 60_000 + RACY_MS / 2 });
+    await listing.files();
+    const view = listing.view();
+    const before = listing.reads;
+    const files = await view.files();
+    const once = listing.reads - before;
+    expect(once).toBeGreaterThan(0);
+    const notes = await view.meetingNotes();
+    expect(await view.files()).toBe(files);
+    expect(listing.reads - before).toBe(once);
+    expect(notes).toEqual(await vault.listNotesOf('Meetings'));
+    // What the view answers is its look's: a note added since shows in a new view (a new pass).
+    raw.writeFileSync(`${VAULT_ROOT}/Meetings/Planning.md`, 'p');
+    expect(await view.meetingNotes()).toEqual(notes);
+    expect(await listing.view().meetingNotes()).toContain(vault.abs('Meetings/Planning.md'));
+    // The listing itself still looks at every call.
+    expect(await listing.files()).toContain('Meetings/Planning.md');
+  });
+
+  it('a view whose meeting notes come first looks once too, and looks again once another look replaced its tree', async () => {
+    const { raw, vault } = setUp();
+    const listing = new VaultListing(vault, { now: () => Date.now() - 60_000 + RACY_MS / 2 });
+    const view = listing.view();
+    const notes = await view.meetingNotes();
+    const once = listing.reads;
+    await view.files();
+    expect(listing.reads).toBe(once);
+    expect(notes).toEqual(await vault.listNotesOf('Meetings'));
+    raw.writeFileSync(`${VAULT_ROOT}/Meetings/Planning.md`, 'p');
+    await listing.files();
+    // The tree the view looked at is gone: its meeting notes are those of a look now, never a stale mix.
+    expect(await view.meetingNotes()).toEqual(await vault.listNotesOf('Meetings'));
+  });
+
   it('lists the meeting notes as listNotesOf does, kept while the listing is the same', async () => {
     const { raw, vault } = setUp();
     const listing = new VaultListing(vault, AT_REST);

@@ -133,6 +133,7 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     startAhead: () => {
       if (!closing && !current?.usable) startWarm('start the run process ahead');
     },
+    needsStart: () => !closing && !current?.usable,
     close: () => {
       if (closing) return closing;
       // The stop's grace period lets running runs finish: the process ends after the last one.
