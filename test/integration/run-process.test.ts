@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLD_RUN_WAIT_MS, type DaemonProcess, exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
@@ -34,6 +35,14 @@ function alive(pid: number): boolean {
 async function runProcessPid(d: DaemonProcess, after = 0): Promise<number> {
   const line = await waitFor(() => d.logs.slice(after).find((l) => l.msg?.startsWith('run process started')), 'the run process to start');
   return line.pid as number;
+}
+
+/** The notes whose jobs the daemon's status says are running (GET /api/status). */
+async function runningMeetings(s: DaemonSetup): Promise<string[]> {
+  const token = readFileSync(path.join(s.vault, '.meeting-assistant/token'), 'utf8').trim();
+  const response = await fetch(`http://127.0.0.1:${s.port}/api/status`, { headers: { authorization: `Bearer ${token}` } });
+  const status = (await response.json()) as { queue: { running: { target: string }[] } };
+  return status.queue.running.map((r) => r.target);
 }
 
 function meeting(s: DaemonSetup, name: string, state = 'finished'): void {
@@ -146,6 +155,9 @@ describe('daemon process: meetings in the run process', () => {
     const runPid = await runProcessPid(daemon);
     // Held before it reads its first message: the job and the stop's stop-waiting arrive while it starts.
     process.kill(runPid, 'SIGSTOP');
+    // The process may have been started ahead of the job, at the transcript's first raw event
+    // (runs/finishing-ahead.ts): the stop comes once the settled event has made the job and it runs.
+    await waitFor(() => runningMeetings(setup).then((running) => running.some((t) => t.endsWith('Meetings/Starting.md'))), 'the meeting’s job to be running');
     daemon.child.kill('SIGTERM');
     await daemon.waitForLog((l) => l.msg === 'stopping (SIGTERM)', 10_000, 'the stop');
     process.kill(runPid, 'SIGCONT');

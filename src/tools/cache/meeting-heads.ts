@@ -55,9 +55,10 @@ export class MeetingHeads implements HeadSource {
     }
     // A check of this note under way is joined while no event came since it began: what it
     // finds is the note as it is now. After an event it may be of the note from before the
-    // change: checked again.
+    // change: checked again. Only where the watcher covers the note: without one, no event
+    // marks a change made since the check began.
     const under = this.checking.get(absPath);
-    if (under && under.invalidations === this.watch.invalidations) return under.head;
+    if (under && under.invalidations === this.watch.invalidations && this.watch.covers(absPath)) return under.head;
     const invalidations = this.watch.invalidations;
     const head = this.check(absPath, invalidations);
     const entry = { head, invalidations };

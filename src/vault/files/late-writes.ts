@@ -225,8 +225,8 @@ export interface WatchIo {
  * Watches a write for `windowMs` (polling, quickly at first, then every MAX_POLL_MS): late
  * writes into the replaced file, once they hold still, are merged into the file; a stale
  * rewrite of the file at its path that dropped this write's own lines gets them back
- * (restoreOwn). A rewrite of the replaced file seen under way keeps the watch going past
- * the window until it is complete (`underWayMs` in all at most). `finish` ends the watch
+ * (restoreOwn). A rewrite of the replaced file seen under way keeps the watch of that file
+ * (not of the path) going past the window until it is complete (`underWayMs` in all at most). `finish` ends the watch
  * early after one last look (a stopping daemon merges what has landed instead of waiting
  * the window out). Closes the handle.
  */
@@ -270,7 +270,9 @@ export async function watchReplaced(
           } else underWay = rewriteUnderWay(content);
         }
       }
-      if (!restore) continue;
+      // Past the window only the replaced file's rewrite is waited for: a person who removes the
+      // daemon's lines after the window means it, as without a rewrite under way.
+      if (!restore || waited >= windowMs) continue;
       const now = await io.readPath();
       if (now === undefined || now === atPath) continue;
       atPath = now;

@@ -184,6 +184,20 @@ describe('the meeting notes’ heads under the daemon’s watcher', () => {
     expect(after).toMatchObject({ ok: true, data: { summary: '[[Meetings/Summaries/New]]' } });
   });
 
+  it('without a watcher, a check under way is not joined: no event tells of a change made since it began (a CLI summarize, polling)', async () => {
+    const vault = vaultOf(3);
+    const caches = cachesOf(vault);
+    const heads = caches.meetingHeads;
+    const note = '/vault/Meetings/Old 1.md';
+    const first = heads.get(note);
+    // Another program changes the note while the first check is under way; nothing says so.
+    await vault.fs.writeFile(note, meeting('Old 1', 'summary: "[[Meetings/Summaries/Old 1]]"\ncontext: "[[Meetings/Context/New]]"\n'));
+    const after = await heads.get(note);
+    await first;
+    expect(heads.stats.checked).toBe(2);
+    expect(after).toMatchObject({ ok: true, data: { context: '[[Meetings/Context/New]]' } });
+  });
+
   it('without a watcher, every run start checks each note on disk (a stat), and reads none unchanged', async () => {
     const vault = vaultOf(20);
     const caches = cachesOf(vault);

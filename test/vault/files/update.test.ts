@@ -325,6 +325,25 @@ describe('Vault.update', () => {
     expect(await readNow(base)).toBe('title\nx\nagent\nperson\n');
   });
 
+  it('past the window only the replaced file is watched: a person who removes the daemon\'s line then is not undone', async () => {
+    const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
+    const { fs: editorFs, editor } = editorHoldingReplacedFile(base);
+    const { fs, reads } = countingHandleReads(editorFs);
+    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 100 });
+    await vault.update(FILE, append('agent'));
+    const opened = await editor;
+    await opened.truncate();
+    const before = reads();
+    expect(await eventWithin(() => reads() >= before + 8, 10_000)).toBe(true);
+    // Past the window, the rewrite still under way: a person removes the daemon's line.
+    await base.writeFile(FILE, 'title\nx\n');
+    const removed = reads();
+    expect(await eventWithin(() => reads() >= removed + 4, 10_000)).toBe(true);
+    await opened.write('title\nx\nperson\n');
+    await vault.settled();
+    expect(await readNow(base)).toBe('title\nx\nperson\n');
+  });
+
   it('a late write that no longer applies to the file is kept in .trash/, never dropped', async () => {
     const base = memoryFs({ 'Projects/Alpha/Log.md': '---\nstatus: a\n---\nbody\n' });
     const { fs, editor } = editorHoldingReplacedFile(base);
