@@ -93,11 +93,19 @@ export class TriggerTracker {
    * process is started ahead on it, runs/finishing-ahead.ts). `onEvent` still decides.
    */
   wouldSummarize(absPath: string, content: string): boolean {
-    if (this.options.kindOf(absPath) !== 'transcript') return false;
-    const own = this.ownWrites.get(absPath);
-    if (own !== undefined && own === contentHash(content)) return false;
+    if (this.options.kindOf(absPath) !== 'transcript' || this.isOwnWrite(absPath, content)) return false;
+    return this.finishes(this.options.readFacts(content), this.known.get(absPath));
+  }
+
+  /** The transcript rule of `onEvent`: the trigger state reached, not known as such before. */
+  private finishes(facts: NoteFacts | undefined, previous: NoteFacts | undefined): boolean {
     const wanted = this.options.triggerState;
-    return this.options.readFacts(content)?.state === wanted && this.known.get(absPath)?.state !== wanted;
+    return facts?.state === wanted && previous?.state !== wanted;
+  }
+
+  private isOwnWrite(file: string, content: string): boolean {
+    const own = this.ownWrites.get(file);
+    return own !== undefined && own === contentHash(content);
   }
 
   knownFacts(absPath: string): NoteFacts | undefined {
@@ -115,11 +123,8 @@ export class TriggerTracker {
       this.ownWrites.delete(file);
       return undefined;
     }
-    const own = this.ownWrites.get(file);
-    if (own !== undefined) {
-      if (own === contentHash(content)) return undefined;
-      this.ownWrites.delete(file);
-    }
+    if (this.isOwnWrite(file, content)) return undefined;
+    this.ownWrites.delete(file);
     const kind = this.options.kindOf(file);
     if (kind !== 'transcript' && kind !== 'summary') return undefined;
     const facts = this.options.readFacts(content);
@@ -127,11 +132,7 @@ export class TriggerTracker {
     if (!facts) return undefined;
     const previous = this.known.get(file);
     this.known.set(file, this.share(facts));
-    if (kind === 'transcript') {
-      const wanted = this.options.triggerState;
-      if (facts.state === wanted && previous?.state !== wanted) return { kind: 'summarize', transcriptPath: file };
-      return undefined;
-    }
+    if (kind === 'transcript') return this.finishes(facts, previous) ? { kind: 'summarize', transcriptPath: file } : undefined;
     if (isRetryRequested(facts) && !isRetryRequested(previous)) return { kind: 'retry', summaryPath: file };
     return undefined;
   }

@@ -32,6 +32,7 @@ export interface FinishingAheadOptions {
 
 export class FinishingAhead {
   readonly #o: FinishingAheadOptions;
+  readonly #timers: IdleTimers;
   /** Transcripts read now: a write comes as several raw events, one read is enough. */
   readonly #peeking = new Set<string>();
   readonly #holds = new Set<{ release: () => void; timer: unknown }>();
@@ -39,10 +40,8 @@ export class FinishingAhead {
 
   constructor(o: FinishingAheadOptions) {
     this.#o = o;
+    this.#timers = o.timers ?? realIdleTimers;
   }
-
-  /** Starts ahead so far (tests read it). */
-  started = 0;
 
   /** A raw event of a transcript note (not settled yet). Resolves once it has been looked at. */
   async changed(absPath: string): Promise<void> {
@@ -60,27 +59,24 @@ export class FinishingAhead {
   /** The daemon stops: every hold ends, no timer stays. */
   close(): void {
     this.#closed = true;
-    const timers = this.#o.timers ?? realIdleTimers;
     for (const hold of this.#holds) {
-      timers.clearTimeout(hold.timer);
+      this.#timers.clearTimeout(hold.timer);
       hold.release();
     }
     this.#holds.clear();
   }
 
   #start(): void {
-    const timers = this.#o.timers ?? realIdleTimers;
     // Held before the start, as every caller of startAhead does (run-place.ts).
     const release = this.#o.hold();
     const hold = {
       release,
-      timer: timers.setTimeout(() => {
+      timer: this.#timers.setTimeout(() => {
         this.#holds.delete(hold);
         release();
       }, this.#o.holdMs ?? FINISHING_HOLD_MS),
     };
     this.#holds.add(hold);
-    this.started++;
     this.#o.startAhead();
   }
 }

@@ -63,10 +63,8 @@ export class MeetingHeads implements HeadSource {
     const head = this.check(absPath, invalidations);
     const entry = { head, invalidations };
     this.checking.set(absPath, entry);
-    void head.then(
-      () => this.checking.get(absPath) === entry && this.checking.delete(absPath),
-      () => this.checking.get(absPath) === entry && this.checking.delete(absPath),
-    );
+    const done = () => this.checking.get(absPath) === entry && this.checking.delete(absPath);
+    void head.then(done, done);
     return head;
   }
 

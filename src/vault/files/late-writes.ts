@@ -13,9 +13,9 @@ import { MeetingAssistantError } from '../../errors.js';
  * loaded machine that program can be descheduled for hundreds of milliseconds between its
  * open and its write, so the replaced file is watched for LATE_WATCH_MS after the update
  * returns, and what lands in it is merged into the file as it is then. A replaced file seen
- * truncated or part-written when that window ends has a write under way (an editor's open
- * with truncate, its write held up: a disk throttling writers can hold one for seconds), so
- * the watch goes on until that write is complete, for UNDER_WAY_MS at most.
+ * empty, or holding a prefix of what it held, when that window ends has a write under way (an
+ * editor's open with truncate, its write held up: a disk throttling writers can hold one for
+ * seconds), so the watch of that file goes on until the write is complete, UNDER_WAY_MS at most.
  */
 
 /**
@@ -226,17 +226,11 @@ export interface WatchIo {
  * writes into the replaced file, once they hold still, are merged into the file; a stale
  * rewrite of the file at its path that dropped this write's own lines gets them back
  * (restoreOwn). A rewrite of the replaced file seen under way keeps the watch of that file
- * (not of the path) going past the window until it is complete (`underWayMs` in all at most). `finish` ends the watch
- * early after one last look (a stopping daemon merges what has landed instead of waiting
- * the window out). Closes the handle.
+ * (not of the path) going past the window until it is complete, UNDER_WAY_MS in all at most.
+ * `finish` ends the watch early after one last look (a stopping daemon merges what has landed
+ * instead of waiting the window out). Closes the handle.
  */
-export async function watchReplaced(
-  replaced: ReplacedFile,
-  io: WatchIo,
-  windowMs = LATE_WATCH_MS,
-  finish = new WatchEnd(),
-  underWayMs = UNDER_WAY_MS,
-): Promise<void> {
+export async function watchReplaced(replaced: ReplacedFile, io: WatchIo, windowMs = LATE_WATCH_MS, finish = new WatchEnd()): Promise<void> {
   const { handle } = replaced;
   const restore = restoreOwn(replaced.base, replaced.next, io.removedSince);
   let seen = replaced.seen;
@@ -244,7 +238,7 @@ export async function watchReplaced(
   let interval = FIRST_POLL_MS;
   let underWay = false;
   const rewriteUnderWay = (content: string) => content !== seen && seen.startsWith(content);
-  const goOn = (waited: number) => waited < windowMs || (underWay && waited < Math.max(windowMs, underWayMs));
+  const goOn = (waited: number) => waited < windowMs || (underWay && waited < UNDER_WAY_MS);
   try {
     for (let waited = 0, last = false; !last && goOn(waited); waited += interval) {
       if (!finish.ended) await finish.sleep(interval);

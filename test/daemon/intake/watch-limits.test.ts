@@ -90,6 +90,15 @@ describe('a folder the system will not let the daemon watch', () => {
   });
 });
 
+/** `fs.watch`, each watch it makes kept in `made` (so a test can emit on it). */
+function recordingWatch(made: ReturnType<typeof fsWatch>[]): typeof fsWatch {
+  return ((...args: Parameters<typeof fsWatch>) => {
+    const w = fsWatch(...args);
+    made.push(w);
+    return w;
+  }) as typeof fsWatch;
+}
+
 describe("a watch's 'error' event", () => {
   it('is logged, unlinks nothing that is still there, and the folder is watched again', async () => {
     const folder = path.join(dir, 'Meetings/Transcripts');
@@ -105,11 +114,7 @@ describe("a watch's 'error' event", () => {
       quietMs: 50,
       onError: (err) => errors.push(String(err)),
       onUnwatched: (_f, err) => errors.push(`unwatched ${String(err)}`),
-      watch: ((...args: Parameters<typeof fsWatch>) => {
-        const w = fsWatch(...args);
-        made.push(w);
-        return w;
-      }) as typeof fsWatch,
+      watch: recordingWatch(made),
     });
     try {
       await watcher.ready;
@@ -142,11 +147,7 @@ describe('an event without a file name (some platforms, an overflow)', () => {
       quietMs: 50,
       onError: (err) => events.push(`error ${String(err)}`),
       onUnwatched: () => undefined,
-      watch: ((...args: Parameters<typeof fsWatch>) => {
-        const w = fsWatch(...args);
-        made.push(w);
-        return w;
-      }) as typeof fsWatch,
+      watch: recordingWatch(made),
     });
     try {
       await watcher.ready;

@@ -81,6 +81,25 @@ function editorHoldingReplacedFile(
 
 const readNow = async (fs: Fs) => Buffer.from(await fs.readFile(FILE)).toString();
 
+/**
+ * The daemon appends `agent` to 'title\nx\n' with a watch window of five looks (5 + 10 + 20 +
+ * 40 + 80 ms); an editor that opened the file before the rename truncates it within that
+ * window, and its write is still to come once the watch has looked eight times more (past the
+ * window: without the wait for a rewrite under way, it would have ended).
+ */
+async function truncatedPastWindow() {
+  const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
+  const { fs: editorFs, editor } = editorHoldingReplacedFile(base);
+  const { fs, reads } = countingHandleReads(editorFs);
+  const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 100 });
+  await vault.update(FILE, append('agent'));
+  const opened = await editor;
+  await opened.truncate();
+  const before = reads();
+  expect(await eventWithin(() => reads() >= before + 8, 10_000)).toBe(true);
+  return { base, vault, opened, reads };
+}
+
 /** An fs that counts the reads made through handles of FILE (a watch's looks at the replaced file). */
 function countingHandleReads(base: Fs): { fs: Fs; reads: () => number } {
   let reads = 0;
@@ -309,32 +328,14 @@ describe('Vault.update', () => {
   it('a replaced file left truncated when the watch window ends (an editor\'s write held up): watched on until the write lands, then merged', async () => {
     // Found by the concurrent-edits fault suite under load: the editor's open truncated the
     // replaced file, and its write came after the window (a disk throttling writers).
-    const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
-    const { fs: editorFs, editor } = editorHoldingReplacedFile(base);
-    const { fs, reads } = countingHandleReads(editorFs);
-    // A window of five looks (5 + 10 + 20 + 40 + 80 ms): the truncate comes within it.
-    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 100 });
-    await vault.update(FILE, append('agent'));
-    const opened = await editor;
-    await opened.truncate();
-    // Past the window's five looks: the watch is still looking at the replaced file.
-    const before = reads();
-    expect(await eventWithin(() => reads() >= before + 8, 10_000)).toBe(true);
+    const { base, vault, opened } = await truncatedPastWindow();
     await opened.write('title\nx\nperson\n');
     await vault.settled();
     expect(await readNow(base)).toBe('title\nx\nagent\nperson\n');
   });
 
   it('past the window only the replaced file is watched: a person who removes the daemon\'s line then is not undone', async () => {
-    const base = memoryFs({ 'Projects/Alpha/Log.md': 'title\nx\n' });
-    const { fs: editorFs, editor } = editorHoldingReplacedFile(base);
-    const { fs, reads } = countingHandleReads(editorFs);
-    const vault = new Vault(fs, testConfig().layout, { lateWatchMs: 100 });
-    await vault.update(FILE, append('agent'));
-    const opened = await editor;
-    await opened.truncate();
-    const before = reads();
-    expect(await eventWithin(() => reads() >= before + 8, 10_000)).toBe(true);
+    const { base, vault, opened, reads } = await truncatedPastWindow();
     // Past the window, the rewrite still under way: a person removes the daemon's line.
     await base.writeFile(FILE, 'title\nx\n');
     const removed = reads();
