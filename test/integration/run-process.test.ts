@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLD_RUN_WAIT_MS, type DaemonProcess, exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
@@ -37,12 +37,21 @@ async function runProcessPid(d: DaemonProcess, after = 0): Promise<number> {
   return line.pid as number;
 }
 
-/** The notes whose jobs the daemon's status says are running (GET /api/status). */
-async function runningMeetings(s: DaemonSetup): Promise<string[]> {
+interface Status {
+  queue: { running: { target: string }[]; pending: { target: string }[] };
+  lastScan?: { startup: boolean };
+}
+
+async function status(s: DaemonSetup): Promise<Status> {
   const token = readFileSync(path.join(s.vault, '.meeting-assistant/token'), 'utf8').trim();
   const response = await fetch(`http://127.0.0.1:${s.port}/api/status`, { headers: { authorization: `Bearer ${token}` } });
-  const status = (await response.json()) as { queue: { running: { target: string }[] } };
-  return status.queue.running.map((r) => r.target);
+  return (await response.json()) as Status;
+}
+
+/** The notes whose jobs the daemon's status says are running, or also pending (GET /api/status). */
+async function runningMeetings(s: DaemonSetup, pendingToo = false): Promise<string[]> {
+  const { queue } = await status(s);
+  return [...queue.running, ...(pendingToo ? queue.pending : [])].map((r) => r.target);
 }
 
 function meeting(s: DaemonSetup, name: string, state = 'finished'): void {
@@ -146,6 +155,40 @@ describe('daemon process: meetings in the run process', () => {
     daemon = await startDaemonProcess({ configPath: setup.configPath });
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Frozen.md')?.status === 'done', 'the summary after the restart', COLD_RUN_WAIT_MS);
   }, 120_000);
+
+  it('a transcript written finished starts the run process at its first raw event, while the write has not settled yet (runs/finishing-ahead.ts)', async () => {
+    file.server.setFallback(summarizingModel());
+    setup = await daemonSetup(file.server);
+    // Before the start: the meeting note's own settled event would otherwise make the job.
+    setup.write('Meetings/Ahead.md', meetingNote('Ahead'));
+    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    // After the start's catch-up scan, which would find the finished transcript and make its job.
+    await waitFor(() => status(setup).then((st) => st.lastScan?.startup === true), 'the start’s catch-up scan');
+    // A transcript that reads as finished from its first write on, and keeps growing: the watcher's
+    // settled event (150 ms without a change in size, docs/design.md §2) cannot come while it does.
+    const transcript = path.join(setup.vault, 'Meetings/Transcripts/Ahead.md');
+    setup.write('Meetings/Transcripts/Ahead.md', transcriptNote('Ahead', 'finished'));
+    let last = Date.now();
+    let longestGap = 0;
+    const growing = setInterval(() => {
+      appendFileSync(transcript, 'Ana: one more line.\n');
+      longestGap = Math.max(longestGap, Date.now() - last);
+      last = Date.now();
+    }, 20);
+    let queuedAtStart: string[];
+    try {
+      await runProcessPid(daemon);
+      queuedAtStart = await runningMeetings(setup, true);
+    } finally {
+      clearInterval(growing);
+    }
+    // Only a machine that held this test up for the whole quiet period could have let the write
+    // settle meanwhile; then the job may rightly be there, and the order says nothing.
+    if (longestGap < 120) expect(queuedAtStart).toEqual([]);
+    // The settled event still decides: the job comes, its run uses the process started ahead.
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Ahead.md')?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
+    expect(daemon.logs.filter((l) => l.msg?.startsWith('run process started'))).toHaveLength(1);
+  });
 
   it('a stop while the run process is still starting reaches its run: a run then waiting to retry ends at once, not after the grace period', async () => {
     file.server.setFallback({ status: 500, body: { error: { message: 'busy', type: 'server_error', param: null, code: null } } });

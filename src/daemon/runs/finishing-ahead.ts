@@ -13,6 +13,13 @@ import { type IdleTimers, realIdleTimers } from '../../tools/binding/idle-releas
 
 /** The place held this long after a start ahead: the settled event's job holds it well before. */
 export const FINISHING_HOLD_MS = 10_000;
+/**
+ * Transcripts read at once, at most. A watch event without a file name tells of every note in
+ * its folder (vault/scan/dir-watch.ts): thousands of reads at once for a head start only one of
+ * them can give. A peek passed over costs nothing but that head start: the settled event starts
+ * the process as before.
+ */
+export const MAX_PEEKS = 4;
 
 export interface FinishingAheadOptions {
   /** A transcript note (vault.kindOf): no other note's write starts a summary. */
@@ -45,7 +52,8 @@ export class FinishingAhead {
 
   /** A raw event of a transcript note (not settled yet). Resolves once it has been looked at. */
   async changed(absPath: string): Promise<void> {
-    if (this.#closed || !this.#o.isTranscript(absPath) || this.#peeking.has(absPath) || !this.#o.needsStart()) return;
+    if (this.#closed || !this.#o.isTranscript(absPath) || this.#peeking.has(absPath) || this.#peeking.size >= MAX_PEEKS) return;
+    if (!this.#o.needsStart()) return;
     this.#peeking.add(absPath);
     try {
       const content = await this.#o.read(absPath).catch(() => undefined);

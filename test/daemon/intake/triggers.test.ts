@@ -50,6 +50,14 @@ describe('a transcript seen finishing before its write settled (wouldSummarize, 
     const w = tracker();
     w.noteOwnWrite(T, transcript('finished', 'own'));
     expect(w.wouldSummarize(T, transcript('finished', 'own'))).toBe(false);
+    // The daemon's own write, though a scan since knows the note as not finished: onEvent
+    // would take it as its echo, so neither starts anything.
+    const x = tracker();
+    x.noteOwnWrite(T, transcript('finished', 'own'));
+    x.remember(T, { state: 'transcribing' });
+    expect(x.wouldSummarize(T, transcript('finished', 'own'))).toBe(false);
+    expect(x.onEvent(change(T), transcript('finished', 'own'))).toBeUndefined();
+    expect(x.wouldSummarize(T, transcript('finished', 'a person'))).toBe(true);
     expect(tracker().wouldSummarize(S, transcript('finished'))).toBe(false);
     expect(tracker().wouldSummarize(M, transcript('finished'))).toBe(false);
     // A trigger state of the configuration's, not the default's.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FinishingAhead, type FinishingAheadOptions } from '../../../src/daemon/runs/finishing-ahead.js';
+import { FinishingAhead, type FinishingAheadOptions, MAX_PEEKS } from '../../../src/daemon/runs/finishing-ahead.js';
 import type { IdleTimers } from '../../../src/tools/binding/idle-release.js';
 
 /**
@@ -88,6 +88,33 @@ describe('a transcript seen finishing starts the run process ahead of its settle
     const up = setup({ up: true });
     await up.ahead.changed(T);
     expect(up.log).toMatchObject({ reads: 0, holds: 0, starts: 0 });
+  });
+
+  it('a watch event without a name (every note of a folder told at once): at most MAX_PEEKS transcripts read at a time', async () => {
+    const texts = new Map<string, string>(Array.from({ length: 50 }, (_, i) => [`/vault/Meetings/Transcripts/M${i}.md`, '---\nstate: transcribing\n---\n']));
+    let reading = 0;
+    let most = 0;
+    let hold = true;
+    const waiting: (() => void)[] = [];
+    const { ahead, log } = setup({
+      texts,
+      read: (p) => {
+        log.reads++;
+        most = Math.max(most, ++reading);
+        if (!hold) return Promise.resolve((reading--, texts.get(p)));
+        // Each read is held until all fifty events have been told.
+        return new Promise((resolve) => waiting.push(() => (reading--, resolve(texts.get(p)))));
+      },
+    });
+    const told = [...texts.keys()].map((p) => ahead.changed(p));
+    for (const release of waiting.splice(0)) release();
+    await Promise.all(told);
+    expect(most).toBe(MAX_PEEKS);
+    expect(log).toMatchObject({ reads: MAX_PEEKS, starts: 0 });
+    // The peeks done, the next raw event is read again.
+    hold = false;
+    await ahead.changed('/vault/Meetings/Transcripts/M0.md');
+    expect(log.reads).toBe(MAX_PEEKS + 1);
   });
 
   it('a process started while the note was read (a job meanwhile) is not started again', async () => {
