@@ -102,10 +102,13 @@ export class RunCaches {
     try {
       // The listing's and the folders' first reads are issued before the table's synchronous
       // load, so the disk works while it loads (BENCHMARKS.md, run start, sixth pass).
-      const notes = this.listing.meetingNotes();
-      const folders = this.projectFolders.list();
-      countTokens('warm');
-      await Promise.all([notes.then((list) => this.meetingHeads.warm(list)), folders]);
+      const reads = Promise.all([this.listing.meetingNotes().then((notes) => this.meetingHeads.warm(notes)), this.projectFolders.list()]);
+      try {
+        countTokens('warm');
+      } finally {
+        // Awaited even when the table could not load: a read that fails then is no unhandled rejection.
+        await reads;
+      }
     } finally {
       done();
     }
