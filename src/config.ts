@@ -129,6 +129,24 @@ function buildSchemas(z: typeof Zod) {
       Ask: section({
         MaxConcurrent: count().default(1),
       }),
+      // docs/design.md §12: read-only calendars (subscription URLs, .ics files, vdirsyncer folders).
+      Calendar: section({
+        Sources: z
+          .array(
+            z.union([
+              z.strictObject({ Name: z.string().min(1), Url: z.url({ protocol: /^(https?|webcal)$/ }) }),
+              z.strictObject({ Name: z.string().min(1), Path: z.string().min(1) }),
+            ]),
+          )
+          .default([]),
+        RefreshMinutes: positive().default(15),
+        // An IANA zone for floating times and all-day dates; empty: the system's.
+        TimeZone: z.string().default(''),
+        Me: z.array(z.string().min(1)).default([]),
+        Projects: z.record(z.string(), z.string()).default({}),
+        NotesAhead: z.enum(['projects', 'all', 'none']).default('projects'),
+        NotesAheadMinutes: z.number().min(0).default(10),
+      }),
     });
 
   const FileSchema = z.strictObject({ MeetingAssistant: SettingsSchema.prefault({} as never) });
