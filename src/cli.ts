@@ -138,8 +138,14 @@ function addSessionCommands({ program, act, deps }: Declare): void {
     );
 }
 
-/** doctor, install-service, uninstall-service, logs, open: setting up and looking in. */
+/** init, doctor, install-service, uninstall-service, logs, open: setting up and looking in. */
 function addSetupCommands({ program, act, deps }: Declare): void {
+  program
+    .command('init')
+    .argument('[folder]', 'the folder to write config.json and vault/ into', '.')
+    .description('write a config and the example vault into a folder, to try it')
+    .action(act(async (folder: string) => (await import('./commands/init.js')).init(folder, deps())));
+
   withConfig(program.command('doctor'))
     .description('check config, vault folders, endpoint, model and key; say how to fix what is wrong')
     .action(act(async (opts: GlobalOptions) => (await import('./commands/doctor.js')).doctor(opts, deps())));

@@ -30,8 +30,12 @@ describe('package.json', () => {
     expect(Object.keys(lock.packages).some((where) => where.startsWith('node_modules/@swc/core-linux-'))).toBe(true);
   });
 
-  it('an install from git builds dist/ (prepare), and npm start takes ./config.json when there is one', () => {
-    expect(manifest.scripts.prepare).toBe('npm run build');
+  it('no install script (npm link and an install of the tarball print no allowScripts warning); the tarball, npm start, npm test and the benches build dist/ first', () => {
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare']) expect(manifest.scripts[hook]).toBeUndefined();
+    for (const hook of ['prepack', 'prestart', 'pretest', 'prebench']) expect(manifest.scripts[hook]).toBe('npm run build');
+  });
+
+  it('npm start takes ./config.json when there is one', () => {
     expect(manifest.scripts.start).toContain('scripts/start.mjs');
     const checkout = mkdtempSync(path.join(os.tmpdir(), 'ma-start-'));
     try {
@@ -45,5 +49,12 @@ describe('package.json', () => {
 
   it('ships the bundled config.default.json (run seeds the example vault only for that file)', () => {
     expect((manifest as { files?: string[] }).files).toContain('config.default.json');
+  });
+
+  it('ships the LICENSE (MIT, as package.json says) and the docs the README links to, and no source maps (their sources are not shipped)', () => {
+    const files = (manifest as { files?: string[] }).files ?? [];
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'docs', '!dist/**/*.map']));
+    expect(readFileSync('LICENSE', 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 Meeting Assistant contributors\n/);
+    expect((manifest as { license?: string }).license).toBe('MIT');
   });
 });
