@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { doctor, type DoctorCommandDeps } from '../../src/commands/doctor.js';
 import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../../src/doctor/index.js';
 import { loadConfig, resolveConfig } from '../../src/config.js';
+import { BUNDLED_DEFAULT_CONFIG } from '../../src/example-vault.js';
 import { type Fs, nodeFs } from '../../src/vault/files/fs.js';
 import { freePort } from '../helpers/daemon-process.js';
 import { memoryIo } from '../helpers/memory-io.js';
@@ -140,15 +141,62 @@ describe('doctor against the scripted endpoint', () => {
     expect(checks.get('model')!.detail).toContain('as mistral:latest');
   });
 
-  it('reports a missing folder with its fix and exits non-zero', async () => {
+  it('on a new, empty vault only the endpoint fails: the folders and files run makes itself are said as such, not failures', async () => {
+    const port = await freePort();
+    await rm(vault, { recursive: true });
+    await mkdir(vault);
+    const config = await writeConfig({ Endpoint: { BaseUrl: `http://127.0.0.1:${port}/v1`, Model: 'test-model' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code).toBe(1);
+    expect(io.lines.filter((l) => l.startsWith('[FAIL]')).map((l) => l.split(/\s+/)[1])).toEqual(['endpoint']);
+    const summaries = path.join(vault, 'Meetings/Summaries');
+    expect(io.lines.find((l) => l.startsWith('[ok  ] folder Summaries'))).toMatch(/does not exist yet: run creates it at first start$/);
+    expect(io.text()).toContain(`${summaries} does not exist yet: run creates it at first start`);
+    expect(io.lines.find((l) => l.startsWith('[ok  ] file Glossary'))).toContain('its folder');
+    expect(io.text()).not.toContain('mkdir -p');
+    expect(io.text()).toContain('1 check failed.');
+  });
+
+  it('a folder run cannot make fails with its fix: its parent is a file, or not writable', async () => {
     const server = await scripted();
-    await rm(path.join(vault, 'Meetings/Summaries'), { recursive: true });
+    await rm(path.join(vault, 'Meetings'), { recursive: true });
+    await writeFile(path.join(vault, 'Meetings'), 'a file where the folder should be');
     const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
     const { code, io } = await runDoctorCommand(config);
     expect(code).toBe(1);
-    const summaries = path.join(vault, 'Meetings/Summaries');
-    expect(io.lines.find((l) => l.startsWith('[FAIL] folder Summaries'))).toMatch(new RegExp(`\\s${summaries.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not exist$`));
-    expect(io.text()).toContain(`fix: Create it (mkdir -p ${summaries}) or set MeetingAssistant.Folders.Summaries to the folder you use.`);
+    expect(io.lines.find((l) => l.startsWith('[FAIL] folder Meetings'))).toContain('is not a folder');
+    expect(io.lines.find((l) => l.startsWith('[FAIL] folder Summaries'))).toContain(`${path.join(vault, 'Meetings')} is a file, not a folder`);
+
+    await rm(path.join(vault, 'Meetings'));
+    await mkdir(path.join(vault, 'Meetings'));
+    const readOnly: Fs = {
+      ...nodeFs,
+      writeFile: async (file, data, options) => {
+        if (path.dirname(file) === path.join(vault, 'Meetings')) throw Object.assign(new Error(`EACCES: permission denied, open '${file}'`), { code: 'EACCES' });
+        return nodeFs.writeFile(file, data, options);
+      },
+    };
+    const denied = await runDoctorCommand(config, {}, { fs: readOnly });
+    expect(denied.io.lines.find((l) => l.startsWith('[FAIL] folder Summaries'))).toContain('where run would create it, is not writable: EACCES');
+  });
+
+  it("a vault of a person's own config that does not exist still fails: a typo must not start an empty vault", async () => {
+    const server = await scripted();
+    await rm(vault, { recursive: true });
+    const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
+    const { code, io } = await runDoctorCommand(config);
+    expect(code).toBe(1);
+    expect(io.lines.find((l) => l.startsWith('[FAIL] vault'))).toContain(`${vault} does not exist`);
+    expect(io.text()).toContain(`fix: Create it (mkdir -p ${vault})`);
+  });
+
+  it('the bundled config.default.json may name a vault still to be made: run seeds it, so doctor says so', async () => {
+    const fresh = path.join(tmp, 'fresh-vault');
+    const config = resolveConfig({ MeetingAssistant: { VaultPath: fresh, Http: { Enabled: false } } }, { file: BUNDLED_DEFAULT_CONFIG });
+    const report = await runDoctor(config, { fs: nodeFs, fetch: async () => Response.json({ data: [] }) });
+    const checks = new Map(report.checks.map((c) => [c.name, c]));
+    expect(checks.get('vault')).toMatchObject({ status: 'pass', detail: `${fresh} does not exist yet: run seeds it with the example vault at first start` });
+    expect(checks.get('folder Meetings')!.status).toBe('pass');
   });
 
   it('checks Agent.DefaultTemplate when it is set: a missing one fails naming it, a found one passes', async () => {
