@@ -46,7 +46,7 @@ describe('init', () => {
     const error = await init('try', deps).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(CliError);
     expect((error as CliError).message).toMatch(/is not empty/);
-    expect(await fs.readdir('/home/me/try/vault')).toEqual(['My note.md']);
+    expect((await fs.readdir('/home/me/try/vault', { withFileTypes: true })).map((e) => e.name)).toEqual(['My note.md']);
     await expect(fs.stat('/home/me/try/config.json')).rejects.toThrow();
   });
 
