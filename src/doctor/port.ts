@@ -2,10 +2,11 @@ import net from 'node:net';
 import type { AppConfig } from '../config.js';
 import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
 import { localBaseUrl } from '../vault/files/state.js';
+import { vaultIdentity } from '../vault/files/vault-identity.js';
 import type { DoctorDeps, PortState } from './types.js';
 import { errorText } from './error-text.js';
 
-/** The HTTP port: free, held by a running daemon, or taken by another program. */
+/** The HTTP port: free, held by this vault's running daemon, or taken by another program or vault. */
 
 export function listenCheck(host: string, port: number): Promise<PortState> {
   return new Promise((resolve) => {
@@ -34,15 +35,19 @@ export async function checkHttpPort(config: AppConfig, deps: DoctorDeps): Promis
       `Set MeetingAssistant.Http.Host to an address of this machine (127.0.0.1) and Http.Port to a free port above 1023.`,
     );
   }
-  const url = `${localBaseUrl(http)}/healthz`;
-  try {
-    const response = await (deps.fetch ?? fetch)(url, { signal: AbortSignal.timeout(Math.min(deps.timeoutMs ?? 5000, 2000)) });
-    const body = (await response.text()).trim();
-    if (response.status === 200 && body === 'ok') {
-      return check(name, 'pass', `${where} is held by a running meeting-assistant daemon (GET /healthz answered ok)`);
+  // A daemon on this port is ours only when it serves this vault: another vault's daemon
+  // holds the port as firmly as any program, and `run` would stop on it (docs/design.md §7).
+  const held = await askWhoami(localBaseUrl(http), deps);
+  if (held.kind === 'daemon') {
+    if (held.vault === (await vaultIdentity(deps.fs, config.layout.root))) {
+      return check(name, 'pass', `${where} is held by this vault's running meeting-assistant daemon`);
     }
-  } catch {
-    // Not an HTTP server, or not answering: some other program.
+    return check(
+      name,
+      'fail',
+      `${where} is held by a meeting-assistant daemon of another vault${held.vault ? '' : ' (or of a version that does not say which)'}: run would stop with "the port is already in use"`,
+      `Give this vault's config its own port (MeetingAssistant.Http.Port, e.g. ${http.Port + 1}), or stop that daemon (find it with: ss -ltnp 'sport = :${http.Port}' or lsof -i :${http.Port}).`,
+    );
   }
   return check(
     name,
@@ -50,4 +55,27 @@ export async function checkHttpPort(config: AppConfig, deps: DoctorDeps): Promis
     `${where} is in use by another program`,
     `Stop that program (find it with: ss -ltnp 'sport = :${http.Port}' or lsof -i :${http.Port}) or set MeetingAssistant.Http.Port to a free port. Retry links in existing failure reports name the old port.`,
   );
+}
+
+type Whoami = { kind: 'daemon'; vault: string | undefined } | { kind: 'other' };
+
+/**
+ * `GET /api/whoami`, unauthenticated: this vault's token goes to no daemon before it is known
+ * to be ours. A daemon from before that route still answers `GET /healthz`: a daemon, of a
+ * vault it does not say.
+ */
+async function askWhoami(base: string, deps: DoctorDeps): Promise<Whoami> {
+  const get = async (route: string) => (deps.fetch ?? fetch)(`${base}${route}`, { signal: AbortSignal.timeout(Math.min(deps.timeoutMs ?? 5000, 2000)) });
+  try {
+    const response = await get('/api/whoami');
+    if (response.status === 200) {
+      const body = (await response.json()) as { service?: unknown; vault?: unknown } | null;
+      if (body?.service === 'meeting-assistant') return { kind: 'daemon', vault: typeof body.vault === 'string' ? body.vault : undefined };
+    }
+    const health = await get('/healthz');
+    if (health.status === 200 && (await health.text()).trim() === 'ok') return { kind: 'daemon', vault: undefined };
+  } catch {
+    // Not an HTTP server, not JSON, or not answering: some other program.
+  }
+  return { kind: 'other' };
 }

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,11 @@ import { doctor, type DoctorCommandDeps } from '../../src/commands/doctor.js';
 import { type DoctorCheck, type DoctorDeps, listenCheck, runDoctor } from '../../src/doctor/index.js';
 import { loadConfig, resolveConfig } from '../../src/config.js';
 import { BUNDLED_DEFAULT_CONFIG } from '../../src/example-vault.js';
+import { createApiHandlers } from '../../src/daemon/http/api-handlers.js';
+import { startHttpServer } from '../../src/daemon/http/server.js';
+import { Vault } from '../../src/vault/files/vault.js';
+import { vaultIdentity } from '../../src/vault/files/vault-identity.js';
+import { silentLogger } from '../../src/log.js';
 import { type Fs, nodeFs } from '../../src/vault/files/fs.js';
 import { freePort } from '../helpers/daemon-process.js';
 import { memoryIo } from '../helpers/memory-io.js';
@@ -61,6 +66,21 @@ async function fakeServer(route: Route): Promise<{ url: string; port: number }> 
   return { url: `http://127.0.0.1:${port}`, port };
 }
 
+
+/** The daemon's real HTTP server for the vault at `root` (its routes; the handlers unused here). */
+async function daemonHttp(root: string): Promise<{ port: number }> {
+  const config = resolveConfig({ MeetingAssistant: { VaultPath: root } });
+  const vaultOf = new Vault(nodeFs, config.layout);
+  const running = await startHttpServer({
+    settings: { ...config.settings.Http, Port: 0 },
+    token: 'doctor-test-token-0123456789',
+    log: silentLogger,
+    vaultId: await vaultIdentity(nodeFs, root),
+    handlers: createApiHandlers({ vault: vaultOf, enqueue: () => { throw new Error('not in this test'); }, status: () => ({ queue: { running: [], pending: [] } }) as never, clock: () => new Date() }),
+  });
+  closers.push(() => running.close());
+  return { port: running.port };
+}
 
 async function writeConfig(settings: Record<string, unknown>): Promise<string> {
   const file = path.join(tmp, 'config.json');
@@ -269,23 +289,56 @@ describe('doctor: config and HTTP port', () => {
     expect(text).toMatch(/\[skip\] endpoint\s+not checked: the config did not load/);
   });
 
-  it('passes a port held by our own daemon and fails one held by another program', async () => {
+  it("passes a port held by this vault's daemon; fails one held by another vault's daemon, by an older daemon that does not say its vault, or by another program", async () => {
     const server = await scripted();
-    const ours = await fakeServer((req) => (req.url === '/healthz' ? { status: 200, body: 'ok' } : undefined));
+    const otherVault = path.join(tmp, 'other-vault');
+    await mkdir(otherVault);
+    const ours = await daemonHttp(vault);
+    const another = await daemonHttp(otherVault);
+    const older = await fakeServer((req) => (req.url === '/healthz' ? { status: 200, body: 'ok' } : undefined));
     const theirs = await fakeServer(() => ({ status: 200, body: '<html>someone else</html>' }));
+    const tokens: (string | undefined)[] = [];
+    const watching: typeof fetch = async (url, init) => {
+      tokens.push(new Headers(init?.headers).get('authorization') ?? undefined);
+      return fetch(url, init);
+    };
     const base = { Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } };
-
     const file = path.join(tmp, 'config.json');
-    await writeFile(file, JSON.stringify({ MeetingAssistant: { VaultPath: vault, ...base, Http: { Host: '127.0.0.1', Port: ours.port } } }));
-    const held = await checksFor(file);
-    expect(held.get('http port')!.status).toBe('pass');
-    expect(held.get('http port')!.detail).toContain('held by a running meeting-assistant daemon');
+    const portCheck = async (port: number) => {
+      await writeFile(file, JSON.stringify({ MeetingAssistant: { VaultPath: vault, ...base, Http: { Host: '127.0.0.1', Port: port } } }));
+      return (await checksFor(file, {}, { fetch: watching })).get('http port')!;
+    };
+
+    expect(await portCheck(ours.port)).toMatchObject({ status: 'pass', detail: `127.0.0.1:${ours.port} is held by this vault's running meeting-assistant daemon` });
+    const other = await portCheck(another.port);
+    expect(other.status).toBe('fail');
+    expect(other.detail).toContain('held by a meeting-assistant daemon of another vault');
+    expect(other.fix).toContain('MeetingAssistant.Http.Port');
+    expect((await portCheck(older.port)).detail).toContain('of another vault (or of a version that does not say which)');
+    // The token goes to no daemon before it is known to serve this vault.
+    expect(tokens.filter(Boolean)).toEqual([]);
 
     await writeFile(file, JSON.stringify({ MeetingAssistant: { VaultPath: vault, ...base, Http: { Host: '127.0.0.1', Port: theirs.port } } }));
     const { code, io } = await runDoctorCommand(file);
     expect(code).toBe(1);
     expect(io.lines.find((l) => l.startsWith('[FAIL] http port'))).toContain(`127.0.0.1:${theirs.port} is in use by another program`);
     expect(io.text()).toContain('set MeetingAssistant.Http.Port to a free port');
+  });
+
+  it('GET /api/whoami answers without a token, with a hash of the real vault path and never the path', async () => {
+    const link = path.join(tmp, 'vault-link');
+    await symlink(vault, link);
+    const served = await daemonHttp(vault);
+    const res = await fetch(`http://127.0.0.1:${served.port}/api/whoami`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain(path.basename(tmp));
+    const body = JSON.parse(text) as { service: string; vault: string };
+    expect(body.service).toBe('meeting-assistant');
+    expect(body.vault).toMatch(/^[0-9a-f]{32}$/);
+    // The same folder by another name is the same vault.
+    expect(await vaultIdentity(nodeFs, link)).toBe(body.vault);
+    expect(await vaultIdentity(nodeFs, path.join(tmp, 'elsewhere'))).not.toBe(body.vault);
   });
 
   it('listenCheck tells a free port from a taken one', async () => {

@@ -17,6 +17,7 @@ import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
 import { SummaryTexts } from './summary-texts.js';
+import { vaultIdentity } from '../../vault/files/vault-identity.js';
 
 /**
  * The daemon's HTTP side (docs/design.md §7): the API (retries, sessions, status) and the
@@ -72,6 +73,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const http = await startHttpServer({
     settings: settings.Http,
     token,
+    vaultId: await vaultIdentity(vault.fs, vault.root),
     log,
     handlers,
     extraRoutes: [

@@ -73,6 +73,8 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
   /** More routes (the status page's), each doing its own authentication. */
   extraRoutes?: Route[];
+  /** The vault's identity (vault/files/vault-identity.ts) that `GET /api/whoami` answers. */
+  vaultId?: string;
 }
 
 export interface RunningHttpServer {
@@ -237,6 +239,14 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       path: '/healthz',
       auth: false,
       handle: async (_req, res) => sendText(res, 200, 'ok'),
+    },
+    {
+      method: 'GET',
+      path: '/api/whoami',
+      // No token: it proves which vault this daemon serves before anyone sends it the token
+      // (doctor's port check), and a hash says nothing of where the vault is.
+      auth: false,
+      handle: async (_req, res) => sendJson(res, 200, { service: 'meeting-assistant', vault: options.vaultId ?? null }),
     },
     {
       method: 'GET',
