@@ -1,7 +1,8 @@
 import os from 'node:os';
+import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import { type AppConfig, ConfigError, loadConfig } from '../config.js';
-import { type Fs, nodeFs } from '../vault/files/fs.js';
+import { type Fs, nodeFs, statIfExists } from '../vault/files/fs.js';
 import { MeetingAssistantError } from '../errors.js';
 import { vaultPathProblem } from './vault-path.js';
 
@@ -70,8 +71,22 @@ export function homeOf(env: NodeJS.ProcessEnv): string {
 }
 
 /** The configuration as `--config` (or the default places) gives it; a bad one throws `ConfigError`. */
-export function readCommandConfig(opts: GlobalOptions, deps: Pick<CommandDeps, 'fs' | 'env' | 'cwd'>): Promise<AppConfig> {
-  return loadConfig({ configPath: opts.config, fs: deps.fs, env: deps.env, cwd: deps.cwd, homedir: homeOf(deps.env) });
+export async function readCommandConfig(opts: GlobalOptions, deps: Pick<CommandDeps, 'fs' | 'env' | 'cwd'>): Promise<AppConfig> {
+  const configPath = opts.config ?? (await checkoutConfig(deps.fs, deps.cwd));
+  return loadConfig({ configPath, fs: deps.fs, env: deps.env, cwd: deps.cwd, homedir: homeOf(deps.env) });
+}
+
+/**
+ * In the package's own checkout, the config `npm start` runs (scripts/start.mjs): its
+ * ./config.json, else the bundled config.default.json. Without this a command there found
+ * no config and checked the defaults while `npm start` ran another (docs/design.md §5).
+ * Elsewhere undefined: the default places of §5.
+ */
+export async function checkoutConfig(fs: Fs, cwd: string): Promise<string | undefined> {
+  const inCwd = (name: string) => path.join(cwd, name);
+  const [start, bundled] = await Promise.all([statIfExists(fs, inCwd('scripts/start.mjs')), statIfExists(fs, inCwd('config.default.json'))]);
+  if (!start?.isFile() || !bundled?.isFile()) return undefined;
+  return (await statIfExists(fs, inCwd('config.json'))) ? inCwd('config.json') : inCwd('config.default.json');
 }
 
 /**

@@ -9,29 +9,36 @@ import { describeClaim } from '../instance/vault-claim.js';
 import { triggerLabel } from '../daemon/http/trigger-labels.js';
 import { liveNotesLine } from '../daemon/runs/live-notes-lane.js';
 import { localBaseUrl, readHttpToken } from '../vault/files/state.js';
+import { endpointLine, runDoing, when, zoneLine } from './status-lines.js';
 import { Vault } from '../vault/files/vault.js';
 import type { AppConfig } from '../config.js';
 import { type CommandDeps, EXIT_OK, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 /**
  * `status`: every meeting with its state, newest first; then, when the daemon answers on
- * its HTTP API, its queue, running runs and recent results.
+ * its HTTP API, what its status page says: the endpoint (up, or down since when), its queue,
+ * what each running run does or waits for, and recent results. Times are local, the zone
+ * said once, and how long ago.
  */
 export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
   const deps = withDefaults(given);
   const { io } = deps;
+  const now = deps.clock();
   const config = await loadCommandConfig(opts, deps);
   const vault = new Vault(deps.fs, config.layout);
-  const meetings = await listMeetingStates(vault);
-  io.out(`vault: ${vault.root}`);
-  if (meetings.length === 0) io.out(`no meeting notes in ${vault.rel(config.layout.folders.Meetings) || '.'}`);
-  for (const line of meetingTable(meetings)) io.out(line);
-  io.out('');
   const machine = machineName(config.settings.Daemon.MachineName);
-  const daemon = await queryDaemon(config, vault, machine);
+  // The daemon first: whether a meeting `summarizing` is being summarized depends on it.
+  const [meetings, daemon] = await Promise.all([listMeetingStates(vault), queryDaemon(config, vault, machine)]);
+  const machines = daemon.kind === 'down' ? await machinesNow(vault, machine, deps.clock) : undefined;
+  const stopped = daemon.kind === 'down' && !machines?.activeElsewhere;
+  io.out(`vault: ${vault.root}`);
+  io.out(`config: ${config.file ?? 'none found, the defaults (another: --config F)'}`);
+  io.out(zoneLine(now));
+  if (meetings.length === 0) io.out(`no meeting notes in ${vault.rel(config.layout.folders.Meetings) || '.'}`);
+  for (const line of meetingTable(meetings, stopped)) io.out(line);
+  io.out('');
   if (daemon.kind === 'down') {
-    const machines = await machinesNow(vault, machine, deps.clock);
-    for (const line of machineLines(machine, machines, daemon.reason)) io.out(line);
+    for (const line of machineLines(machine, machines!, daemon.reason, now)) io.out(line);
     return EXIT_OK;
   }
   if (daemon.kind === 'error') {
@@ -39,19 +46,24 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
     return EXIT_OK;
   }
   const s = daemon.status;
-  io.out(`daemon: running, pid ${s.pid}, since ${local(s.startedAt)}, ${s.http ?? 'no HTTP'}${s.stopping ? ' (stopping)' : ''}`);
+  io.out(`daemon: running, pid ${s.pid}, since ${when(s.startedAt, now)}, ${s.http ?? 'no HTTP'}${s.stopping ? ' (stopping)' : ''}`);
   if (s.machine && s.machine.others.length > 0) io.out(`machine: ${describeClaim(s.machine)}`);
+  const health = s.endpointHealth ?? (s.endpoint?.downSince ? { state: 'down' as const, since: s.endpoint.downSince } : undefined);
+  io.out(endpointLine(`${config.settings.Endpoint.BaseUrl} (${config.settings.Endpoint.Model})`, health, now));
   const q = s.queue;
   io.out(`queue: ${q.running.length} running, ${q.pending.length} waiting (at most ${q.concurrency} at once)`);
-  for (const r of q.running) io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${local(r.startedAt)} (${triggerLabel(r.trigger)})${r.followUp ? ', again after it' : ''}`);
-  for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${local(p.queuedAt)} (${triggerLabel(p.trigger)})`);
+  for (const r of q.running) {
+    const doing = runDoing(s.runs?.find((run) => run.meeting === r.key), health, now);
+    io.out(`  running  ${r.kind.padEnd(9)} ${r.target}  since ${when(r.startedAt, now)} (${triggerLabel(r.trigger)})${r.followUp ? ', again after it' : ''}${doing ? `: ${doing}` : ''}`);
+  }
+  for (const p of q.pending) io.out(`  waiting  ${p.kind.padEnd(9)} ${p.target}  since ${when(p.queuedAt, now)} (${triggerLabel(p.trigger)}): ${q.running.length >= q.concurrency ? 'for a free slot' : 'to start'}`);
   for (const n of s.liveNotes ?? []) io.out(`  noting   ${n.meeting}  ${liveNotesLine(n)}`);
   if (q.recent.length > 0) io.out('recent:');
   for (const r of q.recent.slice(0, 10)) {
     io.out(`  ${local(r.finishedAt)}  ${r.status.padEnd(7)}  ${r.kind.padEnd(9)} ${r.target}${r.message ? `: ${r.message}` : ''}`);
   }
-  for (const line of importLines(s.imports ?? [], deps.clock())) io.out(line);
-  if (s.lastScan) io.out(`last catch-up scan: ${local(s.lastScan.at)}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
+  for (const line of importLines(s.imports ?? [], now)) io.out(line);
+  if (s.lastScan) io.out(`last catch-up scan: ${when(s.lastScan.at, now)}, ${s.lastScan.checked} notes checked, ${s.lastScan.read} read`);
   return EXIT_OK;
 }
 
@@ -59,11 +71,11 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
  * No daemon runs the vault on this machine: whether one waits here as a standby, and which
  * machine runs the vault (docs/design.md §2, two machines).
  */
-function machineLines(machine: string, m: MachinesNow, reason: string): string[] {
+function machineLines(machine: string, m: MachinesNow, reason: string, now: Date): string[] {
   const elsewhere = m.activeElsewhere;
   const active = elsewhere ? `machine ${elsewhere.machine} is active on this vault (last heartbeat ${Math.round(elsewhere.silentMs / 1000)} s ago)` : undefined;
   if (m.here) {
-    return [`daemon: ${m.here.role} on this machine (${machine}), pid ${m.here.pid}, since ${local(m.here.startedAt)}${active ? `: ${active}; it takes over when that one stops` : ''}`];
+    return [`daemon: ${m.here.role} on this machine (${machine}), pid ${m.here.pid}, since ${when(m.here.startedAt, now)}${active ? `: ${active}; it takes over when that one stops` : ''}`];
   }
   return [active ? `daemon: not running on this machine (${machine}); ${active}` : `daemon: not running (${reason})`];
 }
@@ -73,20 +85,25 @@ const local = (iso: string) => localDateTime(iso, { seconds: true }) ?? iso;
 
 /**
  * One line a meeting, under a header: when (local time), the context state, whether it has
- * its summary (a summary, a failure report, none yet), the meeting note.
+ * its summary (a summary, a failure report, none yet), the meeting note. With no daemon on
+ * the vault, `summarizing` is no run going on: the daemon stopped during it, and its next
+ * start resumes it (catch-up, docs/design.md §2).
  */
-function meetingTable(meetings: MeetingState[]): string[] {
+function meetingTable(meetings: MeetingState[], stopped: boolean): string[] {
   if (meetings.length === 0) return [];
+  const interrupted = (m: MeetingState) => stopped && m.state === 'summarizing';
   const rows = meetings.map((m) => ({
     when: (m.startTime && localDateTime(m.startTime)) ?? m.startTime ?? '(no start_time)',
-    state: m.state,
+    state: interrupted(m) ? 'was summarizing' : m.state,
     summary: m.summary?.kind ?? '',
     meeting: `${m.meeting}${m.problem ? `  (${m.problem})` : ''}`,
   }));
-  const header = { when: 'start', state: 'state', summary: 'summary', meeting: 'meeting' };
+  const header = { when: 'start (local)', state: 'state', summary: 'summary', meeting: 'meeting' };
   const width = (key: 'when' | 'state' | 'summary') => Math.max(...[header, ...rows].map((r) => r[key].length));
   const [w, s, m] = [width('when'), width('state'), width('summary')];
-  return [header, ...rows].map((r) => `${r.when.padEnd(w)}  ${r.state.padEnd(s)}  ${r.summary.padEnd(m)}  ${r.meeting}`);
+  const lines = [header, ...rows].map((r) => `${r.when.padEnd(w)}  ${r.state.padEnd(s)}  ${r.summary.padEnd(m)}  ${r.meeting}`);
+  if (meetings.some(interrupted)) lines.push('was summarizing: the daemon stopped during its run; it resumes at the daemon\'s next start');
+  return lines;
 }
 
 type DaemonAnswer =

@@ -6,6 +6,8 @@ import type { ImportEntry } from './intake/import-board.js';
 import type { LastScan } from './intake/intake.js';
 import type { Job, QueueStatus, RunQueue } from './runs/queue.js';
 import type { LiveNotesEntry } from './runs/live-notes-lane.js';
+import type { LiveRun } from './runs/run-board.js';
+import type { EndpointHealth } from './http/endpoint-health.js';
 
 /** What the daemon says of itself: `GET /api/status`, `meeting-assistant status` and the status page read it. */
 
@@ -20,6 +22,10 @@ export interface DaemonStatus {
   lastScan: LastScan | undefined;
   /** The model endpoint as the runs see it: since when it does not answer (docs/design.md §2). */
   endpoint?: { downSince?: string; waiting: number };
+  /** The endpoint as the status page shows it: up (last answered), down since when, unknown. */
+  endpointHealth?: EndpointHealth;
+  /** The running runs as the page shows them: what each waits for, its turn, its tokens. */
+  runs?: LiveRun[];
   /** The inbox's files and recent imports (docs/design.md §9). */
   imports: ImportEntry[];
   /** Meetings whose notes are made while they run (docs/design.md §3 step 9): "notes: parts 1–4 of ~6". */

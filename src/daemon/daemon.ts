@@ -34,6 +34,8 @@ import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
 import { TriggerTracker } from './intake/triggers.js';
 import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
+import { endpointHealthNow } from './http/status-view.js';
+import { healthFromRuns } from './http/endpoint-health.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -242,6 +244,8 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const status = (): DaemonStatus => ({
     ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }),
     endpoint: endpointState(endpoint.status()),
+    endpointHealth: endpointHealthNow(healthFromRuns(board.history.list()), board.live(), endpoint.status().downSince),
+    runs: board.live(),
     imports: inbox.board.list(),
     ...(liveNotes && { liveNotes: liveNotes.status() }),
     machine: instance.status(),

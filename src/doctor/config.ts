@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { type AppConfig, ConfigError } from '../config.js';
 import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
 
@@ -11,12 +12,17 @@ export function checkConfig(config: AppConfig | ConfigError): DoctorCheck {
       'Correct each key named above (see config.example.json for every key with its default), then run doctor again.',
     );
   }
+  // Which file was taken, and how to check another: `npm start` in the checkout and the
+  // commands take the same one (commands/common.ts checkoutConfig, docs/design.md §5).
+  if (config.file && path.basename(config.file) === 'config.default.json') {
+    return check('config', 'pass', `${config.file} is valid (the bundled config, which npm start runs while the checkout has no config.json; another: --config F)`);
+  }
   return config.file
     ? check('config', 'pass', `${config.file} is valid`)
     : check(
         'config',
         'warn',
         'no config file found (./config.json, $XDG_CONFIG_HOME/meeting-assistant/config.json): using the defaults and environment overrides',
-        'Create a config file (copy config.example.json) and pass it with --config.',
+        'Create a config file (copy config.example.json) and pass it with --config, or run doctor in the folder that holds it.',
       );
 }

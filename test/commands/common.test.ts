@@ -81,3 +81,34 @@ describe('loadCommandConfig', () => {
     expect(bundled.file).toBe(BUNDLED_DEFAULT_CONFIG);
   });
 });
+
+describe('the config a command takes in the checkout', () => {
+  const checkout = {
+    '/src/ma/package.json': '{"name":"meeting-assistant"}',
+    '/src/ma/scripts/start.mjs': '// npm start',
+    '/src/ma/config.default.json': JSON.stringify({ MeetingAssistant: { VaultPath: './vault', Endpoint: { BaseUrl: 'http://127.0.0.1:11434/v1' } } }),
+    '/src/ma/vault/Meetings/.keep': '',
+    '/home/ann/.config/meeting-assistant/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Endpoint: { BaseUrl: 'http://other:1/v1' } } }),
+  };
+  const env = { HOME: '/home/ann' };
+
+  it('is the one npm start runs (scripts/start.mjs): the bundled config.default.json while the checkout has no config.json', async () => {
+    const config = await readCommandConfig({}, { fs: memoryFs(checkout), env, cwd: '/src/ma' });
+    expect(config.file).toBe('/src/ma/config.default.json');
+    expect(config.settings.Endpoint.BaseUrl).toBe('http://127.0.0.1:11434/v1');
+    expect(config.layout.root).toBe('/src/ma/vault');
+  });
+
+  it("is the checkout's config.json once there is one, and --config still wins", async () => {
+    const fs = memoryFs({ ...checkout, '/src/ma/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: './vault', Endpoint: { BaseUrl: 'http://mine:8080/v1' } } }) });
+    expect((await readCommandConfig({}, { fs, env, cwd: '/src/ma' })).settings.Endpoint.BaseUrl).toBe('http://mine:8080/v1');
+    const chosen = await readCommandConfig({ config: '/home/ann/.config/meeting-assistant/config.json' }, { fs, env, cwd: '/src/ma' });
+    expect(chosen.settings.Endpoint.BaseUrl).toBe('http://other:1/v1');
+  });
+
+  it('outside a checkout nothing changes: ./config.json, else the XDG one (a folder with only a config.default.json is no checkout)', async () => {
+    const fs = memoryFs({ ...checkout, '/home/ann/elsewhere/config.default.json': '{"MeetingAssistant":{}}' });
+    const config = await readCommandConfig({}, { fs, env, cwd: '/home/ann/elsewhere' });
+    expect(config.file).toBe('/home/ann/.config/meeting-assistant/config.json');
+  });
+});

@@ -23,8 +23,8 @@ describe('status: the meetings', () => {
     const io = memoryIo();
     expect(await status({}, { io, fs, env: {}, cwd: '/work', clock: () => new Date() })).toBe(0);
     const local = (iso: string) => localDateTime(iso)!;
-    expect(io.outLines.slice(1, 5)).toEqual([
-      'start             state            summary         meeting',
+    expect(io.outLines.slice(3, 7)).toEqual([
+      'start (local)     state            summary         meeting',
       `${local('2026-11-30T08:00:00Z')}  no context note  summary         Meetings/Done.md`,
       `${local('2026-11-29T08:00:00Z')}  no context note  failure report  Meetings/Failed.md`,
       `${local('2026-11-28T08:00:00Z')}  no context note  no summary      Meetings/Waiting.md`,

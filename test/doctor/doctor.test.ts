@@ -217,6 +217,8 @@ describe('doctor against the scripted endpoint', () => {
     const checks = new Map(report.checks.map((c) => [c.name, c]));
     expect(checks.get('vault')).toMatchObject({ status: 'pass', detail: `${fresh} does not exist yet: run seeds it with the example vault at first start` });
     expect(checks.get('folder Meetings')!.status).toBe('pass');
+    // Which config was taken, and how to check another.
+    expect(checks.get('config')!.detail).toBe(`${BUNDLED_DEFAULT_CONFIG} is valid (the bundled config, which npm start runs while the checkout has no config.json; another: --config F)`);
   });
 
   it('checks Agent.DefaultTemplate when it is set: a missing one fails naming it, a found one passes', async () => {

@@ -73,6 +73,36 @@ describe('daemon process: the model server starts after the daemon', () => {
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Stop.md')?.status === 'done', 'the summary after the restart');
 });
 
+  it('`status` says what the page says: the endpoint down since when, the run waiting for it; with the daemon stopped, the meeting was summarizing and resumes at next start', async () => {
+    const { setup, port } = await downSetup();
+    setup.write('Meetings/Said.md', meetingNote('Said'));
+    setup.write('Meetings/Transcripts/Said.md', transcriptNote('Said', 'finished'));
+    const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
+    await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), 15_000, 'the wait');
+
+    const up = await runCli(['status', '--config', setup.configPath]);
+    expect(up.code, up.stderr).toBe(0);
+    const lines = up.stdout.split('\n');
+    expect(lines).toContain(`config: ${setup.configPath}`);
+    expect(lines.find((l) => l.startsWith('times: '))).toMatch(/^times: local time.* \(UTC[+-]\d\d:\d\d\)$/);
+    const endpoint = lines.find((l) => l.startsWith('endpoint: '));
+    expect(endpoint).toContain(`http://127.0.0.1:${port}/v1 (test-model): DOWN since `);
+    expect(endpoint).toMatch(/DOWN since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(\d+ s ago\).*; 1 run waiting for it$/);
+    const running = lines.find((l) => l.startsWith('  running '));
+    expect(running).toContain('Meetings/Said.md');
+    expect(running).toMatch(/: waiting for the model endpoint, not answering since .* \(\d+ s ago\)$/);
+    expect(lines.find((l) => l.startsWith('daemon: running'))).toMatch(/since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \(\d+ s ago\)/);
+
+    expect((await daemon.stop('SIGTERM', 20_000)).code).toBe(0);
+    expect(dataOf(setup, 'Meetings/Context/Said.md')?.state).toBe('summarizing');
+    const down = await runCli(['status', '--config', setup.configPath]);
+    expect(down.code, down.stderr).toBe(0);
+    const said = down.stdout.split('\n').find((l) => l.endsWith('Meetings/Said.md'));
+    expect(said).toMatch(/\swas summarizing\s/);
+    expect(down.stdout).toContain("was summarizing: the daemon stopped during its run; it resumes at the daemon's next start");
+    expect(down.stdout).toContain('daemon: not running');
+  });
+
   it('a failure report an unreachable endpoint caused is retried at start once the endpoint answers', async () => {
     const { setup, port } = await downSetup();
     setup.write('Meetings/Old.md', meetingNote('Old', 'context: "[[Meetings/Context/Old]]"\nsummary: "[[Meetings/Summaries/Old]]"\n'));

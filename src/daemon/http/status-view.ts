@@ -112,8 +112,11 @@ function machineOf(claim: ClaimStatus | undefined): { machine?: string } {
 
 /** The endpoint wait (docs/design.md §2) probes the endpoint now: its word wins over what past runs tell. */
 function endpointHealth(sources: StatusSources, recent: RunRecord[], running: readonly LiveRun[]): EndpointHealth {
-  const health = sources.endpointHealth?.() ?? healthFromRuns(recent);
-  const since = sources.endpointDownSince?.();
+  return endpointHealthNow(sources.endpointHealth?.() ?? healthFromRuns(recent), running, sources.endpointDownSince?.());
+}
+
+/** The page's endpoint line, also what `GET /api/status` says of it for the `status` command. */
+export function endpointHealthNow(health: EndpointHealth, running: readonly LiveRun[], since: string | undefined): EndpointHealth {
   if (since === undefined) return health;
   const runs = running.filter((run) => run.waitingForEndpoint).length;
   return { state: 'down', since, ...(health.state === 'down' && health.detail ? { detail: health.detail } : {}), ...(runs > 0 && { waiting: { since, runs } }) };
