@@ -145,6 +145,7 @@ function buildLogger(options: LoggerOptions, create: (base: PinoOptions) => Logg
       logMethod(this: Logger, args: unknown[], method: (...a: unknown[]) => void) {
         // A log line never takes the caller down (a run died here on a DOMException once:
         // issue #24): whatever cannot be serialized is logged as what can be said of it.
+        args = withOnePid(args);
         try {
           method.apply(this, secrets.length > 0 ? args.map((a) => maskSecrets(a, secrets)) : args);
         } catch (err) {
@@ -162,6 +163,18 @@ function buildLogger(options: LoggerOptions, create: (base: PinoOptions) => Logg
   const logger = create(base) as WithSecrets;
   logger[SECRETS] = secrets;
   return logger;
+}
+
+/**
+ * Every line carries this process's `pid` (the base): a line's own `pid` field (another
+ * process's, the run process's) would be a second `pid` key in the JSON, which log shippers
+ * and jq read differently. It is written as `childPid`, the name the callers use.
+ */
+function withOnePid(args: unknown[]): unknown[] {
+  const first = args[0];
+  if (first === null || typeof first !== 'object' || first instanceof Error || !Object.hasOwn(first, 'pid')) return args;
+  const { pid, ...rest } = first as Record<string, unknown>;
+  return [{ ...rest, childPid: pid }, ...args.slice(1)];
 }
 
 type Flushable = DestinationStream & { flush?(cb: (err?: Error) => void): void };

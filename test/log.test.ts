@@ -105,6 +105,24 @@ describe('createLoggerFromConfig: secrets never reach the output', () => {
   });
 });
 
+describe('one pid per JSON line', () => {
+  it("a line about another process (the run process) carries this process's pid once and that one as childPid", () => {
+    const dest = memoryDestination();
+    const log = createLogger({ destination: dest, secrets: [FAKE_KEY] });
+    log.info({ pid: 1073 }, 'run process started (pid 1073)');
+    log.child({ runId: 'r1' }).warn({ pid: 1074, code: 1 }, 'the run process exited between runs');
+    log.info({ other: 'field' }, 'no pid of its own');
+    expect(dest.lines).toHaveLength(3);
+    for (const line of dest.lines) expect(line.match(/"pid":/g)).toHaveLength(1);
+    expect(parsed(dest)).toMatchObject([
+      { pid: process.pid, childPid: 1073, msg: 'run process started (pid 1073)' },
+      { pid: process.pid, childPid: 1074, runId: 'r1', code: 1 },
+      { pid: process.pid, other: 'field' },
+    ]);
+    expect(parsed(dest)[2]).not.toHaveProperty('childPid');
+  });
+});
+
 describe('a log line never throws (issue #24: a run died in the logger on an abort DOMException)', () => {
   const abortReason = () => {
     const controller = new AbortController();

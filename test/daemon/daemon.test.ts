@@ -7,6 +7,7 @@ import { setContextState } from '../../src/vault/notes/context.js';
 import { updateNoteFrontmatter } from '../../src/vault/format/frontmatter.js';
 import type { Fs } from '../../src/vault/files/fs.js';
 import { memoryFs, testConfig } from '../helpers/memfs.js';
+import { resumedTrigger } from '../../src/daemon/runs/unstarted-jobs.js';
 import { contextAndSummaryLinks, contextNote, meetingNote, transcriptNote } from '../helpers/notes.js';
 
 /** An event source the test drives by hand. */
@@ -93,11 +94,13 @@ afterEach(async () => {
   daemon = undefined;
 });
 
-async function start(files: Record<string, string> | Fs, daemonSettings: Record<string, unknown> = {}) {
+async function start(files: Record<string, string> | Fs, daemonSettings: Record<string, unknown> = {}, options: { holdRuns?: boolean } = {}) {
   const fs = typeof (files as Fs).readFile === 'function' ? (files as Fs) : memoryFs(files as Record<string, string>);
   const config = testConfig({ Http: { Enabled: false }, Daemon: daemonSettings });
   const source = manualSource();
   const pipeline = fakePipeline();
+  // Held from the start: the jobs resumed at start run while the daemon starts.
+  if (options.holdRuns) pipeline.holdRuns();
   daemon = await startDaemon(config, { log: silentLogger, fs, watch: () => source, pipeline: pipeline.fns, schedule: false });
   await daemon.startupScan;
   return { fs, source, pipeline, daemon, vault: daemon.vault };
@@ -320,5 +323,29 @@ describe('daemon restart', () => {
       ['retry', S, 'api, resumed'],
     ]);
     expect(await first.fs.stat('/vault/.meeting-assistant/queue.json').catch(() => undefined)).toBeUndefined();
+  });
+
+  it('a job resumed at every start says `resumed` once: its trigger does not grow with each restart', async () => {
+    let files: Record<string, string> | Fs = {
+      'Meetings/A.md': meeting('A'),
+      'Meetings/Transcripts/A.md': transcript('A', 'transcribing'),
+      'Meetings/Context/A.md': context('A', 'transcribing'),
+    };
+    const triggers: string[] = [];
+    for (let restart = 0; restart < 3; restart++) {
+      const run = await start(files, { ShutdownGraceSeconds: 0.05 }, { holdRuns: true });
+      if (restart === 0) {
+        await run.vault.fs.writeFile(T('A'), transcript('A', 'finished'));
+        run.source.emit({ type: 'change', path: T('A') });
+      }
+      await until(() => run.pipeline.calls.length === 1, 'the run');
+      triggers.push(run.pipeline.calls[0]!.trigger);
+      expect(await run.daemon.stop('test')).toMatchObject({ aborted: 1 });
+      daemon = undefined;
+      files = run.fs;
+    }
+    expect(triggers).toEqual(['transcript', 'transcript, resumed', 'transcript, resumed']);
+    expect(resumedTrigger('catch-up, resumed, resumed, resumed')).toBe('catch-up, resumed');
+    expect(resumedTrigger('api')).toBe('api, resumed');
   });
 });

@@ -34,7 +34,7 @@ function alive(pid: number): boolean {
 
 async function runProcessPid(d: DaemonProcess, after = 0): Promise<number> {
   const line = await waitFor(() => d.logs.slice(after).find((l) => l.msg?.startsWith('run process started')), 'the run process to start');
-  return line.pid as number;
+  return line.childPid as number;
 }
 
 interface Status {

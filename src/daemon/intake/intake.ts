@@ -5,7 +5,7 @@ import type { FileWatch } from '../../tools/cache/file-cache.js';
 import { findMeetingOfSummary, findMeetingOfTranscript } from '../../vault/notes/meeting.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource } from './file-events.js';
-import { takeLeftover } from '../runs/unstarted-jobs.js';
+import { resumedTrigger, takeLeftover } from '../runs/unstarted-jobs.js';
 import type { Job } from '../runs/queue.js';
 import type { CatchUp, ScanResult } from './catch-up.js';
 import { type Schedule, scheduleCatchUp } from './schedule.js';
@@ -156,7 +156,7 @@ export class Intake {
       log.warn({ err }, 'could not read the jobs left by the last stop');
       return [];
     });
-    for (const job of leftover) this.#o.enqueue({ ...job, trigger: `${job.trigger}, resumed` });
+    for (const job of leftover) this.#o.enqueue({ ...job, trigger: resumedTrigger(job.trigger) });
     return this.catchUp(true);
   }
 

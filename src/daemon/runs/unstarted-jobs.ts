@@ -19,6 +19,14 @@ interface Stored {
   trigger: string;
 }
 
+/**
+ * The trigger of a job resumed at start: what first started it, then `, resumed` once, however
+ * many restarts it went through (the logs' and the run history's `trigger` stays bounded).
+ */
+export function resumedTrigger(trigger: string): string {
+  return `${trigger.replace(/(, resumed)+$/, '')}, resumed`;
+}
+
 function fileOf(vault: Vault): string {
   return path.join(vault.root, STATE_FOLDER, FILE);
 }

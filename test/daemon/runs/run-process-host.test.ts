@@ -135,7 +135,7 @@ describe('the run process as the daemon holds it', () => {
     expect(writes).toEqual(['/vault/Meetings/Summaries/A.md']);
     const relogged = lines.find((l) => l.msg === 'from the run');
     // One log, one writer: the daemon's pid and time, the run's own fields.
-    expect(relogged).toMatchObject({ level: 'warn', runId: 'r1', pid: process.pid });
+    expect(relogged).toMatchObject({ level: 'warn', runId: 'r1', pid: process.pid, childPid: child.pid });
     expect(relogged?.time).not.toBe('2026-01-01T00:00:00.000Z');
     expect(lines.some((l) => l.msg === 'the run process logged a line that is not JSON' && l.line === 'not json')).toBe(true);
     // Its error as the run process serialized it: not re-serialized into a plain "Object".

@@ -124,7 +124,7 @@ export class RunProcess {
     this.#child.on('exit', (code, signal) => {
       const reason = signal ? `the run process was ended by ${signal}` : `the run process exited with code ${code}`;
       // Between runs nobody's run says it: the log does (the out-of-memory killer, a person's kill).
-      if (this.#exitReason === undefined && this.#jobs.size === 0) this.#o.log.warn({ pid: this.#child.pid, code, signal }, `${reason} between runs`);
+      if (this.#exitReason === undefined && this.#jobs.size === 0) this.#o.log.warn({ childPid: this.#child.pid, code, signal }, `${reason} between runs`);
       this.#end(reason);
       if (signal !== null || code !== 0) this.#o.onDied?.();
       exited();
@@ -223,7 +223,7 @@ export class RunProcess {
     job.abortTimer = setTimeout(() => {
       if (!this.#jobs.has(id)) return;
       this.#o.log.warn(
-        { pid: this.#child.pid, waitedMs: ABORT_ANSWER_MS },
+        { childPid: this.#child.pid, waitedMs: ABORT_ANSWER_MS },
         `the run process did not end its aborted run within ${ABORT_ANSWER_MS / 1000} s: killed (pid ${this.#child.pid ?? 'unknown'})`,
       );
       this.#child.kill('SIGKILL');
@@ -260,7 +260,7 @@ export class RunProcess {
         return;
       case 'failed':
         this.#failure ??= message.message;
-        this.#o.log.error({ pid: this.#child.pid, stack: message.stack }, `the run process failed: ${message.message}`);
+        this.#o.log.error({ childPid: this.#child.pid, stack: message.stack }, `the run process failed: ${message.message}`);
         return;
       case 'outcome': {
         const job = this.#jobs.get(message.id);
@@ -354,7 +354,8 @@ export function relog(log: Logger, line: string): void {
     log.warn({ line: line.slice(0, 2000) }, 'the run process logged a line that is not JSON');
     return;
   }
-  const { level, time: _time, pid: _pid, msg, ...rest } = fields;
+  // The daemon's logger writes its own pid: the run process's goes as `childPid` (one `pid` a line).
+  const { level, time: _time, pid, msg, ...rest } = fields;
   const label = typeof level === 'string' && level in log.levels.values ? (level as 'info') : 'info';
-  log[label](rest, typeof msg === 'string' ? msg : '');
+  log[label](pid === undefined ? rest : { ...rest, childPid: pid }, typeof msg === 'string' ? msg : '');
 }

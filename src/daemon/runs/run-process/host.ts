@@ -86,7 +86,7 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
       // temporary files of a dead writer (intake/temp-sweep.ts).
       onDied: () => void sweepTempFiles(base.vault, o.log, { clock: o.clock }).catch((err: unknown) => o.log.warn({ err }, 'could not look for leftover temporary files')),
     });
-    o.log.info({ pid: current.pid }, `run process started (pid ${current.pid ?? 'unknown'})`);
+    o.log.info({ childPid: current.pid }, `run process started (pid ${current.pid ?? 'unknown'})`);
     return current;
   };
   const idle = new IdleHolds({
