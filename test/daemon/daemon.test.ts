@@ -339,7 +339,7 @@ describe('daemon restart', () => {
         run.source.emit({ type: 'change', path: T('A') });
       }
       await until(() => run.pipeline.calls.length === 1, 'the run');
-      triggers.push(run.pipeline.calls[0]!.trigger);
+      triggers.push(run.pipeline.calls[0]!.trigger ?? '');
       expect(await run.daemon.stop('test')).toMatchObject({ aborted: 1 });
       daemon = undefined;
       files = run.fs;
