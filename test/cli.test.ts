@@ -64,8 +64,27 @@ describe('meeting-assistant CLI', () => {
         'uninstall-service',
         'logs',
         'open',
+        'init',
       ]),
     );
+  });
+
+  it('init writes a config and the example vault into the folder named; status run there takes that config', async () => {
+    const folder = path.join(tmp, 'try-it');
+    const made = await cli(['init', folder]);
+    expect(made.code, made.stderr).toBe(0);
+    expect(made.stdout).toContain(`config: ${path.join(folder, 'config.json')}`);
+    const shown = await new Promise<CliResult>((resolve) => {
+      execFile(process.execPath, [BIN, 'status'], { cwd: folder, env: { ...process.env, HOME: tmp, XDG_CONFIG_HOME: path.join(tmp, 'xdg') }, timeout: 20_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr }),
+      );
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain(`config: ${path.join(folder, 'config.json')}`);
+    expect(shown.stdout).toContain('Release Sync');
+    const again = await cli(['init', folder]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already exists: init never overwrites a config');
   });
 
   it('session --help lists start, state, finish and stop and exits 0', async () => {
