@@ -37,8 +37,24 @@ try {
   const tarball = path.join(tmp, packed.filename);
   console.log(`packed ${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(0)} kB (${(packed.unpackedSize / 1024).toFixed(0)} kB unpacked)`);
   expect(!files.some((f) => f.endsWith('.map')), `the tarball ships source maps: ${files.filter((f) => f.endsWith('.map')).slice(0, 3).join(', ')}…`);
-  for (const wanted of ['LICENSE', 'README.md', 'dist/cli.js', 'docs/install.md', 'config.default.json', 'example-vault/Meetings']) {
+  for (const wanted of ['LICENSE', 'README.md', 'BENCHMARKS.md', 'dist/cli.js', 'docs/install.md', 'config.default.json', 'example-vault/Meetings']) {
     expect(files.some((f) => f === wanted || f.startsWith(`${wanted}/`)), `the tarball lacks ${wanted}`);
+  }
+
+  // The shipped Markdown links only to what is shipped (the README's docs/, BENCHMARKS.md …).
+  const shipped = new Set(files);
+  const isShipped = (target) => shipped.has(target) || files.some((f) => f.startsWith(`${target}/`));
+  const unpacked = path.join(tmp, 'unpacked');
+  execFileSync('tar', ['-xzf', tarball, '-C', tmp]);
+  execFileSync('mv', [path.join(tmp, 'package'), unpacked]);
+  for (const page of files.filter((f) => f.endsWith('.md') && !f.startsWith('example-vault/'))) {
+    // Links in code (examples of note links) are no links.
+    const text = readFileSync(path.join(unpacked, page), 'utf8').replace(/```[\s\S]*?```/g, '').replace(/`[^`\n]*`/g, '');
+    for (const [, link] of text.matchAll(/\]\(([^)\s#]+)(?:#[^)\s]*)?\)/g)) {
+      if (/^[a-z]+:/i.test(link)) continue;
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(page), decodeURIComponent(link)));
+      expect(isShipped(target.replace(/\/$/, '')), `${page} links to ${link}, which the package does not hold`);
+    }
   }
 
   // `npm ci` caches the dependencies' tarballs but not the registry's documents a global

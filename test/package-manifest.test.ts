@@ -53,7 +53,7 @@ describe('package.json', () => {
 
   it('ships the LICENSE (MIT, as package.json says) and the docs the README links to, and no source maps (their sources are not shipped)', () => {
     const files = (manifest as { files?: string[] }).files ?? [];
-    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'docs', '!dist/**/*.map']));
+    expect(files).toEqual(expect.arrayContaining(['LICENSE', 'docs', 'BENCHMARKS.md', '!dist/**/*.map']));
     expect(readFileSync('LICENSE', 'utf8')).toMatch(/^MIT License\n\nCopyright \(c\) 2026 Meeting Assistant contributors\n/);
     expect((manifest as { license?: string }).license).toBe('MIT');
   });
