@@ -1,8 +1,7 @@
 import net from 'node:net';
 import type { AppConfig } from '../config.js';
 import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
-import { localBaseUrl } from '../vault/files/state.js';
-import { vaultIdentity } from '../vault/files/vault-identity.js';
+import { localBaseUrl, vaultIdentity } from '../vault/files/state.js';
 import type { DoctorDeps, PortState } from './types.js';
 import { errorText } from './error-text.js';
 

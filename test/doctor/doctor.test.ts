@@ -11,7 +11,7 @@ import { BUNDLED_DEFAULT_CONFIG } from '../../src/example-vault.js';
 import { createApiHandlers } from '../../src/daemon/http/api-handlers.js';
 import { startHttpServer } from '../../src/daemon/http/server.js';
 import { Vault } from '../../src/vault/files/vault.js';
-import { vaultIdentity } from '../../src/vault/files/vault-identity.js';
+import { vaultIdentity } from '../../src/vault/files/state.js';
 import { silentLogger } from '../../src/log.js';
 import { type Fs, nodeFs } from '../../src/vault/files/fs.js';
 import { freePort } from '../helpers/daemon-process.js';

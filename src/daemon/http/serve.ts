@@ -17,7 +17,7 @@ import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
 import { SummaryTexts } from './summary-texts.js';
-import { vaultIdentity } from '../../vault/files/vault-identity.js';
+import { vaultIdentity } from '../../vault/files/state.js';
 
 /**
  * The daemon's HTTP side (docs/design.md §7): the API (retries, sessions, status) and the

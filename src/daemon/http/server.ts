@@ -73,7 +73,7 @@ export interface HttpServerOptions {
   maxBodyBytes?: number;
   /** More routes (the status page's), each doing its own authentication. */
   extraRoutes?: Route[];
-  /** The vault's identity (vault/files/vault-identity.ts) that `GET /api/whoami` answers. */
+  /** The vault's identity (vault/files/state.ts vaultIdentity) that `GET /api/whoami` answers. */
   vaultId?: string;
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { Settings } from '../../config.js';
 import type { Vault } from './vault.js';
 import { readTextIfExists, writeFileAtomic } from './fs.js';
@@ -62,4 +62,15 @@ export function retrySignature(token: string, summaryRelPath: string): string {
  */
 export function legacyRetryQuery(token: string, summaryRelPath: string): string {
   return `/retry?note=${encodeURIComponent(summaryRelPath)}&token=${encodeURIComponent(token)}`;
+}
+
+/**
+ * What proves which vault a daemon serves without saying where it is (docs/design.md §7,
+ * `GET /api/whoami`): a hash of the vault's real path (symbolic links resolved, so two names
+ * of one folder are one vault). `doctor` compares it with its own before it calls a held port
+ * ours, and needs no token for it: the token goes only to a daemon of this vault.
+ */
+export async function vaultIdentity(fs: { realpath(file: string): Promise<string> }, root: string): Promise<string> {
+  const real = await fs.realpath(root).catch(() => root);
+  return createHash('sha256').update(`meeting-assistant vault\0${real}`).digest('hex').slice(0, 32);
 }
