@@ -3,6 +3,7 @@ import { importLines } from '../daemon/http/import-status.js';
 import { listMeetingStates, type MeetingState } from '../vault/notes/meeting-overview.js';
 import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../instance/daemon-claim.js';
+import { cliRunOf } from '../instance/cli-run-marker.js';
 import { machineName } from '../instance/machine-name.js';
 import { type MachinesNow, machinesNow } from '../instance/machines-now.js';
 import { describeClaim } from '../instance/vault-claim.js';
@@ -32,11 +33,17 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   const [meetings, daemon] = await Promise.all([listMeetingStates(vault), queryDaemon(config, vault, machine)]);
   const machines = daemon.kind === 'down' ? await machinesNow(vault, machine, deps.clock) : undefined;
   const stopped = daemon.kind === 'down' && !machines?.activeElsewhere;
+  // With no daemon, a meeting still `summarizing` is being run only by a `summarize` or `retry`
+  // command (its marker names a live process); otherwise its run ended with the daemon.
+  const interrupted = new Set<string>();
+  for (const m of stopped ? meetings.filter((m) => m.state === 'summarizing') : []) {
+    if (!(await cliRunOf(vault, vault.abs(m.meeting)))) interrupted.add(m.meeting);
+  }
   io.out(`vault: ${vault.root}`);
   io.out(`config: ${config.file ?? 'none found, the defaults (another: --config F)'}`);
   io.out(zoneLine(now));
   if (meetings.length === 0) io.out(`no meeting notes in ${vault.rel(config.layout.folders.Meetings) || '.'}`);
-  for (const line of meetingTable(meetings, stopped)) io.out(line);
+  for (const line of meetingTable(meetings, interrupted)) io.out(line);
   io.out('');
   if (daemon.kind === 'down') {
     for (const line of machineLines(machine, machines!, daemon.reason, now)) io.out(line);
@@ -90,9 +97,9 @@ const local = (iso: string) => localDateTime(iso, { seconds: true }) ?? iso;
  * the vault, `summarizing` is no run going on: the daemon stopped during it, and its next
  * start resumes it (catch-up, docs/design.md §2).
  */
-function meetingTable(meetings: MeetingState[], stopped: boolean): string[] {
+function meetingTable(meetings: MeetingState[], stoppedRuns: ReadonlySet<string>): string[] {
   if (meetings.length === 0) return [];
-  const interrupted = (m: MeetingState) => stopped && m.state === 'summarizing';
+  const interrupted = (m: MeetingState) => stoppedRuns.has(m.meeting);
   const rows = meetings.map((m) => ({
     when: (m.startTime && localDateTime(m.startTime)) ?? m.startTime ?? '(no start_time)',
     state: interrupted(m) ? 'was summarizing' : m.state,

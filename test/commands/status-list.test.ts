@@ -31,4 +31,23 @@ describe('status: the meetings', () => {
     ]);
     expect(io.text()).not.toContain('T08:00:00Z');
   });
+
+  it("with no daemon on the vault, a meeting left `summarizing` reads `was summarizing`, said to resume at the daemon's next start", async () => {
+    const note = (name: string, state: string) => ({
+      [`Meetings/${name}.md`]: `---\ntitle: ${name}\nstart_time: 2026-11-30T08:00:00Z\ntranscript: "[[Meetings/Transcripts/${name}]]"\ncontext: "[[Meetings/Context/${name}]]"\n---\n`,
+      [`Meetings/Transcripts/${name}.md`]: `---\nmeeting: "[[Meetings/${name}]]"\nstate: finished\n---\n`,
+      [`Meetings/Context/${name}.md`]: `---\nmeeting: "[[Meetings/${name}]]"\nstate: ${state}\n---\n`,
+    });
+    const fs = memoryFs({
+      '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Enabled: false } } }),
+      ...note('Cut', 'summarizing'),
+      ...note('Recording', 'transcribing'),
+    });
+    const io = memoryIo();
+    expect(await status({}, { io, fs, env: {}, cwd: '/work', clock: () => new Date() })).toBe(0);
+    expect(io.outLines.find((l) => l.endsWith('Meetings/Cut.md'))).toMatch(/\swas summarizing\s/);
+    expect(io.outLines.find((l) => l.endsWith('Meetings/Recording.md'))).toMatch(/\stranscribing\s/);
+    expect(io.text()).toContain("was summarizing: the daemon stopped during its run; it resumes at the daemon's next start");
+    expect(io.text()).toContain('daemon: not running');
+  });
 });
