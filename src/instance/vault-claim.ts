@@ -34,6 +34,8 @@ export interface VaultClaimOptions {
   clock: Clock;
   log: Logger;
   probe?: HolderProbe;
+  /** Where the runtime folder is (runtime-folder.ts); the process's environment by default. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Another machine as the status shows it. */
@@ -123,7 +125,7 @@ export class VaultClaim {
     const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs);
     const beatAt = o.clock().toISOString();
     const fields = { machine: o.machine, role: start.role, beatAt, heartbeatMs: o.heartbeatMs, ...(start.role === 'active' && { activeSince: beatAt }) };
-    const lock = await claimVault(vault, o.clock, o.probe ?? systemProbe, o.machine, fields);
+    const lock = await claimVault(vault, { clock: o.clock, probe: o.probe ?? systemProbe, machine: o.machine, fields, ...(o.env && { env: o.env }) });
     const claim = new VaultClaim(vault, o, lock, watch, start, others);
     claim.#announce(undefined, start);
     return claim;

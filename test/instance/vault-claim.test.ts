@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { instanceFile, machinesFolder } from '../../src/instance/daemon-claim.js';
+import { daemonRecordPath } from '../../src/instance/runtime-folder.js';
 import { FORGET_AFTER_MS, HeartbeatWatch, type MachineRecord, nextRole, SETTLE_BEATS, STALE_BEATS } from '../../src/instance/machine-roles.js';
 import { machineName } from '../../src/instance/machine-name.js';
 import { readMachineRecords, VaultClaim } from '../../src/instance/vault-claim.js';
@@ -21,11 +22,12 @@ const SETTLE = SETTLE_BEATS * HEARTBEAT;
 const T0 = Date.parse('2026-12-01T10:00:00Z');
 const DEAD_PID = 2 ** 22 + 12345; // above Linux's pid_max: no such process
 
-/** What a killed daemon leaves: its record as it was, naming a process that is gone. */
+/** What a killed daemon leaves: its records (in the vault, and on the machine) as they were, naming a process that is gone. */
 async function crash(m: Machine): Promise<void> {
-  const file = instanceFile(m.vault, m.name);
-  const record = JSON.parse(await readText(m.vault.fs, file)) as Record<string, unknown>;
-  await m.vault.fs.writeFile(file, JSON.stringify({ ...record, pid: DEAD_PID }));
+  for (const file of [instanceFile(m.vault, m.name), await daemonRecordPath(m.vault, process.env)]) {
+    const record = JSON.parse(await readText(m.vault.fs, file)) as Record<string, unknown>;
+    await m.vault.fs.writeFile(file, JSON.stringify({ ...record, pid: DEAD_PID }));
+  }
 }
 
 class Machine {
