@@ -5,6 +5,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { Fs } from '../vault/files/fs.js';
 import { isNotFound, readTextIfExists, statIfExists, writeFileAtomic } from '../vault/files/fs.js';
 import type { Vault } from '../vault/files/vault.js';
+import { smallTextOrUndefined } from './small-file.js';
 import { daemonRecordFile, ensureRuntimeFolder, existingRuntimeFolder, realVaultRoot } from './runtime-folder.js';
 import { type HolderProbe, holderRuns, parseHolder, systemProbe } from './liveness.js';
 import { localBaseUrl, STATE_FOLDER } from '../vault/files/state.js';
@@ -197,7 +198,8 @@ export async function claimVault(vault: Vault, o: ClaimOptions = {}): Promise<In
     ownClaims.delete(claim);
     throw err;
   }
-  const ours = async (file: string) => parseEntry(await readTextIfExists(fs, file).catch(() => undefined))?.claim === claim;
+  // The vault's record is read with a cap: anyone who can write the vault can make it huge (small-file.ts).
+  const ours = async (file: string) => parseEntry(await smallTextOrUndefined(fs, file))?.claim === claim;
   const rewriteLocal = async () => {
     if (await ours(local)) await writeFileAtomic(fs, local, renderLocal(), { mode: 0o600 });
   };

@@ -52,6 +52,28 @@ export const FORGET_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
  */
 export const LAPSE_BEATS = STALE_BEATS - SETTLE_BEATS;
 
+/** A record's heartbeat outside these bounds is no heartbeat (config allows > 0 up to an hour; tests beat every 20 ms). */
+export const MIN_HEARTBEAT_MS = 10;
+export const MAX_HEARTBEAT_MS = 60 * 60 * 1000;
+/**
+ * A beat this far ahead of this machine's clock is not believed: two clocks kept by NTP agree
+ * within seconds, and a beat from the future would look fresh for as long as it stays ahead.
+ */
+export const AHEAD_MARGIN_MS = 10 * 60 * 1000;
+
+/**
+ * Why a record that parses cannot be judged (docs/design.md §2; issue #43 point 3): a
+ * heartbeat of `1e308` ms would keep its machine fresh for ever, a beat in the future for as
+ * long as it is ahead. Such a record is ignored, as if absent.
+ */
+export function implausible(record: MachineRecord, now: number): string | undefined {
+  const { heartbeatMs, beatAt } = record;
+  if (heartbeatMs < MIN_HEARTBEAT_MS || heartbeatMs > MAX_HEARTBEAT_MS) return `its heartbeat of ${heartbeatMs} ms is not between ${MIN_HEARTBEAT_MS} ms and an hour`;
+  const ahead = Date.parse(beatAt) - now;
+  if (ahead > AHEAD_MARGIN_MS) return `its last beat (${beatAt}) is ${Math.round(ahead / 60_000)} minutes ahead of this machine's clock`;
+  return undefined;
+}
+
 /** Whether other machines share the vault: one of them was heard from within FORGET_AFTER_MS. */
 export function sharedWith(others: readonly MachineRecord[], now: number): boolean {
   return others.some((r) => now - Date.parse(r.beatAt) < FORGET_AFTER_MS);

@@ -22,7 +22,7 @@ export interface MachinesNow {
 }
 
 export async function machinesNow(vault: Vault, machine: string, clock: Clock, o: { env?: NodeJS.ProcessEnv; probe?: HolderProbe } = {}): Promise<MachinesNow> {
-  const [holder, others] = await Promise.all([localHolder(vault, { probe: o.probe ?? systemProbe, ...(o.env && { env: o.env }) }), readMachineRecords(vault, machine)]);
+  const [holder, others] = await Promise.all([localHolder(vault, { probe: o.probe ?? systemProbe, ...(o.env && { env: o.env }) }), readMachineRecords(vault, machine, { now: clock().getTime() })]);
   const now = clock().getTime();
   const silent = (r: MachineRecord) => Math.max(0, now - Date.parse(r.beatAt));
   const active = others.find((r) => r.role === 'active' && silent(r) < STALE_BEATS * r.heartbeatMs);

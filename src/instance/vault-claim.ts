@@ -2,13 +2,15 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { isNotFound, readTextIfExists } from '../vault/files/fs.js';
+import { isNotFound } from '../vault/files/fs.js';
 import type { Vault } from '../vault/files/vault.js';
 import { claimVault, instanceFile, type InstanceLock, machinesFolder } from './daemon-claim.js';
 import { type HolderProbe, systemProbe } from './liveness.js';
+import { readSmallText, smallTextOrUndefined } from './small-file.js';
 import {
   HeartbeatWatch,
   LAPSE_BEATS,
+  implausible,
   type MachineRecord,
   type MachineRole,
   nextRole,
@@ -58,8 +60,15 @@ export interface ClaimStatus {
 /** `<name>.json` of a machine; not a temporary file, nor a sync tool's conflict copy (`.sync-conflict-`, ` (conflicted copy)`, ` 2`). */
 const RECORD_NAME = /^([a-z0-9_-][a-z0-9._-]*)\.json$/;
 
-/** The other machines' records in the vault now. */
-export async function readMachineRecords(vault: Vault, except?: string): Promise<MachineRecord[]> {
+/** Told of a record file that is ignored: too large, not a plain file, or implausible (machine-roles.ts). */
+export type IgnoredRecord = (file: string, why: string | undefined) => void;
+
+/**
+ * The other machines' records in the vault now, judged at `now`: a file over MAX_RECORD_BYTES
+ * is not read (small-file.ts), a record with implausible numbers is left out; `ignored` hears
+ * of each such file, and of each file that reads well (why: undefined).
+ */
+export async function readMachineRecords(vault: Vault, except?: string, o: { now?: number; ignored?: IgnoredRecord } = {}): Promise<MachineRecord[]> {
   const folder = machinesFolder(vault);
   let names: string[];
   try {
@@ -72,10 +81,32 @@ export async function readMachineRecords(vault: Vault, except?: string): Promise
   for (const name of names.sort()) {
     const m = RECORD_NAME.exec(name);
     if (!m || name.includes('.sync-conflict-') || m[1] === except) continue;
-    const record = parseMachineRecord(await readTextIfExists(vault.fs, path.join(folder, name)).catch(() => undefined));
-    if (record && record.machine === m[1]) records.push(record);
+    const file = path.join(folder, name);
+    const read = await readSmallText(vault.fs, file).catch(() => undefined);
+    if (read && 'problem' in read) {
+      o.ignored?.(file, read.problem);
+      continue;
+    }
+    const record = parseMachineRecord(read?.text);
+    if (!record || record.machine !== m[1]) continue;
+    const why = implausible(record, o.now ?? Date.now());
+    o.ignored?.(file, why);
+    if (!why) records.push(record);
   }
   return records;
+}
+
+/** Logs each ignored record file once (until it reads well again): a heartbeat must not repeat it. */
+function sayIgnored(log: Logger, said: Set<string>): IgnoredRecord {
+  return (file, why) => {
+    if (why === undefined) {
+      said.delete(file);
+      return;
+    }
+    if (said.has(file)) return;
+    said.add(file);
+    log.warn({ file }, `${file} is ignored: ${why}; the machine it names counts as absent until its record is a sane one`);
+  };
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
@@ -99,7 +130,11 @@ export class VaultClaim {
   #released = false;
   #sameName = false;
 
-  private constructor(vault: Vault, o: VaultClaimOptions, lock: InstanceLock, watch: HeartbeatWatch, start: RoleDecision, others: MachineRecord[]) {
+  /** The record files whose ignoring was logged (once each, until they read well again). */
+  readonly #said: Set<string>;
+
+  private constructor(vault: Vault, o: VaultClaimOptions, lock: InstanceLock, watch: HeartbeatWatch, start: RoleDecision, others: MachineRecord[], said: Set<string>) {
+    this.#said = said;
     this.machine = o.machine;
     this.#o = o;
     this.#vault = vault;
@@ -116,17 +151,19 @@ export class VaultClaim {
    * in the role the other machines' records leave it (machine-roles.ts `startingRole`).
    */
   static async claim(vault: Vault, o: VaultClaimOptions): Promise<VaultClaim> {
-    const own = parseMachineRecord(await readTextIfExists(vault.fs, instanceFile(vault, o.machine)).catch(() => undefined));
-    const others = await readMachineRecords(vault, o.machine);
-    const watch = new HeartbeatWatch();
     const now = o.clock().getTime();
+    const said = new Set<string>();
+    const parsed = parseMachineRecord(await smallTextOrUndefined(vault.fs, instanceFile(vault, o.machine)));
+    const own = parsed && !implausible(parsed, now) ? parsed : undefined;
+    const others = await readMachineRecords(vault, o.machine, { now, ignored: sayIgnored(o.log, said) });
+    const watch = new HeartbeatWatch();
     watch.observe(others, now);
     const fresh = others.filter((r) => watch.isFresh(r, now));
     const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs);
     const beatAt = o.clock().toISOString();
     const fields = { machine: o.machine, role: start.role, beatAt, heartbeatMs: o.heartbeatMs, ...(start.role === 'active' && { activeSince: beatAt }) };
     const lock = await claimVault(vault, { clock: o.clock, probe: o.probe ?? systemProbe, machine: o.machine, fields, ...(o.env && { env: o.env }) });
-    const claim = new VaultClaim(vault, o, lock, watch, start, others);
+    const claim = new VaultClaim(vault, o, lock, watch, start, others, said);
     claim.#announce(undefined, start);
     return claim;
   }
@@ -157,8 +194,8 @@ export class VaultClaim {
   async #beat(): Promise<RoleDecision> {
     const { clock, heartbeatMs, machine } = this.#o;
     const vault = this.#vault;
-    const others = await readMachineRecords(vault, machine);
     const now = clock().getTime();
+    const others = await readMachineRecords(vault, machine, { now, ignored: sayIgnored(this.#o.log, this.#said) });
     this.#watch.observe(others, now);
     this.#others = others;
     const fresh = others.filter((r) => this.#watch.isFresh(r, now));
@@ -208,7 +245,7 @@ export class VaultClaim {
     }
     // Not a record (empty, half written), or an older one of this machine (a sync tool's copy
     // of an earlier run): another host of this name would write beats newer than this one's.
-    const there = parseMachineRecord(await readTextIfExists(this.#vault.fs, file).catch(() => undefined));
+    const there = parseMachineRecord(await smallTextOrUndefined(this.#vault.fs, file));
     if (!there || Date.parse(there.beatAt) < this.#wroteAt) {
       await this.#lock.replace();
       this.#o.log.warn({ file }, `${file} held ${there ? 'an older record of this machine' : 'no record'}; written again`);
