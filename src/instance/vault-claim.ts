@@ -5,6 +5,7 @@ import type { Logger } from '../log.js';
 import { isNotFound } from '../vault/files/fs.js';
 import type { Vault } from '../vault/files/vault.js';
 import { claimVault, instanceFile, type InstanceLock, machinesFolder } from './daemon-claim.js';
+import type { FolderWatch } from './folder-watch.js';
 import { type HolderProbe, systemProbe } from './liveness.js';
 import { readSmallText, smallTextOrUndefined } from './small-file.js';
 import {
@@ -38,6 +39,8 @@ export interface VaultClaimOptions {
   probe?: HolderProbe;
   /** Where the runtime folder is (runtime-folder.ts); the process's environment by default. */
   env?: NodeJS.ProcessEnv;
+  /** Hears the machines' folder change (folder-watch.ts); without it, only heartbeats read it. */
+  watch?: FolderWatch;
 }
 
 /** Another machine as the status shows it. */
@@ -129,6 +132,9 @@ export class VaultClaim {
   #beating: Promise<RoleDecision> | undefined;
   #released = false;
   #sameName = false;
+  #unwatch: (() => void) | undefined;
+  /** Ends the wait between two heartbeats of untilActive (a record that arrived made this machine active). */
+  #wake: (() => void) | undefined;
 
   /** The record files whose ignoring was logged (once each, until they read well again). */
   readonly #said: Set<string>;
@@ -165,6 +171,7 @@ export class VaultClaim {
     const lock = await claimVault(vault, { clock: o.clock, probe: o.probe ?? systemProbe, machine: o.machine, fields, ...(o.env && { env: o.env }) });
     const claim = new VaultClaim(vault, o, lock, watch, start, others, said);
     claim.#announce(undefined, start);
+    claim.#watchOthers();
     return claim;
   }
 
@@ -174,7 +181,16 @@ export class VaultClaim {
 
   /** One heartbeat: read the others, take the role the rules give, write this machine's record. */
   beat(): Promise<RoleDecision> {
-    this.#beating ??= this.#beat()
+    return this.#beatOnce(true);
+  }
+
+  /**
+   * `write`: false for a beat because another machine's record changed, which writes this
+   * machine's record only when its role changed: two machines each answering the other's
+   * record with one of their own would beat each other at the sync tool's pace for ever.
+   */
+  #beatOnce(write: boolean): Promise<RoleDecision> {
+    this.#beating ??= this.#beat(write)
       .then(
         (d) => {
           this.#failing = false;
@@ -191,7 +207,7 @@ export class VaultClaim {
     return this.#beating;
   }
 
-  async #beat(): Promise<RoleDecision> {
+  async #beat(write: boolean): Promise<RoleDecision> {
     const { clock, heartbeatMs, machine } = this.#o;
     const vault = this.#vault;
     const now = clock().getTime();
@@ -214,6 +230,7 @@ export class VaultClaim {
     if (next.role === 'active' && was.role !== 'active') this.#activeSince = clock().toISOString();
     if (next.role !== 'active') this.#activeSince = undefined;
     if (next.role !== was.role) this.#announce(was.role, next);
+    if (!write && next.role === was.role) return next;
     if (!(await this.#lock.update(this.#record()))) await this.#recordNotOurs();
     this.#wroteAt = now;
     return next;
@@ -295,36 +312,69 @@ export class VaultClaim {
    */
   async untilActive(signal?: AbortSignal): Promise<boolean> {
     while (this.#state.role !== 'active') {
+      const woken = new Promise<void>((resolve) => (this.#wake = resolve));
       try {
-        await delay(this.#o.heartbeatMs, undefined, signal ? { signal } : {});
+        await Promise.race([delay(this.#o.heartbeatMs, undefined, signal ? { signal } : {}), woken]);
       } catch {
         return false;
+      } finally {
+        this.#wake = undefined;
       }
-      await this.beat().catch(() => undefined);
+      if (this.role !== 'active') await this.beat().catch(() => undefined);
     }
     this.#keepBeating();
     return true;
   }
 
+  /**
+   * Another machine's record changed (the sync tool brought it): judged now, not at the next
+   * heartbeat (docs/design.md §2; issue #45 point 1). This machine's own writes, temporary
+   * files and conflict copies are not news.
+   */
+  #watchOthers(): void {
+    const { watch } = this.#o;
+    if (!watch) return;
+    const news = (name: string | undefined) => {
+      if (name === undefined) return true;
+      const m = RECORD_NAME.exec(name);
+      return m !== null && m[1] !== this.machine && !name.includes('.sync-conflict-');
+    };
+    try {
+      const w = watch(machinesFolder(this.#vault), (name) => {
+        if (this.#released || !news(name)) return;
+        void this.#beatOnce(false).then(
+          (d) => (this.#timer ? this.#stillActive(d) : d.role === 'active' && this.#wake?.()),
+          () => undefined,
+        );
+      });
+      this.#unwatch = () => w.close();
+    } catch (err) {
+      this.#o.log.debug({ err }, 'cannot watch the machines folder; the heartbeat reads it');
+    }
+  }
+
+  #lose(why: string): void {
+    clearInterval(this.#timer);
+    if (this.#released || this.#lost) return;
+    this.#lost = why;
+    this.#onLost?.(why);
+  }
+
+  #stillActive(d: RoleDecision): void {
+    if (d.role !== 'active') this.#lose(d.because ? `machine ${d.because.machine} is active on this vault` : 'its heartbeat lapsed: another machine may have taken the vault over');
+  }
+
   #keepBeating(): void {
     if (this.#timer || this.#released) return;
-    const lose = (why: string) => {
-      clearInterval(this.#timer);
-      if (this.#released) return;
-      this.#lost = why;
-      this.#onLost?.(why);
-    };
     this.#timer = setInterval(() => {
       void this.beat().then(
-        (d) => {
-          if (d.role !== 'active') lose(d.because ? `machine ${d.because.machine} is active on this vault` : 'its heartbeat lapsed: another machine may have taken the vault over');
-        },
+        (d) => this.#stillActive(d),
         () => {
           const now = this.#o.clock().getTime();
           if (this.#state.role === 'active' && !this.#lapsed(now)) return;
           if (this.#state.role === 'active') this.#sayLapsed(now);
           this.#state = { role: 'standby' };
-          lose('its heartbeat could not be written');
+          this.#lose('its heartbeat could not be written');
         },
       );
     }, this.#o.heartbeatMs);
@@ -353,17 +403,19 @@ export class VaultClaim {
   }
 
   /**
-   * Gives the claim up. On a vault other machines share, the record stays, saying `stopped`:
-   * it tells the next daemon that starts there that the vault is shared (machine-roles.ts
-   * `startingRole`); on a vault no other machine shares, it goes, as it always did.
+   * Gives the claim up. The record stays, saying `stopped`: it tells this machine's next start
+   * that the vault is its own (active at once), and a machine the vault reaches later that a
+   * daemon ran it, so that one waits for the sync tool before it takes it (machine-roles.ts
+   * `startingRole`).
    */
   async release(): Promise<void> {
     clearInterval(this.#timer);
+    this.#unwatch?.();
     await this.#beating?.catch(() => undefined);
     this.#released = true;
     this.#state = { role: 'stopped' };
     this.#activeSince = undefined;
-    await this.#lock.release(this.#others.length > 0 ? this.#record() : undefined);
+    await this.#lock.release(this.#record());
   }
 }
 
