@@ -62,7 +62,7 @@ async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kin
   if (daemon) return handOff({ daemon, token: runtime.token, kind: kind === 'meeting' ? 'summarize' : 'retry', note: vault.rel(file) }, deps);
   // A daemon started while this runs leaves the meeting to it (the queue's key: the meeting).
   const key = kind === 'meeting' ? file : await meetingOfNote(vault, file, new HeadCache(vault)).catch(() => file);
-  const marker = await markCliRun(vault, key, kind === 'meeting' ? 'summarize' : 'retry', deps.clock);
+  const marker = await markCliRun(vault, key, kind === 'meeting' ? 'summarize' : 'retry', deps.clock, deps.env);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);

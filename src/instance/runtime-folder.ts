@@ -79,6 +79,11 @@ export function daemonRecordFile(folder: string, realRoot: string): string {
   return path.join(folder, `${createHash('sha256').update(realRoot).digest('hex').slice(0, 32)}.json`);
 }
 
+/** The folder of the vault's command-line run markers (cli-run-marker.ts) in `folder`. */
+export function cliRunsFolder(folder: string, realRoot: string): string {
+  return daemonRecordFile(folder, realRoot).replace(/\.json$/, '.cli-runs');
+}
+
 /** Where the record of the vault's daemon on this machine is, or would be (nothing made). */
 export async function daemonRecordPath(vault: Vault, env: NodeJS.ProcessEnv): Promise<string> {
   return daemonRecordFile(runtimeFolder(env), await realVaultRoot(vault));
