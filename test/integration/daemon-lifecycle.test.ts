@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
 import { readdirSync, realpathSync } from 'node:fs';
 import { cliRunsFolder, runtimeFolder } from '../../src/instance/runtime-folder.js';
 import { describe, expect, it } from 'vitest';
