@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { runCli, startDaemonProcess } from '../helpers/daemon-process.js';
+import { runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
@@ -86,6 +86,44 @@ describe('a forged machine record in the vault', () => {
 
     // Nothing reached the forged address: no token, no request at all.
     expect(recorder.seen).toEqual([]);
+    expect((await daemon.stop('SIGTERM', 15_000)).code).toBe(0);
+  });
+});
+
+/** The daemon process's peak resident memory (Linux), in MB. */
+function peakMb(pid: number): number {
+  const line = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(line?.[1] ?? 0) / 1024;
+}
+
+describe('machine records out of bounds (issue #43 points 3 and 4)', () => {
+  it.skipIf(process.platform !== 'linux')('a 700 MB record, a heartbeat of 1e308 ms and a beat a day ahead keep no daemon standby, and are never read whole', { timeout: 120_000 }, async () => {
+    const setup = await daemonSetup(file.server, { Daemon: { HeartbeatSeconds: 0.2 } });
+    const env = { MeetingAssistant__Daemon__MachineName: 'zed', XDG_RUNTIME_DIR: path.join(setup.dir, 'run') };
+    const folder = path.join(setup.vault, '.meeting-assistant', 'machines');
+    mkdirSync(folder, { recursive: true });
+    const record = (machine: string, more: Record<string, unknown>) =>
+      JSON.stringify({ machine, role: 'active', beatAt: new Date().toISOString(), heartbeatMs: 30_000, pid: 4242, startedAt: 'then', ...more });
+    // Machines whose names sort before this one's: sane records would make it their standby.
+    writeFileSync(path.join(folder, 'alpha.json'), record('alpha', { heartbeatMs: 1e308 }));
+    writeFileSync(path.join(folder, 'beta.json'), record('beta', { beatAt: new Date(Date.now() + 24 * 3600_000).toISOString() }));
+    const big = path.join(folder, 'gamma.json');
+    writeFileSync(big, record('gamma', {}));
+    truncateSync(big, 700 * 1024 * 1024);
+
+    const daemon = await startDaemonProcess({ configPath: setup.configPath, env });
+    // Twenty heartbeats: each one reads the folder.
+    const own = path.join(folder, 'zed.json');
+    const beats = new Set<string>();
+    await waitFor(() => {
+      beats.add(readFileSync(own, 'utf8'));
+      return beats.size >= 20;
+    }, 'twenty heartbeats of the daemon');
+    expect(daemon.logs.some((l) => String(l.msg).startsWith('standby:'))).toBe(false);
+    const ignored = daemon.logs.filter((l) => String(l.msg).includes(' is ignored: ')).map((l) => String(l.msg));
+    expect(ignored.map((m) => path.basename(m.split(' is ignored: ')[0]!)).sort()).toEqual(['alpha.json', 'beta.json', 'gamma.json']);
+    // Far below the 700 MB a whole read would take (the daemon measured 70 MB at its peak).
+    expect(peakMb(daemon.child.pid!)).toBeLessThan(400);
     expect((await daemon.stop('SIGTERM', 15_000)).code).toBe(0);
   });
 });
