@@ -130,6 +130,7 @@ export class VaultClaim {
   #wroteAt: number;
   #failing = false;
   #beating: Promise<RoleDecision> | undefined;
+  #beatingWrites = false;
   #released = false;
   #sameName = false;
   #unwatch: (() => void) | undefined;
@@ -190,7 +191,14 @@ export class VaultClaim {
    * record with one of their own would beat each other at the sync tool's pace for ever.
    */
   #beatOnce(write: boolean): Promise<RoleDecision> {
-    this.#beating ??= this.#beat(write)
+    if (this.#beating) {
+      // A heartbeat never rides on a judgement that may not write: with the other machine's
+      // beats arriving in step with this one's, this machine would never write its own.
+      if (!write || this.#beatingWrites) return this.#beating;
+      return this.#beating.catch(() => undefined).then(() => this.#beatOnce(true));
+    }
+    this.#beatingWrites = write;
+    this.#beating = this.#beat(write)
       .then(
         (d) => {
           this.#failing = false;

@@ -184,6 +184,20 @@ describe('a vault another machine used, long ago or not (issue #45 point 1)', ()
   });
 });
 
+describe('a judgement on news and a heartbeat at once', () => {
+  it("the heartbeat still writes this machine's record, though the judgement it meets writes nothing", async () => {
+    const alpha = new Machine('alpha', memoryVault({ '.meeting-assistant/machines/beta.json': JSON.stringify({ machine: 'beta', role: 'stopped', beatAt: new Date(T0 - 60_000).toISOString(), heartbeatMs: HEARTBEAT, pid: 1, startedAt: '' }) }));
+    let changed: ((name: string | undefined) => void) | undefined;
+    const claim = await VaultClaim.claim(alpha.vault, { machine: 'alpha', heartbeatMs: HEARTBEAT, clock: alpha.clock, log: alpha.log.log, watch: (_folder, onChange) => ((changed = onChange), { close: () => undefined }) });
+    onTestFinished(() => claim.release());
+    alpha.now += HEARTBEAT;
+    changed!('beta.json');
+    await claim.beat();
+    const mine = JSON.parse(await readText(alpha.vault.fs, instanceFile(alpha.vault, 'alpha'))) as { beatAt: string };
+    expect(mine.beatAt).toBe(new Date(alpha.now).toISOString());
+  });
+});
+
 describe('two machines, one synced vault', () => {
   it('the second daemon is a standby while the first beats, and takes over only after STALE_BEATS silent heartbeats and the settle time', async () => {
     const { alpha, beta, vaults } = pair();
