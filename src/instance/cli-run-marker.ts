@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { readTextIfExists, writeFileAtomic } from '../vault/files/fs.js';
 import type { Vault } from '../vault/files/vault.js';
 import { type HolderProbe, holderRuns, parseHolder, systemProbe } from './liveness.js';
-import { cliRunsFolder, ensureRuntimeFolder, existingRuntimeFolder, realVaultRoot } from './runtime-folder.js';
+import { cliRunsFolder, ensureRuntimeFolder, existingRuntimeFolders, realVaultRoot } from './runtime-folder.js';
 
 /**
  * A `summarize` or `retry` run from the command line while no daemon runs on the vault
@@ -52,9 +52,14 @@ export async function markCliRun(vault: Vault, key: string, command: 'summarize'
  */
 export async function cliRunOf(vault: Vault, key: string, probe: HolderProbe = systemProbe, env: NodeJS.ProcessEnv = process.env): Promise<CliRun | undefined> {
   // A runtime folder that is not private holds no marker this daemon believes.
-  const folder = await existingRuntimeFolder(vault.fs, env).catch(() => undefined);
-  if (folder === undefined) return undefined;
-  const file = await markerFile(vault, key, folder);
+  for (const folder of await existingRuntimeFolders(vault.fs, env).catch(() => [])) {
+    const run = await cliRunIn(await markerFile(vault, key, folder), vault, probe);
+    if (run) return run;
+  }
+  return undefined;
+}
+
+async function cliRunIn(file: string, vault: Vault, probe: HolderProbe): Promise<CliRun | undefined> {
   const text = await readTextIfExists(vault.fs, file).catch(() => undefined);
   if (text === undefined) return undefined;
   const marker = parseHolder(text);

@@ -6,7 +6,7 @@ import type { Fs } from '../vault/files/fs.js';
 import { isNotFound, readTextIfExists, statIfExists, writeFileAtomic } from '../vault/files/fs.js';
 import type { Vault } from '../vault/files/vault.js';
 import { smallTextOrUndefined } from './small-file.js';
-import { daemonRecordFile, ensureRuntimeFolder, existingRuntimeFolder, realVaultRoot } from './runtime-folder.js';
+import { daemonRecordFile, ensureRuntimeFolder, existingRuntimeFolders, realVaultRoot } from './runtime-folder.js';
 import { type HolderProbe, holderRuns, parseHolder, systemProbe } from './liveness.js';
 import { localBaseUrl, STATE_FOLDER } from '../vault/files/state.js';
 import type { Settings } from '../config.js';
@@ -83,12 +83,19 @@ export interface PlaceOptions {
   probe?: HolderProbe;
 }
 
-/** The record's file for this vault, when the runtime folder exists. */
-async function localRecordFile(vault: Vault, env: NodeJS.ProcessEnv): Promise<{ file: string; realRoot: string } | undefined> {
-  const folder = await existingRuntimeFolder(vault.fs, env);
-  if (folder === undefined) return undefined;
+/** The record's files for this vault, in each runtime folder that exists (runtime-folder.ts). */
+async function localRecordFiles(vault: Vault, env: NodeJS.ProcessEnv): Promise<{ files: string[]; realRoot: string }> {
+  const folders = await existingRuntimeFolders(vault.fs, env);
   const realRoot = await realVaultRoot(vault);
-  return { file: daemonRecordFile(folder, realRoot), realRoot };
+  return { files: folders.map((folder) => daemonRecordFile(folder, realRoot)), realRoot };
+}
+
+async function holderIn(vault: Vault, file: string, realRoot: string, probe: HolderProbe): Promise<{ instance: DaemonInstance; role?: unknown } | undefined> {
+  const text = await readTextIfExists(vault.fs, file).catch(() => undefined);
+  const found = parseEntry(text);
+  // The vault's path is in the record too: a hash names the file, the path proves the match.
+  if (!found || fieldOf(text, 'vault') !== realRoot || !(await runs(found, probe))) return undefined;
+  return { instance: found.instance, role: fieldOf(text, 'role') };
 }
 
 function fieldOf(text: string | undefined, key: string): unknown {
@@ -101,13 +108,12 @@ function fieldOf(text: string | undefined, key: string): unknown {
 
 /** This machine's daemon of the vault when it runs now, whatever its role; undefined otherwise. */
 export async function localHolder(vault: Vault, o: PlaceOptions = {}): Promise<{ instance: DaemonInstance; role?: unknown } | undefined> {
-  const place = await localRecordFile(vault, o.env ?? process.env);
-  if (!place) return undefined;
-  const text = await readTextIfExists(vault.fs, place.file);
-  const found = parseEntry(text);
-  // The vault's path is in the record too: a hash names the file, the path proves the match.
-  if (!found || fieldOf(text, 'vault') !== place.realRoot || !(await runs(found, o.probe ?? systemProbe))) return undefined;
-  return { instance: found.instance, role: fieldOf(text, 'role') };
+  const { files, realRoot } = await localRecordFiles(vault, o.env ?? process.env);
+  for (const file of files) {
+    const found = await holderIn(vault, file, realRoot, o.probe ?? systemProbe);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 /**
@@ -181,9 +187,15 @@ export async function claimVault(vault: Vault, o: ClaimOptions = {}): Promise<In
   const { fs } = vault;
   const clock = o.clock ?? systemClock;
   const probe = o.probe ?? systemProbe;
-  const folder = await ensureRuntimeFolder(fs, o.env ?? process.env);
+  const env = o.env ?? process.env;
+  const folder = await ensureRuntimeFolder(fs, env);
   const realRoot = await realVaultRoot(vault);
   const local = daemonRecordFile(folder, realRoot);
+  // A daemon started from another environment keeps its record in another place (runtime-folder.ts).
+  for (const file of (await localRecordFiles(vault, env)).files.filter((f) => f !== local)) {
+    const other = await holderIn(vault, file, realRoot, probe);
+    if (other) throw new DaemonRunningError(other.instance, vault.root);
+  }
   const synced = instanceFile(vault, o.machine ?? machineName(''));
   const mine: DaemonInstance = { pid: process.pid, startedAt: clock().toISOString() };
   const claim = randomUUID();

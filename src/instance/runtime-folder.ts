@@ -23,12 +23,26 @@ export class RuntimeFolderError extends MeetingAssistantError {
 
 const currentUid = (): number | undefined => (typeof process.getuid === 'function' ? process.getuid() : undefined);
 
-/** The folder, by the environment the command or the daemon runs in. */
+/** The folder this environment gives: where a daemon started here keeps its record. */
 export function runtimeFolder(env: NodeJS.ProcessEnv, uid: number | undefined = currentUid()): string {
   const xdg = env.XDG_RUNTIME_DIR;
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'meeting-assistant');
   const temp = env.TMPDIR && path.isAbsolute(env.TMPDIR) ? env.TMPDIR : os.tmpdir();
   return path.join(temp, `meeting-assistant-${uid ?? 'user'}`);
+}
+
+/**
+ * The places the folder may be, this environment's first. A service and a shell need not
+ * share an environment (cron has no XDG_RUNTIME_DIR, a launchd agent another TMPDIR than
+ * Terminal), so a command looks in each of them, and a daemon refuses to start while another
+ * runs the vault from any of them.
+ */
+export function runtimeFolders(env: NodeJS.ProcessEnv, uid: number | undefined = currentUid()): string[] {
+  // systemd's runtime folder, where the environment does not name it (cron, a bare ssh).
+  const runs = process.platform === 'linux' && uid !== undefined ? [`/run/user/${uid}`] : [];
+  const temps = [os.tmpdir(), process.platform === 'win32' ? undefined : '/tmp'].filter((t): t is string => !!t && path.isAbsolute(t));
+  const all = [runtimeFolder(env, uid), ...runs.map((r) => path.join(r, 'meeting-assistant')), ...temps.map((t) => path.join(t, `meeting-assistant-${uid ?? 'user'}`))];
+  return [...new Set(all)];
 }
 
 /**
@@ -67,6 +81,23 @@ export async function existingRuntimeFolder(fs: Fs, env: NodeJS.ProcessEnv): Pro
   }
   if (problem) throw new RuntimeFolderError(folder, problem);
   return folder;
+}
+
+/**
+ * The places that exist and are private, this environment's first. This environment's own
+ * place throws RuntimeFolderError when it is not private; another that is not is passed over
+ * (not ours to trust, nor ours to complain of).
+ */
+export async function existingRuntimeFolders(fs: Fs, env: NodeJS.ProcessEnv): Promise<string[]> {
+  const [own, ...others] = runtimeFolders(env);
+  const found: string[] = [];
+  const first = await existingRuntimeFolder(fs, env);
+  if (first !== undefined) found.push(first);
+  for (const folder of others) {
+    const problem = await problemOf(fs, folder, currentUid()).catch(() => 'missing');
+    if (problem === undefined && folder !== own) found.push(folder);
+  }
+  return found;
 }
 
 /** The vault's real path: two spellings of one folder (a link, `..`) name one daemon. */

@@ -194,3 +194,21 @@ describe('two daemons starting at once over a stale record', () => {
     }
   });
 });
+
+describe('a service and a shell that do not share an environment', () => {
+  it.skipIf(process.platform !== 'linux')("a command without XDG_RUNTIME_DIR finds the daemon started with it, and a daemon started from either refuses while the other's runs", async () => {
+    const vault = memoryVault();
+    // systemd gives the service /run/user/<uid>; cron gives no XDG_RUNTIME_DIR.
+    const service = { XDG_RUNTIME_DIR: `/run/user/${process.getuid?.() ?? 0}` };
+    const cron = {};
+    const lock = await claimVault(vault, { env: service });
+    await lock.setHttp('http://127.0.0.1:4777');
+    expect((await liveDaemon(vault, { env: cron }))?.http).toBe('http://127.0.0.1:4777');
+    await expect(claimVault(vault, { env: cron })).rejects.toBeInstanceOf(DaemonRunningError);
+    await lock.release();
+    const other = await claimVault(vault, { env: cron });
+    expect((await liveDaemon(vault, { env: service }))?.pid).toBe(process.pid);
+    await expect(claimVault(vault, { env: service })).rejects.toBeInstanceOf(DaemonRunningError);
+    await other.release();
+  });
+});
