@@ -34,6 +34,7 @@ import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
 import { TriggerTracker } from './intake/triggers.js';
 import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
+import { type CalendarLookup, startDaemonCalendar } from './daemon-calendar.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -99,6 +100,8 @@ export interface Daemon {
   /** Undefined when `Http.Enabled` is false. */
   readonly http: { url: string; host: string; port: number } | undefined;
   readonly queue: RunQueue;
+  /** The calendars (docs/design.md §12), read and kept fresh while the daemon runs. */
+  readonly calendar: CalendarLookup;
   status(): DaemonStatus;
   /** Resolves once every file event received so far has been handled (jobs enqueued). */
   eventsHandled(): Promise<void>;
@@ -195,6 +198,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, () => rescan.now());
+  const calendar = startDaemonCalendar(config, vault, log, clock);
   const inbox = createInbox(config, vault, log, clock);
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
@@ -262,6 +266,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       endpointDownSince: () => endpoint.status().downSince,
       askInThisProcess: !(options.runProcess && !options.runtime),
       inbox,
+      calendar,
     });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
@@ -271,7 +276,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), calendar.stop()]);
     recording.close();
     finishing.close();
     await place.close();
@@ -326,6 +331,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     startupScan,
     http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
     queue,
+    calendar,
     status,
     eventsHandled: () => intake.eventsHandled(),
     catchUp: (startup) => intake.catchUp(startup),
