@@ -136,8 +136,9 @@ interface Grouped {
 function group(vevents: readonly Component[]): Grouped {
   const masters = new Map<string, Component>();
   const exceptions = new Map<string, Component[]>();
-  for (const c of vevents) {
-    const uid = text(c, 'uid');
+  for (const [i, c] of vevents.entries()) {
+    // An event without a UID (Exchange 2010 publishes some) is an event of its own, never another's exception.
+    const uid = text(c, 'uid') || `\u0000${i}`;
     if (c.hasProperty('recurrence-id')) {
       const list = exceptions.get(uid) ?? [];
       list.push(c);
@@ -199,7 +200,7 @@ function expandSeries(master: Component, exceptions: readonly Component[], o: Re
   if (!master.hasProperty('rrule') && !master.hasProperty('rdate')) emit(span.start);
   else {
     const { tzid, utc, time } = span.startProp;
-    const iterator = new ICAL.Event(master).iterator(fastForwardStart(master, time, span.start, duration, o.from));
+    const iterator = new ICAL.Event(withoutExdates(master)).iterator(fastForwardStart(master, time, span.start, duration, o.from));
     for (let n = 0; n < MAX_SLOTS_PER_SERIES; n++) {
       const next = iterator.next();
       if (!next) break;
@@ -215,6 +216,18 @@ function expandSeries(master: Component, exceptions: readonly Component[], o: Re
     if (exSpan && keep(ex, me) && overlaps(exSpan.start, exSpan.end, o)) out.push(instance(ex, o, exSpan.start, exSpan.end, slot, true));
   }
   return out;
+}
+
+/**
+ * The series for ical.js to follow, without its EXDATEs: ical.js compares them by wall time,
+ * blind to a zone that differs from DTSTART's; they are compared here by instant instead.
+ */
+function withoutExdates(master: Component): Component {
+  if (!master.hasProperty('exdate')) return master;
+  // A deep copy: toJSON() hands out the component's own arrays, which the removal would change under it.
+  const copy = new ICAL.Component(structuredClone(master.toJSON()));
+  copy.removeAllProperties('exdate');
+  return copy;
 }
 
 function zoningOf(cal: Component, o: ReadOptions): Zoning {
@@ -247,7 +260,8 @@ function parseCalendars(ics: string): { calendars: Component[]; unreadable: numb
  * file's head and time zones, so one broken event does not lose the calendar.
  */
 function parseEventByEvent(ics: string): { calendars: Component[]; unreadable: number } {
-  const lines = ics.split(/\r?\n(?![ \t])/);
+  // Unfolded first, and joined again with CRLF: a file's folds may use another line end than ours.
+  const lines = ics.replace(/\r?\n[ \t]/g, '').split(/\r?\n/);
   const head: string[] = [];
   const zones: string[] = [];
   const events: string[][] = [];
