@@ -38,6 +38,8 @@ export interface ReadResult {
 
 /** A rule without end that started long ago is followed at most this many slots (docs/design.md §12's bounded time). */
 const MAX_SLOTS_PER_SERIES = 20_000;
+/** Instances one read lists at most (a few minutely series over the days asked would be millions). */
+export const MAX_INSTANCES = 100_000;
 /** A 5 MB description is kept to this many characters: the agenda is cut far shorter (§12). */
 export const MAX_DESCRIPTION_CHARS = 100_000;
 
@@ -156,8 +158,17 @@ function overlaps(start: number, end: number, o: ReadOptions): boolean {
   return start <= o.to && end >= o.from;
 }
 
+/**
+ * What an event says is read once and shared by all its instances: a minutely series with 3,000
+ * attendees is one attendee list, not one per instance (structured cloning to the daemon keeps
+ * the sharing).
+ */
+const detailsOf = new WeakMap<Component, ReturnType<typeof details>>();
+
 function instance(c: Component, o: ReadOptions, start: number, end: number, eventStart: number, recurring: boolean): CalendarEvent {
-  return { ...details(c, o.source), start: new Date(start), end: new Date(end), eventStart: new Date(eventStart), recurring };
+  let shared = detailsOf.get(c);
+  if (!shared) detailsOf.set(c, (shared = details(c, o.source)));
+  return { ...shared, start: new Date(start), end: new Date(end), eventStart: new Date(eventStart), recurring };
 }
 
 function keep(c: Component, me: ReadonlySet<string>): boolean {
@@ -324,7 +335,11 @@ export function readIcs(ics: string, o: ReadOptions): ReadResult {
   count = grouped.count;
   for (const [uid, master] of grouped.masters) {
     try {
-      events.push(...expandSeries(master, grouped.exceptions.get(uid) ?? [], o, zoningOfEvent.get(master)!, me));
+      if (events.length >= MAX_INSTANCES) {
+        bad++;
+        continue;
+      }
+      for (const e of expandSeries(master, grouped.exceptions.get(uid) ?? [], o, zoningOfEvent.get(master)!, me)) events.push(e);
     } catch {
       bad++;
     }
