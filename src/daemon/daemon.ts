@@ -244,7 +244,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => ({
-    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }),
+    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan, calendar }),
     endpoint: endpointState(endpoint.status()),
     imports: inbox.board.list(),
     ...(liveNotes && { liveNotes: liveNotes.status() }),

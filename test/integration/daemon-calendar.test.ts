@@ -55,6 +55,7 @@ describe('daemon process: the calendar', () => {
         Sources: [
           { Name: 'Work', Path: 'Calendars/work.ics' },
           { Name: 'Google', Url: `${calendarServer.base}${SECRET_PATH}?${SECRET_QUERY}` },
+          { Name: 'Gone', Url: `${calendarServer.base}/ical/private-9d2e7c41aa/gone.ics?${SECRET_QUERY}` },
         ],
       },
     });
@@ -71,10 +72,15 @@ describe('daemon process: the calendar', () => {
       ['Customer call', null],
       ['Planning', 'Meetings/Planning.md'],
     ]);
-    expect(answer.sources).toEqual([
+    const sources = [
       expect.objectContaining({ name: 'Work', ok: true, events: 1, error: null }),
       expect.objectContaining({ name: 'Google', ok: true, events: 1, error: null }),
-    ]);
+      expect.objectContaining({ name: 'Gone', ok: false, readAt: null, error: 'the server answered HTTP 404' }),
+    ];
+    expect(answer.sources).toEqual(sources);
+    const status = (await (await fetch(`http://127.0.0.1:${setup.port}/api/status`, { headers: { authorization: `Bearer ${token(setup.vault)}` } })).json()) as { calendars: unknown };
+    expect(status.calendars).toEqual(sources);
+    await daemon.waitForLog((l) => l.msg === 'a calendar could not be read; its last good copy is used' && String(l.calendar).startsWith('Gone (127.0.0.1:'), 10_000, 'the failing calendar logged');
     const bad = await fetch(`${url}?from=yesterday`, { headers: { authorization: `Bearer ${token(setup.vault)}` } });
     expect(bad.status).toBe(400);
     // The copy kept for a start without the network.
