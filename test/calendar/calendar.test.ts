@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type CalendarDeps, createCalendar } from '../../src/calendar/calendar.js';
 import { expandNow } from '../../src/calendar/expand.js';
 import type { FetchLike } from '../../src/calendar/fetch-source.js';
+import { localDay, todaysCalendar } from '../../src/calendar/listing.js';
 import { expandInThread } from '../../src/calendar/read-worker.js';
 import type { Settings } from '../../src/config.js';
 import type { Fs } from '../../src/vault/files/fs.js';
@@ -12,6 +13,8 @@ import { memoryFs, testConfig } from '../helpers/memfs.js';
 
 const NOW = new Date('2026-03-02T08:00:00Z');
 const SECRET_URL = 'https://calendar.example.org/ical/private-4f9a1c2e77/basic.ics?token=s3cr3tT0ken';
+
+const stamp = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
 
 function ics(...events: string[][]): string {
   return ['BEGIN:VCALENDAR', 'VERSION:2.0', ...events.flat(), 'END:VCALENDAR'].join('\r\n');
@@ -134,6 +137,40 @@ describe('createCalendar', () => {
     expect(calendar.sources()[0]).toMatchObject({ ok: false, error: 'not an iCalendar file' });
     // The page that is no calendar is not kept over the last good copy.
     expect((await calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning']);
+  });
+
+  it('answers from the kept copy while a fetch hangs: a lookup never waits for the network', async () => {
+    const fs = memoryFs();
+    const cal = settings([{ Name: 'Google', Url: SECRET_URL }], { RefreshMinutes: 15 });
+    const first = setup(fs, cal, { fetch: async () => new Response(ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z')), { status: 200 }) });
+    await first.calendar.refresh();
+    let release: (r: Response) => void = () => undefined;
+    const hanging = setup(fs, cal, { fetch: () => new Promise<Response>((resolve) => (release = resolve)) });
+    hanging.advance(20 * 60_000);
+    hanging.calendar.start();
+    const pending = hanging.calendar.refresh();
+    expect((await hanging.calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning']);
+    release(new Response(null, { status: 304 }));
+    await pending;
+    await hanging.calendar.stop();
+    expect(hanging.calendar.sources()[0]).toMatchObject({ ok: true, error: null });
+  });
+
+  it('todaysCalendar gives the events that start on the local day and the sources (for the status page)', async () => {
+    const fs = memoryFs({
+      'work.ics': ics(
+        event('y', 'Late yesterday', stamp(new Date(2026, 2, 1, 23, 30)), stamp(new Date(2026, 2, 2, 0, 30))),
+        event('t', 'Today', stamp(new Date(2026, 2, 2, 10)), stamp(new Date(2026, 2, 2, 11))),
+        event('n', 'Tomorrow', stamp(new Date(2026, 2, 3, 0, 0)), stamp(new Date(2026, 2, 3, 1))),
+      ),
+    });
+    const { calendar } = setup(fs, settings([{ Name: 'Work', Path: 'work.ics' }]));
+    await calendar.refresh();
+    const got = await todaysCalendar(calendar, () => new Date(2026, 2, 2, 8));
+    expect(got.events.map((e) => e.title)).toEqual(['Today']);
+    expect(got.sources).toEqual([expect.objectContaining({ name: 'Work', ok: true })]);
+    expect(localDay('2026-02-29')).toBeUndefined();
+    expect(localDay('2026-03-02')).toEqual({ from: new Date(2026, 2, 2), to: new Date(2026, 2, 3, 0, 0, 0, -1) });
   });
 
   it('expands in a thread of its own, and answers spans far from now', async () => {
