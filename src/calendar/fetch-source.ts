@@ -24,7 +24,7 @@ export class CalendarFetchError extends Error {
 function reasonOf(err: unknown, timeoutMs: number): string {
   if (err instanceof CalendarFetchError) return err.message;
   const e = err as { name?: string; cause?: { code?: unknown; name?: string } } | undefined;
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.cause?.name === 'TimeoutError') return `no answer within ${Math.round(timeoutMs / 1000)} s`;
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || e?.cause?.name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
   const code = typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return 'the host was not found (offline?)';
   if (code === 'ECONNREFUSED') return 'the connection was refused';
