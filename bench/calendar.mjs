@@ -3,7 +3,7 @@
 // 1. Reading and expanding a Google-export-like calendar of ~5,000 events (~1.5 MB: Europe/Berlin
 //    times with the file's VTIMEZONE, X-WR-TIMEZONE, attendees, Meet links in descriptions, 10% of
 //    them weekly or daily series with EXDATEs and moved instances, some all-day events) over the
-//    days the daemon keeps expanded (3 days back, 8 ahead): in place (readIcs), and through the
+//    days the daemon keeps expanded (14 days back, 8 ahead): in place (readIcs), and through the
 //    reading thread the daemon uses (thread start included). Peak memory: the growth of the
 //    process's peak RSS (getrusage maxRSS) over one read, in a child process of its own.
 // 2. The lookup for one meeting (eventsBetween over a meeting's hour), warm: the daemon's calendar
@@ -97,7 +97,7 @@ if (process.argv[2] === '--child') {
   const before = process.resourceUsage().maxRSS;
   const heapBefore = process.memoryUsage().heapUsed;
   const t = performance.now();
-  const result = readIcs(text, { source: 'Work', from: NOW - 3 * DAY, to: NOW + 8 * DAY, defaultZone: 'Europe/Berlin', me: [] });
+  const result = readIcs(text, { source: 'Work', from: NOW - 14 * DAY, to: NOW + 8 * DAY, defaultZone: 'Europe/Berlin', me: [] });
   const ms = performance.now() - t;
   const grown = (process.resourceUsage().maxRSS - before) / 1024;
   console.log(JSON.stringify({ ms, grownMb: grown, heapMb: (process.memoryUsage().heapUsed - heapBefore) / 1024 / 1024, events: result.events.length, count: result.count }));
@@ -110,13 +110,13 @@ if (process.argv[2] === '--child') {
     if (child.status !== 0) throw new Error(child.stderr);
     cold.push(JSON.parse(child.stdout.trim().split('\n').pop()));
   }
-  console.log(`expanded: ${cold[0].events} instances in the 11 days kept, of ${cold[0].count} events`);
+  console.log(`expanded: ${cold[0].events} instances in the 22 days kept, of ${cold[0].count} events`);
   report('read and expand, first read in a fresh process (readIcs)', stats(cold.map((c) => c.ms)));
   report('peak RSS growth of that read', stats(cold.map((c) => c.grownMb)), { unit: (x) => `${x.toFixed(1)} MB` });
 
   const { readIcs } = await dist('calendar/read-ics.js');
   const { expandInThread } = await dist('calendar/read-worker.js');
-  const o = { source: 'Work', from: NOW - 3 * DAY, to: NOW + 8 * DAY, defaultZone: 'Europe/Berlin', me: [] };
+  const o = { source: 'Work', from: NOW - 14 * DAY, to: NOW + 8 * DAY, defaultZone: 'Europe/Berlin', me: [] };
   report('read and expand, warm (readIcs)', stats(await timeRuns(() => readIcs(text, o), { n: runs(5) })));
   const request = { sources: [{ name: 'Work', texts: [text] }], from: o.from, to: o.to, defaultZone: o.defaultZone, me: [] };
   report('read and expand in the reading thread (thread start included)', stats(await timeRuns(() => expandInThread(request), { n: runs(5) })));

@@ -43,8 +43,11 @@ export interface Calendar extends CalendarLookup {
 }
 
 const DAY_MS = 86_400_000;
-/** The span kept expanded: the meetings being matched are near now (docs/design.md §12). */
-const KEPT_BEFORE_MS = 3 * DAY_MS;
+/**
+ * The span kept expanded: the meetings being matched are near now (docs/design.md §12); two
+ * weeks back so that a recording imported days late is matched without a read of its own.
+ */
+const KEPT_BEFORE_MS = 14 * DAY_MS;
 const KEPT_AFTER_MS = 8 * DAY_MS;
 /** Files and folders are looked at this often for a change. */
 const CHANGE_CHECK_MS = 30_000;
