@@ -19,6 +19,9 @@ const LAYERS = [
   // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
   { name: 'mcp server', units: ['mcp/'] },
   { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },
+  // The calendar (docs/design.md §12): sources, fetching, reading, the lookup by time. It knows no
+  // notes: what a match writes lives with the notes, above it.
+  { name: 'calendar', units: ['calendar/'] },
   { name: 'vault, log and external programs', units: ['vault/', 'log.ts', 'external-programs.ts'] },
   { name: 'config', units: ['config.ts', 'config-hints.ts'] },
   { name: 'shared definitions', units: ['errors.ts', 'clock.ts', 'loaded-packages.ts', 'window-defaults.ts'] },

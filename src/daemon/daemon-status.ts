@@ -1,3 +1,4 @@
+import type { CalendarLookup, CalendarSourceState } from '../calendar/types.js';
 import type { AppConfig } from '../config.js';
 import type { ClaimStatus } from '../instance/vault-claim.js';
 import type { Vault } from '../vault/files/vault.js';
@@ -32,6 +33,8 @@ export interface DaemonStatus {
   liveNotes?: LiveNotesEntry[];
   /** This machine and the others that share the vault (docs/design.md §2, two machines). */
   machine?: ClaimStatus;
+  /** How each calendar was last read (docs/design.md §12); absent without calendars. */
+  calendars?: CalendarSourceState[];
 }
 
 /** Vault-relative paths in everything the status shows: the vault root is stated once. */
@@ -47,8 +50,10 @@ export function daemonStatus(s: {
   stopping: boolean;
   queue: RunQueue;
   lastScan: LastScan | undefined;
+  calendar?: CalendarLookup;
 }): Omit<DaemonStatus, 'imports'> {
   const q = s.queue.status();
+  const calendars = s.calendar?.sources() ?? [];
   return {
     pid: process.pid,
     startedAt: s.startedAt.toISOString(),
@@ -63,6 +68,7 @@ export function daemonStatus(s: {
       recent: q.recent.map((j) => relJob(s.vault, j)),
     },
     lastScan: s.lastScan,
+    ...(calendars.length > 0 && { calendars }),
   };
 }
 

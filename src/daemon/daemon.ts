@@ -37,6 +37,7 @@ import { TriggerTracker } from './intake/triggers.js';
 import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
 import { endpointHealthNow } from './http/status-view.js';
 import { healthFromRuns } from './http/endpoint-health.js';
+import { type CalendarLookup, startDaemonCalendar } from './daemon-calendar.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -102,6 +103,8 @@ export interface Daemon {
   /** Undefined when `Http.Enabled` is false. */
   readonly http: { url: string; host: string; port: number } | undefined;
   readonly queue: RunQueue;
+  /** The calendars (docs/design.md §12), read and kept fresh while the daemon runs. */
+  readonly calendar: CalendarLookup;
   status(): DaemonStatus;
   /** Resolves once every file event received so far has been handled (jobs enqueued). */
   eventsHandled(): Promise<void>;
@@ -200,6 +203,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, () => rescan.now());
+  const calendar = startDaemonCalendar(config, vault, log, clock);
   const inbox = createInbox(config, vault, log, clock);
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
@@ -245,7 +249,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => ({
-    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan }),
+    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan, calendar }),
     endpoint: endpointState(endpoint.status()),
     endpointHealth: endpointHealthNow(healthFromRuns(board.history.list()), board.live(), endpoint.status().downSince),
     runs: board.live(),
@@ -269,6 +273,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       endpointDownSince: () => endpoint.status().downSince,
       askInThisProcess: !(options.runProcess && !options.runtime),
       inbox,
+      calendar,
     });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
@@ -278,7 +283,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), calendar.stop()]);
     recording.close();
     finishing.close();
     await place.close();
@@ -333,6 +338,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     startupScan,
     http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
     queue,
+    calendar,
     status,
     eventsHandled: () => intake.eventsHandled(),
     catchUp: (startup) => intake.catchUp(startup),

@@ -12,6 +12,7 @@ import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './serve
 import { pageRoutes } from './page-routes.js';
 import type { LiveNotesEntry } from '../runs/live-notes-lane.js';
 import { askRoutes } from './ask-route.js';
+import { type CalendarLookup, calendarRoutes } from '../daemon-calendar.js';
 import { askInProcesses, askInThisProcess } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
@@ -41,6 +42,8 @@ export interface ServeOptions {
   endpointDownSince?(): string | undefined;
   /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
   inbox?: Inbox;
+  /** The calendars: GET /api/calendar (docs/design.md §12). */
+  calendar?: CalendarLookup;
   /** Questions answered in the daemon's own process (its runs are too: tests on memfs); else each in a process of its own (§8). */
   askInThisProcess?: boolean;
 }
@@ -79,6 +82,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
     extraRoutes: [
       ...pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
       ...(o.inbox ? importRoutes(vault, o.inbox, token, settings.Http.Port) : []),
+      ...(o.calendar ? calendarRoutes({ calendar: o.calendar, vault, clock: o.clock }) : []),
       ...askRoutes({ token, port: settings.Http.Port, maxConcurrent: settings.Ask.MaxConcurrent, log, ask: asker.ask }),
     ],
   });
