@@ -19,6 +19,10 @@ const LAYERS = [
   // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
   { name: 'mcp server', units: ['mcp/'] },
   { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },
+  // What a calendar match writes into a meeting's notes (docs/design.md §12): above the calendar and the vault it joins.
+  { name: 'meeting event', units: ['meeting-event/'] },
+  // The calendar (docs/design.md §12): events read and looked up by time; it knows no notes.
+  { name: 'calendar', units: ['calendar/'] },
   { name: 'vault, log and external programs', units: ['vault/', 'log.ts', 'external-programs.ts'] },
   { name: 'config', units: ['config.ts', 'config-hints.ts'] },
   { name: 'shared definitions', units: ['errors.ts', 'clock.ts', 'loaded-packages.ts', 'window-defaults.ts'] },
