@@ -1,6 +1,8 @@
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../sessions/sessions.js';
 import { finishSession } from '../sessions/session-finish.js';
 import type { AppConfig } from '../config.js';
+import type { CalendarLookup } from '../calendar/types.js';
+import { meetingEventDeps } from '../meeting-event/match-meeting.js';
 import { Vault } from '../vault/files/vault.js';
 import { noteArgument } from './note-argument.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
@@ -12,7 +14,8 @@ import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Glob
 
 /** `session start`'s options (the command line is in src/cli.ts). */
 export interface SessionStartOptions extends GlobalOptions {
-  title: string;
+  /** Without one, the calendar's event in progress gives it (docs/design.md §12). */
+  title?: string;
   projects?: string;
   agenda?: string;
   scheduledEnd?: string;
@@ -34,15 +37,21 @@ function toCliError(err: unknown): never {
   throw err;
 }
 
-export async function sessionStart(opts: SessionStartOptions, given: Partial<CommandDeps> = {}): Promise<number> {
-  const { vault, deps } = await openVault(opts, given);
+/** What `session start` takes beyond the command's deps: the calendar of the configuration (§12), when one is read. */
+export interface SessionStartDeps extends CommandDeps {
+  calendar(config: AppConfig): CalendarLookup | undefined;
+}
+
+export async function sessionStart(opts: SessionStartOptions, given: Partial<SessionStartDeps> = {}): Promise<number> {
+  const { vault, deps, config } = await openVault(opts, given);
+  const calendar = meetingEventDeps(given.calendar?.(config), config.settings.Calendar, deps.clock, (err) => deps.io.err(`calendar: ${(err as Error).message}`));
   const input = {
-    title: opts.title,
+    ...(opts.title !== undefined && { title: opts.title }),
     projects: parseProjects(opts.projects),
     ...(opts.agenda !== undefined && { agenda: opts.agenda }),
     ...(opts.scheduledEnd !== undefined && { scheduledEnd: opts.scheduledEnd }),
   };
-  const notes = await startSession(vault, input, deps.clock).catch(toCliError);
+  const notes = await startSession(vault, input, deps.clock, calendar).catch(toCliError);
   deps.io.out(`meeting: ${notes.meeting}`);
   deps.io.out(`transcript: ${notes.transcript}`);
   deps.io.out(`context: ${notes.context}`);

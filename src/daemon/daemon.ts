@@ -12,9 +12,10 @@ import { DaemonRunningError } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
 import { VaultClaim } from '../instance/vault-claim.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
-import { Inbox } from './intake/inbox.js';
+import { createInbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
-import { commandTranscriber } from '../import/transcribe.js';
+import type { CalendarLookup } from '../calendar/types.js';
+import { calendarMatch, eventMatcher } from './runs/event-match.js';
 import { readFacts } from '../vault/scan/note-head.js';
 import { VaultListing } from '../vault/scan/vault-listing.js';
 import { type Job, RunQueue, type StopResult } from './runs/queue.js';
@@ -91,6 +92,8 @@ export interface DaemonOptions {
   collectGarbage?: () => void;
   /** Notes while the meeting runs: how long a transcript must be left unchanged first (tests make it short). */
   liveNotes?: { settleMs?: number };
+  /** The calendar meetings are matched in (docs/design.md §12); undefined: none. */
+  calendar?: CalendarLookup;
 }
 
 export interface Daemon {
@@ -195,7 +198,8 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, () => rescan.now());
-  const inbox = createInbox(config, vault, log, clock);
+  const calendar = calendarMatch(options.calendar, config.settings.Calendar, clockOf(options), options.log);
+  const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -262,6 +266,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       endpointDownSince: () => endpoint.status().downSince,
       askInThisProcess: !(options.runProcess && !options.runtime),
       inbox,
+      ...(calendar && { calendar }),
     });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
@@ -359,6 +364,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     ...(options.endpointWait && { settings: options.endpointWait }),
   });
   const notifier = options.notifier ?? createNotifier({ settings: settings.Notify, log, vaultName: path.basename(vault.root) });
+  const calendar = calendarMatch(options.calendar, config.settings.Calendar, clockOf(options), options.log);
   const runJob = createJobRunner({
     vault,
     log,
@@ -370,6 +376,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     onDone: (key) => catchUp.forget(key),
     onUnreported: (job) => void catchUp.retryUnreported(job),
     files: () => listing.files(),
+    ...(calendar && { matchEvent: eventMatcher({ vault, calendar, log, files: () => listing.files() }) }),
   });
   const liveNotes = liveNotesLane(config, place, log, { clock: clockOf(options), ...options.liveNotes });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
@@ -421,13 +428,6 @@ function noteGrowing(lane: LiveNotesLane, transcript: string, options: { resume?
     // Its meeting cannot be found (yet): the finished transcript's trigger says so in the log.
     () => undefined,
   );
-}
-
-/** The inbox (docs/design.md §9), its recordings transcribed by Import.TranscribeCommand when one is set. */
-function createInbox(config: AppConfig, vault: Vault, log: Logger, clock: Clock): Inbox {
-  const { Import } = config.settings;
-  const transcribe = commandTranscriber({ command: Import.TranscribeCommand, timeoutSeconds: Import.TranscribeTimeoutSeconds });
-  return new Inbox({ vault, settings: Import, log, clock, ...(transcribe ? { transcribe } : {}) });
 }
 
 function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHttpServer | undefined): void {

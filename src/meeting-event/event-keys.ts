@@ -65,3 +65,9 @@ export function fillEmpty(data: Record<string, unknown>, keys: Record<string, un
   }
   return changes;
 }
+
+/** The event's own keys for a new meeting note, those it has (title, attendees and projects are placed apart). */
+export function newNoteEventKeys(keys: Record<string, unknown>): Record<string, unknown> {
+  const { title: _title, attendees: _attendees, projects: _projects, ...rest } = keys;
+  return Object.fromEntries(Object.entries(rest).filter(([, value]) => !isEmptyValue(value)));
+}

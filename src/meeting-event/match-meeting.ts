@@ -119,3 +119,13 @@ function mergedAttendees(event: CalendarEvent, value: unknown): unknown[] | unde
   const same = merged.length === raw.length && merged.every((item, i) => item === raw[i]);
   return same ? undefined : merged;
 }
+
+/** What the matching needs, from the calendar and `Calendar.Projects`; undefined without a calendar. */
+export function meetingEventDeps(
+  calendar: CalendarLookup | undefined,
+  settings: { Projects: Readonly<Record<string, string>> },
+  clock: Clock,
+  onError?: (err: unknown) => void,
+): MeetingEventDeps | undefined {
+  return calendar ? { calendar, projects: settings.Projects, clock, ...(onError ? { onError } : {}) } : undefined;
+}

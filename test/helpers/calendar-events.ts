@@ -1,7 +1,7 @@
 import type { CalendarEvent, CalendarLookup, CalendarSourceState } from '../../src/calendar/types.js';
 
 /** One event with the fields a test does not care about filled in. */
-export function calendarEvent(fields: Partial<CalendarEvent> & { start: Date | string; end: Date | string }): CalendarEvent {
+export function calendarEvent(fields: Omit<Partial<CalendarEvent>, 'start' | 'end'> & { start: Date | string; end: Date | string }): CalendarEvent {
   const start = new Date(fields.start);
   return {
     uid: 'uid-1',

@@ -6,6 +6,7 @@ import type { Vault } from '../../vault/files/vault.js';
 import type { ClaimStatus } from '../../instance/vault-claim.js';
 import { packageVersion } from '../../version.js';
 import { createApiHandlers } from './api-handlers.js';
+import type { MeetingEventDeps } from '../../meeting-event/match-meeting.js';
 import type { Inbox } from '../intake/inbox.js';
 import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './server.js';
@@ -40,6 +41,8 @@ export interface ServeOptions {
   endpointDownSince?(): string | undefined;
   /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
   inbox?: Inbox;
+  /** The calendar's matching (docs/design.md §12): `session start` takes the event in progress from it. */
+  calendar?: MeetingEventDeps;
   /** Questions answered in the daemon's own process (its runs are too: tests on memfs); else each in a process of its own (§8). */
   askInThisProcess?: boolean;
 }
@@ -49,7 +52,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const settings = o.config.settings;
   if (!settings.Http.Enabled) return undefined;
   const { vault, token, log } = o;
-  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState });
+  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState, ...(o.calendar && { calendar: o.calendar }) });
   const texts = new SummaryTexts(vault);
   const view = () =>
     texts.fill(buildStatusView({
