@@ -17,6 +17,7 @@ import { askInProcesses, askInThisProcess } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
+import { TodayEvents } from './today-events.js';
 import { SummaryTexts } from './summary-texts.js';
 
 /**
@@ -54,8 +55,9 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const { vault, token, log } = o;
   const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState, ...(o.calendar && { calendar: o.calendar }) });
   const texts = new SummaryTexts(vault);
-  const view = () =>
-    texts.fill(buildStatusView({
+  const today = o.calendar ? new TodayEvents({ calendar: o.calendar.calendar, vault, clock: o.clock }) : undefined;
+  const view = async () => {
+    const filled = await texts.fill(buildStatusView({
       version: packageVersion(),
       startedAt: o.startedAt,
       vaultRoot: vault.root,
@@ -71,6 +73,8 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       liveNotes: () => o.status().liveNotes ?? [],
       machine: () => o.status().machine,
     }));
+    return today ? today.fill(filled) : filled;
+  };
   const asker = o.askInThisProcess ? askInThisProcess(o.config, vault, log) : askInProcesses(o.config, log);
   const http = await startHttpServer({
     settings: settings.Http,

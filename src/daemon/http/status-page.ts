@@ -4,6 +4,7 @@ import { ASK_STYLE, renderAskBox } from './ask-box.js';
 import type { EndpointHealth } from './endpoint-health.js';
 import { triggerLabel } from './trigger-labels.js';
 import { renderImports } from './import-status.js';
+import { renderTodayEvents } from './today-events.js';
 import { liveNotesLine } from '../runs/live-notes-lane.js';
 import type { LiveRun } from '../runs/run-board.js';
 import type { RunRecord } from '../runs/run-history.js';
@@ -175,6 +176,7 @@ export function renderMain(view: StatusView, csrf: string): string {
     table('Failures', ['Meeting', 'Error', 'Failure report', ''], view.failures.map((f) => failureRow(view, f, csrf)), 'No meeting is failing.', 'failures'),
     renderSummaries(view, csrf),
     ...(view.imports ? [renderImports(view, csrf, { clock, since, noteCell })] : []),
+    ...(view.calendar ? [renderTodayEvents(view, { clock, noteCell })] : []),
     table(
       `Recent runs (last ${view.recent.length})`,
       ['Meeting', 'Start', 'Duration', 'Outcome', 'Model requests', 'Note'],

@@ -56,6 +56,24 @@ export interface StatusView {
   liveNotes?: LiveNotesEntry[];
   /** Which machine runs the vault, when a sync tool shares it (docs/design.md §2, two machines). */
   machine?: string;
+  /** Today's events and the calendars that could not be read (docs/design.md §12); absent without a calendar. */
+  calendar?: CalendarDayView;
+}
+
+/** One of today's events as the page shows it: text only, never the calendar's HTML. */
+export interface CalendarEventView {
+  title: string;
+  /** ISO 8601 UTC. */
+  start: string;
+  end: string;
+  /** Its meeting note, vault-relative; undefined when it has none yet. */
+  meeting?: string;
+}
+
+export interface CalendarDayView {
+  events: CalendarEventView[];
+  /** Sources whose last read failed: their name and why (never the address). */
+  failing: { name: string; error: string }[];
 }
 
 export interface StatusSources {
