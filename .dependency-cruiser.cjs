@@ -21,7 +21,8 @@ const LAYERS = [
   { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },
   // What a calendar match writes into a meeting's notes (docs/design.md §12): above the calendar and the vault it joins.
   { name: 'meeting event', units: ['meeting-event/'] },
-  // The calendar (docs/design.md §12): events read and looked up by time; it knows no notes.
+  // The calendar (docs/design.md §12): sources, fetching, reading, the lookup by time. It knows no
+  // notes: what a match writes lives with the notes, above it.
   { name: 'calendar', units: ['calendar/'] },
   { name: 'vault, log and external programs', units: ['vault/', 'log.ts', 'external-programs.ts'] },
   { name: 'config', units: ['config.ts', 'config-hints.ts'] },

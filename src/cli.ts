@@ -1,6 +1,7 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, processDeps } from './commands/common.js';
 import type { AskOptions } from './commands/ask.js';
+import type { CalendarOptions } from './commands/calendar.js';
 import type { ImportOptions } from './commands/import.js';
 import type { LogsOptions } from './commands/logs.js';
 import type { OpenOptions } from './commands/open.js';
@@ -43,7 +44,7 @@ function withConfig(cmd: Command): Command {
   return cmd.option('--config <file>', 'config file (default ./config.json, else $XDG_CONFIG_HOME/meeting-assistant/config.json)');
 }
 
-/** run, summarize, retry, status, mcp: the daemon, one-off runs and the meetings' MCP server. */
+/** run, summarize, retry, status, calendar, mcp: the daemon, one-off runs and the meetings' MCP server. */
 function addRunCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('run'))
     .description('run the daemon in the foreground (what the services start)')
@@ -72,6 +73,13 @@ function addRunCommands({ program, act, deps }: Declare): void {
   withConfig(program.command('status'))
     .description("meetings and their states, newest first; the daemon's queue when it runs")
     .action(act(async (opts: GlobalOptions) => (await import('./commands/status.js')).status(opts, deps())));
+
+  withConfig(program.command('calendar'))
+    .description("the calendar's events (default: today's), the meeting note of each, and how each calendar was read (docs/calendar.md)")
+    .option('--from <date>', 'the first local day, YYYY-MM-DD (default: today)')
+    .option('--to <date>', 'the last local day, YYYY-MM-DD, included (default: the --from day)')
+    .option('--json', 'print {"events": [...], "sources": [...]} (docs/design.md §12) instead of text')
+    .action(act(async (opts: CalendarOptions) => (await import('./commands/calendar.js')).calendar(opts, deps())));
 
   withConfig(program.command('mcp'))
     .description('serve the meetings to MCP clients (Claude Desktop, LM Studio, …) on stdin/stdout; read-only')

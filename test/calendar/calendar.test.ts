@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import { type CalendarDeps, createCalendar } from '../../src/calendar/calendar.js';
+import { expandNow } from '../../src/calendar/expand.js';
+import type { FetchLike } from '../../src/calendar/fetch-source.js';
+import { expandInThread } from '../../src/calendar/read-worker.js';
+import type { Settings } from '../../src/config.js';
+import type { Fs } from '../../src/vault/files/fs.js';
+import { capturedLogger } from '../helpers/captured-log.js';
+import { memoryFs, testConfig } from '../helpers/memfs.js';
+
+/** docs/design.md §12: the sources read, fetched, kept, and looked up. */
+
+const NOW = new Date('2026-03-02T08:00:00Z');
+const SECRET_URL = 'https://calendar.example.org/ical/private-4f9a1c2e77/basic.ics?token=s3cr3tT0ken';
+
+function ics(...events: string[][]): string {
+  return ['BEGIN:VCALENDAR', 'VERSION:2.0', ...events.flat(), 'END:VCALENDAR'].join('\r\n');
+}
+
+function event(uid: string, title: string, start: string, end: string, ...more: string[]): string[] {
+  return ['BEGIN:VEVENT', `UID:${uid}`, `SUMMARY:${title}`, `DTSTART:${start}`, `DTEND:${end}`, ...more, 'END:VEVENT'];
+}
+
+function settings(sources: Settings['Calendar']['Sources'], more: Partial<Settings['Calendar']> = {}): Settings['Calendar'] {
+  return { ...testConfig().settings.Calendar, Sources: sources, TimeZone: 'Europe/Berlin', ...more };
+}
+
+function setup(fs: Fs, cal: Settings['Calendar'], more: Partial<CalendarDeps> = {}) {
+  const { log, lines } = capturedLogger();
+  let now = NOW.getTime();
+  const calendar = createCalendar({
+    settings: cal,
+    vaultRoot: '/vault',
+    stateDir: '/vault/.meeting-assistant',
+    fs,
+    clock: () => new Date(now),
+    logger: log,
+    expand: async (r) => expandNow(r),
+    ...more,
+  });
+  return { calendar, lines, advance: (ms: number) => (now += ms) };
+}
+
+const day = (d: string) => [new Date(`${d}T00:00:00Z`), new Date(`${d}T23:59:59Z`)] as const;
+
+describe('createCalendar', () => {
+  it('reads an .ics file of the vault and a vdirsyncer folder, and says how each was read', async () => {
+    const fs = memoryFs({
+      'Calendars/work.ics': ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z')),
+      'Calendars/caldav/one.ics': ics(event('b', 'Review', '20260302T130000Z', '20260302T140000Z')),
+      'Calendars/caldav/two.ics': ics(event('c', 'Retro', '20260302T150000Z', '20260302T160000Z')),
+      'Calendars/caldav/notes.txt': 'not a calendar',
+    });
+    const { calendar } = setup(fs, settings([{ Name: 'Work', Path: 'Calendars/work.ics' }, { Name: 'Team', Path: '/vault/Calendars/caldav' }]));
+    await calendar.refresh();
+    const events = await calendar.eventsBetween(...day('2026-03-02'));
+    expect(events.map((e) => [e.title, e.source])).toEqual([
+      ['Planning', 'Work'],
+      ['Review', 'Team'],
+      ['Retro', 'Team'],
+    ]);
+    expect(calendar.sources()).toEqual([
+      { name: 'Work', ok: true, readAt: NOW.toISOString(), events: 1, error: null },
+      { name: 'Team', ok: true, readAt: NOW.toISOString(), events: 2, error: null },
+    ]);
+  });
+
+  it('reads a file again when it changes, and reports one that disappears while keeping its events', async () => {
+    const fs = memoryFs({ 'work.ics': ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z')) });
+    const { calendar, lines, advance } = setup(fs, settings([{ Name: 'Work', Path: 'work.ics' }]));
+    await calendar.refresh();
+    await fs.writeFile('/vault/work.ics', ics(event('a', 'Planning (moved)', '20260302T110000Z', '20260302T120000Z')));
+    advance(1000);
+    await calendar.refresh();
+    expect((await calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning (moved)']);
+    await fs.unlink('/vault/work.ics');
+    await calendar.refresh();
+    expect((await calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning (moved)']);
+    expect(calendar.sources()[0]).toMatchObject({ ok: false, error: 'the file or folder does not exist', readAt: new Date(NOW.getTime() + 1000).toISOString() });
+    expect(lines.some((l) => l.level === 'warn' && l.calendar === 'Work')).toBe(true);
+  });
+
+  it('fetches a URL with its validators, keeps the copy, and a daemon started offline still knows the day', async () => {
+    const fs = memoryFs();
+    const requests: Record<string, string>[] = [];
+    const body = ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z'));
+    const online: FetchLike = async (_url, init) => {
+      requests.push(init.headers);
+      if (init.headers['if-none-match'] === '"v1"') return new Response(null, { status: 304 });
+      return new Response(body, { status: 200, headers: { etag: '"v1"', 'last-modified': 'Mon, 02 Mar 2026 07:00:00 GMT' } });
+    };
+    const cal = settings([{ Name: 'Google', Url: SECRET_URL.replace('https:', 'webcal:') }], { RefreshMinutes: 15 });
+    const first = setup(fs, cal, { fetch: online });
+    await first.calendar.refresh();
+    first.advance(16 * 60_000);
+    await first.calendar.refresh();
+    expect(requests).toEqual([
+      { accept: expect.any(String) },
+      { accept: expect.any(String), 'if-none-match': '"v1"', 'if-modified-since': 'Mon, 02 Mar 2026 07:00:00 GMT' },
+    ]);
+    expect((await first.calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning']);
+
+    const offline: FetchLike = async () => {
+      throw Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error(`getaddrinfo ENOTFOUND calendar.example.org ${SECRET_URL}`), { code: 'ENOTFOUND' }) });
+    };
+    const second = setup(fs, cal, { fetch: offline });
+    second.advance(60 * 60_000);
+    await second.calendar.refresh();
+    expect((await second.calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning']);
+    expect(second.calendar.sources()[0]).toMatchObject({ name: 'Google', ok: false, error: 'the host was not found (offline?)', events: 1 });
+    const said = JSON.stringify([second.lines, second.calendar.sources(), first.lines]);
+    expect(said).toContain('Google (calendar.example.org)');
+    expect(said).not.toContain('private-4f9a1c2e77');
+    expect(said).not.toContain('s3cr3tT0ken');
+  });
+
+  it('refuses a calendar larger than Agent.MaxFileBytes, and a non-calendar answer, keeping the last good copy', async () => {
+    const fs = memoryFs();
+    const answers = [
+      new Response(ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z')), { status: 200 }),
+      new Response('x'.repeat(5000), { status: 200 }),
+      new Response('<html>Sign in</html>', { status: 200 }),
+    ];
+    const { calendar, advance } = setup(fs, settings([{ Name: 'Outlook', Url: SECRET_URL }], { RefreshMinutes: 1 }), {
+      fetch: async () => answers.shift()!,
+      maxBytes: 4000,
+    });
+    await calendar.refresh();
+    advance(61_000);
+    await calendar.refresh();
+    expect(calendar.sources()[0]).toMatchObject({ ok: false, error: 'larger than 4000 bytes (Agent.MaxFileBytes)' });
+    advance(61_000);
+    await calendar.refresh();
+    expect(calendar.sources()[0]).toMatchObject({ ok: false, error: 'not an iCalendar file' });
+    // The page that is no calendar is not kept over the last good copy.
+    expect((await calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning']);
+  });
+
+  it('expands in a thread of its own, and answers spans far from now', async () => {
+    const fs = memoryFs({ 'work.ics': ics(event('w', 'Weekly', '20200106T090000Z', '20200106T100000Z', 'RRULE:FREQ=WEEKLY')) });
+    const { calendar } = setup(fs, settings([{ Name: 'Work', Path: 'work.ics' }]), { expand: (r) => expandInThread(r) });
+    await calendar.refresh();
+    expect((await calendar.eventsBetween(new Date('2026-03-01T00:00:00Z'), new Date('2026-03-10T00:00:00Z'))).map((e) => e.start.toISOString())).toEqual([
+      '2026-03-02T09:00:00.000Z',
+      '2026-03-09T09:00:00.000Z',
+    ]);
+    expect((await calendar.eventsBetween(...day('2021-01-04'))).map((e) => e.start.toISOString())).toEqual(['2021-01-04T09:00:00.000Z']);
+    await calendar.stop();
+  });
+});
