@@ -1,7 +1,11 @@
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../sessions/sessions.js';
 import { finishSession } from '../sessions/session-finish.js';
 import type { AppConfig } from '../config.js';
+import path from 'node:path';
+import { createCalendar } from '../calendar/calendar.js';
 import type { CalendarLookup } from '../calendar/types.js';
+import { silentLogger } from '../log.js';
+import { STATE_FOLDER } from '../vault/files/state.js';
 import { meetingEventDeps } from '../meeting-event/match-meeting.js';
 import { Vault } from '../vault/files/vault.js';
 import { noteArgument } from './note-argument.js';
@@ -37,21 +41,45 @@ function toCliError(err: unknown): never {
   throw err;
 }
 
-/** What `session start` takes beyond the command's deps: the calendar of the configuration (§12), when one is read. */
+/** What `session start` takes beyond the command's deps: the calendar of the configuration (§12), read once. */
 export interface SessionStartDeps extends CommandDeps {
-  calendar(config: AppConfig): CalendarLookup | undefined;
+  calendar(config: AppConfig, deps: CommandDeps): Promise<(CalendarLookup & { stop(): Promise<void> }) | undefined>;
+}
+
+/** The configured calendars read now, as `calendar` reads them (a URL's kept copy when fresh); none when none is configured. */
+async function readCalendar(config: AppConfig, deps: CommandDeps): Promise<(CalendarLookup & { stop(): Promise<void> }) | undefined> {
+  if (config.settings.Calendar.Sources.length === 0) return undefined;
+  const root = config.layout.root;
+  const cal = createCalendar({
+    settings: config.settings.Calendar,
+    vaultRoot: root,
+    stateDir: path.join(root, STATE_FOLDER),
+    fs: deps.fs,
+    clock: deps.clock,
+    logger: silentLogger,
+    maxBytes: config.settings.Agent.MaxFileBytes,
+  });
+  await cal.refresh();
+  return cal;
 }
 
 export async function sessionStart(opts: SessionStartOptions, given: Partial<SessionStartDeps> = {}): Promise<number> {
   const { vault, deps, config } = await openVault(opts, given);
-  const calendar = meetingEventDeps(given.calendar?.(config), config.settings.Calendar, deps.clock, (err) => deps.io.err(`calendar: ${(err as Error).message}`));
+  // A title given needs no calendar for it, but the event still gives the people and the agenda.
+  const lookup = await (given.calendar ?? readCalendar)(config, deps);
+  const calendar = meetingEventDeps(lookup, config.settings.Calendar, deps.clock, (err) => deps.io.err(`calendar: ${(err as Error).message}`));
   const input = {
     ...(opts.title !== undefined && { title: opts.title }),
     projects: parseProjects(opts.projects),
     ...(opts.agenda !== undefined && { agenda: opts.agenda }),
     ...(opts.scheduledEnd !== undefined && { scheduledEnd: opts.scheduledEnd }),
   };
-  const notes = await startSession(vault, input, deps.clock, calendar).catch(toCliError);
+  let notes;
+  try {
+    notes = await startSession(vault, input, deps.clock, calendar).catch(toCliError);
+  } finally {
+    await lookup?.stop();
+  }
   deps.io.out(`meeting: ${notes.meeting}`);
   deps.io.out(`transcript: ${notes.transcript}`);
   deps.io.out(`context: ${notes.context}`);

@@ -16,6 +16,7 @@ import { createInbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
 import type { CalendarLookup } from '../calendar/types.js';
 import { calendarMatch, eventMatcher } from './runs/event-match.js';
+import { daemonCalendar } from './daemon-calendar.js';
 import { readFacts } from '../vault/scan/note-head.js';
 import { VaultListing } from '../vault/scan/vault-listing.js';
 import { type Job, RunQueue, type StopResult } from './runs/queue.js';
@@ -197,8 +198,10 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
-  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, () => rescan.now());
-  const calendar = calendarMatch(options.calendar, config.settings.Calendar, clockOf(options), options.log);
+  const read = daemonCalendar(config, vault, { log, clock, ...(options.calendar && { given: options.calendar }) });
+  const work = { ...options, ...(read.lookup && { calendar: read.lookup }) };
+  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, work, place, listing, () => rescan.now());
+  const calendar = calendarMatch(work.calendar, config.settings.Calendar, clock, log);
   const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
@@ -276,7 +279,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), read.stop()]);
     recording.close();
     finishing.close();
     await place.close();

@@ -5,7 +5,9 @@ import { endTimeOf } from '../vault/notes/end-time.js';
 import { contextOfMeeting } from '../vault/notes/locate-meeting.js';
 import { HeadCache } from '../vault/scan/head-cache.js';
 import { type EventWritten, findMeetingEvent, type MeetingEventDeps, writeEventToNotes } from './match-meeting.js';
-import { isEmptyValue } from './event-keys.js';
+import { contextKeysOf, isEmptyValue } from './event-keys.js';
+import { createContextNote } from '../vault/notes/context.js';
+import { resolveMeeting } from '../vault/notes/meeting.js';
 
 /**
  * A meeting without a match yet, matched when its transcript finishes (docs/design.md §12): a
@@ -37,9 +39,18 @@ export async function matchFinishedMeeting(vault: Vault, deps: MeetingEventDeps,
   const event = await findMeetingEvent(deps, { start: new Date(start), end: new Date(Math.max(start, end)) });
   if (!event) return undefined;
   const context = await contextOfMeeting(vault, meetingPath, new HeadCache(vault), files).catch(() => undefined);
-  return writeEventToNotes(vault, deps, event, {
+  const written = await writeEventToNotes(vault, deps, event, {
     meetingPath,
     ...(context?.exists ? { contextPath: context.path } : {}),
     ...(options.replaceTitle ? { replaceTitle: options.replaceTitle } : {}),
   });
+  if (context && !context.exists) {
+    // No context note yet (a recorder that writes none): made now with the agenda, so that the
+    // run, which would make it without one, finds it (§12). Made after the meeting note's keys,
+    // so it carries the event's title when that replaced the file name's.
+    const artifacts = await resolveMeeting(vault, meetingPath, { writeBack: false });
+    const keys = contextKeysOf(event);
+    if (await createContextNote(vault, artifacts, { agenda: keys.agenda, scheduledEnd: keys.scheduled_end })) written.context = keys;
+  }
+  return written;
 }

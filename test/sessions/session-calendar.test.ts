@@ -61,9 +61,9 @@ describe('session start with a calendar', () => {
     const fs = memoryFs({ '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Enabled: false } } }) });
     const io = memoryIo();
     const base = { io, fs, env: {}, cwd: '/work', clock };
-    expect(await sessionStart({}, { ...base, calendar: () => fakeCalendar([EVENT]) })).toBe(0);
+    expect(await sessionStart({}, { ...base, calendar: async () => ({ ...fakeCalendar([EVENT]), stop: async () => undefined }) })).toBe(0);
     expect(io.outLines[0]).toBe('meeting: Meetings/2026-12-02 0957 Daily Standup.md');
-    const none = await sessionStart({}, { ...base, calendar: () => fakeCalendar([]) }).catch((e: unknown) => e);
+    const none = await sessionStart({}, { ...base, calendar: async () => ({ ...fakeCalendar([]), stop: async () => undefined }) }).catch((e: unknown) => e);
     expect((none as CliError).exitCode).toBe(EXIT_FAILED);
     expect((none as Error).message).toMatch(/no event is in progress in the calendars "Work"/);
     const without = await sessionStart({}, base).catch((e: unknown) => e);
