@@ -1,11 +1,11 @@
-import { eventForMeeting, type MeetingSpan } from '../calendar/event-for-meeting.js';
+import { eventForMeeting, type MeetingSpan } from '../calendar/match/event-for-meeting.js';
 import type { CalendarEvent, CalendarLookup } from '../calendar/types.js';
 import type { Clock } from '../clock.js';
 import { parseNote, updateFrontmatter } from '../vault/format/frontmatter.js';
 import { UNCHANGED } from '../vault/files/update.js';
 import type { Vault } from '../vault/files/vault.js';
 import { nameList } from '../vault/notes/meeting.js';
-import { EARLY_START_MS } from '../calendar/event-for-meeting.js';
+import { EARLY_START_MS } from '../calendar/match/event-for-meeting.js';
 import { attendeeNames, contextKeysOf, fillEmpty, isEmptyValue, meetingKeysOf } from './event-keys.js';
 import { projectsForEvent } from './series-projects.js';
 

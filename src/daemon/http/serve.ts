@@ -17,7 +17,7 @@ import { askInProcesses, askInThisProcess } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
-import { TodayEvents } from './today-events.js';
+import { TodayEvents } from '../../meeting-event/today-events.js';
 import { SummaryTexts } from './summary-texts.js';
 
 /**
@@ -73,7 +73,9 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       liveNotes: () => o.status().liveNotes ?? [],
       machine: () => o.status().machine,
     }));
-    return today ? today.fill(filled) : filled;
+    // A calendar that fails leaves today's events out, not the page.
+    const calendar = await today?.day().catch(() => undefined);
+    return calendar ? { ...filled, calendar } : filled;
   };
   const asker = o.askInThisProcess ? askInThisProcess(o.config, vault, log) : askInProcesses(o.config, log);
   const http = await startHttpServer({

@@ -7,6 +7,7 @@ import type { LiveRun, RunBoard } from '../runs/run-board.js';
 import type { RunRecord } from '../runs/run-history.js';
 import { type EndpointHealth, healthFromRuns } from './endpoint-health.js';
 import { type ClaimStatus, describeClaim } from '../../instance/vault-claim.js';
+import type { CalendarDayView } from '../../meeting-event/today-events.js';
 
 /**
  * Everything the status page shows, gathered in one plain object: the page renders it, a
@@ -58,22 +59,6 @@ export interface StatusView {
   machine?: string;
   /** Today's events and the calendars that could not be read (docs/design.md §12); absent without a calendar. */
   calendar?: CalendarDayView;
-}
-
-/** One of today's events as the page shows it: text only, never the calendar's HTML. */
-export interface CalendarEventView {
-  title: string;
-  /** ISO 8601 UTC. */
-  start: string;
-  end: string;
-  /** Its meeting note, vault-relative; undefined when it has none yet. */
-  meeting?: string;
-}
-
-export interface CalendarDayView {
-  events: CalendarEventView[];
-  /** Sources whose last read failed: their name and why (never the address). */
-  failing: { name: string; error: string }[];
 }
 
 export interface StatusSources {

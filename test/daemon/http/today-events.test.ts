@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderMain } from '../../../src/daemon/http/status-page.js';
 import { buildStatusView } from '../../../src/daemon/http/status-view.js';
-import { TodayEvents } from '../../../src/daemon/http/today-events.js';
+import { TodayEvents } from '../../../src/meeting-event/today-events.js';
 import { RunBoard } from '../../../src/daemon/runs/run-board.js';
 import { RunHistory } from '../../../src/daemon/runs/run-history.js';
 import { silentLogger } from '../../../src/log.js';
@@ -41,7 +41,7 @@ describe('today’s events on the status page', () => {
       'Meetings/2026-12-02 0900 Standup.md': renderFrontmatter({ title: 'Standup', event: 'standup', event_start: localIsoTime(slot(9)) }),
     });
     const calendar = fakeCalendar([STANDUP, HOSTILE, TOMORROW], [{ name: 'Team', ok: false, readAt: null, events: 0, error: 'HTTP 404 from calendar.example.com' }]);
-    const view = await new TodayEvents({ calendar, vault, clock: () => NOW }).fill(page(vault));
+    const view = { ...page(vault), calendar: await new TodayEvents({ calendar, vault, clock: () => NOW }).day() };
     expect(view.calendar?.events).toEqual([
       { title: 'Standup', start: STANDUP.start.toISOString(), end: STANDUP.end.toISOString(), meeting: 'Meetings/2026-12-02 0900 Standup.md' },
       { title: HOSTILE.title, start: HOSTILE.start.toISOString(), end: HOSTILE.end.toISOString() },
@@ -69,12 +69,9 @@ describe('today’s events on the status page', () => {
     expect(calendar.asked).toHaveLength(2);
   });
 
-  it('a calendar that throws leaves the section out, not the page', async () => {
+  it('without a calendar the page has no such section', () => {
     const vault = memoryVault();
-    const today = new TodayEvents({ calendar: { eventsBetween: () => Promise.reject(new Error('x')), sources: () => [] }, vault, clock: () => NOW });
-    const view = await today.fill(page(vault));
-    expect(view.calendar).toBeUndefined();
-    expect(renderMain(view, 'csrf')).not.toContain('id="calendar"');
+    expect(renderMain(page(vault), 'csrf')).not.toContain('id="calendar"');
   });
 
   it('EventNotes: a non-recurring event’s note by its UID alone', async () => {

@@ -1,4 +1,4 @@
-import type { CalendarEvent } from './types.js';
+import type { CalendarEvent } from '../types.js';
 
 /**
  * Which event is a meeting's (docs/design.md §12): a pure rule over events already read, so the

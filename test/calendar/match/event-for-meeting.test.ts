@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { eventForMeeting, eventInProgress } from '../../src/calendar/event-for-meeting.js';
-import { calendarEvent } from '../helpers/calendar-events.js';
+import { eventForMeeting, eventInProgress } from '../../../src/calendar/match/event-for-meeting.js';
+import { calendarEvent } from '../../helpers/calendar-events.js';
 
 const at = (hhmm: string) => new Date(`2026-12-02T${hhmm}:00Z`);
 const ev = (uid: string, from: string, to: string) => calendarEvent({ uid, title: uid, start: at(from), end: at(to) });
