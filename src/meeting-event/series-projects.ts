@@ -3,7 +3,8 @@ import type { CalendarEvent } from '../calendar/types.js';
 import { mapLimit } from '../vault/files/concurrency.js';
 import type { Vault } from '../vault/files/vault.js';
 import { nameList } from '../vault/notes/meeting.js';
-import { readNoteHead } from '../vault/scan/note-head.js';
+import { parseNote } from '../vault/format/frontmatter.js';
+import { readFrontmatterText } from '../vault/scan/note-head.js';
 import { agendaText } from './agenda-text.js';
 
 /**
@@ -44,7 +45,10 @@ export async function seriesProjects(vault: Vault, uid: string, before: Date, ex
     async (note) => {
       let data: Record<string, unknown>;
       try {
-        data = (await readNoteHead(vault.fs, note)).data;
+        const head = await readFrontmatterText(vault.fs, note);
+        // Most notes are of other series: theirs is not parsed (bench/calendar-match.mjs, 5,000 notes: 1.3 s → 0.9 s).
+        if (!head.includes(uid)) return;
+        data = parseNote(head).data;
       } catch {
         return; // a note that cannot be read or parsed binds nothing
       }
