@@ -94,7 +94,10 @@ export async function writeEventToNotes(vault: Vault, deps: Pick<MeetingEventDep
     const contextPath = notes.contextPath;
     await vault.update(contextPath, (current) => {
       if (current === undefined) return UNCHANGED;
-      const changes = fillEmpty(parseNote(current, vault.rel(contextPath)).data, contextKeysOf(event));
+      const data = parseNote(current, vault.rel(contextPath)).data;
+      const changes = fillEmpty(data, contextKeysOf(event));
+      // The context note repeats the meeting's title: a file name's title replaced there is replaced here too.
+      if (typeof written.meeting.title === 'string' && String(data.title ?? '').trim() === String(before.title ?? '').trim()) changes.title = written.meeting.title;
       written.context = changes;
       return Object.keys(changes).length === 0 ? UNCHANGED : updateFrontmatter(current, changes, vault.rel(contextPath));
     });

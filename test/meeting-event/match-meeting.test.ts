@@ -101,9 +101,10 @@ describe('writeEventToNotes', () => {
   });
 
   test('the title an import took from a file name is replaced; a person’s title is not', async () => {
-    const vault = memoryVault({ [MEETING]: meetingNote({ title: 'GMT20261202-090000_Recording' }) });
-    await writeEventToNotes(vault, { projects: {} }, WEEKLY, { meetingPath: MEETING, replaceTitle: (d) => d.title === 'GMT20261202-090000_Recording' });
+    const vault = memoryVault({ [MEETING]: meetingNote({ title: 'GMT20261202-090000_Recording' }), [CONTEXT]: renderFrontmatter({ title: 'GMT20261202-090000_Recording', state: 'finished' }) });
+    await writeEventToNotes(vault, { projects: {} }, WEEKLY, { meetingPath: MEETING, contextPath: CONTEXT, replaceTitle: (d) => d.title === 'GMT20261202-090000_Recording' });
     expect(parseNote(await vault.read(MEETING)).data.title).toBe('Weekly Platform Sync');
+    expect(parseNote(await vault.read(CONTEXT)).data.title).toBe('Weekly Platform Sync');
     const other = memoryVault({ [MEETING]: meetingNote({ title: 'Budget talk' }) });
     await writeEventToNotes(other, { projects: {} }, WEEKLY, { meetingPath: MEETING, replaceTitle: (d) => d.title === 'GMT20261202-090000_Recording' });
     expect(parseNote(await other.read(MEETING)).data.title).toBe('Budget talk');
