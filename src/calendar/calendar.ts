@@ -98,8 +98,8 @@ export function createCalendar(deps: CalendarDeps): Calendar {
     slot.state.error = error;
     if (error !== null && error !== before) {
       logger.warn({ calendar: slot.source.label, error, lastGoodCopy: slot.state.readAt }, 'a calendar could not be read; its last good copy is used');
-    } else if (error === null && before !== null && before !== 'not read yet') {
-      logger.info({ calendar: slot.source.label }, 'a calendar is read again');
+    } else if (error === null && before !== null) {
+      logger.info({ calendar: slot.source.label }, before === 'not read yet' ? 'a calendar is read' : 'a calendar is read again');
     }
   }
 

@@ -1,29 +1,72 @@
+import type { ServerResponse } from 'node:http';
 import path from 'node:path';
-import { createCalendar } from '../calendar/calendar.js';
+import { type Calendar, type CalendarDeps, createCalendar } from '../calendar/calendar.js';
+import { calendarJson, eventsStarting, localDay, today } from '../calendar/listing.js';
 import type { CalendarLookup } from '../calendar/types.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
+import { readEventMeetings } from '../vault/notes/event-meetings.js';
+import { ApiError, type Route } from './http/server.js';
+
+export type { CalendarLookup };
 
 /**
- * The daemon's calendar (docs/design.md §12): read from `Calendar.Sources` and kept fresh while
- * the daemon runs, or the one a test passes in; none when no source is configured.
+ * The daemon's calendar (docs/design.md §12), started with it and stopped with it: its kept
+ * copies read at once, its sources kept fresh. The HTTP API, the status page, the importer and
+ * the sessions are given this one lookup; GET /api/calendar reads it.
  */
-export function daemonCalendar(config: AppConfig, vault: Vault, o: { log: Logger; clock: Clock; given?: CalendarLookup }): { lookup?: CalendarLookup; stop(): Promise<void> } {
-  if (o.given) return { lookup: o.given, stop: async () => undefined };
-  const settings = config.settings.Calendar;
-  if (settings.Sources.length === 0) return { stop: async () => undefined };
+export function startDaemonCalendar(config: AppConfig, vault: Vault, log: Logger, clock: Clock, more: Partial<Pick<CalendarDeps, 'fetch' | 'expand'>> = {}): Calendar {
   const calendar = createCalendar({
-    settings,
+    settings: config.settings.Calendar,
     vaultRoot: vault.root,
     stateDir: path.join(vault.root, STATE_FOLDER),
     fs: vault.fs,
-    clock: o.clock,
-    logger: o.log,
+    clock,
+    logger: log.child({ part: 'calendar' }),
     maxBytes: config.settings.Agent.MaxFileBytes,
+    ...more,
   });
-  calendar.start();
-  return { lookup: calendar, stop: () => calendar.stop() };
+  if (config.settings.Calendar.Sources.length > 0) calendar.start();
+  return calendar;
+}
+
+/**
+ * `GET /api/calendar?from=YYYY-MM-DD&to=YYYY-MM-DD` (token; docs/design.md §7, §12): what
+ * `calendar --json` prints, from the daemon's calendar (its kept expansions, never a fetch).
+ */
+
+function send(res: ServerResponse, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+  res.end(text);
+}
+
+function dayParam(url: URL, name: string): { from: Date; to: Date } | undefined {
+  const value = url.searchParams.get(name);
+  if (value === null || value === '') return undefined;
+  const day = localDay(value);
+  if (!day) throw new ApiError(400, `"${name}" is not a date: write it as YYYY-MM-DD`);
+  return day;
+}
+
+export function calendarRoutes(o: { calendar: CalendarLookup; vault: Vault; clock: Clock }): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/api/calendar',
+      auth: true,
+      handle: async (_req, res, url) => {
+        const fromDay = dayParam(url, 'from');
+        const toDay = dayParam(url, 'to');
+        const from = (fromDay ?? today(o.clock())).from;
+        const to = (toDay ?? fromDay ?? today(o.clock())).to;
+        if (to < from) throw new ApiError(400, '"to" is before "from"');
+        const [events, meetings] = await Promise.all([eventsStarting(o.calendar, from, to), readEventMeetings(o.vault)]);
+        send(res, calendarJson(events, o.calendar.sources(), (e) => meetings.of(e.uid, e.eventStart)));
+      },
+    },
+  ];
 }

@@ -14,9 +14,7 @@ import { VaultClaim } from '../instance/vault-claim.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
 import { createInbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
-import type { CalendarLookup } from '../calendar/types.js';
-import { calendarMatch, eventMatcher } from './runs/event-match.js';
-import { daemonCalendar } from './daemon-calendar.js';
+import { calendarMatch, jobMatcher } from './runs/event-match.js';
 import { readFacts } from '../vault/scan/note-head.js';
 import { VaultListing } from '../vault/scan/vault-listing.js';
 import { type Job, RunQueue, type StopResult } from './runs/queue.js';
@@ -36,6 +34,7 @@ import { serveHttp } from './http/serve.js';
 import { createShutdown } from './shutdown.js';
 import { TriggerTracker } from './intake/triggers.js';
 import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
+import { type CalendarLookup, startDaemonCalendar } from './daemon-calendar.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -103,6 +102,8 @@ export interface Daemon {
   /** Undefined when `Http.Enabled` is false. */
   readonly http: { url: string; host: string; port: number } | undefined;
   readonly queue: RunQueue;
+  /** The calendars (docs/design.md §12), read and kept fresh while the daemon runs. */
+  readonly calendar: CalendarLookup;
   status(): DaemonStatus;
   /** Resolves once every file event received so far has been handled (jobs enqueued). */
   eventsHandled(): Promise<void>;
@@ -198,11 +199,12 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
-  const read = daemonCalendar(config, vault, { log, clock, ...(options.calendar && { given: options.calendar }) });
-  const work = { ...options, ...(read.lookup && { calendar: read.lookup }) };
-  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, work, place, listing, () => rescan.now());
-  const calendar = calendarMatch(work.calendar, config.settings.Calendar, clock, log);
-  const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar });
+  // The calendars (§12), started when Calendar.Sources has any; a test may pass its own lookup.
+  const calendar = startDaemonCalendar(config, vault, log, clock);
+  const matched = options.calendar ?? (config.settings.Calendar.Sources.length > 0 ? calendar : undefined);
+  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, { ...options, ...(matched && { calendar: matched }) }, place, listing, () => rescan.now());
+  const matching = calendarMatch(matched, config.settings.Calendar, clock, log);
+  const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: matching });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -269,7 +271,8 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       endpointDownSince: () => endpoint.status().downSince,
       askInThisProcess: !(options.runProcess && !options.runtime),
       inbox,
-      ...(calendar && { calendar }),
+      calendar: matched ?? calendar,
+      ...(matching && { matching }),
     });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
@@ -279,7 +282,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), read.stop()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), calendar.stop()]);
     recording.close();
     finishing.close();
     await place.close();
@@ -334,6 +337,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     startupScan,
     http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
     queue,
+    calendar: matched ?? calendar,
     status,
     eventsHandled: () => intake.eventsHandled(),
     catchUp: (startup) => intake.catchUp(startup),
@@ -367,7 +371,6 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     ...(options.endpointWait && { settings: options.endpointWait }),
   });
   const notifier = options.notifier ?? createNotifier({ settings: settings.Notify, log, vaultName: path.basename(vault.root) });
-  const calendar = calendarMatch(options.calendar, config.settings.Calendar, clockOf(options), options.log);
   const runJob = createJobRunner({
     vault,
     log,
@@ -379,7 +382,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     onDone: (key) => catchUp.forget(key),
     onUnreported: (job) => void catchUp.retryUnreported(job),
     files: () => listing.files(),
-    ...(calendar && { matchEvent: eventMatcher({ vault, calendar, log, files: () => listing.files() }) }),
+    ...jobMatcher(calendarMatch(options.calendar, config.settings.Calendar, clockOf(options), log), { vault, log, files: () => listing.files() }),
   });
   const liveNotes = liveNotesLane(config, place, log, { clock: clockOf(options), ...options.liveNotes });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).

@@ -1,5 +1,6 @@
 import { type AppConfig, ConfigError } from '../config.js';
 import { check, checkEndpoint, type DoctorCheck } from '../agent/model/endpoint-check.js';
+import { checkCalendars } from './calendar.js';
 import { checkConfig } from './config.js';
 import { checkContextLength } from './window.js';
 import { checkHttpPort } from './port.js';
@@ -19,7 +20,7 @@ export type { DoctorDeps, DoctorReport, PortState } from './types.js';
 export { listenCheck } from './port.js';
 
 /** Names of the checks after `config`, reported as skipped when the config does not load. */
-const DEPENDENT_CHECKS = ['vault and folders', 'endpoint', 'api key', 'model', 'context length', 'tool calling', 'http port'];
+const DEPENDENT_CHECKS = ['vault and folders', 'endpoint', 'api key', 'model', 'context length', 'tool calling', 'http port', 'calendar'];
 
 export async function runDoctor(config: AppConfig | ConfigError, deps: DoctorDeps): Promise<DoctorReport> {
   const checks: DoctorCheck[] = [checkConfig(config)];
@@ -33,5 +34,6 @@ export async function runDoctor(config: AppConfig | ConfigError, deps: DoctorDep
   checks.push(await checkContextLength(config, deps, endpoint.modelListed));
   checks.push(await checkToolCalling(config, endpoint.modelListed, deps.modelClient));
   checks.push(await checkHttpPort(config, deps));
+  checks.push(...(await checkCalendars(config, deps)));
   return { checks, ok: checks.every((c) => c.ok) };
 }

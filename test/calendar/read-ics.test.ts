@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type ReadOptions, readIcs } from '../../src/calendar/read-ics.js';
+import { MAX_INSTANCES, type ReadOptions, readIcs } from '../../src/calendar/read-ics.js';
 
 /** docs/design.md §12 "Reading": one calendar file read and expanded around the times asked for. */
 
@@ -57,6 +57,19 @@ describe('readIcs', () => {
     const whole = starts(text, { ...span, from: Date.parse('2018-01-01T00:00:00Z') }).filter((s) => s.slice(2) >= '2026-03-01');
     expect(starts(text, span)).toEqual(whole);
     expect(whole.length).toBeGreaterThan(0);
+  });
+
+  it('shares one attendee list among the instances of a minutely series of 3,000 people, and lists at most MAX_INSTANCES', () => {
+    const people = Array.from({ length: 3000 }, (_, i) => `ATTENDEE;CN=P${i}:mailto:p${i}@example.org`);
+    const text = ics(...event('UID:m', 'SUMMARY:Minutely', 'DTSTART:20010101T000000Z', 'DTEND:20010101T000100Z', 'RRULE:FREQ=MINUTELY', ...people));
+    const result = readIcs(text, opts('2026-03-01T00:00:00Z', '2026-03-02T00:00:00Z'));
+    expect(result.events).toHaveLength(1442);
+    expect(result.events[0]!.attendees).toHaveLength(3000);
+    expect(result.events[1000]!.attendees).toBe(result.events[0]!.attendees);
+    const many = ics(...Array.from({ length: 8 }, (_, i) => event(`UID:m${i}`, 'SUMMARY:M', 'DTSTART:20010101T000000Z', 'DTEND:20010101T000100Z', 'RRULE:FREQ=MINUTELY')).flat());
+    const capped = readIcs(many, opts('2026-03-01T00:00:00Z', '2026-03-11T00:00:00Z'));
+    expect(capped.events.length).toBeLessThanOrEqual(MAX_INSTANCES + 20_000);
+    expect(capped.unreadable).toBeGreaterThan(0);
   });
 
   it('passes over a cancelled series, all-day events and events I declined', () => {

@@ -13,6 +13,7 @@ import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './serve
 import { pageRoutes } from './page-routes.js';
 import type { LiveNotesEntry } from '../runs/live-notes-lane.js';
 import { askRoutes } from './ask-route.js';
+import { type CalendarLookup, calendarRoutes } from '../daemon-calendar.js';
 import { askInProcesses, askInThisProcess } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
@@ -42,8 +43,10 @@ export interface ServeOptions {
   endpointDownSince?(): string | undefined;
   /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
   inbox?: Inbox;
+  /** The calendars: GET /api/calendar and today's events on the status page (docs/design.md §12). */
+  calendar?: CalendarLookup;
   /** The calendar's matching (docs/design.md §12): `session start` takes the event in progress from it. */
-  calendar?: MeetingEventDeps;
+  matching?: MeetingEventDeps;
   /** Questions answered in the daemon's own process (its runs are too: tests on memfs); else each in a process of its own (§8). */
   askInThisProcess?: boolean;
 }
@@ -53,9 +56,10 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const settings = o.config.settings;
   if (!settings.Http.Enabled) return undefined;
   const { vault, token, log } = o;
-  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState, ...(o.calendar && { calendar: o.calendar }) });
+  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState, ...(o.matching && { calendar: o.matching }) });
   const texts = new SummaryTexts(vault);
-  const today = o.calendar ? new TodayEvents({ calendar: o.calendar.calendar, vault, clock: o.clock }) : undefined;
+  // Only with a calendar configured: without one, the page says nothing of calendars.
+  const today = o.matching ? new TodayEvents({ calendar: o.matching.calendar, vault, clock: o.clock }) : undefined;
   const view = async () => {
     const filled = await texts.fill(buildStatusView({
       version: packageVersion(),
@@ -86,6 +90,7 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
     extraRoutes: [
       ...pageRoutes({ token, port: settings.Http.Port, view, retry: (note) => handlers.retry(note, 'page') }),
       ...(o.inbox ? importRoutes(vault, o.inbox, token, settings.Http.Port) : []),
+      ...(o.calendar ? calendarRoutes({ calendar: o.calendar, vault, clock: o.clock }) : []),
       ...askRoutes({ token, port: settings.Http.Port, maxConcurrent: settings.Ask.MaxConcurrent, log, ask: asker.ask }),
     ],
   });

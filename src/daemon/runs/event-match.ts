@@ -59,3 +59,8 @@ export function calendarMatch(calendar: CalendarLookup | undefined, settings: { 
   const fail = (err: unknown) => log.warn({ err: (err as Error).message }, `calendar: could not be read: ${(err as Error).message}`);
   return meetingEventDeps(calendar, settings, clock, fail);
 }
+
+/** The job runner's `matchEvent` when there is a calendar to match in; nothing otherwise. */
+export function jobMatcher(calendar: MeetingEventDeps | undefined, o: { vault: Vault; log: Logger; files?: VaultFiles }): { matchEvent?: EventMatcher } {
+  return calendar ? { matchEvent: eventMatcher({ ...o, calendar }) } : {};
+}
