@@ -19,6 +19,8 @@ const LAYERS = [
   // The MCP server (docs/design.md §10) reads the vault with the tools' engines; only commands/ starts it.
   { name: 'mcp server', units: ['mcp/'] },
   { name: 'tools, agent, audit, instance and sessions', units: ['tools/', 'agent/', 'audit.ts', 'instance/', 'sessions/'] },
+  // What a calendar match writes into a meeting's notes (docs/design.md §12): above the calendar and the vault it joins.
+  { name: 'meeting event', units: ['meeting-event/'] },
   // The calendar (docs/design.md §12): sources, fetching, reading, the lookup by time. It knows no
   // notes: what a match writes lives with the notes, above it.
   { name: 'calendar', units: ['calendar/'] },

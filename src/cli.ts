@@ -114,7 +114,7 @@ function addSessionCommands({ program, act, deps }: Declare): void {
   const session = program.command('session').description('recorder and transcriber integration');
   withConfig(session.command('start'))
     .description('create the meeting, transcript and context notes of a new meeting')
-    .requiredOption('--title <title>', 'meeting title')
+    .option('--title <title>', 'meeting title (default: the calendar\'s event in progress)')
     .option('--projects <list>', 'comma-separated project names')
     .option('--agenda <text>', 'agenda')
     .option('--scheduled-end <iso>', 'scheduled end time (ISO 8601)')

@@ -1,6 +1,12 @@
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../sessions/sessions.js';
 import { finishSession } from '../sessions/session-finish.js';
 import type { AppConfig } from '../config.js';
+import path from 'node:path';
+import { createCalendar } from '../calendar/calendar.js';
+import type { CalendarLookup } from '../calendar/types.js';
+import { silentLogger } from '../log.js';
+import { STATE_FOLDER } from '../vault/files/state.js';
+import { meetingEventDeps } from '../meeting-event/match-meeting.js';
 import { Vault } from '../vault/files/vault.js';
 import { noteArgument } from './note-argument.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
@@ -12,7 +18,8 @@ import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Glob
 
 /** `session start`'s options (the command line is in src/cli.ts). */
 export interface SessionStartOptions extends GlobalOptions {
-  title: string;
+  /** Without one, the calendar's event in progress gives it (docs/design.md §12). */
+  title?: string;
   projects?: string;
   agenda?: string;
   scheduledEnd?: string;
@@ -34,15 +41,45 @@ function toCliError(err: unknown): never {
   throw err;
 }
 
-export async function sessionStart(opts: SessionStartOptions, given: Partial<CommandDeps> = {}): Promise<number> {
-  const { vault, deps } = await openVault(opts, given);
+/** What `session start` takes beyond the command's deps: the calendar of the configuration (§12), read once. */
+export interface SessionStartDeps extends CommandDeps {
+  calendar(config: AppConfig, deps: CommandDeps): Promise<(CalendarLookup & { stop(): Promise<void> }) | undefined>;
+}
+
+/** The configured calendars read now, as `calendar` reads them (a URL's kept copy when fresh); none when none is configured. */
+async function readCalendar(config: AppConfig, deps: CommandDeps): Promise<(CalendarLookup & { stop(): Promise<void> }) | undefined> {
+  if (config.settings.Calendar.Sources.length === 0) return undefined;
+  const root = config.layout.root;
+  const cal = createCalendar({
+    settings: config.settings.Calendar,
+    vaultRoot: root,
+    stateDir: path.join(root, STATE_FOLDER),
+    fs: deps.fs,
+    clock: deps.clock,
+    logger: silentLogger,
+    maxBytes: config.settings.Agent.MaxFileBytes,
+  });
+  await cal.refresh();
+  return cal;
+}
+
+export async function sessionStart(opts: SessionStartOptions, given: Partial<SessionStartDeps> = {}): Promise<number> {
+  const { vault, deps, config } = await openVault(opts, given);
+  // A title given needs no calendar for it, but the event still gives the people and the agenda.
+  const lookup = await (given.calendar ?? readCalendar)(config, deps);
+  const calendar = meetingEventDeps(lookup, config.settings.Calendar, deps.clock, (err) => deps.io.err(`calendar: ${(err as Error).message}`));
   const input = {
-    title: opts.title,
+    ...(opts.title !== undefined && { title: opts.title }),
     projects: parseProjects(opts.projects),
     ...(opts.agenda !== undefined && { agenda: opts.agenda }),
     ...(opts.scheduledEnd !== undefined && { scheduledEnd: opts.scheduledEnd }),
   };
-  const notes = await startSession(vault, input, deps.clock).catch(toCliError);
+  let notes;
+  try {
+    notes = await startSession(vault, input, deps.clock, calendar).catch(toCliError);
+  } finally {
+    await lookup?.stop();
+  }
   deps.io.out(`meeting: ${notes.meeting}`);
   deps.io.out(`transcript: ${notes.transcript}`);
   deps.io.out(`context: ${notes.context}`);

@@ -13,9 +13,9 @@ import { machineName } from '../instance/machine-name.js';
 import { VaultClaim } from '../instance/vault-claim.js';
 import { watchFolder } from '../instance/folder-watch.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
-import { Inbox } from './intake/inbox.js';
+import { createInbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
-import { commandTranscriber } from '../import/transcribe.js';
+import { calendarMatch, jobMatcher } from './runs/event-match.js';
 import { readFacts } from '../vault/scan/note-head.js';
 import { VaultListing } from '../vault/scan/vault-listing.js';
 import { type Job, RunQueue, type StopResult } from './runs/queue.js';
@@ -95,6 +95,8 @@ export interface DaemonOptions {
   collectGarbage?: () => void;
   /** Notes while the meeting runs: how long a transcript must be left unchanged first (tests make it short). */
   liveNotes?: { settleMs?: number };
+  /** The calendar meetings are matched in (docs/design.md §12); undefined: none. */
+  calendar?: CalendarLookup;
 }
 
 export interface Daemon {
@@ -202,9 +204,12 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
-  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, () => rescan.now());
+  // The calendars (§12), started when Calendar.Sources has any; a test may pass its own lookup.
   const calendar = startDaemonCalendar(config, vault, log, clock);
-  const inbox = createInbox(config, vault, log, clock);
+  const matched = options.calendar ?? (config.settings.Calendar.Sources.length > 0 ? calendar : undefined);
+  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, { ...options, ...(matched && { calendar: matched }) }, place, listing, () => rescan.now());
+  const matching = calendarMatch(matched, config.settings.Calendar, clock, log);
+  const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: matching });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -273,7 +278,8 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       endpointDownSince: () => endpoint.status().downSince,
       askInThisProcess: !(options.runProcess && !options.runtime),
       inbox,
-      calendar,
+      calendar: matched ?? calendar,
+      ...(matching && { matching }),
     });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
@@ -338,7 +344,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     startupScan,
     http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
     queue,
-    calendar,
+    calendar: matched ?? calendar,
     status,
     eventsHandled: () => intake.eventsHandled(),
     catchUp: (startup) => intake.catchUp(startup),
@@ -383,6 +389,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     onDone: (key) => catchUp.forget(key),
     onUnreported: (job) => void catchUp.retryUnreported(job),
     files: () => listing.files(),
+    ...jobMatcher(calendarMatch(options.calendar, config.settings.Calendar, clockOf(options), log), { vault, log, files: () => listing.files() }),
   });
   const liveNotes = liveNotesLane(config, place, log, { clock: clockOf(options), ...options.liveNotes });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
@@ -434,13 +441,6 @@ function noteGrowing(lane: LiveNotesLane, transcript: string, options: { resume?
     // Its meeting cannot be found (yet): the finished transcript's trigger says so in the log.
     () => undefined,
   );
-}
-
-/** The inbox (docs/design.md §9), its recordings transcribed by Import.TranscribeCommand when one is set. */
-function createInbox(config: AppConfig, vault: Vault, log: Logger, clock: Clock): Inbox {
-  const { Import } = config.settings;
-  const transcribe = commandTranscriber({ command: Import.TranscribeCommand, timeoutSeconds: Import.TranscribeTimeoutSeconds });
-  return new Inbox({ vault, settings: Import, log, clock, ...(transcribe ? { transcribe } : {}) });
 }
 
 function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHttpServer | undefined): void {

@@ -15,6 +15,7 @@ import { assertDocxWithin } from './docx-limits.js';
 import { extensionOf, isRecording, readTranscript } from './formats/index.js';
 import { contentHash, findImported, handleHash, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
+import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
 
 /**
  * One import (docs/design.md §9) as a small transaction, so that a crash at any point leaves
@@ -41,6 +42,8 @@ export interface ImportDeps {
   /** Told when a recording starts being transcribed (the status page shows it). */
   onStage?: (stage: 'transcribing' | 'importing') => void;
   signal?: AbortSignal;
+  /** The calendar the meeting's event is found in (docs/design.md §12); undefined: none configured. */
+  calendar?: MeetingEventDeps;
 }
 
 export interface ImportRequest {
@@ -118,7 +121,7 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
   const projects = request.projects ?? (await projectOfInboxFolder(vault, request.file));
   const source = await freeSourcePath(vault, name);
   const unread = report.sentences();
-  const plan = await planMeeting(vault, cues, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source, unread });
+  const plan = await planMeeting(vault, cues, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source, unread }, deps.calendar);
   // The run reads the transcript note through the same limit: a larger one could never be summarized.
   const transcriptBytes = Buffer.byteLength(plan.transcript.content);
   if (transcriptBytes > vault.maxFileBytes) {

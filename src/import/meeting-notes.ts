@@ -4,6 +4,8 @@ import { renderFrontmatter } from '../vault/format/frontmatter.js';
 import { formatLink } from '../vault/format/links.js';
 import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/format/note-names.js';
 import type { Vault } from '../vault/files/vault.js';
+import { findMeetingEvent, type MeetingEventDeps, newMeetingKeys } from '../meeting-event/match-meeting.js';
+import { newNoteEventKeys } from '../meeting-event/event-keys.js';
 import type { Cue } from './cues.js';
 import { ImportError } from './cues.js';
 import { factsOfName } from './file-name.js';
@@ -42,15 +44,21 @@ export interface MeetingPlan {
   title: string;
 }
 
-/** The three notes for `cues`, under names no existing note has. */
-export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: MeetingFacts): Promise<MeetingPlan> {
+/**
+ * The three notes for `cues`, under names no existing note has. With a calendar, the meeting's
+ * event (docs/design.md §12) gives the title (over the one a file name gave, never over one asked
+ * for), the invited people, the projects when none were given, and the context note's agenda.
+ */
+export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: MeetingFacts, calendar?: MeetingEventDeps): Promise<MeetingPlan> {
   const fromName = factsOfName(facts.name);
-  const title = facts.title?.trim() || fromName.title;
-  const safe = fileNameOfTitle(title);
-  if (safe === '' || /^-+$/.test(safe)) throw new ImportError(`the title "${title}" leaves nothing for a file name; give another one`);
   const duration = durationOf(cues);
   const start = facts.start ?? fromName.start ?? new Date(facts.mtimeMs - duration * 1000);
   const end = new Date(start.getTime() + duration * 1000);
+  const event = calendar ? await findMeetingEvent(calendar, { start, end }) : undefined;
+  const keys = event && calendar ? await newMeetingKeys(vault, calendar, event, { start, attendees: attendeesOf(cues), projects: facts.projects }) : undefined;
+  const title = facts.title?.trim() || (event?.title.trim() ?? '') || fromName.title;
+  const safe = fileNameOfTitle(title);
+  if (safe === '' || /^-+$/.test(safe)) throw new ImportError(`the title "${title}" leaves nothing for a file name; give another one`);
   const paths = await freeNames(vault, sessionNoteStem(start, safe));
   const links = {
     meeting: formatLink(vault, paths.meeting),
@@ -60,13 +68,15 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
   };
   const startTime = localIsoTime(start);
   const endTime = localIsoTime(end);
-  const attendees = attendeesOf(cues);
+  const attendees = (keys?.meeting.attendees as string[] | undefined) ?? attendeesOf(cues);
+  const projects = (keys?.meeting.projects as string[] | undefined) ?? facts.projects;
   const meeting = renderFrontmatter({
     title,
     start_time: startTime,
     end_time: endTime,
     attendees,
-    projects: facts.projects,
+    projects,
+    ...(keys ? newNoteEventKeys(keys.meeting) : {}),
     source: formatLink(vault, facts.sourcePath),
     transcript: links.transcript,
     context: links.context,
@@ -82,8 +92,11 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     startTime,
     endTime,
     attendees,
-    projects: facts.projects,
-  }, facts.unread?.length ? { body: importNotice(facts.name, facts.unread) } : {});
+    projects,
+  }, {
+    ...(facts.unread?.length ? { body: importNotice(facts.name, facts.unread) } : {}),
+    ...(keys ? { agenda: keys.context.agenda, scheduledEnd: keys.context.scheduled_end } : {}),
+  });
   return {
     meeting: { path: paths.meeting, content: meeting },
     transcript: { path: paths.transcript, content: transcript },
@@ -92,6 +105,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     title,
   };
 }
+
 
 /**
  * The context note says what the import lost or had to guess (docs/design.md §9, Limits): the

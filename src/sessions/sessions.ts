@@ -11,13 +11,16 @@ import { contextOfMeeting, LocateError } from '../vault/notes/locate-meeting.js'
 import { PathError, resolveNotePath } from '../vault/files/confine.js';
 import { isExpectedError, MeetingAssistantError } from '../errors.js';
 import { fileNameOfTitle, localIsoTime, sessionNoteStem, sessionStamp } from '../vault/format/note-names.js';
+import { findMeetingEvent, type MeetingEventDeps, newMeetingKeys } from '../meeting-event/match-meeting.js';
+import { newNoteEventKeys } from '../meeting-event/event-keys.js';
 
 /**
  * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
  * and the HTTP API: start a meeting (its three notes), move its context state, stop it.
  */
 
-export type SessionErrorKind = 'usage' | 'not-found' | 'conflict' | 'broken';
+/** `no-event`: `session start` without a title while no event of the calendars is in progress. */
+export type SessionErrorKind = 'usage' | 'not-found' | 'conflict' | 'broken' | 'no-event';
 
 export class SessionError extends MeetingAssistantError {
   constructor(
@@ -29,7 +32,8 @@ export class SessionError extends MeetingAssistantError {
 }
 
 export interface StartSessionInput {
-  title: string;
+  /** Without one, the event in progress gives it (docs/design.md §12). */
+  title?: string;
   projects?: string[];
   agenda?: string;
   /** ISO 8601. */
@@ -57,11 +61,16 @@ export function parseProjects(list: string | undefined): string[] {
     .filter((p) => p !== '');
 }
 
-/** Creates the meeting, transcript and context notes of a new meeting, linked to each other. */
-export async function startSession(vault: Vault, input: StartSessionInput, clock: Clock = systemClock): Promise<SessionNotes> {
+/**
+ * Creates the meeting, transcript and context notes of a new meeting, linked to each other. With
+ * a calendar, the event in progress (docs/design.md §12) gives what the call did not: the title,
+ * the invited people, the projects, the agenda and the scheduled end.
+ */
+export async function startSession(vault: Vault, input: StartSessionInput, clock: Clock = systemClock, calendar?: MeetingEventDeps): Promise<SessionNotes> {
   const now = clock();
-  const title = input.title.trim();
-  if (title === '') throw new SessionError('usage', 'a title is required');
+  const event = calendar ? await findMeetingEvent({ ...calendar, clock: () => now }, { start: now }) : undefined;
+  const title = input.title?.trim() || (event?.title.trim() ?? '');
+  if (title === '') throw noTitle(calendar);
   const safe = fileNameOfTitle(title);
   if (safe === '' || /^-+$/.test(safe)) throw new SessionError('usage', `the title "${title}" leaves nothing for a file name`);
   const scheduledEnd = input.scheduledEnd?.trim();
@@ -74,6 +83,12 @@ export async function startSession(vault: Vault, input: StartSessionInput, clock
       throw new SessionError('usage', `a project is the name of a folder in Folders.Projects, not a path: "${project}"`);
     }
   }
+
+  const keys = event && calendar ? await newMeetingKeys(vault, calendar, event, { start: now, attendees: [], projects }) : undefined;
+  const meetingProjects = (keys?.meeting.projects as string[] | undefined) ?? projects;
+  const attendees = (keys?.meeting.attendees as string[] | undefined) ?? [];
+  const agenda = input.agenda?.trim() ? input.agenda : (keys?.context.agenda ?? input.agenda ?? '');
+  const planned = scheduledEnd || keys?.context.scheduled_end;
 
   const name = `${sessionNoteStem(now, safe)}.md`;
   const { folders } = vault.layout;
@@ -97,8 +112,8 @@ export async function startSession(vault: Vault, input: StartSessionInput, clock
   // Context and transcript first: once the meeting note exists, everything it links to does.
   await createContextNote(
     vault,
-    { meetingPath, transcriptPath, contextPath, summaryPath, title, startTime, endTime: undefined, attendees: [], projects },
-    { state: 'collecting metadata', agenda: input.agenda ?? '', ...(scheduledEnd ? { scheduledEnd } : {}) },
+    { meetingPath, transcriptPath, contextPath, summaryPath, title, startTime, endTime: undefined, attendees, projects: meetingProjects },
+    { state: 'collecting metadata', agenda, ...(planned ? { scheduledEnd: planned } : {}) },
   );
   await vault.write(transcriptPath, renderFrontmatter({ meeting: links.meeting, state: 'transcribing' }));
   await vault.write(
@@ -106,8 +121,9 @@ export async function startSession(vault: Vault, input: StartSessionInput, clock
     renderFrontmatter({
       title,
       start_time: startTime,
-      attendees: [],
-      projects,
+      attendees,
+      projects: meetingProjects,
+      ...(keys ? newNoteEventKeys(keys.meeting) : {}),
       transcript: links.transcript,
       context: links.context,
       summary: links.summary,
@@ -115,6 +131,14 @@ export async function startSession(vault: Vault, input: StartSessionInput, clock
   );
   return { meeting: vault.rel(meetingPath), transcript: vault.rel(transcriptPath), context: vault.rel(contextPath) };
 }
+
+/** Without a title: the calendars are named, so that a person sees where no event was found. */
+function noTitle(calendar: MeetingEventDeps | undefined): SessionError {
+  const names = calendar?.calendar.sources().map((source) => source.name) ?? [];
+  if (names.length === 0) return new SessionError('usage', 'a title is required (no calendar is configured in Calendar.Sources to take it from)');
+  return new SessionError('no-event', `a title is required: no event is in progress in the calendars ${names.map((n) => `"${n}"`).join(', ')}`);
+}
+
 
 /** The meeting note a session call names, confined to `Folders.Meetings`. */
 export async function meetingNote(vault: Vault, meeting: unknown): Promise<string> {

@@ -108,7 +108,8 @@ describe('the modules the daemon’s own process loads', () => {
       const loaded = readFileSync(list, 'utf8').split('\n').filter(Boolean);
       // The check sees the daemon's modules at all.
       expect(loaded.some((u) => u.endsWith('/dist/daemon/intake/catch-up.js'))).toBe(true);
-      const ofRuns = loaded.filter((u) => /\/node_modules\/(openai|diff|gpt-tokenizer)\/|\/dist\/(meeting|tools\/search\/search-tool|runtime\.js|agent\/loop)/.test(u));
+      // meeting/ is the run's folder; meeting-event/ (what a calendar match writes, §12) is the importer's and the sessions'.
+      const ofRuns = loaded.filter((u) => /\/node_modules\/(openai|diff|gpt-tokenizer)\/|\/dist\/(meeting\/|tools\/search\/search-tool|runtime\.js|agent\/loop)/.test(u));
       expect(ofRuns).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });

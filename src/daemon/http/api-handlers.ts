@@ -9,6 +9,7 @@ import type { Job } from '../runs/queue.js';
 import { SessionError, setSessionState, startSession } from '../../sessions/sessions.js';
 import { finishSession } from '../../sessions/session-finish.js';
 import { DEFAULT_SETTINGS } from '../../config.js';
+import type { MeetingEventDeps } from '../../meeting-event/match-meeting.js';
 
 /**
  * What the HTTP routes do, in the daemon's terms: validate and confine the note a caller
@@ -23,6 +24,8 @@ export interface ApiDeps {
   clock?: Clock;
   /** `Daemon.TriggerState`: what `session finish` sets the transcript's state to. */
   triggerState?: string;
+  /** The calendar `session start` takes the event in progress from (docs/design.md §12); undefined: none. */
+  calendar?: MeetingEventDeps;
 }
 
 const SUMMARY_STATUSES = new Set(['failed', 'done']);
@@ -54,7 +57,7 @@ export async function retryTarget(vault: Vault, note: unknown): Promise<string> 
 
 function sessionToApi(err: unknown): never {
   if (err instanceof SessionError) {
-    const status = err.kind === 'conflict' ? 409 : err.kind === 'broken' ? 422 : 400;
+    const status = err.kind === 'conflict' || err.kind === 'no-event' ? 409 : err.kind === 'broken' ? 422 : 400;
     throw new ApiError(status, err.message);
   }
   throw err;
@@ -88,7 +91,7 @@ export function createApiHandlers(deps: ApiDeps): HttpHandlers {
       return { note: vault.rel(meeting), result, meeting: vault.rel(meeting) };
     },
     async startSession(input) {
-      return startSession(vault, input, deps.clock).then((notes) => ({ ...notes }), sessionToApi);
+      return startSession(vault, input, deps.clock, deps.calendar).then((notes) => ({ ...notes }), sessionToApi);
     },
     async setSessionState(meeting, state) {
       return setSessionState(vault, meeting, state).then((change) => ({ ...change }), sessionToApi);

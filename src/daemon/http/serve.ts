@@ -6,6 +6,7 @@ import type { Vault } from '../../vault/files/vault.js';
 import type { ClaimStatus } from '../../instance/vault-claim.js';
 import { packageVersion } from '../../version.js';
 import { createApiHandlers } from './api-handlers.js';
+import type { MeetingEventDeps } from '../../meeting-event/match-meeting.js';
 import type { Inbox } from '../intake/inbox.js';
 import { importRoutes } from './import-route.js';
 import { isLoopbackHost, type RunningHttpServer, startHttpServer } from './server.js';
@@ -17,6 +18,7 @@ import { askInProcesses, askInThisProcess } from './asker.js';
 import type { Job, QueueStatus } from '../runs/queue.js';
 import type { RunBoard } from '../runs/run-board.js';
 import { buildStatusView } from './status-view.js';
+import { TodayEvents } from '../../meeting-event/today-events.js';
 import { SummaryTexts } from './summary-texts.js';
 import { vaultIdentity } from '../../vault/files/state.js';
 
@@ -42,8 +44,10 @@ export interface ServeOptions {
   endpointDownSince?(): string | undefined;
   /** The inbox: `POST /api/import` and the status page's imports (docs/design.md §9). */
   inbox?: Inbox;
-  /** The calendars: GET /api/calendar (docs/design.md §12). */
+  /** The calendars: GET /api/calendar and today's events on the status page (docs/design.md §12). */
   calendar?: CalendarLookup;
+  /** The calendar's matching (docs/design.md §12): `session start` takes the event in progress from it. */
+  matching?: MeetingEventDeps;
   /** Questions answered in the daemon's own process (its runs are too: tests on memfs); else each in a process of its own (§8). */
   askInThisProcess?: boolean;
 }
@@ -53,10 +57,12 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
   const settings = o.config.settings;
   if (!settings.Http.Enabled) return undefined;
   const { vault, token, log } = o;
-  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState });
+  const handlers = createApiHandlers({ vault, enqueue: o.enqueue, status: () => o.status(), clock: o.clock, triggerState: settings.Daemon.TriggerState, ...(o.matching && { calendar: o.matching }) });
   const texts = new SummaryTexts(vault);
-  const view = () =>
-    texts.fill(buildStatusView({
+  // Only with a calendar configured: without one, the page says nothing of calendars.
+  const today = o.matching ? new TodayEvents({ calendar: o.matching.calendar, vault, clock: o.clock }) : undefined;
+  const view = async () => {
+    const filled = await texts.fill(buildStatusView({
       version: packageVersion(),
       startedAt: o.startedAt,
       vaultRoot: vault.root,
@@ -72,6 +78,10 @@ export async function serveHttp(o: ServeOptions): Promise<RunningHttpServer | un
       liveNotes: () => o.status().liveNotes ?? [],
       machine: () => o.status().machine,
     }));
+    // A calendar that fails leaves today's events out, not the page.
+    const calendar = await today?.day().catch(() => undefined);
+    return calendar ? { ...filled, calendar } : filled;
+  };
   const asker = o.askInThisProcess ? askInThisProcess(o.config, vault, log) : askInProcesses(o.config, log);
   const http = await startHttpServer({
     settings: settings.Http,

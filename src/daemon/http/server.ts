@@ -44,7 +44,8 @@ export interface RetryAccepted {
 }
 
 export interface SessionInput {
-  title: string;
+  /** Without one, the calendar's event in progress gives it (docs/design.md §12). */
+  title?: string;
   projects?: string[];
   agenda?: string;
   scheduledEnd?: string;
@@ -302,8 +303,7 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       handle: async (req, res) => {
         const body = await readJsonBody(req, limit);
         const title = optionalString(body, 'title');
-        if (!title || title.trim() === '') throw new ApiError(400, '"title" is required');
-        const input: SessionInput = { title, projects: projectsOf(body) };
+        const input: SessionInput = { ...(title !== undefined && { title }), projects: projectsOf(body) };
         const agenda = optionalString(body, 'agenda');
         const scheduledEnd = optionalString(body, 'scheduledEnd') ?? optionalString(body, 'scheduled_end');
         if (agenda !== undefined) input.agenda = agenda;

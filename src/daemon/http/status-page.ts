@@ -148,6 +148,23 @@ function healthLine(health: EndpointHealth): string {
   return state + waiting;
 }
 
+/** Today's events (docs/design.md §12), the calendar's text escaped: an event's title is whatever its sender wrote. */
+function renderTodayEvents(view: StatusView): string {
+  const day = view.calendar!;
+  const rows = day.events.map(
+    (e) =>
+      `<tr class="event"><td>${clock(e.start)} – ${clock(e.end)}</td><td><strong>${escapeHtml(e.title)}</strong></td>` +
+      (e.meeting ? noteCell(view, e.meeting) : '<td class="empty">no meeting note yet</td>') +
+      `</tr>`,
+  );
+  const body = rows.length > 0 ? rows.join('\n') : '<tr><td colspan="3" class="empty">No event today.</td></tr>';
+  const failing = day.failing.map((s) => `<li class="error">${escapeHtml(s.name)}: ${escapeHtml(s.error)}</li>`).join('');
+  return (
+    `<section id="calendar"><h2>Today's events</h2>${failing ? `<ul>${failing}</ul>` : ''}` +
+    `<table><thead><tr><th>When</th><th>Event</th><th>Meeting note</th></tr></thead><tbody>\n${body}\n</tbody></table></section>`
+  );
+}
+
 /** The part of the page that changes: what the script fetches from `/status/live`. */
 export function renderMain(view: StatusView, csrf: string): string {
   const e = view.endpoint;
@@ -175,6 +192,7 @@ export function renderMain(view: StatusView, csrf: string): string {
     table('Failures', ['Meeting', 'Error', 'Failure report', ''], view.failures.map((f) => failureRow(view, f, csrf)), 'No meeting is failing.', 'failures'),
     renderSummaries(view, csrf),
     ...(view.imports ? [renderImports(view, csrf, { clock, since, noteCell })] : []),
+    ...(view.calendar ? [renderTodayEvents(view)] : []),
     table(
       `Recent runs (last ${view.recent.length})`,
       ['Meeting', 'Start', 'Duration', 'Outcome', 'Model requests', 'Note'],

@@ -7,6 +7,7 @@ import type { LiveRun, RunBoard } from '../runs/run-board.js';
 import type { RunRecord } from '../runs/run-history.js';
 import { type EndpointHealth, healthFromRuns } from './endpoint-health.js';
 import { type ClaimStatus, describeClaim } from '../../instance/vault-claim.js';
+import type { CalendarDayView } from '../../meeting-event/today-events.js';
 
 /**
  * Everything the status page shows, gathered in one plain object: the page renders it, a
@@ -56,6 +57,8 @@ export interface StatusView {
   liveNotes?: LiveNotesEntry[];
   /** Which machine runs the vault, when a sync tool shares it (docs/design.md §2, two machines). */
   machine?: string;
+  /** Today's events and the calendars that could not be read (docs/design.md §12); absent without a calendar. */
+  calendar?: CalendarDayView;
 }
 
 export interface StatusSources {

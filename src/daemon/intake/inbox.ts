@@ -9,6 +9,8 @@ import { isRetryTicked, writeFailureNote } from '../../import/failure-note.js';
 import { failureNoteOf, fileOfFailureNote, isFailureNote, isIgnoredInboxName, isInboxCandidate } from '../../import/inbox-rules.js';
 import { importFile, type ImportOutcome, type ImportRequest, recoverImports, type Transcriber } from '../../import/importer.js';
 import type { Logger } from '../../log.js';
+import type { MeetingEventDeps } from '../../meeting-event/match-meeting.js';
+import { commandTranscriber } from '../../import/transcribe.js';
 import { statIfExists, walkFiles } from '../../vault/files/fs.js';
 import { realPlace } from '../../vault/files/real-place.js';
 import { STATE_FOLDER } from '../../vault/files/state.js';
@@ -28,6 +30,8 @@ export interface InboxOptions {
   log: Logger;
   clock: Clock;
   transcribe?: Transcriber;
+  /** The calendar an import's meeting is matched in (docs/design.md §12); undefined: none. */
+  calendar?: MeetingEventDeps;
   /** Default: chokidar on the inbox; tests may pass a fake. */
   watcher?: (folder: string) => InboxWatcher;
 }
@@ -36,6 +40,12 @@ export interface InboxWatcher {
   on(listener: (type: 'add' | 'change' | 'unlink', absPath: string) => void): void;
   readonly ready: Promise<void>;
   close(): Promise<void>;
+}
+
+/** The inbox (docs/design.md §9), its recordings transcribed by Import.TranscribeCommand when one is set. */
+export function createInbox(settings: Settings['Import'], o: Pick<InboxOptions, 'vault' | 'log' | 'clock'> & { calendar: MeetingEventDeps | undefined }): Inbox {
+  const transcribe = commandTranscriber({ command: settings.TranscribeCommand, timeoutSeconds: settings.TranscribeTimeoutSeconds });
+  return new Inbox({ vault: o.vault, settings, log: o.log, clock: o.clock, ...(transcribe ? { transcribe } : {}), ...(o.calendar && { calendar: o.calendar }) });
 }
 
 export class Inbox {
@@ -242,7 +252,7 @@ export class Inbox {
     const started = performance.now();
     try {
       const outcome = await importFile(
-        { vault, clock, transcribe: this.#o.transcribe, signal: this.#abort.signal, onStage: (stage) => this.board.set(label, stage) },
+        { vault, clock, transcribe: this.#o.transcribe, signal: this.#abort.signal, onStage: (stage) => this.board.set(label, stage), ...(this.#o.calendar ? { calendar: this.#o.calendar } : {}) },
         request,
       );
       const ms = Math.round(performance.now() - started);

@@ -64,6 +64,8 @@ export interface JobRunnerDeps {
   onUnreported?(job: Job): void;
   /** The vault's files for a link to a note not yet created (the daemon's vault/scan/vault-listing.ts); default a walk. */
   files?: VaultFiles;
+  /** A meeting without a calendar match yet gets its event before its run (runs/event-match.ts); absent: no calendar. */
+  matchEvent?(meetingPath: string): Promise<void>;
   /** Whether a command-line run has the meeting (default: its marker in this user's runtime folder, instance/cli-run-marker.ts). */
   cliRunOf?(key: string): Promise<CliRun | undefined>;
 }
@@ -123,6 +125,8 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       ...(deps.endpoint && { endpoint: gateOnBoard(deps.endpoint, board, job.key) }),
     };
     const runOptions: RunOptions = { signal, stopWaiting, trigger: job.trigger };
+    // Before the run builds its first message, which should name the invited people (§12).
+    if (job.kind === 'summarize' && deps.matchEvent) await deps.matchEvent(job.target);
     const outcome = job.kind === 'summarize' ? await deps.runs.summarize(hooks, job.target, runOptions) : await deps.runs.retry(hooks, job.target, runOptions);
     const summary = outcome.summaryPath ? vault.rel(outcome.summaryPath) : undefined;
     if (outcome.status === 'done') {
