@@ -7,6 +7,7 @@ import { sourceLine } from '../ask/sources.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { RunCaches } from '../tools/binding/run-caches.js';
 import { Vault } from '../vault/files/vault.js';
+import { answerPrinter, SOURCES_HEADER, terminalSafe } from './terminal-text.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 export interface AskOptions extends GlobalOptions {
@@ -49,21 +50,26 @@ export async function ask(question: string, opts: AskOptions, given: Partial<Ask
   const caches = new RunCaches(vault);
   const streaming = deps.stdout.isTTY && opts.json !== true;
   let streamed = false;
+  // The answer and the titles are a model's and the notes' text: no terminal escapes, no forged sources block (terminal-text.ts).
+  const answer = answerPrinter((text) => deps.stdout.write(text));
   try {
     const result = await askMeetings(createAskDeps(config, { vault, log, caches }), {
       question,
       filters,
-      ...(streaming ? { onText: (text: string) => ((streamed = true), deps.stdout.write(text)) } : {}),
+      ...(streaming ? { onText: (text: string) => ((streamed = true), answer.push(text)) } : {}),
     });
     if (opts.json === true) {
       deps.stdout.write(`${JSON.stringify({ answer: result.answer, sources: result.sources, turns: result.turns }, null, 2)}\n`);
       return EXIT_OK;
     }
-    const sources = result.sources.map(sourceLine);
-    deps.stdout.write(`${streamed ? '' : result.answer}\n${sources.length > 0 ? `\n${sources.join('\n')}\n` : ''}`);
+    if (!streamed) answer.push(result.answer);
+    answer.end();
+    const sources = result.sources.map((source) => terminalSafe(sourceLine({ ...source, title: source.title?.replace(/\s+/g, ' ') ?? null })));
+    deps.stdout.write(`\n${sources.length > 0 ? `\n${SOURCES_HEADER}\n${sources.join('\n')}\n` : ''}`);
     return EXIT_OK;
   } catch (err) {
     if (!(err instanceof AskError)) throw err;
+    answer.end();
     if (streamed) deps.stdout.write('\n');
     deps.io.err(`meeting-assistant: ${err.message}`);
     return EXIT_FAILED;

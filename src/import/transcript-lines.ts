@@ -1,3 +1,4 @@
+import { inertExternalText } from '../vault/format/inert.js';
 import type { Cue } from './cues.js';
 
 /**
@@ -24,8 +25,10 @@ export function transcriptLines(cues: readonly Cue[]): string[] {
   let parts: string[] = [];
   const flush = () => {
     if (parts.length === 0) return;
-    // A name is one line too, whatever a reader let through.
-    lines.push(`[${clockLabel(turnStart)}] ${speaker !== undefined ? `${speaker.replace(/\s+/g, ' ')}: ` : ''}${parts.join(' ')}`);
+    // A name is one line too, whatever a reader let through. Words from a file are made inert
+    // (docs/design.md §9): a cue holding `$= dv.el(…)` is shown in the note, not run.
+    const label = speaker !== undefined ? `${speaker.replace(/\s+/g, ' ')}: ` : '';
+    lines.push(inertExternalText(`[${clockLabel(turnStart)}] ${label}${parts.join(' ')}`));
     parts = [];
   };
   for (const cue of cues) {

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { ToolError } from '../tools/errors.js';
-import { checkRelativePath, realLocation } from '../vault/files/confine.js';
+import { checkRelativePath } from '../vault/files/confine.js';
+import { confinedPlace } from '../vault/files/real-place.js';
 import { LinkError, linkTarget, resolveLink } from '../vault/format/links.js';
-import { Vault } from '../vault/files/vault.js';
+import type { Vault } from '../vault/files/vault.js';
 import type { MeetingIndex, MeetingNote, SummaryNote } from './meeting-index.js';
 
 /**
@@ -43,9 +44,8 @@ async function noteOf(vault: Vault, value: string): Promise<string> {
     if (meetings.length !== 1) throw err instanceof LinkError ? new ToolError(err.message) : err;
     abs = vault.abs(meetings[0]!);
   }
-  // A note that is a symbolic link to somewhere outside the vault is not read.
-  const [real, root] = await Promise.all([realLocation(vault.fs, abs), vault.fs.realpath(vault.root).catch(() => vault.root)]);
-  if (!Vault.isInside(root, real)) throw new ToolError(`${JSON.stringify(value)} leads outside the vault (a symbolic link); refused.`);
+  // A note that is a symbolic link out of the vault or into a dot-folder is not read (docs/design.md §10).
+  await confinedPlace(vault, abs);
   return abs;
 }
 

@@ -3,6 +3,7 @@ import type { FileWatch, Trust } from '../tools/cache/file-cache.js';
 import type { StatsLike } from '../vault/files/fs.js';
 import { isTempFile, walkFiles } from '../vault/files/fs.js';
 import { isSyncToolFile } from '../vault/files/sync-files.js';
+import { confinedPlace, readConfinedText } from '../vault/files/real-place.js';
 import { type NoteKind, Vault } from '../vault/files/vault.js';
 
 /**
@@ -80,7 +81,7 @@ export class NoteFolder<T> {
     if (this.listing && now - this.listedAt <= this.trust.maxTrustMs) {
       for (const abs of [...this.reported]) {
         this.reported.delete(abs);
-        const isNote = this.isNoteName(abs) && (await this.vault.fs.stat(abs).then((s) => s.isFile(), () => false));
+        const isNote = this.isNoteName(abs) && (await this.isConfinedFile(abs));
         if (isNote !== this.listing.has(abs)) this.sorted = undefined;
         if (isNote) this.listing.add(abs);
         else this.listing.delete(abs);
@@ -95,6 +96,19 @@ export class NoteFolder<T> {
     this.sorted = files;
     this.listedAt = now;
     return files;
+  }
+
+  /**
+   * A regular file whose real place is in the vault, out of its dot-folders (vault/files/real-place.ts):
+   * a reported symbolic link to the token or out of the vault is no note, so not even search reads it.
+   */
+  private async isConfinedFile(abs: string): Promise<boolean> {
+    try {
+      if ((await confinedPlace(this.vault, abs)) === 'missing') return false;
+      return (await this.vault.fs.stat(abs)).isFile();
+    } catch {
+      return false;
+    }
   }
 
   private isNoteName(abs: string): boolean {
@@ -157,7 +171,8 @@ export class NoteFolder<T> {
     let value: T | undefined;
     if (hit && hit.signature === signature) value = hit.value;
     else {
-      const text = await this.vault.readIfExists(abs).catch(() => undefined);
+      // Confined (docs/design.md §10): a note linked to the token or out of the vault parses as nothing.
+      const text = await readConfinedText(this.vault, abs).catch(() => undefined);
       value = text === undefined ? undefined : this.parse(abs, text);
       this.cache.set(abs, { signature, value });
     }

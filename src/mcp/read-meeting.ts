@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { formatRead } from '../tools/define/format.js';
 import { ToolError } from '../tools/errors.js';
-import { readTextFile } from '../tools/define/read.js';
+import { readConfinedText } from '../vault/files/real-place.js';
 import { parseNote } from '../vault/format/frontmatter.js';
 import { splitLines } from '../vault/format/lines.js';
 import { locateMeeting } from './locate.js';
@@ -30,14 +30,15 @@ export const readMeeting = defineMcpTool({
     const range = { from: args.from, to: args.to };
     if (part === 'notes') {
       if (!located.meeting) throw new ToolError(`no meeting note belongs to ${JSON.stringify(args.meeting)}, so there are no notes to read.`);
-      const text = await readTextFile(vault, located.meeting.abs);
+      const text = await readConfinedText(vault, located.meeting.abs);
       if (text === undefined) throw new ToolError(`the meeting note ${located.meeting.rel} is gone.`);
       const { body } = parseNote(text, located.meeting.rel);
       onRead?.(located.meeting.rel);
       return formatRead(located.meeting.rel, splitLines(body), range, { maxChars: MAX_READ_CHARS, what: 'note body' });
     }
     const abs = part === 'summary' ? located.summaryPath : located.transcriptPath;
-    const text = abs === undefined ? undefined : await readTextFile(vault, abs);
+    // Links in a meeting note are vault content anyone may write: the read is confined (docs/design.md §10).
+    const text = abs === undefined ? undefined : await readConfinedText(vault, abs);
     if (abs === undefined || text === undefined) {
       const other = part === 'summary' ? 'transcript' : 'summary';
       throw new ToolError(`${JSON.stringify(args.meeting)} has no ${part}${abs ? ` (${vault.rel(abs)} does not exist)` : ''} yet; try part "${other}" or "notes".`);

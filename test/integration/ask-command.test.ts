@@ -62,7 +62,7 @@ describe('meeting-assistant ask', () => {
     expect(result.stderr).not.toMatch(/meeting-assistant: /);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
-      `The release was planned for December ([[Meetings/Summaries/${KICKOFF}]]) and moved to Friday ([[Meetings/Summaries/${SYNC}]]). [[Meetings/Summaries/2026-12-24 Party]] says more.\n\n` +
+      `The release was planned for December ([[Meetings/Summaries/${KICKOFF}]]) and moved to Friday ([[Meetings/Summaries/${SYNC}]]). [[Meetings/Summaries/2026-12-24 Party]] says more.\n\nSources:\n` +
         `- [[Meetings/Summaries/${SYNC}]] Sync, 2026-11-30\n- [[Meetings/Summaries/${KICKOFF}]] Kickoff, 2026-11-02\n`,
     );
     // The log, JSON lines, went to stderr; none holds the question or the answer at info.

@@ -26,7 +26,22 @@ export interface AskRouteOptions {
   maxConcurrent: number;
   log: Logger;
   ask: Asker;
+  /** How much may wait for a client that does not read, and for how long (tests make them small). */
+  limits?: StreamLimits;
 }
+
+/**
+ * A client that does not read (docs/design.md §11, issue 43): what waits to be sent is bounded
+ * by `maxBufferedBytes` (a single event larger than that is still sent when nothing waits before
+ * it: the `done` of a long answer), and a stream that does not drain within `drainTimeoutMs`
+ * is dropped. Either way the question is stopped and its slot goes to the next.
+ */
+export interface StreamLimits {
+  maxBufferedBytes: number;
+  drainTimeoutMs: number;
+}
+
+export const STREAM_LIMITS: StreamLimits = { maxBufferedBytes: 1024 * 1024, drainTimeoutMs: 30_000 };
 
 const MAX_QUESTION_CHARS = 4000;
 
@@ -53,8 +68,62 @@ function questionOf(text: string): Question {
   }
 }
 
-function event(res: ServerResponse, name: string, data: unknown): void {
-  if (!res.destroyed) res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+/** The response's events, within StreamLimits; `onDrop` is told once when the stream is dropped. */
+class EventStream {
+  #timer: NodeJS.Timeout | undefined;
+  #dropped = false;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly limits: StreamLimits,
+    private readonly onDrop: (why: 'buffer' | 'timeout') => void,
+  ) {
+    res.on('drain', () => this.#stopTimer());
+    res.on('close', () => this.#stopTimer());
+  }
+
+  /** `last`: the answer's closing events, sent once drained() (whatever their size: they come once). */
+  send(name: string, data: unknown, last = false): void {
+    const { res } = this;
+    if (this.#dropped || res.destroyed) return;
+    const text = `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+    // writableLength counts what the response and its socket hold, unsent.
+    if (!last && res.writableLength > 0 && res.writableLength + Buffer.byteLength(text) > this.limits.maxBufferedBytes) return this.#drop('buffer');
+    if (!res.write(text) && !this.#timer) this.#timer = setTimeout(() => this.#drop('timeout'), this.limits.drainTimeoutMs);
+  }
+
+  /**
+   * Resolves once what waits to be sent is below the response's high-water mark (a long
+   * answer's `done` repeats the whole answer: sent after the deltas have left, it is not taken
+   * for a client that does not read), or once the stream is dropped for not draining in time.
+   */
+  async drained(): Promise<void> {
+    const { res } = this;
+    if (this.#dropped || res.destroyed || !res.writableNeedDrain) return;
+    this.#timer ??= setTimeout(() => this.#drop('timeout'), this.limits.drainTimeoutMs);
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
+
+  #stopTimer(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #drop(why: 'buffer' | 'timeout'): void {
+    if (this.#dropped) return;
+    this.#dropped = true;
+    this.#stopTimer();
+    this.onDrop(why);
+    this.res.destroy();
+  }
 }
 
 export function askRoutes(options: AskRouteOptions): Route[] {
@@ -91,17 +160,22 @@ export function askRoutes(options: AskRouteOptions): Route[] {
         // The person closed the page or the client went away: the run stops, its slot goes to the next.
         const gone = new AbortController();
         res.on('close', () => gone.abort());
+        const stream = new EventStream(res, options.limits ?? STREAM_LIMITS, (why) => {
+          options.log.warn({ why, buffered: res.writableLength }, why === 'buffer' ? 'a question\'s client reads too slowly; its stream is dropped' : 'a question\'s stream did not drain in time; it is dropped');
+          gone.abort();
+        });
         try {
           const answer = await slots.run(
-            async () => (gone.signal.aborted ? undefined : options.ask({ question, filters, signal: gone.signal, onText: (text) => event(res, 'delta', { text }) })),
-            (ahead) => event(res, 'waiting', { ahead, maxConcurrent: options.maxConcurrent }),
+            async () => (gone.signal.aborted ? undefined : options.ask({ question, filters, signal: gone.signal, onText: (text) => stream.send('delta', { text }) })),
+            (ahead) => stream.send('waiting', { ahead, maxConcurrent: options.maxConcurrent }),
           );
           if (answer) {
-            event(res, 'sources', { sources: answer.sources });
-            event(res, 'done', { answer: answer.answer, turns: answer.turns });
+            await stream.drained();
+            stream.send('sources', { sources: answer.sources }, true);
+            stream.send('done', { answer: answer.answer, turns: answer.turns }, true);
           }
         } catch (err) {
-          if (!gone.signal.aborted) event(res, 'error', { error: err instanceof Error ? err.message : String(err) });
+          if (!gone.signal.aborted) stream.send('error', { error: err instanceof Error ? err.message : String(err) });
           // The question's own failure (the endpoint, the model) was logged by the run; anything else is ours.
           if (!isExpectedError(err)) options.log.error({ err }, 'a question failed unexpectedly');
         }

@@ -1,4 +1,5 @@
 import { parseNote } from '../../vault/format/frontmatter.js';
+import { readConfinedText } from '../../vault/files/real-place.js';
 import type { Vault } from '../../vault/files/vault.js';
 import type { StatusView } from './status-view.js';
 import { summaryHtml } from './summary-html.js';
@@ -30,7 +31,10 @@ export class SummaryTexts {
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.html;
     let html: string | undefined;
     try {
-      const parsed = parseNote(await this.vault.read(file));
+      // Confined as mcp's and ask's reads are (docs/design.md §10): no summary linked out of the vault is shown.
+      const text = await readConfinedText(this.vault, file);
+      if (text === undefined) throw new Error('gone');
+      const parsed = parseNote(text);
       html = parsed.data.status === 'done' ? summaryHtml(parsed.body) : undefined;
     } catch {
       // Unreadable or broken frontmatter: no text rather than a broken page.

@@ -72,6 +72,9 @@ export interface TimerApi {
   clearTimeout(handle: unknown): void;
 }
 
+/** The longest a file's event is held back by its quiet period, however often it changes (issue 43). */
+export const DEBOUNCE_MAX_MS = 1000;
+
 const realTimers: TimerApi = {
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
@@ -79,20 +82,23 @@ const realTimers: TimerApi = {
 
 /**
  * One event per file per quiet period of `ms`: a burst of saves becomes one event. The last
- * event's type wins, except that an add followed by changes stays an add.
+ * event's type wins, except that an add followed by changes stays an add. A file that never
+ * goes quiet (rewritten every 100 ms) still has its event `maxMs` after the first one of the
+ * burst (issue 43): the quiet moment may never come.
  */
-export function createDebouncer(ms: number, emit: VaultEventListener, timers: TimerApi = realTimers): Debouncer {
-  const pending = new Map<string, { type: VaultEventType; timer: unknown }>();
+export function createDebouncer(ms: number, emit: VaultEventListener, timers: TimerApi = realTimers, maxMs = Math.max(ms, DEBOUNCE_MAX_MS), now: () => number = Date.now): Debouncer {
+  const pending = new Map<string, { type: VaultEventType; timer: unknown; first: number }>();
   return {
     push(event) {
       const previous = pending.get(event.path);
       if (previous) timers.clearTimeout(previous.timer);
       const type = previous?.type === 'add' && event.type === 'change' ? 'add' : event.type;
+      const first = previous?.first ?? now();
       const timer = timers.setTimeout(() => {
         pending.delete(event.path);
         emit({ type, path: event.path });
-      }, ms);
-      pending.set(event.path, { type, timer });
+      }, Math.max(0, Math.min(ms, first + maxMs - now())));
+      pending.set(event.path, { type, timer, first });
     },
     cancel() {
       for (const { timer } of pending.values()) timers.clearTimeout(timer);

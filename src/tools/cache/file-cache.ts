@@ -2,6 +2,8 @@ import path from 'node:path';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { looksBinary } from '../../vault/files/confine.js';
+import { confinedPlace } from '../../vault/files/real-place.js';
+import { readRegularFile } from '../../vault/files/regular-file.js';
 import { type FileVersion, fileVersion, sameVersion } from '../../vault/files/file-version.js';
 
 /**
@@ -156,14 +158,18 @@ async function readSearchable(vault: Vault, abs: string, known?: Known): Promise
   }
   if (!stats.isFile()) return { skipped: 'missing' };
   if (stats.size > MAX_SEARCH_FILE_BYTES) return { skipped: 'large' };
+  // A link out of the vault or into a dot-folder (the HTTP token) is not searched: vault/files/real-place.ts.
+  if (link && (await confinedPlace(vault, abs).catch(() => 'missing' as const)) === 'missing') return { skipped: 'missing' };
   const version = fileVersion(stats);
   if (known && !known.stale && sameVersion(known.version, version)) return 'unchanged';
-  let bytes: Uint8Array;
+  let bytes: Uint8Array | undefined;
   try {
-    bytes = await vault.fs.readFile(abs);
+    // Opened non-blocking: a FIFO swapped in after the stat fails at once instead of waiting for a writer.
+    bytes = await readRegularFile(vault.fs, abs, MAX_SEARCH_FILE_BYTES);
   } catch {
-    return { skipped: 'missing' };
+    bytes = undefined;
   }
+  if (bytes === undefined) return { skipped: 'missing' };
   if (looksBinary(bytes)) return { skipped: 'binary', version, link };
   return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, version, link };
 }

@@ -1,5 +1,9 @@
 import path from 'node:path';
+import { MeetingAssistantError } from '../../errors.js';
+import { looksBinary } from './confine.js';
 import { type FileHandleLike, isNotFound, type StatsLike } from './fs.js';
+import { openRegular, readAllBounded } from './regular-file.js';
+import { NotTextFileError } from './text-file.js';
 import { Vault } from './vault.js';
 
 /**
@@ -37,4 +41,101 @@ export async function isOpenedAt(vault: Vault, handle: FileHandleLike, abs: stri
   const [there, opened] = await Promise.all([vault.fs.stat(place.real).catch(() => undefined), handle.stat()]);
   const dev = (s: StatsLike | undefined) => (s as { dev?: number } | undefined)?.dev;
   return { ...place, same: there !== undefined && there.ino === opened.ino && dev(there) === dev(opened) };
+}
+
+/**
+ * The one confinement of every read that vault content decides (docs/design.md §10
+ * "Confinement"): a meeting note's `summary:`/`transcript:` link, a listing of the meeting
+ * folders, a path a person or a model names to `mcp` and `ask`. A meeting note is written by
+ * sync, other people and imports, so where it points is never trusted: a file is read only
+ * when it lies in the vault (or in a configured folder placed outside it), in no dot-folder
+ * (`.meeting-assistant` holds the HTTP token, `.obsidian` the plugins' settings), lexically and
+ * once symbolic links are followed, and is a regular file (no FIFO, no device: regular-file.ts).
+ * The place is checked again on the open handle (real-place.ts's isOpenedAt does the same for
+ * imports), so a link turned elsewhere between the check and the open is not read either.
+ */
+
+export class OutsideVaultError extends MeetingAssistantError {
+  constructor(
+    readonly file: string,
+    readonly where: 'outside' | 'dot-folder',
+  ) {
+    super(
+      where === 'outside'
+        ? `${file} lies outside the vault (a link or a symbolic link leads there); it is not read.`
+        : `${file} lies in one of the vault's dot-folders (.meeting-assistant, .obsidian …); it is not read.`,
+      true,
+    );
+  }
+}
+
+/** The folders a confined read may reach: the vault and the configured folders outside it. */
+function rootsOf(vault: Vault): string[] {
+  return Vault.outermost([vault.root, ...Object.values(vault.layout.folders)]);
+}
+
+/** Which of `roots` holds `p`, and whether a step below it is a dot-name; undefined: none holds it. */
+function placeAmong(roots: readonly string[], p: string): 'inside' | 'dot-folder' | undefined {
+  for (const root of roots) {
+    if (!Vault.isBelow(root, p)) continue;
+    return path.relative(root, p).split(path.sep).some((s) => s.startsWith('.')) ? 'dot-folder' : 'inside';
+  }
+  return undefined;
+}
+
+/** A name for messages: vault-relative when inside. */
+function nameOf(vault: Vault, abs: string): string {
+  return vault.contains(abs) ? vault.rel(abs) : abs;
+}
+
+/**
+ * Where `abs` really is: 'missing', else its real path once checked; an OutsideVaultError when it
+ * lies (lexically or really) outside the vault or in a dot-folder. Reads nothing.
+ */
+export async function confinedPlace(vault: Vault, abs: string): Promise<{ real: string } | 'missing'> {
+  const file = path.resolve(vault.root, abs);
+  const roots = rootsOf(vault);
+  const lexical = placeAmong(roots, file);
+  if (lexical !== 'inside') throw new OutsideVaultError(nameOf(vault, file), lexical ?? 'outside');
+  let real: string;
+  try {
+    real = await vault.fs.realpath(file);
+  } catch (err) {
+    if (isNotFound(err) || (err as { code?: string }).code === 'ENOTDIR') return 'missing';
+    throw err;
+  }
+  const realRoots = await Promise.all(roots.map((r) => vault.fs.realpath(r).catch(() => r)));
+  const place = placeAmong(realRoots, real);
+  if (place !== 'inside') throw new OutsideVaultError(nameOf(vault, file), place ?? 'outside');
+  return { real };
+}
+
+/** The open handle is the file the real place of `abs` names now (same inode and device). */
+async function sameFileThere(vault: Vault, handle: FileHandleLike, abs: string): Promise<boolean> {
+  const place = await confinedPlace(vault, abs);
+  if (place === 'missing') return false;
+  const [there, opened] = await Promise.all([vault.fs.stat(place.real).catch(() => undefined), handle.stat()]);
+  const dev = (s: StatsLike | undefined) => (s as { dev?: number } | undefined)?.dev;
+  return there !== undefined && there.ino === opened.ino && dev(there) === dev(opened);
+}
+
+/**
+ * The text of a file vault content names, confined as above: undefined when it does not
+ * exist; an OutsideVaultError, a NotRegularFileError, a FileTooLargeError (`Agent.MaxFileBytes`)
+ * or a NotTextFileError (binary) otherwise. All are expected errors with a message for people.
+ */
+export async function readConfinedText(vault: Vault, abs: string): Promise<string | undefined> {
+  const file = path.resolve(vault.root, abs);
+  const name = nameOf(vault, file);
+  if ((await confinedPlace(vault, file)) === 'missing') return undefined;
+  const handle = await openRegular(vault.fs, file, name);
+  if (!handle) return undefined;
+  try {
+    if (!(await sameFileThere(vault, handle, file))) throw new OutsideVaultError(name, 'outside');
+    const bytes = await readAllBounded(handle, vault.maxFileBytes, name);
+    if (looksBinary(bytes)) throw new NotTextFileError(`${name} is a binary file; only text files can be read.`);
+    return bytes.toString('utf8');
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }

@@ -23,6 +23,23 @@ export function inertMarkdown(text: string): string {
   return text.replace(EXECUTABLE_FENCE, '$1$2text').replace(/<%/g, '<\\%').replace(INLINE_JS, '$1$2$$\\=');
 }
 
+/**
+ * Dataview's inline query: a code span whose text starts with `=` (`` `= this.file.name` ``). It
+ * runs no JavaScript, but it shows what other notes hold wherever it stands.
+ */
+const INLINE_QUERY = /(`+)([ \t]*)=/g;
+
+/**
+ * Text from outside that lands in a note (docs/design.md §4, §9): an imported transcript's
+ * cues, a calendar entry's description, whatever a file or a service hands in. Nobody wrote it
+ * in this vault, so besides what `inertMarkdown` makes harmless, Dataview's inline queries are
+ * shown, not run (`` `= …` `` becomes `` `\= …` ``): no note's content turns up in a transcript
+ * that the agent, reading the plain text, does not see.
+ */
+export function inertExternalText(text: string): string {
+  return inertMarkdown(text).replace(INLINE_QUERY, '$1$2\\=');
+}
+
 /** A sentence for the tool result when `inertMarkdown` changed something (empty otherwise). */
 export function inertNotice(before: string, after: string): string {
   return before === after ? '' : ' Executable blocks were written inert (```dataviewjs/```js-engine as ```text, Dataview `$=` as `$\\=`, Templater <% as <\\%): notes never run code.';

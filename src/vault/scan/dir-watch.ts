@@ -18,6 +18,9 @@ import path from 'node:path';
  * never inside another followed link (no loops).
  */
 
+/** The longest a path waits for a quiet moment by default: 2 s, then it settles on what it is (issue 43). */
+export const MAX_QUIET_MS = 2000;
+
 export type SettledType = 'add' | 'change' | 'unlink';
 
 export interface DirWatchOptions {
@@ -30,6 +33,8 @@ export interface DirWatchOptions {
   /** A file after its quiet period. */
   onSettled(type: SettledType, absPath: string): void;
   quietMs: number;
+  /** The longest a path waits for its quiet period, however often it changes (default MAX_QUIET_MS). */
+  maxQuietMs?: number;
   onError(err: unknown): void;
   /**
    * A folder that exists but could not be watched (the system's limit of watches, ENOSPC;
@@ -61,6 +66,8 @@ interface Folder {
 export class DirectoryWatcher {
   private readonly folders = new Map<string, Folder>();
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** When the burst of events each waiting path is in began (for maxQuietMs). */
+  private readonly firstEvent = new Map<string, number>();
   private closed = false;
   private readonly roots: string[];
   /** Roots that are gone: looked for every `rootRetryMs`, watched again once they are back. */
@@ -86,6 +93,7 @@ export class DirectoryWatcher {
     clearInterval(this.retry);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.firstEvent.clear();
     for (const folder of this.folders.values()) folder.watcher?.close();
     this.folders.clear();
   }
@@ -188,12 +196,19 @@ export class DirectoryWatcher {
   private schedule(abs: string): void {
     const previous = this.timers.get(abs);
     if (previous) clearTimeout(previous);
+    // A file that never goes quiet (rewritten every 100 ms) settles all the same `maxQuietMs`
+    // after the first event of its burst, on what it is then (issue 43).
+    const now = Date.now();
+    const first = this.firstEvent.get(abs) ?? now;
+    this.firstEvent.set(abs, first);
+    const wait = Math.max(0, Math.min(this.o.quietMs, first + (this.o.maxQuietMs ?? Math.max(this.o.quietMs, MAX_QUIET_MS)) - now));
     this.timers.set(
       abs,
       setTimeout(() => {
         this.timers.delete(abs);
+        this.firstEvent.delete(abs);
         this.settle(abs).catch((err: unknown) => this.o.onError(err));
-      }, this.o.quietMs),
+      }, wait),
     );
   }
 

@@ -9,6 +9,7 @@ import { SummaryTexts } from '../../../src/daemon/http/summary-texts.js';
 import { triggerLabel } from '../../../src/daemon/http/trigger-labels.js';
 import { silentLogger } from '../../../src/log.js';
 import { memoryVault } from '../../helpers/memfs.js';
+import { symlink } from '../../helpers/tool-harness.js';
 import { runRecord } from '../../helpers/run-records.js';
 
 /** docs/design.md §7: the status page's endpoint health, trigger labels, summaries with Regenerate. */
@@ -120,6 +121,18 @@ describe('summaries on the page', () => {
     const view = await new SummaryTexts(vault).fill(viewWith(board));
     expect(view.summaries.map((s) => s.html)).toEqual([undefined, undefined]);
     expect(renderPage(view, 'c')).toContain('The note is no longer a summary, or is gone.');
+  });
+
+  it('a summary that is a symbolic link out of the vault or into a dot-folder shows no text (issue 43)', async () => {
+    const vault = memoryVault({ '/outside/secret.md': '---\nstatus: done\n---\nOUTSIDE-SECRET\n', '.obsidian/s.md': '---\nstatus: done\n---\nDOT-SECRET\n' });
+    await vault.fs.mkdir('/vault/Meetings/Summaries', { recursive: true });
+    await symlink(vault.fs, '/outside/secret.md', '/vault/Meetings/Summaries/A.md');
+    await symlink(vault.fs, '/vault/.obsidian/s.md', '/vault/Meetings/Summaries/B.md');
+    const board = new RunBoard(new RunHistory(vault, silentLogger));
+    await board.history.add(run('A', 'done', 1));
+    await board.history.add(run('B', 'done', 2));
+    const view = await new SummaryTexts(vault).fill(viewWith(board));
+    expect(view.summaries.map((s) => s.html)).toEqual([undefined, undefined]);
   });
 
   it('renders headings below the page\'s own and escapes everything', () => {

@@ -26,6 +26,7 @@ function manualTimers() {
   };
   return {
     api,
+    now: () => now,
     advance(ms: number) {
       now += ms;
       for (const [id, t] of [...timers].sort((a, b) => a[1].at - b[1].at)) {
@@ -39,6 +40,22 @@ function manualTimers() {
 }
 
 describe('file events', () => {
+  it('a file rewritten more often than the quiet period still has its event, at most maxMs after the first (issue 43)', () => {
+    const clock = manualTimers();
+    const out: VaultEvent[] = [];
+    const d = createDebouncer(150, (e) => out.push(e), clock.api, 1000, clock.now);
+    // Every 100 ms for 3 s: never 150 ms of quiet.
+    const times: number[] = [];
+    for (let t = 0; t < 3000; t += 100) {
+      d.push({ type: 'change', path: '/v/a.md' });
+      const before = out.length;
+      clock.advance(100);
+      if (out.length > before) times.push(clock.now());
+    }
+    expect(times.length).toBeGreaterThanOrEqual(2);
+    expect(times[0]).toBeLessThanOrEqual(1100);
+  });
+
   it('a burst of saves to one file becomes one event after the quiet period', () => {
     const clock = manualTimers();
     const out: VaultEvent[] = [];

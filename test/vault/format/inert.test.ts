@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inertMarkdown, keepsExecutableBlocks } from '../../../src/vault/format/inert.js';
+import { inertExternalText, inertMarkdown, keepsExecutableBlocks } from '../../../src/vault/format/inert.js';
 
 /** docs/design.md §4: an executable fence is written inert wherever Markdown lets a fence start. */
 describe('inertMarkdown', () => {
@@ -46,5 +46,15 @@ describe('keepsExecutableBlocks', () => {
     expect(keepsExecutableBlocks('```dataviewjs\nx', '```dataviewjs\nx\ny')).toBe(false);
     expect(keepsExecutableBlocks('Notes\n', 'Notes `$= dv.pages().length`\n')).toBe(false);
     expect(keepsExecutableBlocks('Count `$= dv.pages().length`\n', 'Count `$= dv.pages().length`, edited\n')).toBe(true);
+  });
+});
+
+describe('inertExternalText (imports, calendar descriptions)', () => {
+  it("does what inertMarkdown does, and shows Dataview's inline queries instead of running them", () => {
+    expect(inertExternalText('a `= this.file.name` b `$= dv.el("b","x")` <% tp %>')).toBe('a `\\= this.file.name` b `$\\= dv.el("b","x")` <\\% tp %>');
+    expect(inertExternalText('```dataviewjs\nx\n```')).toBe('```text\nx\n```');
+    // Plain text, money and an equals sign outside a code span are left as they are.
+    const plain = 'costs $= 5, a = b, `code` stays';
+    expect(inertExternalText(plain)).toBe(plain);
   });
 });

@@ -86,7 +86,18 @@ interface PendingJob {
   detach(): void;
 }
 
+/** The problem of an outcome whose run the process's end cut short (run-place deaths are counted by it, host.ts). */
+export const DIED_PROBLEM = 'the run process ended, so no failure report was written';
+
+/** The start of the reason of a process ended for silence (`stallMs`). */
+export const STALLED = 'the run process made no progress for';
+
 export interface RunProcessOptions {
+  /**
+   * A process with a job that says nothing (no progress, no heartbeat) for this long is frozen
+   * (SIGSTOP, swapped out) or stuck: it is killed and its jobs fail (issue 43). Absent: never.
+   */
+  stallMs?: number;
   config: AppConfig;
   log: Logger;
   trust: TrustState | undefined;
@@ -105,6 +116,8 @@ export class RunProcess {
   /** The daemon's log for the child's lines (relogger below). */
   readonly #relog: Logger;
   #exitReason: string | undefined;
+  /** The watchdog for `stallMs`, running while jobs are. */
+  #stallTimer: NodeJS.Timeout | undefined;
   /** What the process said of its own fault before it exited. */
   #failure: string | undefined;
   readonly exited: Promise<void>;
@@ -115,7 +128,10 @@ export class RunProcess {
     this.#child = o.spawn();
     let exited!: () => void;
     this.exited = new Promise((resolve) => (exited = resolve));
-    this.#child.on('message', (message) => this.#receive(message));
+    this.#child.on('message', (message) => {
+      this.#heard();
+      this.#receive(message);
+    });
     this.#child.on('error', (err) => {
       // Could not start, or the channel broke: the process is gone or going.
       this.#end(`the run process failed: ${err.message}`);
@@ -145,6 +161,31 @@ export class RunProcess {
     return this.#exitReason === undefined;
   }
 
+  /** Any word from the process: the watchdog starts again (only while jobs run). */
+  #heard(): void {
+    clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
+    const { stallMs } = this.#o;
+    if (stallMs === undefined || this.#jobs.size === 0 || this.#exitReason !== undefined) return;
+    this.#stallTimer = setTimeout(() => {
+      const reason = `${STALLED} ${Math.round(stallMs / 1000)} s (Endpoint.TimeoutSeconds and a margin): stopped or stuck, killed`;
+      this.#o.log.error({ pid: this.#child.pid }, `${reason} (pid ${this.#child.pid ?? 'unknown'})`);
+      this.#end(reason);
+      this.#child.kill('SIGKILL');
+    }, stallMs);
+  }
+
+  /** The failure report of a meeting whose runs ended the process every time, written without a run (meeting/death-report.ts). */
+  report(kind: 'summarize' | 'retry', target: string, message: string): Promise<RunOutcome> {
+    const id = this.#nextId++;
+    return new Promise<RunOutcome>((resolve) => {
+      this.#jobs.set(id, { hooks: { onProgress: () => undefined }, resolve, waits: new Map(), detach: () => undefined });
+      this.#send({ type: 'report', id, kind, path: target, message });
+      this.#heard();
+      if (this.#exitReason !== undefined) this.#end(this.#exitReason);
+    });
+  }
+
   run(kind: 'summarize' | 'retry', hooks: RunHooks, target: string, options: RunOptions): Promise<RunOutcome> {
     const id = this.#nextId++;
     return new Promise<RunOutcome>((resolve) => {
@@ -162,6 +203,7 @@ export class RunProcess {
       this.#jobs.set(id, { hooks, resolve, waits: new Map(), detach });
       const downSince = hooks.endpoint?.downSince;
       this.#send({ type: 'run', id, kind, path: target, trigger: options.trigger, endpointDownSince: downSince?.toISOString() });
+      this.#heard();
       if (options.signal?.aborted) onAbort();
       if (options.stopWaiting?.aborted) onStopWaiting();
       if (this.#exitReason !== undefined) this.#end(this.#exitReason);
@@ -242,6 +284,8 @@ export class RunProcess {
 
   #receive(message: FromRunProcess): void {
     switch (message.type) {
+      case 'alive':
+        return;
       case 'log':
         relog(this.#relog, message.line);
         return;
@@ -322,6 +366,7 @@ export class RunProcess {
    */
   #end(reason: string): void {
     this.#exitReason ??= reason;
+    clearTimeout(this.#stallTimer);
     const why = this.#failure !== undefined ? `the run process failed (${this.#failure})` : reason;
     for (const [id, job] of this.#jobs) {
       this.#jobs.delete(id);
@@ -330,7 +375,7 @@ export class RunProcess {
         job,
         job.abortTimer
           ? { runId, status: 'failed', aborted: true, error: `${why} after the run was aborted` }
-          : { runId, status: 'failed', error: `${why} before the run ended`, reportProblem: 'the run process ended, so no failure report was written' },
+          : { runId, status: 'failed', error: `${why} before the run ended`, reportProblem: DIED_PROBLEM },
       );
     }
   }

@@ -4,8 +4,9 @@ import { ModelError } from '../../../agent/types.js';
 import { createLogger, type Logger } from '../../../log.js';
 import { retrySummary, summarizeMeeting, type RunOutcome } from '../../../meeting/pipeline.js';
 import { type LiveNotesResult, makeLiveNotes } from '../../../meeting/long-transcript/live-notes.js';
+import { reportRunDeaths } from '../../../meeting/death-report.js';
 import { createRuntime, type Runtime } from '../../../runtime.js';
-import type { FromRunProcess, ToRunProcess, TrustState } from './messages.js';
+import { type FromRunProcess, HEARTBEAT_MS, type ToRunProcess, type TrustState } from './messages.js';
 
 /**
  * The run process (docs/design.md §8): the daemon forks it for its first job and tells it to
@@ -32,6 +33,9 @@ function send(message: FromRunProcess): void {
 
 // The daemon is gone (killed, crashed): so is the point of any run here.
 process.on('disconnect', () => process.exit(0));
+
+// Alive: a process stopped (SIGSTOP) or stuck in a loop falls silent, and the daemon ends it (child-process.ts `stallMs`).
+setInterval(() => send({ type: 'alive' }), HEARTBEAT_MS).unref();
 
 let failed = false;
 
@@ -171,6 +175,13 @@ async function notes(message: Extract<ToRunProcess, { type: 'notes' }>): Promise
   send({ type: 'notes-outcome', id: message.id, outcome });
 }
 
+/** A meeting whose runs ended this process every time: its failure report, no run (meeting/death-report.ts). */
+async function report(message: Extract<ToRunProcess, { type: 'report' }>): Promise<void> {
+  const rt = await started!;
+  const outcome = await reportRunDeaths(rt.pipeline, message.kind, message.path, message.message);
+  send({ type: 'outcome', id: message.id, outcome });
+}
+
 async function exit(): Promise<void> {
   // What the vault still does after a run's write (a late write merged, docs/design.md §1)
   // ends here, as the daemon's own stop waits for it in its process.
@@ -191,6 +202,9 @@ process.on('message', (message: ToRunProcess) => {
       return;
     case 'notes':
       void notes(message);
+      return;
+    case 'report':
+      void report(message);
       return;
     case 'abort':
       jobs.get(message.id)?.abort.abort();

@@ -6,7 +6,8 @@ import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, realIdleTimers } from '../../../too
 import type { Vault, WriteListener } from '../../../vault/files/vault.js';
 import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';
-import { RunProcess, spawnRunChild, STOP_EXIT_GRACE_MS, type SpawnRunChild } from './child-process.js';
+import { DIED_PROBLEM, RunProcess, spawnRunChild, STALLED, STOP_EXIT_GRACE_MS, type SpawnRunChild } from './child-process.js';
+import type { RunOutcome } from '../../../meeting/pipeline.js';
 import type { TrustState } from './messages.js';
 import { sweepTempFiles } from '../../intake/temp-sweep.js';
 
@@ -22,6 +23,22 @@ import { sweepTempFiles } from '../../intake/temp-sweep.js';
 export function idleReleaseFromEnv(env: Record<string, string | undefined>): { idleMs?: number } {
   const ms = Number(env.MEETING_ASSISTANT_IDLE_RELEASE_MS);
   return Number.isFinite(ms) && ms > 0 ? { idleMs: ms } : {};
+}
+
+/**
+ * A run process that dies under the same meeting this many times in a row (killed, out of
+ * memory) is not given it again: a failure report says so (issue 43). Before, catch-up ran it
+ * again at every scan, for ever, and no report was ever written.
+ */
+export const MAX_RUN_DEATHS = 3;
+
+/** What a run may stay silent beyond `Endpoint.TimeoutSeconds` (a model request's own bound) before its process counts as stuck. */
+const STALL_MARGIN_MS = 60_000;
+
+/** `MEETING_ASSISTANT_STALL_MARGIN_MS`: a shorter margin, so tests of the real daemon need not wait a minute. */
+export function stallMarginFromEnv(env: Record<string, string | undefined>): number {
+  const ms = Number(env.MEETING_ASSISTANT_STALL_MARGIN_MS);
+  return Number.isFinite(ms) && ms > 0 ? ms : STALL_MARGIN_MS;
 }
 
 /** The watcher's trust, kept here and passed on to the run process's caches. */
@@ -75,6 +92,7 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     if (current?.usable) return current;
     if (current) void endCurrent();
     current = new RunProcess({
+      stallMs: config.settings.Endpoint.TimeoutSeconds * 1000 + stallMarginFromEnv(process.env),
       config: childConfig,
       log: o.log,
       trust: watch.state,
@@ -113,9 +131,29 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
     }
   };
 
+  /** Deaths of the run process in a row, by the meeting (or failure report) it was running. */
+  const deaths = new Map<string, number>();
+  const counted = async (kind: 'summarize' | 'retry', target: string, outcome: RunOutcome): Promise<RunOutcome> => {
+    if (outcome.reportProblem !== DIED_PROBLEM || outcome.aborted) {
+      deaths.delete(target);
+      return outcome;
+    }
+    const times = (deaths.get(target) ?? 0) + 1;
+    const stalled = outcome.error?.includes(STALLED) === true;
+    if (times < MAX_RUN_DEATHS && !stalled) {
+      deaths.set(target, times);
+      return outcome;
+    }
+    deaths.delete(target);
+    // Said in the vault now, by a process that runs nothing of the meeting (meeting/death-report.ts).
+    const message = stalled
+      ? `${outcome.error ?? STALLED}; the run was ended`
+      : `the run process ended during each of the last ${times} runs of this meeting (${outcome.error ?? 'unknown'}); it is not run again until you retry it`;
+    return processForRun().report(kind, target, message);
+  };
   const runs: MeetingRuns = {
-    summarize: (hooks, meetingPath, options) => processForRun().run('summarize', hooks, meetingPath, options),
-    retry: (hooks, summaryPath, options) => processForRun().run('retry', hooks, summaryPath, options),
+    summarize: async (hooks, meetingPath, options) => counted('summarize', meetingPath, await processForRun().run('summarize', hooks, meetingPath, options)),
+    retry: async (hooks, summaryPath, options) => counted('retry', summaryPath, await processForRun().run('retry', hooks, summaryPath, options)),
     notes: (meetingPath, run) => processForRun().notes(meetingPath, run),
   };
   return {

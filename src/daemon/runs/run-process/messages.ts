@@ -19,6 +19,8 @@ export type ToRunProcess =
   /** First message: the configuration the daemon read, and the watcher's trust so far. */
   | { type: 'start'; config: AppConfig; trust: TrustState | undefined }
   | { type: 'run'; id: number; kind: 'summarize' | 'retry'; path: string; trigger: string | undefined; endpointDownSince: string | undefined }
+  /** No run: the failure report of a meeting whose runs ended the run process every time (meeting/death-report.ts). */
+  | { type: 'report'; id: number; kind: 'summarize' | 'retry'; path: string; message: string }
   /** A live notes pass (docs/design.md §3 step 9); its progress and outcome come as a run's do. */
   | { type: 'notes'; id: number; path: string; onlyIfStarted: boolean }
   /** The run's signal (the grace period ended) or its stopWaiting (the daemon stops). */
@@ -34,6 +36,8 @@ export type ToRunProcess =
   | { type: 'exit' };
 
 export type FromRunProcess =
+  /** Sent every HEARTBEAT_MS while the process lives: a stopped (SIGSTOP) or stuck process falls silent. */
+  | { type: 'alive' }
   /** One line of the run process's log, as JSON (the daemon logs it in its own log). */
   | { type: 'log'; line: string }
   | { type: 'progress'; id: number; runId: string; event: RunProgress }
@@ -44,3 +48,6 @@ export type FromRunProcess =
   | { type: 'notes-outcome'; id: number; outcome: LiveNotesResult }
   /** The process cannot go on (its start failed, an error nothing caught): why, just before it exits. */
   | { type: 'failed'; message: string; stack: string | undefined };
+
+/** How often the run process says it is alive (docs/design.md §8, issue 43). */
+export const HEARTBEAT_MS = 1000;
