@@ -4,10 +4,9 @@ import { renderFrontmatter } from '../vault/format/frontmatter.js';
 import { formatLink } from '../vault/format/links.js';
 import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/format/note-names.js';
 import type { Vault } from '../vault/files/vault.js';
-import type { Cue } from './cues.js';
 import { ImportError } from './cues.js';
 import { factsOfName } from './file-name.js';
-import { attendeesOf, durationOf, transcriptLines } from './transcript-lines.js';
+import { noteBytes, type ReadMeeting } from './read-meeting.js';
 
 /**
  * The notes an import makes (docs/design.md §9), named and linked as `session start` names
@@ -24,14 +23,13 @@ export interface MeetingFacts {
   projects: string[];
   /** Absolute path the original is kept at (Folders.Sources). */
   sourcePath: string;
-  /** What the reader could not take as it was (ReadReport.sentences): said in the context note. */
-  unread?: string[];
 }
 
 export interface PlannedNote {
   /** Absolute final path. */
   path: string;
-  content: string;
+  /** Text, or UTF-8 (the transcript note, which may be 20 MB: read-meeting.ts). */
+  content: string | Uint8Array;
 }
 
 export interface MeetingPlan {
@@ -42,13 +40,13 @@ export interface MeetingPlan {
   title: string;
 }
 
-/** The three notes for `cues`, under names no existing note has. */
-export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: MeetingFacts): Promise<MeetingPlan> {
+/** The three notes for what was read of the file, under names no existing note has. */
+export async function planMeeting(vault: Vault, read: ReadMeeting, facts: MeetingFacts): Promise<MeetingPlan> {
   const fromName = factsOfName(facts.name);
   const title = facts.title?.trim() || fromName.title;
   const safe = fileNameOfTitle(title);
   if (safe === '' || /^-+$/.test(safe)) throw new ImportError(`the title "${title}" leaves nothing for a file name; give another one`);
-  const duration = durationOf(cues);
+  const { duration, attendees, unread } = read;
   const start = facts.start ?? fromName.start ?? new Date(facts.mtimeMs - duration * 1000);
   const end = new Date(start.getTime() + duration * 1000);
   const paths = await freeNames(vault, sessionNoteStem(start, safe));
@@ -60,7 +58,6 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
   };
   const startTime = localIsoTime(start);
   const endTime = localIsoTime(end);
-  const attendees = attendeesOf(cues);
   const meeting = renderFrontmatter({
     title,
     start_time: startTime,
@@ -72,7 +69,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     context: links.context,
     summary: links.summary,
   });
-  const transcript = renderFrontmatter({ meeting: links.meeting, state: 'finished' }) + transcriptLines(cues).join('\n') + '\n';
+  const transcript = noteBytes(renderFrontmatter({ meeting: links.meeting, state: 'finished' }), read);
   const context = renderContextNote(vault, {
     meetingPath: paths.meeting,
     transcriptPath: paths.transcript,
@@ -83,7 +80,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     endTime,
     attendees,
     projects: facts.projects,
-  }, facts.unread?.length ? { body: importNotice(facts.name, facts.unread) } : {});
+  }, unread.length > 0 ? { body: importNotice(facts.name, unread) } : {});
   return {
     meeting: { path: paths.meeting, content: meeting },
     transcript: { path: paths.transcript, content: transcript },
