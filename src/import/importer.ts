@@ -5,14 +5,15 @@ import { processIsAlive } from '../instance/liveness.js';
 import { cutToBytes, type FileHandleLike, isNotFound, statIfExists, writeFileAtomic } from '../vault/files/fs.js';
 import { fileNameOfTitle, MADE_NAME_MAX_BYTES } from '../vault/format/note-names.js';
 import { isOpenedAt, realPlace } from '../vault/files/real-place.js';
-import { FileTooLargeError, NotRegularFileError, openRegular, readAllBounded } from '../vault/files/regular-file.js';
+import { FileTooLargeError, NotRegularFileError, openRegular } from '../vault/files/regular-file.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import { Vault } from '../vault/files/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
 import { clearFailureNote } from './failure-note.js';
-import { ReadReport } from './read-report.js';
+import { readMeetingOffThread } from './off-thread.js';
+import type { ReadMeeting } from './read-meeting.js';
 import { assertDocxWithin } from './docx-limits.js';
-import { extensionOf, isRecording, readTranscript } from './formats/index.js';
+import { extensionOf, isRecording } from './formats/index.js';
 import { contentHash, findImported, handleHash, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
 import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
@@ -44,6 +45,8 @@ export interface ImportDeps {
   signal?: AbortSignal;
   /** The calendar the meeting's event is found in (docs/design.md §12); undefined: none configured. */
   calendar?: MeetingEventDeps;
+  /** Reads the transcript file; default in a worker thread (off-thread.ts), readMeeting here to stay in this thread. */
+  readMeeting?: (file: SourceFile, signal?: AbortSignal) => Promise<ReadMeeting>;
 }
 
 export interface ImportRequest {
@@ -116,14 +119,14 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
   }
   deps.onStage?.('importing');
   if (extensionOf(transcript.name) === '.docx') await assertDocxWithin(transcript, vault.maxFileBytes);
-  const report = new ReadReport();
-  const cues = await readTranscript(transcript, report);
+  // Parsed in a thread of its own: a big file would hold the daemon's event loop for seconds.
+  const read = await (deps.readMeeting ?? readMeetingOffThread)(transcript, deps.signal);
   const projects = request.projects ?? (await projectOfInboxFolder(vault, request.file));
   const source = await freeSourcePath(vault, name);
-  const unread = report.sentences();
-  const plan = await planMeeting(vault, cues, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source, unread }, deps.calendar);
+  const { unread } = read;
+  const plan = await planMeeting(vault, read, { name, mtimeMs: stat.mtimeMs, title: request.title, start: request.start, projects, sourcePath: source }, deps.calendar);
   // The run reads the transcript note through the same limit: a larger one could never be summarized.
-  const transcriptBytes = Buffer.byteLength(plan.transcript.content);
+  const transcriptBytes = typeof plan.transcript.content === 'string' ? Buffer.byteLength(plan.transcript.content) : plan.transcript.content.byteLength;
   if (transcriptBytes > vault.maxFileBytes) {
     throw new ImportError(`${name} makes a transcript note of ${transcriptBytes} bytes, more than Agent.MaxFileBytes (${vault.maxFileBytes} bytes), which no run could read; it is not imported`, TOO_LARGE_HINT);
   }
@@ -178,13 +181,36 @@ async function readSourceFile(vault: Vault, file: string, name: string, o: { rec
     if (o.recording) return { hash: await handleHash(handle) };
     const size = (await handle.stat()).size;
     assertWithinLimit(name, size, vault.maxFileBytes);
-    const bytes = await readAllBounded(handle, vault.maxFileBytes, name).catch((err: unknown) => {
+    const bytes = await readWhole(handle, size, vault.maxFileBytes, name).catch((err: unknown) => {
       throw err instanceof FileTooLargeError ? new ImportError(`${name} grew past Agent.MaxFileBytes (${vault.maxFileBytes} bytes) while it was read; it is not read`, TOO_LARGE_HINT) : err;
     });
-    return { bytes, hash: contentHash(bytes) };
+    return { bytes, hash: await contentHash(bytes) };
   } finally {
     await handle.close().catch(() => undefined);
   }
+}
+
+/**
+ * The file's bytes, read into one buffer of the size it had (the reads fill it in libuv's
+ * threads): read in chunks and joined, 20 MB were copied on the daemon's thread, 180 ms on a
+ * busy machine (docs/design.md §9). A file that grows while it is read gets a larger buffer,
+ * up to `maxBytes`.
+ */
+async function readWhole(handle: FileHandleLike, size: number, maxBytes: number, name: string): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafeSlow(Math.min(size, maxBytes) + 1);
+  let total = 0;
+  for (;;) {
+    if (total === buffer.length) {
+      const larger = Buffer.allocUnsafeSlow(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(larger, 0, 0, total);
+      buffer = larger;
+    }
+    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    if (total > maxBytes) throw new FileTooLargeError(name, maxBytes);
+  }
+  return buffer.subarray(0, total);
 }
 
 /** The file opened must be the one the real place of `file` names, in the vault, out of its dot-folders. */
@@ -253,7 +279,7 @@ async function keepDuplicate(deps: ImportDeps, request: ImportRequest, name: str
   return { kind: 'duplicate', meeting, source: deps.vault.rel(source) };
 }
 
-async function stage(vault: Vault, plan: Plan & { notes: { staged: string; final: string; content: string }[] }): Promise<{ dir: string; plan: Plan }> {
+async function stage(vault: Vault, plan: Plan & { notes: { staged: string; final: string; content: string | Uint8Array }[] }): Promise<{ dir: string; plan: Plan }> {
   const dir = path.join(stagingRoot(vault), `${Date.now().toString(36)}-${randomBytes(4).toString('hex')}`);
   await vault.fs.mkdir(dir, { recursive: true });
   for (const note of plan.notes) await writeFileAtomic(vault.fs, path.join(dir, note.staged), note.content);

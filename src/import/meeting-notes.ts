@@ -6,10 +6,9 @@ import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/format/
 import type { Vault } from '../vault/files/vault.js';
 import { findMeetingEvent, type MeetingEventDeps, newMeetingKeys } from '../meeting-event/match-meeting.js';
 import { newNoteEventKeys } from '../meeting-event/event-keys.js';
-import type { Cue } from './cues.js';
 import { ImportError } from './cues.js';
 import { factsOfName } from './file-name.js';
-import { attendeesOf, durationOf, transcriptLines } from './transcript-lines.js';
+import { noteBytes, type ReadMeeting } from './read-meeting.js';
 
 /**
  * The notes an import makes (docs/design.md §9), named and linked as `session start` names
@@ -26,14 +25,13 @@ export interface MeetingFacts {
   projects: string[];
   /** Absolute path the original is kept at (Folders.Sources). */
   sourcePath: string;
-  /** What the reader could not take as it was (ReadReport.sentences): said in the context note. */
-  unread?: string[];
 }
 
 export interface PlannedNote {
   /** Absolute final path. */
   path: string;
-  content: string;
+  /** Text, or UTF-8 (the transcript note, which may be 20 MB: read-meeting.ts). */
+  content: string | Uint8Array;
 }
 
 export interface MeetingPlan {
@@ -45,17 +43,18 @@ export interface MeetingPlan {
 }
 
 /**
- * The three notes for `cues`, under names no existing note has. With a calendar, the meeting's
- * event (docs/design.md §12) gives the title (over the one a file name gave, never over one asked
- * for), the invited people, the projects when none were given, and the context note's agenda.
+ * The three notes for what was read of the file, under names no existing note has. With a
+ * calendar, the meeting's event (docs/design.md §12) gives the title (over the one a file name
+ * gave, never over one asked for), the invited people, the projects when none were given, and
+ * the context note's agenda.
  */
-export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: MeetingFacts, calendar?: MeetingEventDeps): Promise<MeetingPlan> {
+export async function planMeeting(vault: Vault, read: ReadMeeting, facts: MeetingFacts, calendar?: MeetingEventDeps): Promise<MeetingPlan> {
   const fromName = factsOfName(facts.name);
-  const duration = durationOf(cues);
+  const { duration, unread } = read;
   const start = facts.start ?? fromName.start ?? new Date(facts.mtimeMs - duration * 1000);
   const end = new Date(start.getTime() + duration * 1000);
   const event = calendar ? await findMeetingEvent(calendar, { start, end }) : undefined;
-  const keys = event && calendar ? await newMeetingKeys(vault, calendar, event, { start, attendees: attendeesOf(cues), projects: facts.projects }) : undefined;
+  const keys = event && calendar ? await newMeetingKeys(vault, calendar, event, { start, attendees: read.attendees, projects: facts.projects }) : undefined;
   const title = facts.title?.trim() || (event?.title.trim() ?? '') || fromName.title;
   const safe = fileNameOfTitle(title);
   if (safe === '' || /^-+$/.test(safe)) throw new ImportError(`the title "${title}" leaves nothing for a file name; give another one`);
@@ -68,7 +67,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
   };
   const startTime = localIsoTime(start);
   const endTime = localIsoTime(end);
-  const attendees = (keys?.meeting.attendees as string[] | undefined) ?? attendeesOf(cues);
+  const attendees = (keys?.meeting.attendees as string[] | undefined) ?? read.attendees;
   const projects = (keys?.meeting.projects as string[] | undefined) ?? facts.projects;
   const meeting = renderFrontmatter({
     title,
@@ -82,7 +81,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     context: links.context,
     summary: links.summary,
   });
-  const transcript = renderFrontmatter({ meeting: links.meeting, state: 'finished' }) + transcriptLines(cues).join('\n') + '\n';
+  const transcript = noteBytes(renderFrontmatter({ meeting: links.meeting, state: 'finished' }), read);
   const context = renderContextNote(vault, {
     meetingPath: paths.meeting,
     transcriptPath: paths.transcript,
@@ -94,7 +93,7 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     attendees,
     projects,
   }, {
-    ...(facts.unread?.length ? { body: importNotice(facts.name, facts.unread) } : {}),
+    ...(unread.length > 0 ? { body: importNotice(facts.name, unread) } : {}),
     ...(keys ? { agenda: keys.context.agenda, scheduledEnd: keys.context.scheduled_end } : {}),
   });
   return {
@@ -105,7 +104,6 @@ export async function planMeeting(vault: Vault, cues: readonly Cue[], facts: Mee
     title,
   };
 }
-
 
 /**
  * The context note says what the import lost or had to guess (docs/design.md §9, Limits): the

@@ -9,21 +9,32 @@ import { describe, expect, it } from 'vitest';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = (p: string) => pathToFileURL(path.join(REPO, 'dist', p)).href;
 
-/** Every module the import of `entry` (below dist/) resolves, told by a resolve hook on stderr. */
+/**
+ * Every module the import of `entry` (below dist/) resolves, told by a resolve hook. The hook
+ * writes each to a file as it resolves it: hooks run on a thread of their own, whose stderr the
+ * process's exit cut off before it was written on node 24.
+ */
 async function resolvedModules(entry: string): Promise<string[]> {
-  const hooks = `export async function resolve(specifier, context, next) {
-    const resolved = await next(specifier, context);
-    process.stderr.write('resolved ' + resolved.url + '\\n');
-    return resolved;
-  }`;
-  const script = `
-    import { register } from 'node:module';
-    register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});
-    await import(${JSON.stringify(dist(entry))});
-    process.exit(0);
-  `;
-  const { stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO });
-  return [...stderr.matchAll(/^resolved (.*)$/gm)].map((m) => m[1]!);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-resolved-'));
+  try {
+    const list = path.join(dir, 'resolved.txt');
+    const hooks = `import { appendFileSync } from 'node:fs';
+    export async function resolve(specifier, context, next) {
+      const resolved = await next(specifier, context);
+      appendFileSync(${JSON.stringify(list)}, resolved.url + '\\n');
+      return resolved;
+    }`;
+    const script = `
+      import { register } from 'node:module';
+      register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hooks)}`)});
+      await import(${JSON.stringify(dist(entry))});
+      process.exit(0);
+    `;
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { cwd: REPO });
+    return readFileSync(list, 'utf8').split('\n').filter(Boolean);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -77,8 +88,10 @@ describe('the modules the daemon’s own process loads', () => {
       const list = path.join(dir, 'loaded.txt');
       const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, url + '\\n'); return next(url, context); }`;
       const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+      // node:http required, as the daemon does (src/node-http.ts): an ES import of it loads undici on node 22 and later.
       const script = `
-        import http from 'node:http';
+        import { createRequire } from 'node:module';
+        const http = createRequire(process.cwd() + '/')('node:http');
         const server = http.createServer((req, res) => res.end(JSON.stringify({ object: 'list', data: [{ id: 'm' }] })));
         await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
         const probe = http.createServer();
@@ -147,8 +160,10 @@ describe('a question to the daemon', () => {
       const list = path.join(dir, 'loaded.txt');
       const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, process.pid + ' ' + url + '\\n'); return next(url, context); }`;
       const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
+      // node:http required, as the daemon does (src/node-http.ts): an ES import of it loads undici on node 22 and later.
       const script = `
-        import http from 'node:http';
+        import { createRequire } from 'node:module';
+        const http = createRequire(process.cwd() + '/')('node:http');
         const server = http.createServer((req, res) => res.end(JSON.stringify({ object: 'list', data: [{ id: 'm' }] })));
         await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
         const probe = http.createServer();

@@ -89,6 +89,20 @@ describe('impossible times (docs/design.md §9, Limits)', () => {
     expect(said).toEqual(['2 cues had a time that cannot be a time, their words are kept at the time of the cue before: lines 6, 9 of the file']);
   });
 
+  it('a converter\'s `NaN:NaN:NaN --> NaN:NaN:NaN line:-1 …` is a timing line: its cue\'s words at the time before, said by the import, the line itself no speech', async () => {
+    const { lines, said } = await imported('nan-timings.vtt');
+    expect(lines).toEqual(['[00:01:10] Ann: We ship on Friday.', '[00:01:10] Bob: And the docs?', '[00:01:15] Ann: Monday, A --> B as planned.']);
+    expect(lines.join('\n')).not.toMatch(/NaN|position:|^\[[^\]]*\] 2[34]/m);
+    // Cue 23's `: ` holds no words: no line, nothing to keep.
+    expect(said).toEqual(['1 cue had a time that cannot be a time, its words are kept at the time of the cue before: line 12 of the file']);
+  });
+
+  it('the same in SubRip: `NaN:NaN:NaN,NaN --> NaN:NaN:NaN,NaN`', async () => {
+    const { lines, said } = await imported('nan-timings.srt');
+    expect(lines).toEqual(['[00:01:10] Ann: We ship on Friday.', '[00:01:10] Bob: And the docs?', '[00:01:15] Ann: Monday.']);
+    expect(said).toEqual(['1 cue had a time that cannot be a time, its words are kept at the time of the cue before: line 6 of the file']);
+  });
+
   it('whisper JSON offsets of 1e308 or below zero: no NaN, no 300-digit hour', async () => {
     const { cues, lines, said } = await imported('impossible-times.json');
     expect(lines).toEqual(['[00:00:00] First. Second. Third.']);

@@ -1,6 +1,7 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { isFetchBlockedPort } from './blocked-port.js';
 import { readCappedText } from './capped-text.js';
+import { nodeHttp } from '../../node-http.js';
 
 /**
  * The small requests made beside the model's answers: the endpoint's `GET /models` (the
@@ -92,7 +93,7 @@ async function getOnce(target: URL, init: HttpGetInit): Promise<HttpAnswer & { l
   const port = Number(target.port || (secure ? 443 : 80));
   if (isFetchBlockedPort(port)) throw failed(new Error('bad port'));
   if (init.signal?.aborted) throw init.signal.reason;
-  const client = secure ? await import('node:https') : await import('node:http');
+  const client = secure ? await import('node:https') : nodeHttp();
   const options: RequestOptions = {
     method: init.method ?? 'GET',
     // One connection per request, closed with it: probes minutes apart keep no socket open.

@@ -1,4 +1,4 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../../config.js';
@@ -6,6 +6,7 @@ import type { Logger } from '../../log.js';
 import { escapeHtml } from './html.js';
 import { legacyRetryQuery, retrySignature } from '../../vault/files/state.js';
 import { MeetingAssistantError } from '../../errors.js';
+import { nodeHttp } from '../../node-http.js';
 
 /**
  * The daemon's HTTP API (docs/design.md §7): a health check, the clickable retry link of
@@ -391,7 +392,7 @@ export function createRequestHandler(options: HttpServerOptions): (req: Incoming
 /** Listen on `Http.Host`:`Http.Port`; a port in use is a clear HttpStartError. */
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningHttpServer> {
   const { Host, Port } = options.settings;
-  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, createRequestHandler(options));
+  const server = nodeHttp().createServer({ requestTimeout: 30_000, headersTimeout: 10_000 }, createRequestHandler(options));
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

@@ -51,7 +51,10 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
     .sort((a, b) => b.confidence - a.confidence || Number(b.encoding === 'windows-1252') - Number(a.encoding === 'windows-1252'));
   // Each proposal is tried on the sample first: a 100 MB file is decoded once, not per proposal.
   const whole = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const tried = [...proposals.map((p) => p.encoding), ...FALLBACKS.filter((e) => !proposals.some((p) => p.encoding === e))];
+  // An ISO-8859-x proposal is followed by its Windows sibling: a Hebrew file with vowel points
+  // (bytes ISO-8859-8 leaves undefined) is proposed as ISO-8859-8 but is Windows-1255.
+  const proposed = proposals.flatMap((p) => [p.encoding, ...(WINDOWS_SIBLING[p.encoding] ? [WINDOWS_SIBLING[p.encoding]!] : [])]);
+  const tried = [...new Set([...proposed, ...FALLBACKS])];
   const plausibleOnes = tried.filter((encoding) => {
     const text = iconv.decode(sample, encoding);
     return readable(text) && plausible(text);
@@ -61,8 +64,9 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
   // Those whose accented letters are one language's come first: on a short Czech line chardet
   // proposes Windows-1252 before -1250, and 'Dìkuji, pøišli' reads as words, but in no language.
   const oneLanguage = plausibleOnes.filter((encoding) => inOneAlphabet(iconv.decode(sample, encoding)));
-  const chosen = pick(oneLanguage, proposals) ?? pick(plausibleOnes, proposals);
-  if (chosen === undefined) return undefined;
+  const picked = pick(oneLanguage, proposals) ?? pick(plausibleOnes, proposals);
+  if (picked === undefined) return undefined;
+  const chosen = picked === 'windows-1252' && latin9Letters(sample) ? 'ISO-8859-15' : picked === 'ISO-8859-7' && greekTonos(sample) ? 'windows-1253' : picked;
   const text = iconv.decode(whole, chosen);
   return readable(text) ? { text, encoding: chosen } : undefined;
 }
@@ -105,8 +109,32 @@ function inOneAlphabet(text: string): boolean {
   return ALPHABETS.some((alphabet) => [...accented].every((letter) => alphabet.includes(letter)));
 }
 
-/** The code pages subtitle files come in most, tried when chardet proposes none that reads as words. */
-const FALLBACKS = ['windows-1252', 'windows-1250', 'windows-1251', 'windows-1256', 'windows-1253', 'windows-1254', 'windows-1257'];
+/**
+ * The code pages subtitle files come in, tried when chardet proposes none that reads as words
+ * (chardet knows neither Windows-1258 nor Thai; on a short Hebrew or KOI8-R file it may
+ * propose nothing). A text that reads as words in several of them is no one's: the caller picks
+ * chardet's or Windows-1252, or nothing.
+ */
+const FALLBACKS = ['windows-1252', 'windows-1250', 'windows-1251', 'windows-1256', 'windows-1253', 'windows-1254', 'windows-1257', 'windows-1255', 'windows-1258', 'KOI8-R', 'windows-874'];
+
+/**
+ * Whether a text taken for ISO-8859-7 is Windows-1253, which puts `Ά` where ISO-8859-7 has `’`:
+ * a quote straight before a Greek letter (`’λλες`) is the capital.
+ */
+function greekTonos(sample: Buffer): boolean {
+  return /’\p{Script=Greek}/u.test(iconv.decode(sample, 'ISO-8859-7'));
+}
+
+/**
+ * Whether a text taken for Windows-1252 is ISO-8859-15 (Latin-9), which puts œ, Œ, š, Š, ž, Ž
+ * and Ÿ where Windows-1252 has ½, ¼, ¨, ¦, ¸, ´ and ¾: one of those signs inside or at the edge
+ * of a word (`½uf`, `Pavlovit¨`) is the letter. ´ alone (an apostrophe typed as an accent) and
+ * ¤ (€ in Latin-9, a currency sign either way) do not tell.
+ */
+function latin9Letters(sample: Buffer): boolean {
+  const text = iconv.decode(sample, 'windows-1252');
+  return /\p{L}[½¼¨¦¸¾]|[½¼¨¦¸¾]\p{L}/u.test(text);
+}
 
 /** Up to 64 KB of the lines that hold a byte above 0x7F: where the code pages differ. */
 function nonAsciiLines(bytes: Uint8Array): Buffer {
@@ -147,23 +175,25 @@ const SCRIPTS: [string, RegExp][] = [
 /**
  * Whether decoded text reads as words: in each word holding a non-ASCII character, every
  * character inside it (its edges aside: `£5`, `«Oui»`) is a letter, a digit or an apostrophe;
- * its letters are of one script; at most two thirds of a Latin word's letters are accented
- * (`Zażółć`, `été`; a word of one or two letters may be all accented: `à`), not all of them
- * as in the `Äîáðûé` Cyrillic makes in Windows-1252; and a word of another script does not
+ * its letters are of one script; a Latin word of three letters or more has one unaccented
+ * letter at least (`Zażółć`, `říční`, `đặc`; a word of one or two may be all accented: `à`),
+ * unlike the `Äîáðûé` every other script makes in a Latin code page; and a word of another script does not
  * switch from small to capital letters (`дНАПШИ`, Windows-1251 read as KOI8-R).
  */
 function plausible(text: string): boolean {
   // Words end at ASCII punctuation and at CJK's own (`、`, `。`, `，`, `・`, fullwidth signs).
-  for (const raw of text.split(/[\s!-/:-@[-`{-~\u3000-\u303f\u30fb\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/)) {
+  // Dashes, typographic quotes and the ellipsis part words too (`1990—1991`, `2016–7E16`).
+  for (const raw of text.split(/[\s!-/:-@[-`{-~\u2010-\u2015\u2018-\u201f\u2026\u3000-\u303f\u30fb\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]+/)) {
     if (!/[^\x00-\x7f]/.test(raw)) continue;
     const word = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
     if (word === '') continue;
     if (/[^\p{L}\p{M}\p{N}'’·]/u.test(word)) return false;
     const scripts = SCRIPTS.filter(([, letters]) => letters.test(word));
-    if (scripts.length !== 1) return scripts.length === 0 && !/\p{L}/u.test(word);
+    // A word of no script may hold modifier letters only: Arabic's tatweel (`ـــ`, a stretch
+    // subtitles draw), the Japanese long-vowel mark.
+    if (scripts.length !== 1) return scripts.length === 0 && !/[^\P{L}\p{Lm}]/u.test(word);
     if (scripts[0]![0] === 'Latin') {
-      const accented = word.match(/[^\x00-\x7f]/g)?.length ?? 0;
-      if (word.length >= 3 && accented * 3 > word.length * 2) return false;
+      if (word.length >= 3 && !/[A-Za-z]/.test(word)) return false;
     } else if (/\p{Ll}\p{Lu}/u.test(word)) return false;
   }
   return true;

@@ -44,7 +44,8 @@ export function plainLines(raw: string, tags: RegExp): string[] {
   const lines: string[] = [];
   for (const line of text.split('\n')) {
     const plain = (line.includes('&') ? decodeEntities(line) : line).replace(/\s+/g, ' ').trim();
-    if (plain !== '') lines.push(plain);
+    // A lone `:` is an empty speaker prefix (a converter's cue with neither name nor words): no line.
+    if (plain !== '' && plain !== ':') lines.push(plain);
   }
   return lines;
 }

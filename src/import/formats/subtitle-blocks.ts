@@ -39,6 +39,14 @@ export interface SubtitleOptions {
 const TIMING = /^\s*(-?[\d:.,]+)\s*-{2,}>\s*(-?[\d:.,]+)(?:[ \t].*)?$/;
 /** A timing line cut short after its arrow (`00:00:03,000 -->`): a cue that ends where it starts. */
 const CUT_TIMING = /^\s*(-?\d[\d.,]*:[\d:.,]*)\s*-{2,}>\s*$/;
+/**
+ * A timing line whose times are none (a converter's `NaN:NaN:NaN --> NaN:NaN:NaN line:-1`):
+ * one word with a colon or a digit before the arrow. WebVTT's parser takes any line with `-->`
+ * for a timing line; a sentence that says `A --> B` (words before the arrow) stays text here,
+ * so that no words are lost. Its cue keeps its words at the time of the cue before, and the
+ * import says so (docs/design.md §9, Limits); the line itself is no speech.
+ */
+const UNREADABLE_TIMING = /^\s*\S*[\d:]\S*\s*-{2,}>/;
 const INDEX = /^\s*\d+\s*$/;
 const COMMENT = /^(?:NOTE|STYLE|REGION)(?:[ \t]|$)/;
 
@@ -91,7 +99,7 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
       continue;
     }
     if (comment) continue;
-    const timing = line.includes('->') ? (TIMING.exec(line) ?? CUT_TIMING.exec(line)) : null;
+    const timing = line.includes('->') ? (TIMING.exec(line) ?? CUT_TIMING.exec(line) ?? unreadable(line)) : null;
     if (timing) {
       // The line just above is the identifier: the last line of a fresh block (in SubRip only
       // a number: a line of words there is text after a blank line inside the cue before),
@@ -103,7 +111,7 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
       else if (cue?.identified && cue.text.length > 0 && INDEX.test(cue.text.at(-1)!)) identified = cue.text.pop() !== undefined;
       settle();
       if (cue) yield done(cue);
-      const start = parseClock(timing[1]!) ?? NaN;
+      const start = (timing[1] === undefined ? undefined : parseClock(timing[1])) ?? NaN;
       cue = { start, end: (timing[2] === undefined ? undefined : parseClock(timing[2])) ?? start, line: n, text: [], identified };
       blank = false;
       header = false;
@@ -120,6 +128,11 @@ export function* subtitleBlocks(text: string, options: SubtitleOptions): Generat
   }
   settle();
   if (cue) yield done(cue);
+}
+
+/** An unreadable timing line as a match with no times in it (both then NaN). */
+function unreadable(line: string): string[] | null {
+  return UNREADABLE_TIMING.test(line) ? [line] : null;
 }
 
 function done(cue: Open): RawCue {

@@ -6,7 +6,8 @@ import { mixedUtf8 } from './utf8-mixed.js';
  * The text of a transcript file (docs/design.md §9, "Files as they really are"): by its BOM
  * (UTF-8, UTF-16 and UTF-32 in either byte order, as Windows tools write them), else UTF-16
  * by its pattern of NUL bytes, else UTF-8 when it is valid UTF-8, else UTF-8 with a few stray
- * Windows-1252 bytes (utf8-mixed.ts), else the 8-bit code page code-page.ts detects. A file
+ * Windows-1252 bytes (utf8-mixed.ts), else the 8-bit code page code-page.ts detects; 7-bit
+ * ISO-2022-JP, told by its escapes, before UTF-8 (it is valid UTF-8, as garbage). A file
  * with NUL bytes and no such BOM is binary; one whose code page cannot be told is an import
  * error, never a transcript of replacement characters. Control characters (a NUL past the
  * probe, a bell, an escape) are no words and never reach a note.
@@ -38,6 +39,8 @@ function decodeBytes(file: SourceFile): string {
     if (utf16) return decodeUnicode(file, b, utf16);
     throw new ImportError(`${file.name} is a binary file, not a text transcript; export the transcript as text (.vtt, .srt, .txt or .json)`);
   }
+  const iso2022 = iso2022Of(b);
+  if (iso2022) return decodeIso2022(file, iso2022);
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(b);
   } catch {
@@ -49,6 +52,38 @@ function decodeBytes(file: SourceFile): string {
       `${file.name} is not UTF-8, and its encoding cannot be told (it matches no code page well enough)`,
       'save the file again as UTF-8 (most subtitle editors and text editors offer "Save with encoding"), then tick retry',
     );
+  }
+}
+
+/**
+ * ISO-2022 (docs/design.md §9): 7-bit text whose other scripts are switched on by escape
+ * sequences, so it is valid UTF-8, and read as UTF-8 it is garbage (`$B$3$s$K$A$O!"(B`). The
+ * escapes tell it: `ESC $ @`, `ESC $ B` or `ESC $ ( D` (JIS X 0208, 0212) and `ESC ( I`
+ * (half-width katakana) are ISO-2022-JP's; `ESC $ ) C` (ISO-2022-KR) and `ESC $ ) A` / `G`
+ * (ISO-2022-CN) are other members of the family.
+ */
+function iso2022Of(bytes: Uint8Array): 'jp' | 'other' | undefined {
+  // Every escape in the file is looked at (an ANSI colour code may come first), four bytes each.
+  for (let at = bytes.indexOf(0x1b); at !== -1; at = bytes.indexOf(0x1b, at + 1)) {
+    const sequence = String.fromCharCode(...bytes.subarray(at + 1, at + 4));
+    if (/^(?:\$[@B]|\$\(D|\(I)/.test(sequence)) return 'jp';
+    if (/^\$[)*+][A-Z]/.test(sequence)) return 'other';
+  }
+  return undefined;
+}
+
+/**
+ * ISO-2022-JP by node's own decoder (iconv-lite has none; node's, through ICU, is in every
+ * official build); the others, which no decoder here reads, refused.
+ */
+function decodeIso2022(file: SourceFile, kind: 'jp' | 'other'): string {
+  const again = 'save the file again as UTF-8 (most subtitle editors and text editors offer "Save with encoding"), then tick retry';
+  if (kind === 'other') throw new ImportError(`${file.name} is in ISO-2022-KR or ISO-2022-CN, which cannot be imported`, again);
+  try {
+    return new TextDecoder('iso-2022-jp', { fatal: true }).decode(file.bytes);
+  } catch {
+    // A node without ICU's ISO-2022-JP (a RangeError), or bytes that are not ISO-2022-JP.
+    throw new ImportError(`${file.name} looks like ISO-2022-JP (Japanese) but cannot be read as it`, again);
   }
 }
 
