@@ -7,7 +7,7 @@ import { sourceLine } from '../ask/sources.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { RunCaches } from '../tools/binding/run-caches.js';
 import { Vault } from '../vault/files/vault.js';
-import { answerPrinter, SOURCES_HEADER, terminalSafe } from './terminal-text.js';
+import { answerPrinter, SOURCES_HEADER, terminalSafe } from '../ask/terminal-text.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 export interface AskOptions extends GlobalOptions {
