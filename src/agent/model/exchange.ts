@@ -317,14 +317,6 @@ export function parseUsage(usage: unknown): Usage | undefined {
   return { inputTokens: input, outputTokens: typeof output === 'number' && Number.isFinite(output) ? output : 0 };
 }
 
-/** Some local servers send tool arguments as a JSON object instead of its text. */
-export function argumentsText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  // A call without arguments means a tool that takes none.
-  if (value === undefined || value === null) return '{}';
-  return JSON.stringify(value);
-}
-
 /**
  * Ids for tool calls the server sent without one (or with one already used in the same turn,
  * as some local servers do): unique within this client, so results are matched to their call.

@@ -79,13 +79,27 @@ interface CallParts {
   arguments: string;
 }
 
-/** `chat.completion.chunk` events: content and tool-call pieces by index, the usage in the last chunk. */
+/**
+ * `chat.completion.chunk` events: content and tool-call pieces by index, the usage in the last
+ * chunk. Some servers number every parallel call `index: 0` (Ollama #15457) or send the `id`
+ * only in a call's first piece: a piece with another id than the call being built, or a name
+ * once that call's arguments are whole, begins the next call (docs/design.md §3 step 11).
+ */
 function chatReducer(context: ExchangeCall, emit: (text: string) => void): StreamReducer {
   let content = '';
+  let reasoning = '';
   let finishReason: string | undefined;
   let usage: unknown;
   let error: unknown;
-  const calls = new Map<number, CallParts>();
+  const calls: CallParts[] = [];
+  /** The call each index is building now. */
+  const current = new Map<number, CallParts>();
+  const begin = (index: number): CallParts => {
+    const call: CallParts = { name: '', arguments: '' };
+    calls.push(call);
+    current.set(index, call);
+    return call;
+  };
   return {
     push(event) {
       if (!isObject(event)) return;
@@ -99,29 +113,57 @@ function chatReducer(context: ExchangeCall, emit: (text: string) => void): Strea
         content += delta.content;
         emit(delta.content);
       }
+      // Kept only to tell an all-reasoning answer from an empty one; never read as text.
+      for (const key of ['reasoning_content', 'reasoning', 'thinking']) {
+        const piece = delta[key];
+        if (typeof piece === 'string' && reasoning.length < 64) reasoning += piece;
+      }
       if (!Array.isArray(delta.tool_calls)) return;
       delta.tool_calls.filter(isObject).forEach((piece, i) => {
         const index = typeof piece.index === 'number' ? piece.index : i;
-        const call = calls.get(index) ?? { name: '', arguments: '' };
-        calls.set(index, call);
-        if (typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
         const fn = isObject(piece.function) ? piece.function : {};
-        if (typeof fn.name === 'string' && call.name === '') call.name = fn.name;
+        const id = typeof piece.id === 'string' && piece.id !== '' ? piece.id : undefined;
+        const name = typeof fn.name === 'string' && fn.name !== '' ? fn.name : undefined;
+        let call = current.get(index);
+        if (!call || startsAnother(call, id, name)) call = begin(index);
+        if (id !== undefined) call.id = id;
+        if (name !== undefined && call.name === '') call.name = name;
         if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
         else if (isObject(fn.arguments)) call.arguments += JSON.stringify(fn.arguments);
       });
     },
     answer() {
-      if (error !== undefined && content === '' && calls.size === 0) return { error };
+      if (error !== undefined && content === '' && calls.length === 0) return { error };
       // Every server ends a choice with its reason: a stream without one was cut, which a later try may not be.
       if (finishReason === undefined) throw invalidResponse(context, 'the stream ended before the answer was complete', { brokenBody: true });
-      const toolCalls = [...calls.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([, call]) => ({ ...(call.id ? { id: call.id } : {}), type: 'function', function: { name: call.name, arguments: call.arguments } }));
-      const message = { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+      const toolCalls = calls.map((call) => ({ ...(call.id ? { id: call.id } : {}), type: 'function', function: { name: call.name, arguments: call.arguments } }));
+      const message = {
+        role: 'assistant',
+        content,
+        ...(reasoning.trim() !== '' ? { reasoning_content: reasoning } : {}),
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      };
       return { choices: [{ index: 0, message, ...(finishReason ? { finish_reason: finishReason } : {}) }], ...(usage ? { usage } : {}) };
     },
   };
+}
+
+/** A piece that cannot continue `call`: another id, or a name after the call's arguments are already whole. */
+function startsAnother(call: CallParts, id: string | undefined, name: string | undefined): boolean {
+  if (id !== undefined && call.id !== undefined) return id !== call.id;
+  if (name === undefined || call.name === '') return false;
+  if (id !== undefined) return true;
+  return name !== call.name || wholeJson(call.arguments);
+}
+
+function wholeJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Responses events: `response.output_text.delta` as it comes, the whole response in the closing event. */
