@@ -314,6 +314,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     firstMessage,
     maxTurns: settings.Agent.MaxTurns,
     maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
+    maxArgumentBytes: settings.Agent.MaxFileBytes,
     retry,
     context,
     summaryWritten: () => r.state.summaryWritten,
