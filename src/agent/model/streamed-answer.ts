@@ -30,7 +30,8 @@ export async function exchangeStreamed(
   let whole = false;
   const answer = await exchange(context, signal, send, async (response) => {
     const read = await readStreamedAnswer(response, context, api, onText);
-    whole = !read.streamed;
+    // Held back as a possible call written as text, with nothing shown: the caller shows the settled text instead.
+    whole = !read.streamed || read.heldBack;
     return read.answer;
   });
   return { answer, whole };
@@ -42,9 +43,9 @@ export async function readStreamedAnswer(
   context: ExchangeCall,
   api: 'chat-completions' | 'responses',
   onText: (text: string) => void,
-): Promise<{ answer: JsonObject; streamed: boolean }> {
+): Promise<{ answer: JsonObject; streamed: boolean; heldBack: boolean }> {
   if (!/text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
-    return { answer: await readJsonAnswer(response, context), streamed: false };
+    return { answer: await readJsonAnswer(response, context), streamed: false, heldBack: false };
   }
   const visible = new VisibleText();
   let handed = false;
@@ -59,7 +60,7 @@ export async function readStreamedAnswer(
     await readEventStream(response, MAX_ANSWER_BYTES, () => tooLargeError(context), (event) => reducer.push(event));
     const rest = visible.end();
     if (rest !== '') onText(rest);
-    return { answer: reducer.answer(), streamed: true };
+    return { answer: reducer.answer(), streamed: true, heldBack: visible.suppressed && !handed };
   } catch (err) {
     // A retry would show the part already shown a second time: once text went out, a broken
     // stream is a failure of its own (a timeout or an abort stays what it is).
