@@ -21,6 +21,8 @@ const shapes = {
   '[TOOL_CALLS] without [ARGS]': (b) => fill('[TOOL_CALLS]write_summary', b),
   'harmony headers': (b) => fill('<|channel|>commentary to=functions.write_summary <|message|>{"a":', b),
   'open brackets': (b) => fill('{[', b),
+  'Qwen3-Coder parameters never closed': (b) => `<tool_call><function=write_summary>${fill('<parameter=content>x', b)}`,
+  'Qwen3-Coder parameters, closed': (b) => `<tool_call><function=write_summary>${fill('<parameter=content>x</parameter>', b - 60)}</function></tool_call>`,
   'whole-content JSON call': (b) => `{"name": "write_summary", "arguments": {"content": "${fill('x', b - 60)}"}}`,
 };
 console.log(`readTextCalls on 1 MB and 2 MB answers, ${N} runs each`);

@@ -212,6 +212,12 @@ describe('thinking never reaches the text or a call (point 3)', () => {
     expect(result.finalText).toBe('Done.');
   });
 
+  it.each<'chat-completions' | 'responses'>(['chat-completions', 'responses'])('over %s, reasoning alone (reasoning_content / a reasoning item) is asked again once', async (api) => {
+    const { result } = await run([structured('write_summary', { content: SUMMARY }), { reply: { reasoning: 'Thinking about the closing words.' } }, done], { api });
+    expect(userTexts(server.modelRequests()[2]!).at(-1)).toBe(ANSWER_NOTE);
+    expect(result.finalText).toBe('Done.');
+  });
+
   it('a <think> never closed is no text: asked once, and the second all-reasoning answer ends as before', async () => {
     const { result } = await run([
       structured('write_summary', { content: SUMMARY }),

@@ -166,17 +166,21 @@ function qwenXml(body: string, span: Span, offered: Map<string, ToolSchema>, unc
   const tool = offered.get(name);
   if (!tool) return undefined;
   const args: Record<string, unknown> = {};
+  const find = new Finder(body);
   let pos = nameEnd + 1;
   for (;;) {
-    const open = body.indexOf('<parameter=', pos);
+    const open = find.next('<parameter=', pos);
     if (open < 0) break;
-    const keyEnd = body.indexOf('>', open);
+    const keyEnd = find.next('>', open);
     if (keyEnd < 0) return { span, calls: [], cut: true };
-    const close = body.indexOf('</parameter>', keyEnd);
-    if (close < 0) return { span, calls: [], cut: true };
+    // A value ends at its `</parameter>`, or (models drop it, vllm-project/vllm#23099) at the
+    // next parameter or the function's end; with none of them the call was cut.
+    const ends = ['</parameter>', '<parameter=', '</function>'].map((tag) => find.next(tag, keyEnd)).filter((at) => at >= 0);
+    if (ends.length === 0 && unclosed) return { span, calls: [], cut: true };
+    const valueEnd = ends.length > 0 ? Math.min(...ends) : body.length;
     const key = body.slice(open + '<parameter='.length, keyEnd).trim();
-    args[key] = typedValue(body.slice(keyEnd + 1, close).replace(/^\n/, '').replace(/\n$/, ''), propertyType(tool, key));
-    pos = close + '</parameter>'.length;
+    args[key] = typedValue(body.slice(keyEnd + 1, valueEnd).replace(/^\n/, '').replace(/\n$/, ''), propertyType(tool, key));
+    pos = body.startsWith('</parameter>', valueEnd) ? valueEnd + '</parameter>'.length : valueEnd;
   }
   if (unclosed && !body.includes('</function>', pos)) return { span, calls: [], cut: true };
   return { span, calls: [{ name, arguments: JSON.stringify(args) }] };
@@ -195,14 +199,21 @@ function mistral(raw: string, at: number, offered: Map<string, ToolSchema>, find
     if (calls.length === 0 || calls.some((call) => call === undefined)) return undefined;
     return { span: [at, end], calls: calls as TextCall[] };
   }
-  const argsAt = find.next('[ARGS]', pos);
-  if (argsAt < 0 || argsAt - pos > 200) return undefined;
-  const head = raw.slice(pos, argsAt);
-  const idAt = head.indexOf('[CALL_ID]');
-  const name = (idAt >= 0 ? head.slice(0, idAt) : head).trim();
+  // NAME, then `[ARGS]` (or `[CALL_ID]id[ARGS]`, or nothing: `[TOOL_CALLS]NAME{…}`), then the object.
+  let nameEnd = pos;
+  while (nameEnd < raw.length && nameEnd - pos < 100 && /[\w.-]/.test(raw[nameEnd]!)) nameEnd++;
+  const name = raw.slice(pos, nameEnd);
   if (!offered.has(name)) return undefined;
-  const id = idAt >= 0 ? head.slice(idAt + '[CALL_ID]'.length).trim() : '';
-  const open = argsAt + '[ARGS]'.length;
+  let open = nameEnd;
+  let id = '';
+  if (raw.startsWith('[CALL_ID]', open)) {
+    const argsAt = find.next('[ARGS]', open);
+    if (argsAt < 0 || argsAt - open > 100) return undefined;
+    id = raw.slice(open + '[CALL_ID]'.length, argsAt).trim();
+    open = argsAt;
+  }
+  if (raw.startsWith('[ARGS]', open)) open += '[ARGS]'.length;
+  open = skipSpace(raw, open);
   if (raw[open] !== '{') return undefined;
   const end = jsonValueEnd(raw, open);
   if (end < 0) return { span: [at, raw.length], calls: [], cut: true };

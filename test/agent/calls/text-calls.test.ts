@@ -89,6 +89,16 @@ describe('calls written as text, one per shape as posted', () => {
     expect(read.content).toBe('');
   });
 
+  it('Mistral without [ARGS], and with [CALL_ID] (raullenchai/Rapid-MLX#1071; Mistral Small 3.2 template)', () => {
+    expect(readTextCalls('[TOOL_CALLS]web_search{"query": "latest AI model releases this month"}', TOOLS).calls.map((c) => c.name)).toEqual(['web_search']);
+    expect(readTextCalls('[TOOL_CALLS]web_search[CALL_ID]a1b2c3d4e[ARGS]{"query": "x"}', TOOLS).calls).toEqual([{ name: 'web_search', arguments: '{"query": "x"}', id: 'a1b2c3d4e' }]);
+  });
+
+  it('Qwen3-Coder XML with a </parameter> missing (vllm-project/vllm#23099)', () => {
+    const read = readTextCalls('<tool_call>\n<function=read_transcript>\n<parameter=from>\n5\n<parameter=to>\n9\n</function>\n</tool_call>', TOOLS);
+    expect(read.calls.map((c) => args(c.arguments))).toEqual([{ from: 5, to: 9 }]);
+  });
+
   it('gpt-oss harmony, the analysis channel not taken for text (kekzl/imp#1719)', () => {
     const posted =
       '<|channel|>analysis<|message|>We need to use the get_weather function. Provide city "Berlin".<|end|>\n<|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city":"Berlin"}';
