@@ -177,15 +177,14 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     if (response.cutCall || (response.finishReason === 'length' && response.toolCalls.length > 0)) {
       logTurn(log, turns, response, Date.now() - turnStarted);
       log.warn({ turn: turns, finishReason: response.finishReason }, 'a tool call was cut before its end: not run, the model is asked again');
-      if (response.content !== '') conversation.messages.push({ role: 'assistant', content: response.content });
-      conversation.messages.push({ role: 'user', content: CUT_CALL_NOTE });
+      pushNote(conversation, response.content, CUT_CALL_NOTE);
       continue;
     }
     if (response.reasoningOnly && !askedToAnswer) {
       logTurn(log, turns, response, Date.now() - turnStarted);
       log.info({ turn: turns }, 'the answer held only reasoning: asking once for the answer');
       askedToAnswer = true;
-      conversation.messages.push({ role: 'user', content: ANSWER_NOTE });
+      pushNote(conversation, response.content, ANSWER_NOTE);
       continue;
     }
 
@@ -233,6 +232,19 @@ function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>
   options.log.info({ turn }, 'model stopped with a summary still to fix: reminding it');
   return issue;
 }
+
+/**
+ * The model's answer and what it is told about it. The answer goes in even when it holds no
+ * text: the templates of the very models that land here (Gemma's, Mistral's) refuse two user
+ * messages in a row.
+ */
+function pushNote(conversation: LoopConversation, answer: string, note: string): void {
+  conversation.messages.push({ role: 'assistant', content: answer !== '' ? answer : NO_TEXT });
+  conversation.messages.push({ role: 'user', content: note });
+}
+
+/** What stands for an answer that had no text (an empty assistant message is refused by some servers). */
+const NO_TEXT = '(no answer)';
 
 /** One request with the retry policy; its outcome logged as `model response`. */
 async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: number): Promise<ModelResponse> {

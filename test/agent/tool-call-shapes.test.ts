@@ -110,6 +110,15 @@ describe('calls written as text are run and sent back structured (point 1)', () 
     });
   });
 
+  it('text calls get ids of nine letters and digits (what Mistral templates accept back), never one used before', async () => {
+    const mistral = TEXT_CALL_SHAPES['[TOOL_CALLS][…]']!;
+    await run([textCall(mistral('read_transcript', { from: 1 })), textCall(mistral('read_transcript', { from: 2 })), structured('write_summary', { content: SUMMARY }), done]);
+    const ids = toolCallsSoFar(server.modelRequests()[2]!).map((c) => c.id);
+    expect(ids[0]).toBe('abcdefghi');
+    expect(ids[1]).toMatch(/^[A-Za-z0-9]{9}$/);
+    expect(ids[1]).not.toBe(ids[0]);
+  });
+
   it('a call quoted in a fenced block within other text is not run', async () => {
     const quoted = `Models are told to answer like this:\n\`\`\`\n${TEXT_CALL_SHAPES['<tool_call> closed']!('read_transcript', { from: 1 })}\n\`\`\`\nI will now write.`;
     const { tools } = await run([textCall(quoted), structured('write_summary', { content: SUMMARY }), done]);
@@ -155,6 +164,8 @@ describe('broken structured calls are repaired (point 2)', () => {
     const { tools } = await run([cut, structured('write_summary', { content: SUMMARY }), done]);
     expect(seenArgs(tools)).toEqual([['write_summary', { content: SUMMARY }]]);
     expect(userTexts(server.modelRequests()[1]!).at(-1)).toBe(CUT_CALL_NOTE);
+    // Roles still alternate (Gemma's and Mistral's templates refuse two user messages in a row).
+    expect(conversationItems(server.modelRequests()[1]!).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'user']);
   });
 
   it('a whole call with finish_reason "length" is not run either (its text may be cut where it still parses)', async () => {

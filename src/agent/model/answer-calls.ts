@@ -39,7 +39,7 @@ export function settleAnswer(rawContent: string, rawCalls: readonly RawCall[], t
     found = read.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
     cut = read.cut;
   }
-  const assigned = ids.assign(found.map((call) => call.id));
+  const assigned = rawCalls.length > 0 ? ids.assign(found.map((call) => call.id)) : ids.assignText(found.map((call) => call.id));
   const toolCalls: ToolCall[] = found.map((call, i) => ({ id: assigned[i]!, name: call.name, arguments: call.arguments }));
   const settled: SettledAnswer = { content, toolCalls };
   if (rawCalls.length === 0 && toolCalls.length > 0) settled.callsAsText = true;

@@ -323,6 +323,8 @@ export function parseUsage(usage: unknown): Usage | undefined {
  */
 export class CallIds {
   #turn = 0;
+  /** Ids given to calls written as text, so that one the model repeats in a later turn is not reused. */
+  readonly #textIds = new Set<string>();
 
   assign(ids: (string | undefined)[]): string[] {
     const turn = ++this.#turn;
@@ -331,6 +333,23 @@ export class CallIds {
       let out = id && id.trim() !== '' ? id : `call_${turn}_${index}`;
       if (seen.has(out)) out = `${out}_${turn}_${index}`;
       seen.add(out);
+      return out;
+    });
+  }
+
+  /**
+   * Ids for calls written as text (docs/design.md §3 step 11): nine letters and digits, the
+   * only shape Mistral's chat templates accept back; the model's own id when it has that shape
+   * and was not used before (templates show one example id, which models then repeat).
+   */
+  assignText(ids: (string | undefined)[]): string[] {
+    const turn = ++this.#turn;
+    return ids.map((id, index) => {
+      let out = id !== undefined && /^[A-Za-z0-9]{9}$/.test(id) && !this.#textIds.has(id) ? id : '';
+      for (let n = index; out === '' || this.#textIds.has(out); n++) {
+        out = `c${turn.toString(36).padStart(5, '0').slice(-5)}${n.toString(36).padStart(3, '0').slice(-3)}`;
+      }
+      this.#textIds.add(out);
       return out;
     });
   }
