@@ -240,6 +240,16 @@ describe('thinking never reaches the text or a call (point 3)', () => {
     expect(result.finalText).toBe('');
   });
 
+  it('content parts of reasoning are not text; only reasoning parts is an all-reasoning answer', async () => {
+    const { result } = await run([
+      structured('write_summary', { content: SUMMARY }),
+      rawChat({ content: [{ type: 'reasoning', text: 'secret plan' }] }),
+      rawChat({ content: [{ type: 'thinking', text: 'secret A' }, { type: 'text', text: 'The summary is written.' }] }),
+    ]);
+    expect(userTexts(server.modelRequests()[2]!).at(-1)).toBe(ANSWER_NOTE);
+    expect(result.finalText).toBe('The summary is written.');
+  });
+
   it('`reasoning_content`, `reasoning` and `thinking` are never taken for the answer', async () => {
     const { result } = await run([
       structured('write_summary', { content: SUMMARY }),

@@ -67,7 +67,7 @@ export class ChatCompletionsClient implements ModelClient {
       return { id: typeof call.id === 'string' ? call.id : undefined, name: fn.name, arguments: fn.arguments };
     });
     // `reasoning_content`, `reasoning`, `thinking` (DeepSeek, vLLM, llama.cpp, Ollama) are never read as text.
-    const response: ModelResponse = settleAnswer(contentText(message.content), rawCalls, tools, this.#ids, hasReasoningField(message));
+    const response: ModelResponse = settleAnswer(contentText(message.content), rawCalls, tools, this.#ids, hasReasoning(message));
     const usage = parseUsage(answer.usage);
     if (usage) response.usage = usage;
     if (typeof choice.finish_reason === 'string') response.finishReason = choice.finish_reason;
@@ -127,8 +127,18 @@ function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+      .map((part) => (isObject(part) && typeof part.text === 'string' && !isReasoningPart(part) ? part.text : ''))
       .join('');
   }
   return '';
+}
+
+/** A content part of reasoning (`thinking`, `reasoning`: Magistral, some proxies): never text (docs/design.md §3 step 11). */
+function isReasoningPart(part: JsonObject): boolean {
+  return part.type === 'thinking' || part.type === 'reasoning' || part.type === 'reasoning_content';
+}
+
+/** Reasoning in a field of the message or in a part of its content. */
+function hasReasoning(message: JsonObject): boolean {
+  return hasReasoningField(message) || (Array.isArray(message.content) && message.content.some((part) => isObject(part) && isReasoningPart(part)));
 }
