@@ -60,3 +60,21 @@ export class ToolsRefusedError extends ModelError {
 export function isToolsRefused(err: unknown): err is ToolsRefusedError {
   return err instanceof ToolsRefusedError;
 }
+
+/**
+ * What gives the full agent, for a refusal in the server's words (docs/models-and-servers.md):
+ * the setting that server needs, or a model with tool calling. Said by the context note of a
+ * summary made without tools and by `doctor`.
+ */
+export function toolsRefusalAdvice(serverWords: string): string {
+  if (/--jinja|unsupported param/i.test(serverWords)) {
+    return 'start llama-server with `--jinja` (it reads the model\'s own chat template, which knows its tool calls), then retry';
+  }
+  if (/--enable-auto-tool-choice|--tool-call-parser/i.test(serverWords)) {
+    return 'start vLLM with `--enable-auto-tool-choice --tool-call-parser <the parser for the model>` (e.g. `hermes` for Qwen, `llama3_json` for Llama 3.x, `mistral` for Mistral), then retry';
+  }
+  return (
+    'set `Endpoint.Model` to a model with tool calling (on Ollama, the models tagged "tools", e.g. qwen3 or llama3.1: ' +
+    '`ollama show <model>` lists "tools" under Capabilities; on LM Studio, a model whose chat template supports tools), then retry'
+  );
+}
