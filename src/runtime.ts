@@ -40,7 +40,7 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     log,
     model,
     retryUrl: (rel) => retryUrl(settings.Http, token, rel),
-    // A server seen refusing tools is not asked with tools again while this process lives (docs/design.md §3 step 11).
+    // A server seen refusing tools is not asked with tools again while this process runs meetings (docs/design.md §3 step 11).
     toolsRefusals: new ToolsRefusals(),
     ...(options.clock ? { clock: options.clock } : {}),
     contextManager: (runLog) =>

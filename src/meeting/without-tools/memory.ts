@@ -1,11 +1,13 @@
 import type { Logger } from '../../log.js';
 
 /**
- * Servers that refused tools, remembered for the process's life (the daemon's, or its run
- * process's) per endpoint and model (docs/design.md §3 step 11): a later run goes without
- * tools at once instead of being refused again; logged once. A model that only answered in text
- * is not remembered: a next run may fare better, and the agent is worth its two requests.
- * A restart (after the server or the model changed) asks with tools again.
+ * Servers that refused tools, remembered per endpoint and model for the life of the process
+ * that runs the meetings (docs/design.md §3 step 11): in the daemon its run process, which ends
+ * a minute after its last run. The other meetings of a catch-up go without tools at once
+ * instead of being refused again, logged once; after a pause the first run asks with tools
+ * again, so a server or model fixed meanwhile gets the full agent without a restart. A model
+ * that only answered in text is not remembered: a next run may fare better, and the agent is
+ * worth its two requests.
  */
 export class ToolsRefusals {
   readonly #refused = new Map<string, string>();
@@ -21,7 +23,7 @@ export class ToolsRefusals {
     this.#refused.set(k, serverWords);
     log.warn(
       { baseUrl: endpoint.BaseUrl, model: endpoint.Model, server: serverWords },
-      `the server refuses tools for ${endpoint.Model}: its meetings are summarized without tools until the daemon restarts (run meeting-assistant doctor)`,
+      `the server refuses tools for ${endpoint.Model}: meetings are summarized without tools while this process runs them (meeting-assistant doctor says what gives the full agent)`,
     );
   }
 }
