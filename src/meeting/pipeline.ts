@@ -15,7 +15,7 @@ import { countingRequests } from './counted-requests.js';
 import { summarizeWithoutTools } from './without-tools/summarize.js';
 import { type ToollessCause, toollessCause } from './without-tools/cause.js';
 import type { ToolsRefusals } from './without-tools/memory.js';
-import { type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
+import { type PartProgress, type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../tools/define/format.js';
 import { toolOffer } from '../tools/offered-tools.js';
@@ -281,8 +281,8 @@ async function summarize(r: MeetingRun): Promise<void> {
   };
   // A server that will not take tools, or a model that never calls one: a summary all the same (docs/design.md §3 step 11).
   const withoutTools = async (cause: ToollessCause) => {
-    r.toolless = await summarizeWithoutTools({ vault, config: deps.config, binding: toolContext, model, retry, log, room, signal: options.signal, now: r.now, cause,
-      onPart: (part) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part }) });
+    const onPart = (part: PartProgress) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part });
+    r.toolless = await summarizeWithoutTools({ vault, config: deps.config, binding: toolContext, model, retry, log, room, signal: options.signal, now: r.now, cause, onPart });
   };
   const refused = deps.toolsRefusals?.refusal(settings.Endpoint);
   if (refused !== undefined) return withoutTools({ kind: 'refused', serverWords: refused, remembered: true });

@@ -93,8 +93,8 @@ export function cutToTokens(text: string, tokens: number): string {
   if (countTokens(trimmed) <= tokens) return trimmed;
   const lines = splitLines(trimmed);
   const kept: string[] = [];
-  // The note of what was left out takes its own few tokens.
-  let used = 16;
+  // The note of what was left out takes its own tokens (counted with the longest number it may hold).
+  let used = countTokens(leftOut(lines.length)) + 1;
   for (const line of lines) {
     const cost = countTokens(line) + 1;
     if (used + cost > tokens) break;
@@ -102,5 +102,9 @@ export function cutToTokens(text: string, tokens: number): string {
     used += cost;
   }
   if (kept.length === 0) return '';
-  return `${kept.join('\n')}\n(… ${lines.length - kept.length} more lines not shown: the window has no room for them)`;
+  return `${kept.join('\n')}\n${leftOut(lines.length - kept.length)}`;
+}
+
+function leftOut(lines: number): string {
+  return `(… ${lines} more lines not shown: the window has no room for them)`;
 }
