@@ -87,4 +87,29 @@ describe.each(['chat-completions', 'responses'] as const)('a 3-hour meeting with
     expect(context).toMatch(/notes of the transcript read in \d+ parts/);
     expect(context).toContain('## Transcript notes');
   });
+
+  it('a model that answers only in text: the notes the agent was given are reused, no part is read twice', async () => {
+    const config = testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'tiny', Api: api }, ContextWindow: { Tokens: 4096 }, Reconnect: { Attempts: 0 } });
+    const { log } = capturedLogger();
+    const runtime = await createRuntime(config, { fs: memoryFs(vaultFiles(speech)), log });
+    const { reader, step } = readerOnServer({ first, last, scale: 1.1 });
+    const partRequests: string[] = [];
+    server.setFallback({
+      handler: async (req) => {
+        const conv = requestAsConversation(req.kind === 'chat' ? 'chat' : 'responses', req.body);
+        const text = conv.messages.map((m) => ('content' in m ? m.content : '')).join('\n');
+        const part = /Write the notes of lines (\d+-\d+)/.exec(text);
+        if (part) partRequests.push(part[1]!);
+        if (conv.tools.length > 0) return { reply: { content: 'The meeting was about the quarter.' } };
+        if (conv.instructions.includes('You have no tools')) return { reply: { content: ANSWER } };
+        return 'handler' in step ? step.handler(req) : step;
+      },
+    });
+    const outcome = await summarizeMeeting(runtime.pipeline, runtime.vault.abs(MEETING));
+    expect(outcome.status, outcome.error).toBe('done');
+    expect(reader.linesReached()).toBe(speech.length);
+    expect(partRequests.length).toBeGreaterThan(3);
+    expect(new Set(partRequests).size).toBe(partRequests.length);
+    expect(parseNote(await runtime.vault.read(runtime.vault.abs(CONTEXT))).body).toContain('answered in text without calling any of the tools');
+  });
 });
