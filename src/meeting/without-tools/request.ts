@@ -69,6 +69,8 @@ export function answerText(content: string): string {
   // A block opened later and never closed is reasoning cut off by the output limit.
   const open = /<think(?:ing)?>/i.exec(text);
   if (open) text = text.slice(0, open.index);
+  // Small models often say what follows first ("Here is the summary:").
+  text = text.trim().replace(/^[^#\-*\n][^\n]{0,120}:[ \t]*\r?\n(?:[ \t]*\r?\n)*(?=#|```)/, '');
   const fenced = /^```(?:markdown|md)?[ \t]*\r?\n([\s\S]*?)\r?\n```\s*$/i.exec(text.trim());
   return (fenced ? fenced[1]! : text).trim();
 }

@@ -15,6 +15,9 @@ describe('answerText: the summary, never the reasoning', () => {
     ['a block opened later and never closed', '## Summary\nDone.\n<think>wait, was it Friday', '## Summary\nDone.'],
     ['all reasoning, never closed', '<think>The meeting was about', ''],
     ['fenced as markdown', '```markdown\n## Summary\nDone.\n```', '## Summary\nDone.'],
+    ['a preamble line before the first heading', 'Here is the summary of the meeting:\n\n## Summary\nDone.', '## Summary\nDone.'],
+    ['a preamble before a fenced summary', 'Sure! Here it is:\n```markdown\n## Summary\nDone.\n```', '## Summary\nDone.'],
+    ['a first sentence that is the summary stays', 'The team met: all agreed.\nNext week more.', 'The team met: all agreed.\nNext week more.'],
     ['a fence inside is kept', '## Summary\nDone.\n```text\nx\n```\n## Decisions\nNone.', '## Summary\nDone.\n```text\nx\n```\n## Decisions\nNone.'],
   ])('%s', (_, content, expected) => {
     expect(answerText(content)).toBe(expected);
