@@ -5,6 +5,7 @@ import { MAX_ANSWER_BYTES, readCappedText } from './capped-text.js';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import { CONTEXT_TOO_LONG, ModelError, type Usage } from '../types.js';
+import { isToolsRefusal, ToolsRefusedError } from './tools-refused.js';
 
 /**
  * What the two wire clients share: running one HTTP exchange under the configured timeout and
@@ -176,6 +177,8 @@ function httpError(err: APIError, status: number, context: ExchangeCall): ModelE
   } else {
     message += '.';
   }
+  // A server that will not take tools: not a fault to retry (docs/design.md §3 step 11).
+  if (isToolsRefusal(status, detail)) return new ToolsRefusedError(message, detail, { status, cause: err });
   return new ModelError(message, {
     kind: 'http',
     status,
