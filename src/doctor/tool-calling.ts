@@ -25,22 +25,6 @@ const TEXT_CALL_FIX =
 
 const WITHOUT_TOOLS = 'its meetings are summarized without tools (no project files, speaker names or dictionary updated)';
 
-/**
- * The check's tool called in the answer's text rather than as a structured call: `<tool_call>`
- * (Hermes, Qwen), `<function=…>` (Qwen3-Coder), `[TOOL_CALLS]` (Mistral), gpt-oss's
- * `to=functions.…`, or a JSON object naming it (bare, after `<|python_tag|>`, or fenced).
- * Minimal on purpose: the agent's own reader (src/agent) is the one that runs such calls.
- */
-export function textCallShape(content: string): string | undefined {
-  const named = new RegExp(`["']?name["']?\\s*:\\s*["']${TOOL}["']`);
-  if (content.includes(`<function=${TOOL}>`)) return '<function=…>';
-  if (/<tool_call>/i.test(content) && content.includes(TOOL)) return '<tool_call>';
-  if (/\[TOOL_CALLS\]/.test(content) && content.includes(TOOL)) return '[TOOL_CALLS]';
-  if (content.includes(`to=functions.${TOOL}`)) return 'to=functions.…';
-  if (named.test(content)) return /<\|python_tag\|>/.test(content) ? '<|python_tag|>{…}' : /```/.test(content) ? 'a fenced JSON block' : 'a JSON object';
-  return undefined;
-}
-
 export async function checkToolCalling(config: AppConfig, model: string | undefined, client?: ModelClient): Promise<DoctorCheck> {
   const name = 'tool calling';
   if (!model) return check(name, 'skip', 'not checked: the model is not available');
@@ -58,16 +42,18 @@ export async function checkToolCalling(config: AppConfig, model: string | undefi
       ],
       maxOutputTokens: 256,
     });
-    if (answer.toolCalls.some((c) => c.name === TOOL)) return check(name, 'pass', `${model} called the tool it was given, as a structured call: the full agent`);
+    const called = answer.toolCalls.some((c) => c.name === TOOL);
+    // The client reads calls written as text with the agent's own reader (agent/model/text-calls.ts)
+    // and flags them: one reader, so doctor tells exactly what a run will make of the answer.
+    if (called && answer.callsAsText === undefined) return check(name, 'pass', `${model} called the tool it was given, as a structured call: the full agent`);
     const said = answer.content.trim().replace(/\s+/g, ' ');
     const quoted = said ? ` ("${said.length > 80 ? `${said.slice(0, 79)}…` : said}")` : '';
-    const shape = textCallShape(answer.content);
-    if (shape) {
+    if (called) {
       return check(
         name,
         'warn',
-        `${model} wrote its call as text in the answer (${shape})${quoted} instead of a structured call: the server's chat template or ` +
-          'tool-call parser did not turn it into one',
+        `${model} wrote its call as text in the answer (${answer.callsAsText})${quoted} instead of a structured call: the server's chat template or ` +
+          'tool-call parser did not turn it into one. The daemon reads such calls from the text (the full agent), but a structured call is surer',
         TEXT_CALL_FIX,
       );
     }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../src/agent/model/client.js';
-import { checkToolCalling, textCallShape } from '../../src/doctor/tool-calling.js';
+import { checkToolCalling } from '../../src/doctor/tool-calling.js';
 import { testConfig } from '../helpers/memfs.js';
 import { REFUSALS, type RefusingKind, refusingTools } from '../helpers/refusing-server.js';
 import { type ScriptedServer, type Step, startScriptedServer } from '../helpers/scripted-server.js';
@@ -44,18 +44,28 @@ describe('doctor: how the model calls tools', () => {
     const c = await checkWith({ reply: { content } });
     expect(c.status).toBe('warn');
     expect(c.detail).toContain(`wrote its call as text in the answer (${shape})`);
+    expect(c.detail).toContain('The daemon reads such calls from the text (the full agent)');
     expect(c.fix).toMatch(/--jinja/);
     expect(c.fix).toMatch(/--enable-auto-tool-choice --tool-call-parser/);
     expect(c.fix).toMatch(/LM Studio, a chat template with tool support/);
   });
 
   it('a narration that names the tool is not a call: "not at all"', async () => {
-    expect(textCallShape('I would call confirm_check now, but I cannot.')).toBeUndefined();
     const c = await checkWith({ reply: { content: 'I would call confirm_check now.' } });
     expect(c.status).toBe('warn');
     expect(c.detail).toContain('answered in text without calling the tool');
     expect(c.detail).toContain('summarized without tools');
     expect(c.fix).toMatch(/model with tool calling/);
+  });
+
+  // One reader with the agent's (agent/model/text-calls.ts): what a run would not run, doctor does not count.
+  it.each([
+    ['a tool it was not offered', '<tool_call>\n{"name": "web_search", "arguments": {"q": "ready"}}\n</tool_call>'],
+    ['a call quoted in a fenced block within prose', 'To confirm I would send:\n```json\n<tool_call>{"name": "confirm_check", "arguments": {"word": "ready"}}</tool_call>\n```\nbut I cannot.'],
+  ])('%s is not a call: "not at all"', async (_, content) => {
+    const c = await checkWith({ reply: { content } });
+    expect(c.status).toBe('warn');
+    expect(c.detail).toContain('answered in text without calling the tool');
   });
 
   it.each(Object.keys(REFUSALS) as RefusingKind[])('refused (%s): the server\'s words, its own fix, one request', async (kind) => {

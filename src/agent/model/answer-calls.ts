@@ -28,6 +28,7 @@ export function settleAnswer(rawContent: string, rawCalls: readonly RawCall[], t
   let content: string;
   let found: { id: string | undefined; name: string; arguments: string }[];
   let cut = false;
+  let shape: string | undefined;
   if (rawCalls.length > 0) {
     content = stripThinking(rawContent);
     // An object left open is passed on as sent: the tool's error says so. Only the finish
@@ -38,11 +39,12 @@ export function settleAnswer(rawContent: string, rawCalls: readonly RawCall[], t
     content = read.content;
     found = read.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.arguments }));
     cut = read.cut;
+    shape = read.shape;
   }
   const assigned = rawCalls.length > 0 ? ids.assign(found.map((call) => call.id)) : ids.assignText(found.map((call) => call.id));
   const toolCalls: ToolCall[] = found.map((call, i) => ({ id: assigned[i]!, name: call.name, arguments: call.arguments }));
   const settled: SettledAnswer = { content, toolCalls };
-  if (rawCalls.length === 0 && toolCalls.length > 0) settled.callsAsText = true;
+  if (rawCalls.length === 0 && toolCalls.length > 0) settled.callsAsText = shape ?? 'text';
   if (cut) settled.cutCall = true;
   else if (content === '' && toolCalls.length === 0 && (reasoned || rawContent.trim() !== '')) settled.reasoningOnly = true;
   return settled;

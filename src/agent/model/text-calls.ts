@@ -34,13 +34,26 @@ export interface TextCallReading {
   content: string;
   /** A call was begun but its text ends before the call does: it is not run (the model is asked again). */
   cut: boolean;
+  /** The shape of the first call read (`<tool_call>`, `a JSON object`, …): what `doctor` names. */
+  shape?: TextCallShape;
 }
+
+/** The shapes by the names `doctor` and the log give them (docs/models/tool-call-shapes.md). */
+export type TextCallShape =
+  | '<tool_call>'
+  | '<function=…>'
+  | '[TOOL_CALLS]'
+  | 'to=functions.…'
+  | '<|python_tag|>{…}'
+  | 'a fenced JSON block'
+  | 'a JSON object';
 
 type Span = [start: number, end: number];
 
 interface Found {
   span: Span;
   calls: TextCall[];
+  shape: TextCallShape;
   cut?: boolean;
   harmony?: boolean;
 }
@@ -52,7 +65,7 @@ export function readTextCalls(raw: string, tools: readonly ToolSchema[]): TextCa
   if (tools.length === 0) return none;
   const offered = new Map(tools.map((tool) => [tool.name, tool]));
   const whole = wholeContentCalls(none.content, offered);
-  if (whole) return { calls: whole, content: '', cut: false };
+  if (whole) return { calls: whole.calls, content: '', cut: false, shape: whole.shape };
   if (!MARKERS.some((marker) => raw.includes(marker))) return none;
 
   const quoted = quotedSpans(raw);
@@ -89,15 +102,23 @@ export function readTextCalls(raw: string, tools: readonly ToolSchema[]): TextCa
   rest += raw.slice(last);
   // Harmony's other channels (`analysis`) are reasoning: only a `final` channel, or the text before any channel, is the answer.
   if (found.some((f) => f.harmony)) rest = harmonyAnswer(rest);
-  return { calls, content: stripThinking(rest), cut };
+  const shape = found.find((f) => f.calls.length > 0)?.shape;
+  return { calls, content: stripThinking(rest), cut, ...(shape ? { shape } : {}) };
 }
 
 /** The whole answer as one call object (or several, `;`-separated, as Llama 3.2 writes them), bare, after `<|python_tag|>` or fenced. */
-function wholeContentCalls(visible: string, offered: Map<string, ToolSchema>): TextCall[] | undefined {
+function wholeContentCalls(visible: string, offered: Map<string, ToolSchema>): { calls: TextCall[]; shape: TextCallShape } | undefined {
   let text = visible.trim();
-  if (text.startsWith('<|python_tag|>')) text = text.slice('<|python_tag|>'.length).trim();
+  let shape: TextCallShape = 'a JSON object';
+  if (text.startsWith('<|python_tag|>')) {
+    text = text.slice('<|python_tag|>'.length).trim();
+    shape = '<|python_tag|>{…}';
+  }
   const fenced = wholeFence(text);
-  if (fenced !== undefined) text = fenced;
+  if (fenced !== undefined) {
+    text = fenced;
+    shape = 'a fenced JSON block';
+  }
   if (!text.startsWith('{') && !text.startsWith('[')) return undefined;
   const values: unknown[] = [];
   let at = 0;
@@ -112,7 +133,7 @@ function wholeContentCalls(visible: string, offered: Map<string, ToolSchema>): T
     if (at < text.length && text[at] !== '{') return undefined;
   }
   const calls = values.map((value) => callOf(value, offered, true));
-  return calls.length > 0 && calls.every((call) => call !== undefined) ? (calls as TextCall[]) : undefined;
+  return calls.length > 0 && calls.every((call) => call !== undefined) ? { calls: calls as TextCall[], shape } : undefined;
 }
 
 /** The body of a fenced block that is the whole text (``` or ~~~, language `json` or none), else undefined. */
@@ -153,9 +174,9 @@ function toolCallTag(raw: string, at: number, offered: Map<string, ToolSchema>, 
   const open = body.indexOf('{');
   if (open < 0) return undefined;
   const valueEnd = jsonValueEnd(body, open);
-  if (valueEnd < 0) return { span: [at, end], calls: [], cut: true };
+  if (valueEnd < 0) return { span: [at, end], calls: [], cut: true, shape: '<tool_call>' };
   const call = callOf(parseValue(body.slice(open, valueEnd)), offered, false);
-  return call ? { span: [at, end], calls: [call] } : undefined;
+  return call ? { span: [at, end], calls: [call], shape: '<tool_call>' } : undefined;
 }
 
 /** Qwen3-Coder: `<function=NAME>` then `<parameter=KEY>value</parameter>` pairs, values typed by the tool's schema. */
@@ -172,18 +193,18 @@ function qwenXml(body: string, span: Span, offered: Map<string, ToolSchema>, unc
     const open = find.next('<parameter=', pos);
     if (open < 0) break;
     const keyEnd = find.next('>', open);
-    if (keyEnd < 0) return { span, calls: [], cut: true };
+    if (keyEnd < 0) return { span, calls: [], cut: true, shape: '<function=…>' };
     // A value ends at its `</parameter>`, or (models drop it, vllm-project/vllm#23099) at the
     // next parameter or the function's end; with none of them the call was cut.
     const ends = ['</parameter>', '<parameter=', '</function>'].map((tag) => find.next(tag, keyEnd)).filter((at) => at >= 0);
-    if (ends.length === 0 && unclosed) return { span, calls: [], cut: true };
+    if (ends.length === 0 && unclosed) return { span, calls: [], cut: true, shape: '<function=…>' };
     const valueEnd = ends.length > 0 ? Math.min(...ends) : body.length;
     const key = body.slice(open + '<parameter='.length, keyEnd).trim();
     args[key] = typedValue(body.slice(keyEnd + 1, valueEnd).replace(/^\n/, '').replace(/\n$/, ''), propertyType(tool, key));
     pos = body.startsWith('</parameter>', valueEnd) ? valueEnd + '</parameter>'.length : valueEnd;
   }
-  if (unclosed && !body.includes('</function>', pos)) return { span, calls: [], cut: true };
-  return { span, calls: [{ name, arguments: JSON.stringify(args) }] };
+  if (unclosed && !body.includes('</function>', pos)) return { span, calls: [], cut: true, shape: '<function=…>' };
+  return { span, calls: [{ name, arguments: JSON.stringify(args) }], shape: '<function=…>' };
 }
 
 /** `[TOOL_CALLS][{…}, …]` or `[TOOL_CALLS]NAME[ARGS]{…}` (with `[CALL_ID]id` before `[ARGS]` in some templates). */
@@ -192,12 +213,12 @@ function mistral(raw: string, at: number, offered: Map<string, ToolSchema>, find
   while (pos < raw.length && /\s/.test(raw[pos]!)) pos++;
   if (raw[pos] === '[') {
     const end = jsonValueEnd(raw, pos);
-    if (end < 0) return { span: [at, raw.length], calls: [], cut: true };
+    if (end < 0) return { span: [at, raw.length], calls: [], cut: true, shape: '[TOOL_CALLS]' };
     const value = parseValue(raw.slice(pos, end));
     const items = Array.isArray(value) ? value : [value];
     const calls = items.map((item) => callOf(item, offered, false));
     if (calls.length === 0 || calls.some((call) => call === undefined)) return undefined;
-    return { span: [at, end], calls: calls as TextCall[] };
+    return { span: [at, end], calls: calls as TextCall[], shape: '[TOOL_CALLS]' };
   }
   // NAME, then `[ARGS]` (or `[CALL_ID]id[ARGS]`, or nothing: `[TOOL_CALLS]NAME{…}`), then the object.
   let nameEnd = pos;
@@ -216,10 +237,10 @@ function mistral(raw: string, at: number, offered: Map<string, ToolSchema>, find
   open = skipSpace(raw, open);
   if (raw[open] !== '{') return undefined;
   const end = jsonValueEnd(raw, open);
-  if (end < 0) return { span: [at, raw.length], calls: [], cut: true };
+  if (end < 0) return { span: [at, raw.length], calls: [], cut: true, shape: '[TOOL_CALLS]' };
   const args = normalizeArguments(raw.slice(open, end));
   if (args.kind !== 'ok') return undefined;
-  return { span: [at, end], calls: [{ name, arguments: args.text, ...(id ? { id } : {}) }] };
+  return { span: [at, end], calls: [{ name, arguments: args.text, ...(id ? { id } : {}) }], shape: '[TOOL_CALLS]' };
 }
 
 /** `<|python_tag|>{…}` in the middle of an answer (the whole-content case is read before). */
@@ -227,9 +248,9 @@ function pythonTag(raw: string, at: number, offered: Map<string, ToolSchema>): F
   const open = skipSpace(raw, at + '<|python_tag|>'.length);
   if (raw[open] !== '{') return undefined;
   const end = jsonValueEnd(raw, open);
-  if (end < 0) return { span: [at, raw.length], calls: [], cut: true };
+  if (end < 0) return { span: [at, raw.length], calls: [], cut: true, shape: '<|python_tag|>{…}' };
   const call = callOf(parseValue(raw.slice(open, end)), offered, false);
-  return call ? { span: [at, end], calls: [call] } : undefined;
+  return call ? { span: [at, end], calls: [call], shape: '<|python_tag|>{…}' } : undefined;
 }
 
 /** gpt-oss: `[<|start|>assistant]<|channel|>commentary to=functions.NAME [<|constrain|>json]<|message|>{…}[<|call|>]`. */
@@ -245,12 +266,12 @@ function harmony(raw: string, at: number, offered: Map<string, ToolSchema>): Fou
   if (raw[brace] !== '{') return undefined;
   const start = harmonyStart(raw, at);
   const end = jsonValueEnd(raw, brace);
-  if (end < 0) return { span: [start, raw.length], calls: [], cut: true, harmony: true };
+  if (end < 0) return { span: [start, raw.length], calls: [], cut: true, harmony: true, shape: 'to=functions.…' };
   const args = normalizeArguments(raw.slice(brace, end));
   if (args.kind !== 'ok') return undefined;
   let after = skipSpace(raw, end);
   for (const token of ['<|call|>', '<|end|>']) if (raw.startsWith(token, after)) after += token.length;
-  return { span: [start, after], calls: [{ name, arguments: args.text }], harmony: true };
+  return { span: [start, after], calls: [{ name, arguments: args.text }], harmony: true, shape: 'to=functions.…' };
 }
 
 /** The call's header begins at the `<|start|>` or `<|channel|>` just before `to=functions.` (or at the marker). */
