@@ -10,14 +10,19 @@
 const TAG = /<(\/?)(think|thinking)>/gi;
 /** A close tag without its opening: templates like Qwen3's put `<think>` into the prompt. */
 const ORPHAN_CLOSE = /<\/think(?:ing)?>/i;
-/** An opening tag never closed: the model ran out of tokens while still thinking. */
-const UNCLOSED_OPEN = /^\s*<think(?:ing)?>/i;
+/**
+ * An opening tag never closed: the model ran out of tokens while still thinking. Everything
+ * from it on is reasoning, whether it opens the answer or comes after some text (as a stream
+ * shows it too: visible-text.ts hides all that follows an opening).
+ */
+const UNCLOSED_OPEN = /<think(?:ing)?>/i;
 
 export function stripThinking(text: string): string {
   let out = withoutClosedBlocks(text);
   const orphan = ORPHAN_CLOSE.exec(out);
   if (orphan) out = out.slice(orphan.index + orphan[0].length);
-  if (UNCLOSED_OPEN.test(out)) return '';
+  const unclosed = UNCLOSED_OPEN.exec(out);
+  if (unclosed) out = out.slice(0, unclosed.index);
   return out.trim();
 }
 

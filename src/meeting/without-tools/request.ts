@@ -60,17 +60,13 @@ export function toollessRequest(instructions: string, message: string, maxOutput
 }
 
 /**
- * The answer's text as the summary: no reasoning (`<think>` blocks, closed or not), no fence
- * around the whole. The lead may re-point this at the agent's answer reader (src/agent) once
- * it reads every shape of thinking; the summary is taken only from here.
+ * The answer's text as the summary: no reasoning (`<think>` blocks, closed or not: the agent's
+ * one stripper, agent/model/strip-thinking.ts), no fence around the whole; the summary is
+ * taken only from here.
  */
 export function answerText(content: string): string {
-  let text = stripThinking(content);
-  // A block opened later and never closed is reasoning cut off by the output limit.
-  const open = /<think(?:ing)?>/i.exec(text);
-  if (open) text = text.slice(0, open.index);
   // Small models often say what follows first ("Here is the summary:").
-  text = text.trim().replace(/^[^#\-*\n][^\n]{0,120}:[ \t]*\r?\n(?:[ \t]*\r?\n)*(?=#|```)/, '');
+  const text = stripThinking(content).replace(/^[^#\-*\n][^\n]{0,120}:[ \t]*\r?\n(?:[ \t]*\r?\n)*(?=#|```)/, '');
   const fenced = /^```(?:markdown|md)?[ \t]*\r?\n([\s\S]*?)\r?\n```\s*$/i.exec(text.trim());
   return (fenced ? fenced[1]! : text).trim();
 }
