@@ -60,6 +60,10 @@ describe('a server that refuses tools (docs/design.md §3 step 11)', () => {
     expect(isToolsRefusal(429, 'does not support tools')).toBe(false);
     expect(isToolsRefusal(400, 'the prompt is too long for tools and messages')).toBe(false);
     expect(isToolsRefusal(500, 'CUDA error: out of memory')).toBe(false);
+    // A window overflow is a context error (compaction's), never a refusal of tools.
+    expect(isToolsRefusal(400, "This model's maximum context length is 4096 tokens. However, you requested 5100 tokens (4100 in the messages, 1000 in the completion)")).toBe(false);
+    expect(isToolsRefusal(400, 'the request exceeds the available context size, try increasing it')).toBe(false);
+    expect(isToolsRefusal(400, 'Trying to keep the first 5210 tokens when context the overflows. However, the model is loaded with context length of only 4096 tokens')).toBe(false);
     expect(isToolsRefusal(undefined, 'does not support tools')).toBe(false);
   });
 });

@@ -160,6 +160,28 @@ describe('what is not a reason to go without tools', () => {
     expect(await read(SUMMARY)).toContain('status: failed');
   });
 
+  // Text calls are read before "answers in text however reminded" is decided: such a model is no text-only model.
+  it('a model that writes its calls as text: the full agent (calls read, answered structured), never the tool-less request', async () => {
+    const { run, read } = setup();
+    const summary = '## Summary\nHi.\n\n## Decisions\nNone.\n\n## Next steps\nNone.';
+    server.script(
+      { reply: { content: '<tool_call>\n{"name": "read_transcript", "arguments": {"from": 1, "to": 40}}\n</tool_call>' } },
+      { reply: { content: `<tool_call>\n${JSON.stringify({ name: 'write_summary', arguments: { content: summary } })}\n</tool_call>` } },
+      { reply: { content: 'Done.' } },
+    );
+    const outcome = await run();
+    expect(outcome.status, outcome.error).toBe('done');
+    expect(server.modelRequests().every(offersTools)).toBe(true);
+    expect(server.modelRequests()).toHaveLength(3);
+    // The second request carries the first answer back as a structured call, paired with its result.
+    const messages = (server.modelRequests()[1]!.body as { messages: { role: string; tool_calls?: { id: string; function: { name: string } }[]; tool_call_id?: string }[] }).messages;
+    const asked = messages.find((m) => m.role === 'assistant' && m.tool_calls);
+    expect(asked?.tool_calls?.[0]?.function.name).toBe('read_transcript');
+    expect(messages.find((m) => m.role === 'tool')?.tool_call_id).toBe(asked?.tool_calls?.[0]?.id);
+    expect(parseNote(await read(SUMMARY)).body).toBe(`${summary}\n`);
+    expect(await read(CONTEXT)).not.toContain('Made without tools');
+  });
+
   it('a model that calls tools: one conversation with its tools, never the tool-less request', async () => {
     const { run } = setup();
     server.script(
