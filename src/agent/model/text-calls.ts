@@ -340,8 +340,10 @@ function typedValue(text: string, type: string | undefined): unknown {
 }
 
 /**
- * Where the text quotes rather than calls: closed `<think>` blocks (a draft, not an act) and
- * fenced blocks (``` or ~~~). One pass over the tags and the fence lines.
+ * Where the text quotes rather than calls: closed `<think>` blocks (a draft, not an act),
+ * fenced blocks, blockquote lines and inline code (Markdown's ways of quoting: a model
+ * explaining the format, or an `ask` answer about it, is not calling). One pass over the tags,
+ * one over the lines.
  */
 function quotedSpans(raw: string): Span[] {
   const spans: Span[] = [];
@@ -358,15 +360,7 @@ function quotedSpans(raw: string): Span[] {
       spans.push([0, at + match[0].length]);
     }
   }
-  let fence = -1;
-  for (const match of raw.matchAll(/^[ \t]{0,3}(?:```|~~~)/gm)) {
-    if (fence < 0) fence = match.index;
-    else {
-      spans.push([fence, match.index + match[0].length]);
-      fence = -1;
-    }
-  }
-  if (fence >= 0) spans.push([fence, raw.length]);
+  markdownQuotes(raw, spans);
   // Sorted and merged, so that the reader walks them with one pointer.
   spans.sort((a, b) => a[0] - b[0]);
   const merged: Span[] = [];
@@ -376,6 +370,43 @@ function quotedSpans(raw: string): Span[] {
     else merged.push([span[0], span[1]]);
   }
   return merged;
+}
+
+/**
+ * Fenced blocks (a fence closes only with one of its own character and at least its length,
+ * as CommonMark has it; one never closed runs to the end), `>` lines, and inline code paired
+ * within its line (so that a stray backtick cannot hide a real call on a later line).
+ */
+function markdownQuotes(raw: string, spans: Span[]): void {
+  let fence: { char: string; length: number; start: number } | undefined;
+  for (let lineStart = 0; lineStart <= raw.length; ) {
+    const newline = raw.indexOf('\n', lineStart);
+    const lineEnd = newline < 0 ? raw.length : newline;
+    const line = raw.slice(lineStart, lineEnd);
+    const fenceLine = /^[ \t]{0,3}(`{3,}|~{3,})(.*)$/.exec(line);
+    if (fence) {
+      if (fenceLine && fenceLine[1]![0] === fence.char && fenceLine[1]!.length >= fence.length && fenceLine[2]!.trim() === '') {
+        spans.push([fence.start, lineEnd]);
+        fence = undefined;
+      }
+    } else if (fenceLine && !(fenceLine[1]![0] === '`' && fenceLine[2]!.includes('`'))) {
+      fence = { char: fenceLine[1]![0]!, length: fenceLine[1]!.length, start: lineStart };
+    } else if (/^[ \t]{0,3}>/.test(line)) {
+      spans.push([lineStart, lineEnd]);
+    } else if (line.includes('`')) {
+      let open: { length: number; at: number } | undefined;
+      for (const run of line.matchAll(/`+/g)) {
+        if (!open) open = { length: run[0].length, at: run.index };
+        else if (run[0].length === open.length) {
+          spans.push([lineStart + open.at, lineStart + run.index + run[0].length]);
+          open = undefined;
+        }
+      }
+    }
+    if (newline < 0) break;
+    lineStart = newline + 1;
+  }
+  if (fence) spans.push([fence.start, raw.length]);
 }
 
 function skipSpace(text: string, from: number): number {

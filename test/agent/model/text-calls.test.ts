@@ -116,6 +116,31 @@ describe('what is not a call', () => {
     expect(read.content).toBe(text);
   });
 
+  it('a call quoted in inline code or a blockquote, in prose about the format, is not run', () => {
+    const call = '<tool_call>{"name": "read_file", "arguments": {"path": "x.md"}}</tool_call>';
+    for (const text of [
+      `The server left \`${call}\` in the content, so the parser missed it.`,
+      `Qwen wrote \`\`${call}\`\` there.`,
+      `The poster quoted:\n> ${call}\nand asked why.`,
+      `Llama writes \`<|python_tag|>{"name": "read_file", "parameters": {"path": "x.md"}}\` when the template is wrong.`,
+    ]) {
+      const read = readTextCalls(text, TOOLS);
+      expect(read.calls, text).toEqual([]);
+      expect(read.content, text).toBe(text);
+    }
+  });
+
+  it('a fence closes only with a fence of its own kind and at least its length (CommonMark)', () => {
+    const text = 'An example:\n````\n```\n<tool_call>{"name": "read_file", "arguments": {"path": "x.md"}}</tool_call>\n```\n````\nThat is all.';
+    expect(readTextCalls(text, TOOLS).calls).toEqual([]);
+  });
+
+  it('a real call after inline code on an earlier line is still run', () => {
+    const read = readTextCalls('I will read `x.md` now.\n<tool_call>{"name": "read_file", "arguments": {"path": "x.md"}}</tool_call>', TOOLS);
+    expect(read.calls.map((c) => c.name)).toEqual(['read_file']);
+    expect(read.content).toBe('I will read `x.md` now.');
+  });
+
   it('a call naming a tool that is not offered is not run', () => {
     expect(readTextCalls('{"name": "delete_everything", "arguments": {}}', TOOLS).calls).toEqual([]);
     expect(readTextCalls('<tool_call>{"name": "rm", "arguments": {"path": "/"}}</tool_call>', TOOLS).calls).toEqual([]);
