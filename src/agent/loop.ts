@@ -38,7 +38,7 @@ export interface WindowController {
   limitToolResult?(content: string, tool: string, calls: number): string;
 }
 
-export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated' | 'no-tool-calls';
+export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated' | 'no-tool-calls' | 'cut-calls';
 
 /** The agent ended without doing its job (not an endpoint failure: those are ModelErrors). */
 export class AgentError extends MeetingAssistantError {
@@ -98,6 +98,11 @@ export interface AgentLoopResult {
 
 /** Silent truncation seen this many times in a row means compaction cannot help. */
 const MAX_TRUNCATION_RECOVERIES = 3;
+/**
+ * A call cut by the length limit this many times in a row: asking again will not help (each
+ * request a whole output's worth of generation on a local model), the limit must rise.
+ */
+const MAX_CUT_CALLS = 3;
 
 /** docs/design.md §3 step 11: a call cut by the length limit is never run half. */
 export const CUT_CALL_NOTE =
@@ -124,6 +129,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   let truncations = 0;
   let calledTools = false;
   let askedToAnswer = false;
+  let cuts = 0;
   const guards = new CallGuards(options.maxArgumentBytes);
 
   for (;;) {
@@ -176,10 +182,18 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
 
     if (response.cutCall || (response.finishReason === 'length' && response.toolCalls.length > 0)) {
       logTurn(log, turns, response, Date.now() - turnStarted);
+      if (++cuts >= MAX_CUT_CALLS) {
+        throw new AgentError(
+          'cut-calls',
+          `the model's tool call was cut by the output length limit ${cuts} times in a row (${request.maxOutputTokens} tokens): ` +
+            'raise ContextWindow.MaxOutputTokens (and the server\'s own output limit, if it sets one), then retry',
+        );
+      }
       log.warn({ turn: turns, finishReason: response.finishReason }, 'a tool call was cut before its end: not run, the model is asked again');
       pushNote(conversation, response.content, CUT_CALL_NOTE);
       continue;
     }
+    cuts = 0;
     if (response.reasoningOnly && !askedToAnswer) {
       logTurn(log, turns, response, Date.now() - turnStarted);
       log.info({ turn: turns }, 'the answer held only reasoning: asking once for the answer');

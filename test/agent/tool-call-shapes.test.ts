@@ -174,6 +174,19 @@ describe('broken structured calls are repaired (point 2)', () => {
     expect(seenArgs(tools)).toEqual([['write_summary', { content: SUMMARY }]]);
   });
 
+  it('a call cut again and again is not asked for to the last turn: the third cut in a row ends the run, naming the setting', async () => {
+    const cut: Step = { reply: { toolCalls: [{ name: 'write_summary', arguments: '{"content": "## Summary\\nBilling ships' }], finishReason: 'length' } };
+    const failed = run([cut, cut, cut, cut, cut, cut], { maxTurns: 12 });
+    await expect(failed).rejects.toMatchObject({ kind: 'cut-calls', message: expect.stringContaining('ContextWindow.MaxOutputTokens') });
+    expect(server.modelRequests()).toHaveLength(3);
+  });
+
+  it('cuts that are not in a row are each asked again', async () => {
+    const cut: Step = { reply: { toolCalls: [{ name: 'write_summary', arguments: '{"content": "## Summary\\nBilling ships' }], finishReason: 'length' } };
+    const { tools } = await run([cut, cut, structured('read_transcript', { from: 1, to: 5 }), cut, cut, structured('write_summary', { content: SUMMARY }), done]);
+    expect(seenArgs(tools).map(([name]) => name)).toEqual(['read_transcript', 'write_summary']);
+  });
+
   it('a text call cut before its end is not repaired into a whole', async () => {
     const { tools } = await run([textCall('<tool_call>\n{"name": "write_summary", "arguments": {"content": "## Summ', { finishReason: 'length' }), structured('write_summary', { content: SUMMARY }), done]);
     expect(seenArgs(tools)).toEqual([['write_summary', { content: SUMMARY }]]);
