@@ -50,11 +50,12 @@ export class ChatCompletionsClient implements ModelClient {
     }
     // `include_usage`: the last chunk carries the counts the window budget reads (docs/design.md §3 step 5).
     const streamed = { ...body, stream: true as const, stream_options: { include_usage: true } };
-    const { answer, whole } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
+    const { answer, unshown } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
       this.#sdk.chat.completions.create(streamed, requestOptions(signal, this.#context)).asResponse(),
     );
     const response = this.#parse(answer, request.tools);
-    if (whole && response.content !== '') onText(response.content);
+    const rest = unshown(response.content);
+    if (rest !== '') onText(rest);
     return response;
   }
 

@@ -46,11 +46,12 @@ export class ResponsesClient implements ModelClient {
       );
       return this.#parse(answer, request.tools);
     }
-    const { answer, whole } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
+    const { answer, unshown } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
       this.#sdk.responses.create({ ...body, stream: true }, requestOptions(signal, this.#context)).asResponse(),
     );
     const response = this.#parse(answer, request.tools);
-    if (whole && response.content !== '') onText(response.content);
+    const rest = unshown(response.content);
+    if (rest !== '') onText(rest);
     return response;
   }
 

@@ -17,8 +17,11 @@ interface StreamReducer {
 }
 
 /**
- * One streamed exchange (exchange.ts: the same timeout, abort and error wording); `whole` says
- * the server sent one whole answer instead, whose text the caller then hands on at once.
+ * One streamed exchange (exchange.ts: the same timeout, abort and error wording). `unshown`
+ * gives the part of the settled answer's text not handed on yet, for the caller to hand on: all
+ * of it when the server sent one whole answer, or when the stream was held back as a possible
+ * call written as text; what follows the text already shown when a marker stopped the stream
+ * but the settled answer reads no call there (a quoted marker); else nothing.
  */
 export async function exchangeStreamed(
   context: ExchangeCall,
@@ -26,15 +29,15 @@ export async function exchangeStreamed(
   api: 'chat-completions' | 'responses',
   onText: (text: string) => void,
   send: (signal: AbortSignal) => Promise<Response>,
-): Promise<{ answer: JsonObject; whole: boolean }> {
-  let whole = false;
+): Promise<{ answer: JsonObject; unshown: (settled: string) => string }> {
+  let unshown = (settled: string): string => settled;
   const answer = await exchange(context, signal, send, async (response) => {
     const read = await readStreamedAnswer(response, context, api, onText);
-    // Held back as a possible call written as text, with nothing shown: the caller shows the settled text instead.
-    whole = !read.streamed || read.heldBack;
+    if (read.streamed && !read.suppressed) unshown = () => '';
+    else if (read.streamed) unshown = (settled) => (settled.startsWith(read.shown) ? settled.slice(read.shown.length) : '');
     return read.answer;
   });
-  return { answer, whole };
+  return { answer, unshown };
 }
 
 /** A body that is not a stream (a server that ignores `stream: true`) is read as a whole answer. */
@@ -43,16 +46,16 @@ export async function readStreamedAnswer(
   context: ExchangeCall,
   api: 'chat-completions' | 'responses',
   onText: (text: string) => void,
-): Promise<{ answer: JsonObject; streamed: boolean; heldBack: boolean }> {
+): Promise<{ answer: JsonObject; streamed: boolean; suppressed: boolean; shown: string }> {
   if (!/text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
-    return { answer: await readJsonAnswer(response, context), streamed: false, heldBack: false };
+    return { answer: await readJsonAnswer(response, context), streamed: false, suppressed: false, shown: '' };
   }
   const visible = new VisibleText();
-  let handed = false;
+  let shown = '';
   const emit = (piece: string): void => {
     const text = visible.push(piece);
     if (text === '') return;
-    handed = true;
+    shown += text;
     onText(text);
   };
   const reducer = api === 'responses' ? responsesReducer(context, emit) : chatReducer(context, emit);
@@ -60,12 +63,13 @@ export async function readStreamedAnswer(
     await readEventStream(response, MAX_ANSWER_BYTES, () => tooLargeError(context), (event) => reducer.push(event));
     const rest = visible.end();
     if (rest !== '') onText(rest);
-    return { answer: reducer.answer(), streamed: true, heldBack: visible.suppressed && !handed };
+    shown += rest;
+    return { answer: reducer.answer(), streamed: true, suppressed: visible.suppressed, shown };
   } catch (err) {
     // A retry would show the part already shown a second time: once text went out, a broken
     // stream is a failure of its own (a timeout or an abort stays what it is).
     const aborted = err instanceof Error && err.name === 'AbortError';
-    if (handed && !aborted) {
+    if (shown !== '' && !aborted) {
       const detail = err instanceof Error ? err.message : String(err);
       throw invalidResponse(context, `the stream broke after part of the answer was shown (${detail}); not retried, so that it is not shown twice`);
     }

@@ -182,6 +182,27 @@ describe.each<'chat-completions' | 'responses'>(['chat-completions', 'responses'
     expect(answer.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['list_meetings', { project: 'Alpha' }]]);
   });
 
+  const TOOL = { name: 'list_meetings', description: 'd', parameters: { type: 'object', properties: { project: { type: 'string' } } } };
+  it('an answer that only quotes a call marker, after some text was shown, is shown to its end (nothing twice)', async () => {
+    const text = 'The server left `<tool_call>{"name": "list_meetings", "arguments": {}}</tool_call>` in the content, so its parser missed it.';
+    server.script({ reply: { content: text } });
+    const pieces: string[] = [];
+    const model = createModelClient(testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'm', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } }));
+    const answer = await model.complete({ instructions: 'i', messages: [{ role: 'user', content: 'q' }], tools: [TOOL], maxOutputTokens: 100, onText: (t) => pieces.push(t) });
+    expect(answer.toolCalls).toEqual([]);
+    expect(answer.content).toBe(text);
+    expect(pieces.join('')).toBe(text);
+  });
+
+  it('text before a real call is shown once, the call never', async () => {
+    server.script({ reply: { content: 'Let me look.\n<tool_call>\n{"name": "list_meetings", "arguments": {"project": "Alpha"}}\n</tool_call>' } });
+    const pieces: string[] = [];
+    const model = createModelClient(testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'm', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } }));
+    const answer = await model.complete({ instructions: 'i', messages: [{ role: 'user', content: 'q' }], tools: [TOOL], maxOutputTokens: 100, onText: (t) => pieces.push(t) });
+    expect(answer.toolCalls).toHaveLength(1);
+    expect(pieces.join('').trim()).toBe('Let me look.');
+  });
+
   it('an answer held back because it started like a call object, and was none, is shown whole at its end', async () => {
     server.script({ reply: { content: '{"note": "not a call"} is what the file holds.' } });
     const pieces: string[] = [];
