@@ -5,6 +5,7 @@ import { createOpenAI } from './agent/model/openai-sdk.js';
 import { createRemoteCompactor } from './agent/window/remote-compaction.js';
 import { retryUrl } from './vault/files/state.js';
 import type { PipelineDeps } from './meeting/pipeline.js';
+import { ToolsRefusals } from './meeting/without-tools/memory.js';
 import { openProcessBase, type ProcessBase, type ProcessBaseOptions } from './process-base.js';
 import { RunCaches, type RunCachesOptions } from './tools/binding/run-caches.js';
 
@@ -39,6 +40,8 @@ export async function createRuntime(config: AppConfig, options: RuntimeOptions =
     log,
     model,
     retryUrl: (rel) => retryUrl(settings.Http, token, rel),
+    // A server seen refusing tools is not asked with tools again while this process runs meetings (docs/design.md §3 step 11).
+    toolsRefusals: new ToolsRefusals(),
     ...(options.clock ? { clock: options.clock } : {}),
     contextManager: (runLog) =>
       new WindowBudget({

@@ -1,4 +1,5 @@
 import type { Logger } from '../log.js';
+import { CallGuards } from './call-guards.js';
 import type { ProgressSink } from './progress.js';
 import { type EndpointGate, withRetry } from './model/retry.js';
 import { logTurn } from './turn-line.js';
@@ -37,7 +38,7 @@ export interface WindowController {
   limitToolResult?(content: string, tool: string, calls: number): string;
 }
 
-export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated' | 'no-tool-calls';
+export type AgentErrorKind = 'max-turns' | 'no-summary' | 'unfinished-summary' | 'truncated' | 'no-tool-calls' | 'cut-calls';
 
 /** The agent ended without doing its job (not an endpoint failure: those are ModelErrors). */
 export class AgentError extends MeetingAssistantError {
@@ -84,6 +85,8 @@ export interface AgentLoopOptions {
   turnsBefore?: number;
   /** Set: every answer is streamed and its visible text handed here as it arrives (ModelRequest.onText). */
   onText?: (text: string) => void;
+  /** A call whose arguments are larger is not run (`Agent.MaxFileBytes`; at most call-guards.ts MAX_ARGUMENT_BYTES). */
+  maxArgumentBytes?: number;
 }
 
 export interface AgentLoopResult {
@@ -95,6 +98,19 @@ export interface AgentLoopResult {
 
 /** Silent truncation seen this many times in a row means compaction cannot help. */
 const MAX_TRUNCATION_RECOVERIES = 3;
+/**
+ * A call cut by the length limit this many times in a row: asking again will not help (each
+ * request a whole output's worth of generation on a local model), the limit must rise.
+ */
+const MAX_CUT_CALLS = 3;
+
+/** docs/design.md §3 step 11: a call cut by the length limit is never run half. */
+export const CUT_CALL_NOTE =
+  'Your last answer ended before its tool call was complete (the output length limit cut it), so the call was not run. ' +
+  'Make the call again, whole; if its arguments are long, split the work into several smaller calls.';
+/** docs/design.md §3 step 11: an answer that is all reasoning is asked for again, once. */
+export const ANSWER_NOTE =
+  'Your last answer held only reasoning and no answer. Do not think aloud again: answer now, by calling the tools you need or with your reply.';
 
 /**
  * The agent loop (docs/design.md §3 step 3): send the conversation and the tool schemas, run
@@ -112,6 +128,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   let overflowRetried = false;
   let truncations = 0;
   let calledTools = false;
+  let askedToAnswer = false;
+  let cuts = 0;
+  const guards = new CallGuards(options.maxArgumentBytes);
 
   for (;;) {
     if (signal?.aborted) throw new ModelError('the run was aborted', { kind: 'aborted' });
@@ -161,15 +180,37 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       options.onProgress({ kind: 'context', tokens: tokensAfter(request, response), window: context.window });
     }
 
+    if (response.cutCall || (response.finishReason === 'length' && response.toolCalls.length > 0)) {
+      logTurn(log, turns, response, Date.now() - turnStarted);
+      if (++cuts >= MAX_CUT_CALLS) {
+        throw new AgentError(
+          'cut-calls',
+          `the model's tool call was cut by the output length limit ${cuts} times in a row (${request.maxOutputTokens} tokens): ` +
+            'raise ContextWindow.MaxOutputTokens (and the server\'s own output limit, if it sets one), then retry',
+        );
+      }
+      log.warn({ turn: turns, finishReason: response.finishReason }, 'a tool call was cut before its end: not run, the model is asked again');
+      pushNote(conversation, response.content, CUT_CALL_NOTE);
+      continue;
+    }
+    cuts = 0;
+    if (response.reasoningOnly && !askedToAnswer) {
+      logTurn(log, turns, response, Date.now() - turnStarted);
+      log.info({ turn: turns }, 'the answer held only reasoning: asking once for the answer');
+      askedToAnswer = true;
+      pushNote(conversation, response.content, ANSWER_NOTE);
+      continue;
+    }
+
     conversation.messages.push({
       role: 'assistant',
       content: response.content,
-      ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+      ...(response.toolCalls.length > 0 ? { toolCalls: guards.echo(response.toolCalls) } : {}),
     });
 
     if (response.toolCalls.length > 0) {
       calledTools = true;
-      const failed = await runToolCalls(options, conversation, response.toolCalls);
+      const failed = await runToolCalls(options, conversation, response.toolCalls, guards);
       logTurn(log, turns, response, Date.now() - turnStarted, failed);
       if (options.endOnceSummarized && options.summaryWritten() && options.summaryIssue?.() === undefined) {
         return { turns, finalText: response.content, conversation };
@@ -205,6 +246,19 @@ function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>
   options.log.info({ turn }, 'model stopped with a summary still to fix: reminding it');
   return issue;
 }
+
+/**
+ * The model's answer and what it is told about it. The answer goes in even when it holds no
+ * text: the templates of the very models that land here (Gemma's, Mistral's) refuse two user
+ * messages in a row.
+ */
+function pushNote(conversation: LoopConversation, answer: string, note: string): void {
+  conversation.messages.push({ role: 'assistant', content: answer !== '' ? answer : NO_TEXT });
+  conversation.messages.push({ role: 'user', content: note });
+}
+
+/** What stands for an answer that had no text (an empty assistant message is refused by some servers). */
+const NO_TEXT = '(no answer)';
 
 /** One request with the retry policy; its outcome logged as `model response`. */
 async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: number): Promise<ModelResponse> {
@@ -242,11 +296,11 @@ async function sendTurn(options: AgentLoopOptions, request: ModelRequest, turn: 
 }
 
 /** Each call run in order, its result (cut to the context's budget) appended to the conversation. */
-async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[]): Promise<boolean[]> {
+async function runToolCalls(options: AgentLoopOptions, conversation: LoopConversation, calls: readonly ToolCall[], guards: CallGuards): Promise<boolean[]> {
   const { tools, context } = options;
   const failed: boolean[] = [];
   for (const call of calls) {
-    const result = await tools.call(call);
+    const result = await guards.run(call, tools);
     failed.push(result.isError);
     const content = context?.limitToolResult ? context.limitToolResult(result.content, call.name, calls.length) : result.content;
     conversation.messages.push({ role: 'tool', toolCallId: call.id, name: call.name, content });

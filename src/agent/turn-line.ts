@@ -61,7 +61,11 @@ const thousands = (n: number) => String(Math.round(n)).replace(/\B(?=(\d{3})+(?!
 /** Logs the turn's one info line; `failed[i]` tells whether call i ended in an error. */
 export function logTurn(log: Logger, turn: number, response: ModelResponse, ms: number, failed: readonly boolean[] = []): void {
   const calls = response.toolCalls.map((c, i) => `${describeCall(c)}${failed[i] ? ' (error)' : ''}`);
-  const what = calls.length > 0 ? calls.join(', ') : response.content.trim() === '' ? 'no tool calls, no text' : 'answered in text';
+  let what = calls.length > 0 ? calls.join(', ') : response.content.trim() === '' ? 'no tool calls, no text' : 'answered in text';
+  // docs/design.md §3 step 11: how the calls came, when not as proper `tool_calls`.
+  if (response.cutCall || (response.finishReason === 'length' && calls.length > 0)) what = `${calls.length > 0 ? `${calls.join(', ')}: ` : ''}a tool call cut by the length limit, not run`;
+  else if (response.callsAsText) what += ` (written as text: ${response.callsAsText})`;
+  else if (response.reasoningOnly) what = 'reasoning only, no answer';
   const usage = response.usage;
   const tokens = usage ? `${thousands(usage.inputTokens)} in + ${thousands(usage.outputTokens)} out tokens` : 'tokens not reported';
   log.info(

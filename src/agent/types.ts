@@ -75,6 +75,18 @@ export interface ModelResponse {
   usage?: Usage;
   /** `stop`, `tool_calls`, `length`, … as reported; undefined when not. */
   finishReason?: string;
+  /**
+   * A tool call was begun but ends before it does (its arguments cut, a text call never
+   * finished): it is not among `toolCalls` or is not to be run (docs/design.md §3 step 11).
+   */
+  cutCall?: true;
+  /**
+   * The calls were written as text in the content, not sent as `tool_calls`: the shape they
+   * came in (`<tool_call>`, `a JSON object`, …; text-calls.ts), for `doctor` and the log.
+   */
+  callsAsText?: string;
+  /** No text and no call, only reasoning (a think block, `reasoning_content`): the model is asked to answer. */
+  reasoningOnly?: true;
 }
 
 /** One wire API behind one interface; retries live outside (agent/model/retry.ts). */

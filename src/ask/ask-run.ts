@@ -61,6 +61,7 @@ export async function askMeetings(deps: AskDeps, request: AskRequest): Promise<A
       firstMessage: askFirstMessage(request.question, request.filters),
       maxTurns: settings.Agent.MaxTurns,
       maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
+      maxArgumentBytes: settings.Agent.MaxFileBytes,
       // No wait for an endpoint that does not answer (docs/design.md §2's is for runs): a person is waiting, and is told.
       retry: { attempts: settings.Reconnect.Attempts, delayMs: settings.Reconnect.DelaySeconds * 1000 },
       ...(deps.context ? { context: deps.context(log) } : {}),

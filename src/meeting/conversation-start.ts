@@ -93,6 +93,16 @@ export async function conversationStarts(
 }
 
 /**
+ * What a summary made without tools starts from (docs/design.md §3 step 11): the summary's shape
+ * section, the projects' AGENTS.md files, and the template line, read as the agent's would be.
+ */
+export async function summaryBrief(deps: ConversationDeps, artifacts: MeetingArtifacts): Promise<{ shape: string; agentsFiles: ProjectAgentsFile[]; template: string }> {
+  const transcript = await deps.vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+  const shape = await summaryShapeOf(deps, artifacts, transcript);
+  return { shape: summaryShapeSection(shape), agentsFiles: await readAgentsFiles(deps, artifacts), template: templateFact(shape.template) };
+}
+
+/**
  * The summary's shape for this meeting: its `template`, else Agent.DefaultTemplate, else the
  * built-in structure; its `language`, else Agent.Language, else the transcript's (named when
  * its words make it clear). A template that was asked for and cannot be read is a

@@ -11,9 +11,11 @@ import { SUMMARY_REMINDER } from './prompt.js';
 import type { RunProgress } from '../agent/progress.js';
 import type { EndpointGate } from '../agent/model/retry.js';
 import { unreachableAdvice } from '../agent/model/endpoint-wait.js';
-import { lastAnswerSection, noToolCallsAdvice } from './no-tool-calls.js';
 import { countingRequests } from './counted-requests.js';
-import { type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
+import { summarizeWithoutTools } from './without-tools/summarize.js';
+import { type ToollessCause, toollessCause } from './without-tools/cause.js';
+import type { ToolsRefusals } from './without-tools/memory.js';
+import { type PartProgress, type WindowRoom, windowRoom, notesForLongTranscript } from './long-transcript/notes-pass.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
 import { DEFAULT_MAX_RESULT_CHARS } from '../tools/define/format.js';
 import { toolOffer } from '../tools/offered-tools.js';
@@ -65,6 +67,8 @@ export interface PipelineDeps {
   onProgress?: (runId: string, event: RunProgress) => void;
   /** The caches the runs share (tools/binding/run-caches.ts); default: the run's own. */
   caches?: RunCaches;
+  /** Servers that refused tools, for the process's life: their runs go without tools at once (docs/design.md §3 step 11). */
+  toolsRefusals?: ToolsRefusals;
 }
 
 export interface RunOptions {
@@ -182,6 +186,8 @@ interface MeetingRun {
   model: ModelClient & { readonly requests: number };
   audit: Audit;
   now: Clock;
+  /** Set when the summary was made without tools: the context note's section saying so. */
+  toolless?: string;
 }
 
 async function runMeeting(
@@ -266,6 +272,20 @@ async function summarize(r: MeetingRun): Promise<void> {
     maxResultChars: Math.max(DEFAULT_MAX_RESULT_CHARS, room.target * 5),
     ...(deps.caches ? { caches: deps.caches } : {}),
   });
+  const retry = {
+    attempts: settings.Reconnect.Attempts,
+    delayMs: settings.Reconnect.DelaySeconds * 1000,
+    sleep: deps.sleep,
+    stopWaiting: options.stopWaiting,
+    endpoint: deps.endpoint,
+  };
+  // A server that will not take tools, or a model that never calls one: a summary all the same (docs/design.md §3 step 11).
+  const withoutTools = async (cause: ToollessCause) => {
+    const onPart = (part: PartProgress) => deps.onProgress?.(runId, { kind: 'transcript-part', ...part });
+    r.toolless = await summarizeWithoutTools({ vault, config: deps.config, binding: toolContext, model, retry, log, room, signal: options.signal, now: r.now, cause, onPart });
+  };
+  const refused = deps.toolsRefusals?.refusal(settings.Endpoint);
+  if (refused !== undefined) return withoutTools({ kind: 'refused', serverWords: refused, remembered: true });
   // Only the tools that can act for this meeting; one conversation with all of them unless the
   // window cannot hold their schemas, then phases (docs/design.md §3 step 9).
   const offer = await toolOffer(toolContext);
@@ -275,13 +295,6 @@ async function summarize(r: MeetingRun): Promise<void> {
   // the agent's conversation takes it as it stands before its first request (a silent server's
   // cut of a part may have shown a smaller window than the run started with).
   const conversationNow = () => shapedConversation(room, starts, tools, withResumed);
-  const retry = {
-    attempts: settings.Reconnect.Attempts,
-    delayMs: settings.Reconnect.DelaySeconds * 1000,
-    sleep: deps.sleep,
-    stopWaiting: options.stopWaiting,
-    endpoint: deps.endpoint,
-  };
   // A resumed run is told what its interrupted attempt already wrote (docs/design.md §3 step 4).
   const resumed = r.audit.resumedNotice();
   const withResumed = (message: string) => (resumed ? `${message}\n\n${resumed}` : message);
@@ -314,6 +327,7 @@ async function summarize(r: MeetingRun): Promise<void> {
     firstMessage,
     maxTurns: settings.Agent.MaxTurns,
     maxOutputTokens: settings.ContextWindow.MaxOutputTokens,
+    maxArgumentBytes: settings.Agent.MaxFileBytes,
     retry,
     context,
     summaryWritten: () => r.state.summaryWritten,
@@ -323,8 +337,13 @@ async function summarize(r: MeetingRun): Promise<void> {
     signal: options.signal,
     onProgress: deps.onProgress && ((event) => deps.onProgress!(runId, event)),
     stopWaiting: options.stopWaiting,
+  }).catch((err: unknown) => {
+    const cause = toollessCause(err);
+    if (!cause || r.state.summaryWritten) throw err;
+    if (cause.kind === 'refused') deps.toolsRefusals?.remember(settings.Endpoint, cause.serverWords, log);
+    return withoutTools(cause);
   });
-  log.info({ turns: result.turns }, 'agent finished');
+  if (result) log.info({ turns: result.turns }, 'agent finished');
 }
 
 /** The project phase's first message; a resumed run's is told what the interrupted attempt wrote too, since appends are made there. */
@@ -341,14 +360,15 @@ async function recordSuccess(r: MeetingRun): Promise<RunOutcome> {
   const { deps, artifacts, log } = r;
   // The summary is written; a notebook that cannot be updated (a person broke its frontmatter
   // meanwhile, say) is logged, and its journal stays, so a later run still reports the changes.
-  if (await settleContext(failureWriter(deps), artifacts, 'finished', auditSection(r))) await forgetJournal(r.audit, log);
+  const note = [r.toolless, auditSection(r)].filter(Boolean).join('\n\n');
+  if (await settleContext(failureWriter(deps), artifacts, 'finished', note)) await forgetJournal(r.audit, log);
   log.info({ summary: deps.vault.rel(artifacts.summaryPath) }, 'run finished');
   return { runId: r.runId, status: 'done', meetingPath: r.meetingPath, summaryPath: artifacts.summaryPath, modelRequests: r.model.requests };
 }
 
 async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcome> {
   const { deps, artifacts, log } = r;
-  const details = failureDetails(failure, deps.config.settings.Endpoint.Model);
+  const details = failureDetails(failure);
   const aborted = failure instanceof ModelError && failure.kind === 'aborted';
   if (aborted) log.info({ attempts: details.attempts }, 'run stopped (the daemon is stopping)');
   else log.error({ err: failure, ...details }, 'run failed');
@@ -367,7 +387,7 @@ async function recordFailure(r: MeetingRun, failure: unknown): Promise<RunOutcom
         ? unwrittenReportNote(deps.vault, artifacts.summaryPath, reportProblem, r.now())
         : '';
     // A context note that cannot be written stays `summarizing`: the next start resumes the meeting.
-    if (await settleContext(failureWriter(deps), artifacts, 'error', [audit, errorNote, lastAnswerSection(failure, r.now())].filter(Boolean).join('\n\n'))) {
+    if (await settleContext(failureWriter(deps), artifacts, 'error', [audit, errorNote].filter(Boolean).join('\n\n'))) {
       await forgetJournal(r.audit, log);
     }
   }
@@ -388,11 +408,11 @@ async function forgetJournal(audit: Audit, log: Logger): Promise<void> {
   await audit.clearJournal().catch((err: unknown) => log.warn({ err }, 'could not remove the audit journal'));
 }
 
-function failureDetails(err: unknown, model: string): FailureDetails {
+function failureDetails(err: unknown): FailureDetails {
   if (err instanceof ModelError) {
     return { type: `ModelError (${err.kind})`, status: err.status, message: err.message, attempts: err.attempts, ...unreachableAdvice(err) };
   }
-  if (err instanceof AgentError) return { type: `AgentError (${err.kind})`, message: err.message, ...noToolCallsAdvice(err, model) };
+  if (err instanceof AgentError) return { type: `AgentError (${err.kind})`, message: err.message };
   if (err instanceof Error) return { type: err.name || 'Error', message: err.message };
   return { type: 'Error', message: String(err) };
 }

@@ -22,6 +22,21 @@ describe('logTurn', () => {
     formats.mockRestore();
     expect(lines.map((l) => l.msg)).toEqual(['turn 3: no tool calls, no text; 1,234,567 in + 999 out tokens, 0.2 s']);
   });
+
+  it('says when calls were written as text, cut by the length limit, or the answer was reasoning only (docs/design.md §3 step 11)', () => {
+    const { log, lines } = capturedLogger();
+    const read = call('read_transcript', { from: 1, to: 40 });
+    logTurn(log, 1, { content: '', toolCalls: [read], callsAsText: '<tool_call>' }, 1000);
+    logTurn(log, 2, { content: '', toolCalls: [read], finishReason: 'length' }, 1000);
+    logTurn(log, 3, { content: '', toolCalls: [], cutCall: true }, 1000);
+    logTurn(log, 4, { content: '', toolCalls: [], reasoningOnly: true }, 1000);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'turn 1: read_transcript 1-40 (written as text: <tool_call>); tokens not reported, 1.0 s',
+      'turn 2: read_transcript 1-40: a tool call cut by the length limit, not run; tokens not reported, 1.0 s',
+      'turn 3: a tool call cut by the length limit, not run; tokens not reported, 1.0 s',
+      'turn 4: reasoning only, no answer; tokens not reported, 1.0 s',
+    ]);
+  });
 });
 
 describe('describeCall', () => {

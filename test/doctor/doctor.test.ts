@@ -512,20 +512,21 @@ describe('doctor: tool calling', () => {
     const sent = server.modelRequests().at(-1)!.body as { tools?: unknown[] };
     expect(sent.tools).toHaveLength(1);
 
+    // A model without tool calls still gets its meetings summarized, without tools: a warning with the fix.
     server.setFallback({ reply: { content: 'I am ready!' } });
-    const { code, io } = await runDoctorCommand(config);
-    expect(code).toBe(1);
-    expect(io.lines.find((l) => l.startsWith('[FAIL] tool calling'))).toContain('answered in text without calling the tool');
+    const { io } = await runDoctorCommand(config);
+    expect(io.lines.find((l) => l.startsWith('[WARN] tool calling'))).toContain('answered in text without calling the tool');
     expect(io.text()).toMatch(/fix: Set MeetingAssistant\.Endpoint\.Model to a model with tool calling/);
   });
 
-  it("fails when the server refuses tools for the model (Ollama's 400)", async () => {
+  it("warns when the server refuses tools for the model (Ollama's 400), naming its words", async () => {
     const server = await scripted({
       fallback: { status: 400, body: { error: { message: 'registry.ollama.ai/library/gemma:2b does not support tools', type: 'api_error', param: null, code: null } } },
     });
     const config = await writeConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'test-model' } });
     const c = (await checksFor(config)).get('tool calling')!;
-    expect(c.status).toBe('fail');
+    expect(c.status).toBe('warn');
     expect(c.detail).toContain('does not support tools');
+    expect(c.detail).toContain('summarized without tools');
   });
 });

@@ -5,11 +5,10 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { createOpenAI } from './openai-sdk.js';
-import { stripThinking } from './strip-thinking.js';
+import { hasReasoningField, settleAnswer } from './answer-calls.js';
 import { exchangeStreamed } from './streamed-answer.js';
-import type { Message, ModelClient, ModelRequest, ModelResponse, ToolCall, ToolSchema } from '../types.js';
+import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from '../types.js';
 import {
-  argumentsText,
   CallIds,
   errorAnswer,
   errorNormalizingFetch,
@@ -47,37 +46,29 @@ export class ChatCompletionsClient implements ModelClient {
       const answer = await exchange(this.#context, request.signal, (signal) =>
         this.#sdk.chat.completions.create(body, requestOptions(signal, this.#context)).asResponse(),
       );
-      return this.#parse(answer);
+      return this.#parse(answer, request.tools);
     }
     // `include_usage`: the last chunk carries the counts the window budget reads (docs/design.md §3 step 5).
     const streamed = { ...body, stream: true as const, stream_options: { include_usage: true } };
-    const { answer, whole } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
+    const { answer, unshown } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
       this.#sdk.chat.completions.create(streamed, requestOptions(signal, this.#context)).asResponse(),
     );
-    const response = this.#parse(answer);
-    if (whole && response.content !== '') onText(response.content);
+    const response = this.#parse(answer, request.tools);
+    const rest = unshown(response.content);
+    if (rest !== '') onText(rest);
     return response;
   }
 
-  #parse(answer: JsonObject): ModelResponse {
+  #parse(answer: JsonObject, tools: readonly ToolSchema[]): ModelResponse {
     const choice: unknown = Array.isArray(answer.choices) ? answer.choices[0] : undefined;
     if (!isObject(choice) || !isObject(choice.message)) throw errorAnswer(this.#context, answer);
     const message = choice.message;
-    const rawCalls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : [];
-    const ids = this.#ids.assign(rawCalls.map((call) => (typeof call.id === 'string' ? call.id : undefined)));
-    const toolCalls: ToolCall[] = rawCalls.map((call, i) => {
+    const rawCalls = (Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : []).map((call) => {
       const fn = isObject(call.function) ? call.function : {};
-      return {
-        id: ids[i]!,
-        name: typeof fn.name === 'string' ? fn.name : '',
-        arguments: argumentsText(fn.arguments),
-      };
+      return { id: typeof call.id === 'string' ? call.id : undefined, name: fn.name, arguments: fn.arguments };
     });
-    // `reasoning_content` (DeepSeek, vLLM, llama.cpp) is deliberately not read.
-    const response: ModelResponse = {
-      content: stripThinking(contentText(message.content)),
-      toolCalls,
-    };
+    // `reasoning_content`, `reasoning`, `thinking` (DeepSeek, vLLM, llama.cpp, Ollama) are never read as text.
+    const response: ModelResponse = settleAnswer(contentText(message.content), rawCalls, tools, this.#ids, hasReasoning(message));
     const usage = parseUsage(answer.usage);
     if (usage) response.usage = usage;
     if (typeof choice.finish_reason === 'string') response.finishReason = choice.finish_reason;
@@ -137,8 +128,18 @@ function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((part) => (isObject(part) && typeof part.text === 'string' ? part.text : ''))
+      .map((part) => (isObject(part) && typeof part.text === 'string' && !isReasoningPart(part) ? part.text : ''))
       .join('');
   }
   return '';
+}
+
+/** A content part of reasoning (`thinking`, `reasoning`: Magistral, some proxies): never text (docs/design.md §3 step 11). */
+function isReasoningPart(part: JsonObject): boolean {
+  return part.type === 'thinking' || part.type === 'reasoning' || part.type === 'reasoning_content';
+}
+
+/** Reasoning in a field of the message or in a part of its content. */
+function hasReasoning(message: JsonObject): boolean {
+  return hasReasoningField(message) || (Array.isArray(message.content) && message.content.some((part) => isObject(part) && isReasoningPart(part)));
 }

@@ -5,6 +5,7 @@ import { MAX_ANSWER_BYTES, readCappedText } from './capped-text.js';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import { CONTEXT_TOO_LONG, ModelError, type Usage } from '../types.js';
+import { isToolsRefusal, ToolsRefusedError } from './tools-refused.js';
 
 /**
  * What the two wire clients share: running one HTTP exchange under the configured timeout and
@@ -176,6 +177,8 @@ function httpError(err: APIError, status: number, context: ExchangeCall): ModelE
   } else {
     message += '.';
   }
+  // A server that will not take tools: not a fault to retry (docs/design.md §3 step 11).
+  if (isToolsRefusal(status, detail)) return new ToolsRefusedError(message, detail, { status, cause: err });
   return new ModelError(message, {
     kind: 'http',
     status,
@@ -317,20 +320,14 @@ export function parseUsage(usage: unknown): Usage | undefined {
   return { inputTokens: input, outputTokens: typeof output === 'number' && Number.isFinite(output) ? output : 0 };
 }
 
-/** Some local servers send tool arguments as a JSON object instead of its text. */
-export function argumentsText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  // A call without arguments means a tool that takes none.
-  if (value === undefined || value === null) return '{}';
-  return JSON.stringify(value);
-}
-
 /**
  * Ids for tool calls the server sent without one (or with one already used in the same turn,
  * as some local servers do): unique within this client, so results are matched to their call.
  */
 export class CallIds {
   #turn = 0;
+  /** Ids given to calls written as text, so that one the model repeats in a later turn is not reused. */
+  readonly #textIds = new Set<string>();
 
   assign(ids: (string | undefined)[]): string[] {
     const turn = ++this.#turn;
@@ -339,6 +336,23 @@ export class CallIds {
       let out = id && id.trim() !== '' ? id : `call_${turn}_${index}`;
       if (seen.has(out)) out = `${out}_${turn}_${index}`;
       seen.add(out);
+      return out;
+    });
+  }
+
+  /**
+   * Ids for calls written as text (docs/design.md §3 step 11): nine letters and digits, the
+   * only shape Mistral's chat templates accept back; the model's own id when it has that shape
+   * and was not used before (templates show one example id, which models then repeat).
+   */
+  assignText(ids: (string | undefined)[]): string[] {
+    const turn = ++this.#turn;
+    return ids.map((id, index) => {
+      let out = id !== undefined && /^[A-Za-z0-9]{9}$/.test(id) && !this.#textIds.has(id) ? id : '';
+      for (let n = index; out === '' || this.#textIds.has(out); n++) {
+        out = `c${turn.toString(36).padStart(5, '0').slice(-5)}${n.toString(36).padStart(3, '0').slice(-3)}`;
+      }
+      this.#textIds.add(out);
       return out;
     });
   }

@@ -5,11 +5,10 @@ import type {
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
 import { createOpenAI } from './openai-sdk.js';
-import { stripThinking } from './strip-thinking.js';
+import { settleAnswer } from './answer-calls.js';
 import { exchangeStreamed } from './streamed-answer.js';
-import type { Message, ModelClient, ModelRequest, ModelResponse, ToolCall, ToolSchema } from '../types.js';
+import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from '../types.js';
 import {
-  argumentsText,
   CallIds,
   errorAnswer,
   errorNormalizingFetch,
@@ -45,17 +44,18 @@ export class ResponsesClient implements ModelClient {
       const answer = await exchange(this.#context, request.signal, (signal) =>
         this.#sdk.responses.create(body, requestOptions(signal, this.#context)).asResponse(),
       );
-      return this.#parse(answer);
+      return this.#parse(answer, request.tools);
     }
-    const { answer, whole } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
+    const { answer, unshown } = await exchangeStreamed(this.#context, request.signal, this.api, onText, (signal) =>
       this.#sdk.responses.create({ ...body, stream: true }, requestOptions(signal, this.#context)).asResponse(),
     );
-    const response = this.#parse(answer);
-    if (whole && response.content !== '') onText(response.content);
+    const response = this.#parse(answer, request.tools);
+    const rest = unshown(response.content);
+    if (rest !== '') onText(rest);
     return response;
   }
 
-  #parse(answer: JsonObject): ModelResponse {
+  #parse(answer: JsonObject, tools: readonly ToolSchema[]): ModelResponse {
     if (!Array.isArray(answer.output)) throw errorAnswer(this.#context, answer);
     if (answer.status === 'failed') {
       const reason = isObject(answer.error) && typeof answer.error.message === 'string' ? answer.error.message : 'no reason given';
@@ -64,6 +64,7 @@ export class ResponsesClient implements ModelClient {
     const items = answer.output.filter(isObject);
     const text: string[] = [];
     const rawCalls: JsonObject[] = [];
+    let reasoned = false;
     for (const item of items) {
       if (item.type === 'message' && Array.isArray(item.content)) {
         for (const part of item.content.filter(isObject)) {
@@ -71,21 +72,20 @@ export class ResponsesClient implements ModelClient {
         }
       } else if (item.type === 'function_call') {
         rawCalls.push(item);
+      } else if (item.type === 'reasoning') {
+        // Not part of the answer and not sent back (store: false).
+        reasoned = true;
       }
-      // `reasoning` items are not part of the answer and are not sent back (store: false).
     }
-    const ids = this.#ids.assign(
-      rawCalls.map((call) => (typeof call.call_id === 'string' ? call.call_id : typeof call.id === 'string' ? call.id : undefined)),
-    );
-    const toolCalls: ToolCall[] = rawCalls.map((call, i) => ({
-      id: ids[i]!,
-      name: typeof call.name === 'string' ? call.name : '',
-      arguments: argumentsText(call.arguments),
+    const calls = rawCalls.map((call) => ({
+      id: typeof call.call_id === 'string' ? call.call_id : typeof call.id === 'string' ? call.id : undefined,
+      name: call.name,
+      arguments: call.arguments,
     }));
-    const response: ModelResponse = { content: stripThinking(text.join('')), toolCalls };
+    const response: ModelResponse = settleAnswer(text.join(''), calls, tools, this.#ids, reasoned);
     const usage = parseUsage(answer.usage);
     if (usage) response.usage = usage;
-    const finishReason = finishReasonOf(answer, toolCalls.length > 0);
+    const finishReason = finishReasonOf(answer, response.toolCalls.length > 0);
     if (finishReason) response.finishReason = finishReason;
     return response;
   }

@@ -17,8 +17,11 @@ interface StreamReducer {
 }
 
 /**
- * One streamed exchange (exchange.ts: the same timeout, abort and error wording); `whole` says
- * the server sent one whole answer instead, whose text the caller then hands on at once.
+ * One streamed exchange (exchange.ts: the same timeout, abort and error wording). `unshown`
+ * gives the part of the settled answer's text not handed on yet, for the caller to hand on: all
+ * of it when the server sent one whole answer, or when the stream was held back as a possible
+ * call written as text; what follows the text already shown when a marker stopped the stream
+ * but the settled answer reads no call there (a quoted marker); else nothing.
  */
 export async function exchangeStreamed(
   context: ExchangeCall,
@@ -26,14 +29,15 @@ export async function exchangeStreamed(
   api: 'chat-completions' | 'responses',
   onText: (text: string) => void,
   send: (signal: AbortSignal) => Promise<Response>,
-): Promise<{ answer: JsonObject; whole: boolean }> {
-  let whole = false;
+): Promise<{ answer: JsonObject; unshown: (settled: string) => string }> {
+  let unshown = (settled: string): string => settled;
   const answer = await exchange(context, signal, send, async (response) => {
     const read = await readStreamedAnswer(response, context, api, onText);
-    whole = !read.streamed;
+    if (read.streamed && !read.suppressed) unshown = () => '';
+    else if (read.streamed) unshown = (settled) => (settled.startsWith(read.shown) ? settled.slice(read.shown.length) : '');
     return read.answer;
   });
-  return { answer, whole };
+  return { answer, unshown };
 }
 
 /** A body that is not a stream (a server that ignores `stream: true`) is read as a whole answer. */
@@ -42,16 +46,16 @@ export async function readStreamedAnswer(
   context: ExchangeCall,
   api: 'chat-completions' | 'responses',
   onText: (text: string) => void,
-): Promise<{ answer: JsonObject; streamed: boolean }> {
+): Promise<{ answer: JsonObject; streamed: boolean; suppressed: boolean; shown: string }> {
   if (!/text\/event-stream/i.test(response.headers.get('content-type') ?? '')) {
-    return { answer: await readJsonAnswer(response, context), streamed: false };
+    return { answer: await readJsonAnswer(response, context), streamed: false, suppressed: false, shown: '' };
   }
   const visible = new VisibleText();
-  let handed = false;
+  let shown = '';
   const emit = (piece: string): void => {
     const text = visible.push(piece);
     if (text === '') return;
-    handed = true;
+    shown += text;
     onText(text);
   };
   const reducer = api === 'responses' ? responsesReducer(context, emit) : chatReducer(context, emit);
@@ -59,12 +63,13 @@ export async function readStreamedAnswer(
     await readEventStream(response, MAX_ANSWER_BYTES, () => tooLargeError(context), (event) => reducer.push(event));
     const rest = visible.end();
     if (rest !== '') onText(rest);
-    return { answer: reducer.answer(), streamed: true };
+    shown += rest;
+    return { answer: reducer.answer(), streamed: true, suppressed: visible.suppressed, shown };
   } catch (err) {
     // A retry would show the part already shown a second time: once text went out, a broken
     // stream is a failure of its own (a timeout or an abort stays what it is).
     const aborted = err instanceof Error && err.name === 'AbortError';
-    if (handed && !aborted) {
+    if (shown !== '' && !aborted) {
       const detail = err instanceof Error ? err.message : String(err);
       throw invalidResponse(context, `the stream broke after part of the answer was shown (${detail}); not retried, so that it is not shown twice`);
     }
@@ -79,13 +84,27 @@ interface CallParts {
   arguments: string;
 }
 
-/** `chat.completion.chunk` events: content and tool-call pieces by index, the usage in the last chunk. */
+/**
+ * `chat.completion.chunk` events: content and tool-call pieces by index, the usage in the last
+ * chunk. Some servers number every parallel call `index: 0` (Ollama #15457) or send the `id`
+ * only in a call's first piece: a piece with another id than the call being built, or a name
+ * once that call's arguments are whole, begins the next call (docs/design.md §3 step 11).
+ */
 function chatReducer(context: ExchangeCall, emit: (text: string) => void): StreamReducer {
   let content = '';
+  let reasoning = '';
   let finishReason: string | undefined;
   let usage: unknown;
   let error: unknown;
-  const calls = new Map<number, CallParts>();
+  const calls: CallParts[] = [];
+  /** The call each index is building now. */
+  const current = new Map<number, CallParts>();
+  const begin = (index: number): CallParts => {
+    const call: CallParts = { name: '', arguments: '' };
+    calls.push(call);
+    current.set(index, call);
+    return call;
+  };
   return {
     push(event) {
       if (!isObject(event)) return;
@@ -99,29 +118,57 @@ function chatReducer(context: ExchangeCall, emit: (text: string) => void): Strea
         content += delta.content;
         emit(delta.content);
       }
+      // Kept only to tell an all-reasoning answer from an empty one; never read as text.
+      for (const key of ['reasoning_content', 'reasoning', 'thinking']) {
+        const piece = delta[key];
+        if (typeof piece === 'string' && reasoning.length < 64) reasoning += piece;
+      }
       if (!Array.isArray(delta.tool_calls)) return;
       delta.tool_calls.filter(isObject).forEach((piece, i) => {
         const index = typeof piece.index === 'number' ? piece.index : i;
-        const call = calls.get(index) ?? { name: '', arguments: '' };
-        calls.set(index, call);
-        if (typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
         const fn = isObject(piece.function) ? piece.function : {};
-        if (typeof fn.name === 'string' && call.name === '') call.name = fn.name;
+        const id = typeof piece.id === 'string' && piece.id !== '' ? piece.id : undefined;
+        const name = typeof fn.name === 'string' && fn.name !== '' ? fn.name : undefined;
+        let call = current.get(index);
+        if (!call || startsAnother(call, id, name)) call = begin(index);
+        if (id !== undefined) call.id = id;
+        if (name !== undefined && call.name === '') call.name = name;
         if (typeof fn.arguments === 'string') call.arguments += fn.arguments;
         else if (isObject(fn.arguments)) call.arguments += JSON.stringify(fn.arguments);
       });
     },
     answer() {
-      if (error !== undefined && content === '' && calls.size === 0) return { error };
+      if (error !== undefined && content === '' && calls.length === 0) return { error };
       // Every server ends a choice with its reason: a stream without one was cut, which a later try may not be.
       if (finishReason === undefined) throw invalidResponse(context, 'the stream ended before the answer was complete', { brokenBody: true });
-      const toolCalls = [...calls.entries()]
-        .sort(([a], [b]) => a - b)
-        .map(([, call]) => ({ ...(call.id ? { id: call.id } : {}), type: 'function', function: { name: call.name, arguments: call.arguments } }));
-      const message = { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) };
+      const toolCalls = calls.map((call) => ({ ...(call.id ? { id: call.id } : {}), type: 'function', function: { name: call.name, arguments: call.arguments } }));
+      const message = {
+        role: 'assistant',
+        content,
+        ...(reasoning.trim() !== '' ? { reasoning_content: reasoning } : {}),
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      };
       return { choices: [{ index: 0, message, ...(finishReason ? { finish_reason: finishReason } : {}) }], ...(usage ? { usage } : {}) };
     },
   };
+}
+
+/** A piece that cannot continue `call`: another id, or a name after the call's arguments are already whole. */
+function startsAnother(call: CallParts, id: string | undefined, name: string | undefined): boolean {
+  if (id !== undefined && call.id !== undefined) return id !== call.id;
+  if (name === undefined || call.name === '') return false;
+  if (id !== undefined) return true;
+  return name !== call.name || wholeJson(call.arguments);
+}
+
+function wholeJson(text: string): boolean {
+  if (text.trim() === '') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Responses events: `response.output_text.delta` as it comes, the whole response in the closing event. */

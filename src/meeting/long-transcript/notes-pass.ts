@@ -302,6 +302,8 @@ export interface LongTranscriptInput extends Omit<TranscriptNotesOptions, 'notes
   meeting: MeetingArtifacts;
   /** Tokens every agent request carries: instructions, tool schemas, the first message. */
   carried: number;
+  /** How the notes are shown (default: to the agent, who can read exact lines with its tools). */
+  render?: typeof notesForAgent;
 }
 
 /**
@@ -340,7 +342,7 @@ export async function notesForLongTranscript(input: LongTranscriptInput): Promis
   log.info({ parts: result.parts, reused: result.reused, requests: result.requests }, 'the transcript is read into notes');
   // The window may have shrunk while the parts were read (a server that cuts silently).
   checkRoom(room(), input);
-  return notesForAgent(result.notes, lines.length, result.parts);
+  return (input.render ?? notesForAgent)(result.notes, lines.length, result.parts);
 }
 
 /**

@@ -8,6 +8,7 @@ import { defineTool } from '../define/define.js';
 import { inertMarkdown, inertNotice } from '../../vault/format/inert.js';
 import { refuseExecutableChange } from '../projects/project-limits.js';
 import { ToolError } from '../errors.js';
+import { stripThinking } from '../../agent/model/strip-thinking.js';
 import { nameArgument } from '../define/args.js';
 import { formatRead, resultBudget } from '../define/format.js';
 import { readTextFile } from '../define/read.js';
@@ -157,6 +158,15 @@ export const removeAttendee = defineTool({
   },
 });
 
+/**
+ * Reasoning a model wrote into the summary's own argument (`<think>…</think>`, closed or not)
+ * is never taken for the summary (docs/design.md §3 step 11); a summary without such a tag is
+ * passed on byte for byte.
+ */
+function withoutThinking(content: string): string {
+  return /<\/?think(?:ing)?>/i.test(content) ? stripThinking(content) : content;
+}
+
 /** A model sometimes starts the body with a frontmatter of its own; the daemon writes that part. */
 function stripFrontmatter(content: string): string {
   try {
@@ -188,9 +198,9 @@ export const writeSummary = defineTool({
     // What the agent writes is made inert: no code an Obsidian plugin would run (docs/design.md §4).
     const title = args.title === undefined ? undefined : inertMarkdown(args.title.trim().replace(/[\r\n]+/g, ' '));
     if (!ctx.meeting.title && title) ctx.run.agentTitle = title;
-    const given = stripFrontmatter(args.content);
+    const given = stripFrontmatter(withoutThinking(args.content));
     const body = inertMarkdown(given);
-    if (body.trim() === '') throw new ToolError('the summary is empty; write the summary body in content.');
+    if (body.trim() === '') throw new ToolError('the summary is empty (reasoning in <think> tags is not part of it); write the summary body in content.');
     refuseSpeakerLabels(body, ctx.run.speakerNames);
     const actionItems = countActionItems(body, ctx.settings.Agent.TaskFormat);
     const note = renderSummaryNote(ctx.vault, ctx.meeting, body, {

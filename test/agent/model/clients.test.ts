@@ -455,6 +455,10 @@ describe('stripThinking', () => {
   it('treats an unclosed leading <think> as all thinking', () => {
     expect(stripThinking('<think>I was cut off while')).toBe('');
   });
+  it('takes an opening never closed after some text for reasoning to the end (as a stream hides it)', () => {
+    expect(stripThinking('The answer.\n<think>but wait, maybe I should')).toBe('The answer.');
+    expect(stripThinking('<think>a</think>The answer. <thinking>cut off')).toBe('The answer.');
+  });
   it('leaves text without tags alone', () => {
     expect(stripThinking('  plain text  ')).toBe('plain text');
   });

@@ -145,3 +145,70 @@ describe('VisibleText', () => {
     expect(run(['ends with <'])).toBe('ends with <');
   });
 });
+
+describe('VisibleText and calls written as text (docs/design.md §3 step 11)', () => {
+  const run = (pieces: string[]): { text: string; suppressed: boolean } => {
+    const v = new VisibleText();
+    const text = pieces.map((p) => v.push(p)).join('') + v.end();
+    return { text, suppressed: v.suppressed };
+  };
+  it('shows the text before a call marker and nothing from it on, even a marker split across pieces', () => {
+    expect(run(['Let me read it. <tool', '_call>\n{"name": "read_meeting", "arguments": {}}</tool_call>'])).toEqual({ text: 'Let me read it. ', suppressed: true });
+    expect(run(['[TOOL_', 'CALLS]search[ARGS]{"query": "x"}'])).toEqual({ text: '', suppressed: true });
+    expect(run(['<|channel|>analysis<|message|>thinking<|end|>'])).toEqual({ text: '', suppressed: true });
+  });
+  it('holds an answer that starts like a call object or a fence to its end', () => {
+    expect(run(['{"name": "list_meetings", ', '"arguments": {}}'])).toEqual({ text: '', suppressed: true });
+    expect(run(['`', '``json\n{"name": "x"}\n```'])).toEqual({ text: '', suppressed: true });
+  });
+  it('plain text, wiki links and brackets stream as before', () => {
+    expect(run(['[[Meetings/Sync]] said', ' [1] and a<b'])).toEqual({ text: '[[Meetings/Sync]] said [1] and a<b', suppressed: false });
+  });
+});
+
+describe.each<'chat-completions' | 'responses'>(['chat-completions', 'responses'])('%s: a call written as text in a stream', (api) => {
+  it('is never shown; the calls come back structured', async () => {
+    server.script({ reply: { content: '<tool_call>\n{"name": "list_meetings", "arguments": {"project": "Alpha"}}\n</tool_call>' } });
+    const pieces: string[] = [];
+    const model = createModelClient(testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'm', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } }));
+    const answer = await model.complete({
+      instructions: 'i',
+      messages: [{ role: 'user', content: 'q' }],
+      tools: [{ name: 'list_meetings', description: 'd', parameters: { type: 'object', properties: { project: { type: 'string' } } } }],
+      maxOutputTokens: 100,
+      onText: (t) => pieces.push(t),
+    });
+    expect(pieces).toEqual([]);
+    expect(answer.toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([['list_meetings', { project: 'Alpha' }]]);
+  });
+
+  const TOOL = { name: 'list_meetings', description: 'd', parameters: { type: 'object', properties: { project: { type: 'string' } } } };
+  it('an answer that only quotes a call marker, after some text was shown, is shown to its end (nothing twice)', async () => {
+    const text = 'The server left `<tool_call>{"name": "list_meetings", "arguments": {}}</tool_call>` in the content, so its parser missed it.';
+    server.script({ reply: { content: text } });
+    const pieces: string[] = [];
+    const model = createModelClient(testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'm', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } }));
+    const answer = await model.complete({ instructions: 'i', messages: [{ role: 'user', content: 'q' }], tools: [TOOL], maxOutputTokens: 100, onText: (t) => pieces.push(t) });
+    expect(answer.toolCalls).toEqual([]);
+    expect(answer.content).toBe(text);
+    expect(pieces.join('')).toBe(text);
+  });
+
+  it('text before a real call is shown once, the call never', async () => {
+    server.script({ reply: { content: 'Let me look.\n<tool_call>\n{"name": "list_meetings", "arguments": {"project": "Alpha"}}\n</tool_call>' } });
+    const pieces: string[] = [];
+    const model = createModelClient(testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'm', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } }));
+    const answer = await model.complete({ instructions: 'i', messages: [{ role: 'user', content: 'q' }], tools: [TOOL], maxOutputTokens: 100, onText: (t) => pieces.push(t) });
+    expect(answer.toolCalls).toHaveLength(1);
+    expect(pieces.join('').trim()).toBe('Let me look.');
+  });
+
+  it('an answer held back because it started like a call object, and was none, is shown whole at its end', async () => {
+    server.script({ reply: { content: '{"note": "not a call"} is what the file holds.' } });
+    const pieces: string[] = [];
+    const model = createModelClient(testConfig({ Endpoint: { BaseUrl: server.baseUrl, Model: 'm', Api: api, TimeoutSeconds: 5, ApiKeyEnvironmentVariable: '' } }));
+    const answer = await model.complete({ instructions: 'i', messages: [{ role: 'user', content: 'q' }], tools: [], maxOutputTokens: 100, onText: (t) => pieces.push(t) });
+    expect(pieces.join('')).toBe('{"note": "not a call"} is what the file holds.');
+    expect(answer.content).toBe(pieces.join(''));
+  });
+});

@@ -161,6 +161,20 @@ describe('write_summary', () => {
     expect(note).toMatch(/action_items: 0\nstatus: done\n---\n## Summary\nOk\n$/);
   });
 
+  it('never takes reasoning the model wrote into content for the summary (docs/design.md §3 step 11)', async () => {
+    const h = harness();
+    const r = await h.call('write_summary', { content: '<think>The user wants a summary. Let me draft.</think>\n## Summary\nShipped.\n<think>I should check the owners but' });
+    expect(r.isError).toBe(false);
+    const note = (await h.read(SUMMARY))!;
+    expect(note).toMatch(/status: done\n---\n## Summary\nShipped\.\n$/);
+    expect(note).not.toMatch(/think|Let me draft|owners/);
+    const all = harness();
+    const only = await all.call('write_summary', { content: '<think>Still planning the summary' });
+    expect(only.isError).toBe(true);
+    expect(only.content).toContain('the summary is empty');
+    expect(await all.read(SUMMARY)).toBeUndefined();
+  });
+
   it('refuses empty content', async () => {
     const h = harness();
     const r = await h.call('write_summary', { content: '   ' });
