@@ -45,9 +45,9 @@ export async function importFiles(files: string[], opts: ImportOptions, given: P
     if (!isAccepted(file)) throw new CliError(`${file}: not a transcript or recording the import reads (see docs/importing.md)`, EXIT_USAGE);
   }
   const machine = machineName(config.settings.Daemon.MachineName);
-  const daemon = await liveDaemon(vault, undefined, machine);
+  const daemon = await liveDaemon(vault, { env: deps.env });
   // Another machine runs the vault: it imports what is dropped into the inbox (docs/design.md §2).
-  const elsewhere = daemon ? undefined : runsElsewhere(await machinesNow(vault, machine, deps.clock));
+  const elsewhere = daemon ? undefined : runsElsewhere(await machinesNow(vault, machine, deps.clock, { env: deps.env }));
   if (elsewhere) throw new CliError(`${elsewhere}: import there, or drop the files into ${vault.rel(config.layout.folders.Inbox)}, which the sync tool carries there`, EXIT_FAILED);
   const meetings: string[] = [];
   let failed = false;

@@ -1,7 +1,6 @@
 import { type CommandRunner, findOnPath, launch } from '../external-programs.js';
 import { statusPageUrl } from '../instance/status-page-url.js';
 import { daemonBaseUrl } from '../instance/daemon-claim.js';
-import { machineName } from '../instance/machine-name.js';
 import { readHttpToken } from '../vault/files/state.js';
 import { Vault } from '../vault/files/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
@@ -49,7 +48,7 @@ export async function open(opts: OpenOptions, given: Partial<OpenDeps> = {}): Pr
   const vault = new Vault(deps.fs, config.layout);
   const token = await readHttpToken(vault, http);
   if (!token) throw new CliError('no HTTP token yet: the daemon has not run on this vault. Start it (meeting-assistant run, or the service) first.');
-  const base = await daemonBaseUrl(vault, http, undefined, machineName(config.settings.Daemon.MachineName));
+  const base = await daemonBaseUrl(vault, http, { env: deps.env });
   const url = statusPageUrl(base, token);
   if (opts.print) {
     deps.io.out(url);

@@ -28,9 +28,9 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   for (const line of meetingTable(meetings)) io.out(line);
   io.out('');
   const machine = machineName(config.settings.Daemon.MachineName);
-  const daemon = await queryDaemon(config, vault, machine);
+  const daemon = await queryDaemon(config, vault, deps.env);
   if (daemon.kind === 'down') {
-    const machines = await machinesNow(vault, machine, deps.clock);
+    const machines = await machinesNow(vault, machine, deps.clock, { env: deps.env });
     for (const line of machineLines(machine, machines, daemon.reason)) io.out(line);
     return EXIT_OK;
   }
@@ -95,13 +95,14 @@ type DaemonAnswer =
   | { kind: 'error'; reason: string };
 
 /**
- * Ask the vault's daemon, found by its daemon.json (pid, address) rather than by the configured
- * port, which may have changed since it started; the token is the configured one or the one it
+ * Ask the vault's daemon, found by its record in this user's runtime folder (pid, address:
+ * instance/runtime-folder.ts, never a file in the vault) rather than by the configured port,
+ * which may have changed since it started; the token is the configured one or the one it
  * generated (never created here).
  */
-async function queryDaemon(config: AppConfig, vault: Vault, machine: string): Promise<DaemonAnswer> {
+async function queryDaemon(config: AppConfig, vault: Vault, env: NodeJS.ProcessEnv): Promise<DaemonAnswer> {
   const http = config.settings.Http;
-  const instance = await liveDaemon(vault, undefined, machine);
+  const instance = await liveDaemon(vault, { env });
   if (!instance) return { kind: 'down', reason: 'no daemon runs on this vault' };
   const running = `running, pid ${instance.pid}`;
   // No address recorded: its HTTP is off, or it is still starting (the address comes once it listens).
@@ -113,8 +114,26 @@ async function queryDaemon(config: AppConfig, vault: Vault, machine: string): Pr
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
     if (res.status === 401) return { kind: 'error', reason: `${url} refused the token (is another vault's daemon on this port?)` };
     if (!res.ok) return { kind: 'error', reason: `${url} answered ${res.status}` };
-    return { kind: 'up', status: (await res.json()) as DaemonStatus };
+    const body: unknown = await res.json().catch(() => undefined);
+    if (!isDaemonStatus(body)) return { kind: 'error', reason: `${url} answered something that is not a daemon's status (another program on that port?)` };
+    return { kind: 'up', status: body };
   } catch {
     return { kind: 'error', reason: `${running}, but ${url} does not answer (HTTP off, or still starting)` };
   }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isList = (v: unknown, item: (x: Record<string, unknown>) => boolean) => Array.isArray(v) && v.every((x) => isObject(x) && item(x));
+const strings = (x: Record<string, unknown>, ...keys: string[]) => keys.every((k) => typeof x[k] === 'string');
+
+/** What the lines above read of the answer is there, of the right kinds: an answer of another shape is no status (docs/design.md §7). */
+function isDaemonStatus(v: unknown): v is DaemonStatus {
+  if (!isObject(v) || typeof v.pid !== 'number' || typeof v.startedAt !== 'string' || !isObject(v.queue)) return false;
+  const q = v.queue;
+  return (
+    typeof q.concurrency === 'number' &&
+    isList(q.running, (r) => strings(r, 'kind', 'target', 'startedAt')) &&
+    isList(q.pending, (p) => strings(p, 'kind', 'target', 'queuedAt')) &&
+    isList(q.recent, (r) => strings(r, 'kind', 'target', 'status', 'finishedAt'))
+  );
 }

@@ -50,9 +50,9 @@ async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kin
     throw new CliError(`${vault.rel(file)} is not in the summaries folder (${vault.rel(config.layout.folders.Summaries)})`, EXIT_USAGE);
   }
   const machine = machineName(config.settings.Daemon.MachineName);
-  const daemon = await liveDaemon(vault, undefined, machine);
+  const daemon = await liveDaemon(vault, { env: deps.env });
   // Another machine runs the vault: a run here would write the notes it writes (docs/design.md §2).
-  const elsewhere = daemon ? undefined : runsElsewhere(await machinesNow(vault, machine, deps.clock));
+  const elsewhere = daemon ? undefined : runsElsewhere(await machinesNow(vault, machine, deps.clock, { env: deps.env }));
   if (elsewhere) {
     throw new CliError(
       `${elsewhere}: it summarizes finished meetings itself. To run this one now, run the command on that machine; a failure report's retry can also be ticked here (retry: true), the sync tool carries it there`,
@@ -62,7 +62,7 @@ async function runOnce(note: string, opts: GlobalOptions, deps: CommandDeps, kin
   if (daemon) return handOff({ daemon, token: runtime.token, kind: kind === 'meeting' ? 'summarize' : 'retry', note: vault.rel(file) }, deps);
   // A daemon started while this runs leaves the meeting to it (the queue's key: the meeting).
   const key = kind === 'meeting' ? file : await meetingOfNote(vault, file, new HeadCache(vault)).catch(() => file);
-  const marker = await markCliRun(vault, key, kind === 'meeting' ? 'summarize' : 'retry', deps.clock);
+  const marker = await markCliRun(vault, key, kind === 'meeting' ? 'summarize' : 'retry', deps.clock, deps.env);
   const abort = new AbortController();
   const onSignal = () => abort.abort();
   process.once('SIGINT', onSignal);

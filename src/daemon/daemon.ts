@@ -11,6 +11,7 @@ import { isNoteEvent, type VaultEventSource, watchVault } from './intake/file-ev
 import { DaemonRunningError } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
 import { VaultClaim } from '../instance/vault-claim.js';
+import { watchFolder } from '../instance/folder-watch.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
 import { Inbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
@@ -176,6 +177,8 @@ async function claimActive(config: AppConfig, options: DaemonOptions): Promise<V
     heartbeatMs: Daemon.HeartbeatSeconds * 1000,
     clock: clockOf(options),
     log: options.log,
+    // A file system of the test's own has no events to hear; the heartbeat reads it.
+    ...(options.fs === undefined || options.fs === nodeFs ? { watch: watchFolder } : {}),
   }).catch((err: unknown) => {
     throw err instanceof DaemonRunningError ? new DaemonStartError(err.message, 1) : err;
   });

@@ -39,8 +39,9 @@ export const STALE_BEATS = 6;
 /** A candidate waits this many heartbeats for the sync tool to bring another machine's claim. */
 export const SETTLE_BEATS = 2;
 /**
- * A machine not heard from for this long no longer makes the vault count as shared at a start
- * (a host renamed, a laptop the vault was tried on once): a start is immediate again.
+ * A machine not heard from for this long no longer counts as sharing the vault for the lapse
+ * rule (LAPSE_BEATS): an active daemon whose disk refused its beats need not step down for a
+ * host renamed long ago. A start is another matter (`startingRole`).
  */
 export const FORGET_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -51,6 +52,28 @@ export const FORGET_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
  * and a run's shutdown grace included.
  */
 export const LAPSE_BEATS = STALE_BEATS - SETTLE_BEATS;
+
+/** A record's heartbeat outside these bounds is no heartbeat (config allows > 0 up to an hour; tests beat every 20 ms). */
+export const MIN_HEARTBEAT_MS = 10;
+export const MAX_HEARTBEAT_MS = 60 * 60 * 1000;
+/**
+ * A beat this far ahead of this machine's clock is not believed: two clocks kept by NTP agree
+ * within seconds, and a beat from the future would look fresh for as long as it stays ahead.
+ */
+export const AHEAD_MARGIN_MS = 10 * 60 * 1000;
+
+/**
+ * Why a record that parses cannot be judged (docs/design.md §2; issue #43 point 3): a
+ * heartbeat of `1e308` ms would keep its machine fresh for ever, a beat in the future for as
+ * long as it is ahead. Such a record is ignored, as if absent.
+ */
+export function implausible(record: MachineRecord, now: number): string | undefined {
+  const { heartbeatMs, beatAt } = record;
+  if (heartbeatMs < MIN_HEARTBEAT_MS || heartbeatMs > MAX_HEARTBEAT_MS) return `its heartbeat of ${heartbeatMs} ms is not between ${MIN_HEARTBEAT_MS} ms and an hour`;
+  const ahead = Date.parse(beatAt) - now;
+  if (ahead > AHEAD_MARGIN_MS) return `its last beat (${beatAt}) is ${Math.round(ahead / 60_000)} minutes ahead of this machine's clock`;
+  return undefined;
+}
 
 /** Whether other machines share the vault: one of them was heard from within FORGET_AFTER_MS. */
 export function sharedWith(others: readonly MachineRecord[], now: number): boolean {
@@ -154,12 +177,16 @@ export function nextRole(me: string, state: RoleState, fresh: readonly MachineRe
 }
 
 /**
- * The role a daemon starts in. Alone (no other machine has left a record in the vault within
- * FORGET_AFTER_MS: a vault that is not shared, or the first machine of a shared one) it is
- * active at once; so is a
- * daemon whose own last record was active and fresh (a restart: the others still see it
- * active). Otherwise it starts as `nextRole` says, as a standby that finds no active machine
- * becomes a candidate and waits SETTLE_BEATS heartbeats.
+ * The role a daemon starts in (docs/design.md §2; issue #45 point 1). Where no other machine
+ * has ever left a record (a vault no sync tool shares, or this machine's copy before the
+ * sync tool has brought anything) it is active at once, as a single machine always was; so is
+ * a daemon whose own last record was active and fresh (a restart: the others still see it
+ * active). Otherwise, whatever the age of the others' records, it starts as `nextRole` says:
+ * a standby while another machine is active and fresh, else a candidate that waits
+ * SETTLE_BEATS heartbeats for the sync tool to catch up. A record's age proves nothing on a
+ * copy the sync tool has not caught up with (a laptop back after a week shows the desktop's
+ * week-old record while the desktop is active now), so an old record is no licence to start
+ * at once; only the wait is.
  */
 export function startingRole(
   me: string,
@@ -170,7 +197,7 @@ export function startingRole(
   settleMs: number,
 ): RoleDecision {
   const freshActive = fresh.some((r) => r.role === 'active');
-  if (!freshActive && !sharedWith(others, now)) return { role: 'active' };
+  if (others.length === 0) return { role: 'active' };
   const ownFresh = own?.role === 'active' && now - Date.parse(own.beatAt) < STALE_BEATS * own.heartbeatMs;
   if (!freshActive && ownFresh) return { role: 'active' };
   return nextRole(me, { role: 'standby' }, fresh, now, settleMs);

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Vault } from '../vault/files/vault.js';
-import { instanceFile, runningHolder } from './daemon-claim.js';
+import { localHolder } from './daemon-claim.js';
 import { type HolderProbe, systemProbe } from './liveness.js';
 import { type MachineRecord, STALE_BEATS } from './machine-roles.js';
 import { readMachineRecords } from './vault-claim.js';
@@ -21,8 +21,8 @@ export interface MachinesNow {
   others: MachineRecord[];
 }
 
-export async function machinesNow(vault: Vault, machine: string, clock: Clock, probe: HolderProbe = systemProbe): Promise<MachinesNow> {
-  const [holder, others] = await Promise.all([runningHolder(vault, instanceFile(vault, machine), probe), readMachineRecords(vault, machine)]);
+export async function machinesNow(vault: Vault, machine: string, clock: Clock, o: { env?: NodeJS.ProcessEnv; probe?: HolderProbe } = {}): Promise<MachinesNow> {
+  const [holder, others] = await Promise.all([localHolder(vault, { probe: o.probe ?? systemProbe, ...(o.env && { env: o.env }) }), readMachineRecords(vault, machine, { now: clock().getTime() })]);
   const now = clock().getTime();
   const silent = (r: MachineRecord) => Math.max(0, now - Date.parse(r.beatAt));
   const active = others.find((r) => r.role === 'active' && silent(r) < STALE_BEATS * r.heartbeatMs);

@@ -2,13 +2,16 @@ import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../log.js';
-import { isNotFound, readTextIfExists } from '../vault/files/fs.js';
+import { isNotFound } from '../vault/files/fs.js';
 import type { Vault } from '../vault/files/vault.js';
 import { claimVault, instanceFile, type InstanceLock, machinesFolder } from './daemon-claim.js';
+import type { FolderWatch } from './folder-watch.js';
 import { type HolderProbe, systemProbe } from './liveness.js';
+import { readSmallText, smallTextOrUndefined } from './small-file.js';
 import {
   HeartbeatWatch,
   LAPSE_BEATS,
+  implausible,
   type MachineRecord,
   type MachineRole,
   nextRole,
@@ -34,6 +37,10 @@ export interface VaultClaimOptions {
   clock: Clock;
   log: Logger;
   probe?: HolderProbe;
+  /** Where the runtime folder is (runtime-folder.ts); the process's environment by default. */
+  env?: NodeJS.ProcessEnv;
+  /** Hears the machines' folder change (folder-watch.ts); without it, only heartbeats read it. */
+  watch?: FolderWatch;
 }
 
 /** Another machine as the status shows it. */
@@ -56,8 +63,15 @@ export interface ClaimStatus {
 /** `<name>.json` of a machine; not a temporary file, nor a sync tool's conflict copy (`.sync-conflict-`, ` (conflicted copy)`, ` 2`). */
 const RECORD_NAME = /^([a-z0-9_-][a-z0-9._-]*)\.json$/;
 
-/** The other machines' records in the vault now. */
-export async function readMachineRecords(vault: Vault, except?: string): Promise<MachineRecord[]> {
+/** Told of a record file that is ignored: too large, not a plain file, or implausible (machine-roles.ts). */
+export type IgnoredRecord = (file: string, why: string | undefined) => void;
+
+/**
+ * The other machines' records in the vault now, judged at `now`: a file over MAX_RECORD_BYTES
+ * is not read (small-file.ts), a record with implausible numbers is left out; `ignored` hears
+ * of each such file, and of each file that reads well (why: undefined).
+ */
+export async function readMachineRecords(vault: Vault, except?: string, o: { now?: number; ignored?: IgnoredRecord } = {}): Promise<MachineRecord[]> {
   const folder = machinesFolder(vault);
   let names: string[];
   try {
@@ -70,10 +84,32 @@ export async function readMachineRecords(vault: Vault, except?: string): Promise
   for (const name of names.sort()) {
     const m = RECORD_NAME.exec(name);
     if (!m || name.includes('.sync-conflict-') || m[1] === except) continue;
-    const record = parseMachineRecord(await readTextIfExists(vault.fs, path.join(folder, name)).catch(() => undefined));
-    if (record && record.machine === m[1]) records.push(record);
+    const file = path.join(folder, name);
+    const read = await readSmallText(vault.fs, file).catch(() => undefined);
+    if (read && 'problem' in read) {
+      o.ignored?.(file, read.problem);
+      continue;
+    }
+    const record = parseMachineRecord(read?.text);
+    if (!record || record.machine !== m[1]) continue;
+    const why = implausible(record, o.now ?? Date.now());
+    o.ignored?.(file, why);
+    if (!why) records.push(record);
   }
   return records;
+}
+
+/** Logs each ignored record file once (until it reads well again): a heartbeat must not repeat it. */
+function sayIgnored(log: Logger, said: Set<string>): IgnoredRecord {
+  return (file, why) => {
+    if (why === undefined) {
+      said.delete(file);
+      return;
+    }
+    if (said.has(file)) return;
+    said.add(file);
+    log.warn({ file }, `${file} is ignored: ${why}; the machine it names counts as absent until its record is a sane one`);
+  };
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 100) / 10} s`;
@@ -94,10 +130,18 @@ export class VaultClaim {
   #wroteAt: number;
   #failing = false;
   #beating: Promise<RoleDecision> | undefined;
+  #beatingWrites = false;
   #released = false;
   #sameName = false;
+  #unwatch: (() => void) | undefined;
+  /** Ends the wait between two heartbeats of untilActive (a record that arrived made this machine active). */
+  #wake: (() => void) | undefined;
 
-  private constructor(vault: Vault, o: VaultClaimOptions, lock: InstanceLock, watch: HeartbeatWatch, start: RoleDecision, others: MachineRecord[]) {
+  /** The record files whose ignoring was logged (once each, until they read well again). */
+  readonly #said: Set<string>;
+
+  private constructor(vault: Vault, o: VaultClaimOptions, lock: InstanceLock, watch: HeartbeatWatch, start: RoleDecision, others: MachineRecord[], said: Set<string>) {
+    this.#said = said;
     this.machine = o.machine;
     this.#o = o;
     this.#vault = vault;
@@ -114,18 +158,21 @@ export class VaultClaim {
    * in the role the other machines' records leave it (machine-roles.ts `startingRole`).
    */
   static async claim(vault: Vault, o: VaultClaimOptions): Promise<VaultClaim> {
-    const own = parseMachineRecord(await readTextIfExists(vault.fs, instanceFile(vault, o.machine)).catch(() => undefined));
-    const others = await readMachineRecords(vault, o.machine);
-    const watch = new HeartbeatWatch();
     const now = o.clock().getTime();
+    const said = new Set<string>();
+    const parsed = parseMachineRecord(await smallTextOrUndefined(vault.fs, instanceFile(vault, o.machine)));
+    const own = parsed && !implausible(parsed, now) ? parsed : undefined;
+    const others = await readMachineRecords(vault, o.machine, { now, ignored: sayIgnored(o.log, said) });
+    const watch = new HeartbeatWatch();
     watch.observe(others, now);
     const fresh = others.filter((r) => watch.isFresh(r, now));
     const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs);
     const beatAt = o.clock().toISOString();
     const fields = { machine: o.machine, role: start.role, beatAt, heartbeatMs: o.heartbeatMs, ...(start.role === 'active' && { activeSince: beatAt }) };
-    const lock = await claimVault(vault, o.clock, o.probe ?? systemProbe, o.machine, fields);
-    const claim = new VaultClaim(vault, o, lock, watch, start, others);
+    const lock = await claimVault(vault, { clock: o.clock, probe: o.probe ?? systemProbe, machine: o.machine, fields, ...(o.env && { env: o.env }) });
+    const claim = new VaultClaim(vault, o, lock, watch, start, others, said);
     claim.#announce(undefined, start);
+    claim.#watchOthers();
     return claim;
   }
 
@@ -135,7 +182,23 @@ export class VaultClaim {
 
   /** One heartbeat: read the others, take the role the rules give, write this machine's record. */
   beat(): Promise<RoleDecision> {
-    this.#beating ??= this.#beat()
+    return this.#beatOnce(true);
+  }
+
+  /**
+   * `write`: false for a beat because another machine's record changed, which writes this
+   * machine's record only when its role changed: two machines each answering the other's
+   * record with one of their own would beat each other at the sync tool's pace for ever.
+   */
+  #beatOnce(write: boolean): Promise<RoleDecision> {
+    if (this.#beating) {
+      // A heartbeat never rides on a judgement that may not write: with the other machine's
+      // beats arriving in step with this one's, this machine would never write its own.
+      if (!write || this.#beatingWrites) return this.#beating;
+      return this.#beating.catch(() => undefined).then(() => this.#beatOnce(true));
+    }
+    this.#beatingWrites = write;
+    this.#beating = this.#beat(write)
       .then(
         (d) => {
           this.#failing = false;
@@ -152,11 +215,11 @@ export class VaultClaim {
     return this.#beating;
   }
 
-  async #beat(): Promise<RoleDecision> {
+  async #beat(write: boolean): Promise<RoleDecision> {
     const { clock, heartbeatMs, machine } = this.#o;
     const vault = this.#vault;
-    const others = await readMachineRecords(vault, machine);
     const now = clock().getTime();
+    const others = await readMachineRecords(vault, machine, { now, ignored: sayIgnored(this.#o.log, this.#said) });
     this.#watch.observe(others, now);
     this.#others = others;
     const fresh = others.filter((r) => this.#watch.isFresh(r, now));
@@ -175,6 +238,7 @@ export class VaultClaim {
     if (next.role === 'active' && was.role !== 'active') this.#activeSince = clock().toISOString();
     if (next.role !== 'active') this.#activeSince = undefined;
     if (next.role !== was.role) this.#announce(was.role, next);
+    if (!write && next.role === was.role) return next;
     if (!(await this.#lock.update(this.#record()))) await this.#recordNotOurs();
     this.#wroteAt = now;
     return next;
@@ -206,7 +270,7 @@ export class VaultClaim {
     }
     // Not a record (empty, half written), or an older one of this machine (a sync tool's copy
     // of an earlier run): another host of this name would write beats newer than this one's.
-    const there = parseMachineRecord(await readTextIfExists(this.#vault.fs, file).catch(() => undefined));
+    const there = parseMachineRecord(await smallTextOrUndefined(this.#vault.fs, file));
     if (!there || Date.parse(there.beatAt) < this.#wroteAt) {
       await this.#lock.replace();
       this.#o.log.warn({ file }, `${file} held ${there ? 'an older record of this machine' : 'no record'}; written again`);
@@ -256,36 +320,69 @@ export class VaultClaim {
    */
   async untilActive(signal?: AbortSignal): Promise<boolean> {
     while (this.#state.role !== 'active') {
+      const woken = new Promise<void>((resolve) => (this.#wake = resolve));
       try {
-        await delay(this.#o.heartbeatMs, undefined, signal ? { signal } : {});
+        await Promise.race([delay(this.#o.heartbeatMs, undefined, signal ? { signal } : {}), woken]);
       } catch {
         return false;
+      } finally {
+        this.#wake = undefined;
       }
-      await this.beat().catch(() => undefined);
+      if (this.role !== 'active') await this.beat().catch(() => undefined);
     }
     this.#keepBeating();
     return true;
   }
 
+  /**
+   * Another machine's record changed (the sync tool brought it): judged now, not at the next
+   * heartbeat (docs/design.md §2; issue #45 point 1). This machine's own writes, temporary
+   * files and conflict copies are not news.
+   */
+  #watchOthers(): void {
+    const { watch } = this.#o;
+    if (!watch) return;
+    const news = (name: string | undefined) => {
+      if (name === undefined) return true;
+      const m = RECORD_NAME.exec(name);
+      return m !== null && m[1] !== this.machine && !name.includes('.sync-conflict-');
+    };
+    try {
+      const w = watch(machinesFolder(this.#vault), (name) => {
+        if (this.#released || !news(name)) return;
+        void this.#beatOnce(false).then(
+          (d) => (this.#timer ? this.#stillActive(d) : d.role === 'active' && this.#wake?.()),
+          () => undefined,
+        );
+      });
+      this.#unwatch = () => w.close();
+    } catch (err) {
+      this.#o.log.debug({ err }, 'cannot watch the machines folder; the heartbeat reads it');
+    }
+  }
+
+  #lose(why: string): void {
+    clearInterval(this.#timer);
+    if (this.#released || this.#lost) return;
+    this.#lost = why;
+    this.#onLost?.(why);
+  }
+
+  #stillActive(d: RoleDecision): void {
+    if (d.role !== 'active') this.#lose(d.because ? `machine ${d.because.machine} is active on this vault` : 'its heartbeat lapsed: another machine may have taken the vault over');
+  }
+
   #keepBeating(): void {
     if (this.#timer || this.#released) return;
-    const lose = (why: string) => {
-      clearInterval(this.#timer);
-      if (this.#released) return;
-      this.#lost = why;
-      this.#onLost?.(why);
-    };
     this.#timer = setInterval(() => {
       void this.beat().then(
-        (d) => {
-          if (d.role !== 'active') lose(d.because ? `machine ${d.because.machine} is active on this vault` : 'its heartbeat lapsed: another machine may have taken the vault over');
-        },
+        (d) => this.#stillActive(d),
         () => {
           const now = this.#o.clock().getTime();
           if (this.#state.role === 'active' && !this.#lapsed(now)) return;
           if (this.#state.role === 'active') this.#sayLapsed(now);
           this.#state = { role: 'standby' };
-          lose('its heartbeat could not be written');
+          this.#lose('its heartbeat could not be written');
         },
       );
     }, this.#o.heartbeatMs);
@@ -314,17 +411,19 @@ export class VaultClaim {
   }
 
   /**
-   * Gives the claim up. On a vault other machines share, the record stays, saying `stopped`:
-   * it tells the next daemon that starts there that the vault is shared (machine-roles.ts
-   * `startingRole`); on a vault no other machine shares, it goes, as it always did.
+   * Gives the claim up. The record stays, saying `stopped`: it tells this machine's next start
+   * that the vault is its own (active at once), and a machine the vault reaches later that a
+   * daemon ran it, so that one waits for the sync tool before it takes it (machine-roles.ts
+   * `startingRole`).
    */
   async release(): Promise<void> {
     clearInterval(this.#timer);
+    this.#unwatch?.();
     await this.#beating?.catch(() => undefined);
     this.#released = true;
     this.#state = { role: 'stopped' };
     this.#activeSince = undefined;
-    await this.#lock.release(this.#others.length > 0 ? this.#record() : undefined);
+    await this.#lock.release(this.#record());
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
@@ -7,6 +7,8 @@ import { open, type OpenDeps } from '../../src/commands/open.js';
 import type { CommandResult } from '../../src/external-programs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { standInDaemon } from '../helpers/stand-in-daemon.js';
+import { recordLocalDaemon } from '../helpers/local-daemon.js';
+import { nodeFs } from '../../src/vault/files/fs.js';
 
 /** `meeting-assistant open [--print]`: the status page's signed-in address, opened or printed. */
 
@@ -77,14 +79,16 @@ describe('open', () => {
     expect(failing.out).toEqual(['http://127.0.0.1:4997/?token=t']);
   });
 
-  it('a running daemon is reached at the address it recorded in daemon.json, whatever port the configuration names now', async () => {
+  it('a running daemon is reached at the address it recorded on this machine, whatever port the configuration names now', async () => {
     const config = configWith({ Port: 4995, Token: 't' });
     // A live process stands in for the daemon.
     const daemon = await standInDaemon();
     onTestFinished(daemon.stop);
     const instance = { pid: daemon.pid, startedAt: 'then', http: 'http://127.0.0.1:4321' };
-    writeFileSync(path.join(dir!, 'vault', '.meeting-assistant', 'daemon.json'), JSON.stringify(instance));
+    const env = { XDG_RUNTIME_DIR: path.join(dir!, 'run') };
+    await recordLocalDaemon(nodeFs, realpathSync(path.join(dir!, 'vault')), instance, env);
     const f = fakes({ opener: '/usr/bin/xdg-open' });
+    f.deps.env = env;
     let asked: string | undefined;
     f.deps.daemonUp = async (base) => ((asked = base), true);
     expect(await open({ config }, f.deps)).toBe(0);

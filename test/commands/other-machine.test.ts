@@ -17,6 +17,7 @@ import { memoryIo } from '../helpers/memory-io.js';
  */
 
 const NOW = new Date('2026-12-02T10:00:00Z');
+const ENV = { XDG_RUNTIME_DIR: '/run/user/test' };
 
 function setup(beatAgoMs: number) {
   const io = memoryIo();
@@ -29,7 +30,7 @@ function setup(beatAgoMs: number) {
     'Meetings/Transcripts/Standup.md': '---\nmeeting: "[[Meetings/Standup]]"\nstate: finished\n---\n',
     'Meetings/Summaries/Standup.md': '---\nmeeting: "[[Meetings/Standup]]"\nstatus: failed\n---\n',
   });
-  return { io, fs, deps: { io, fs, env: {}, cwd: '/work', clock: () => NOW } };
+  return { io, fs, deps: { io, fs, env: ENV, cwd: '/work', clock: () => NOW } };
 }
 
 describe('another machine runs the vault', () => {
@@ -71,7 +72,7 @@ describe('the daemon here is a standby', () => {
     ]) {
       const { deps, fs } = setup(20_000);
       // The laptop's daemon, in this process: it saw desktop's beat change, so it is its standby.
-      const claim = await VaultClaim.claim(new Vault(fs, testConfig().layout), { machine: 'laptop', heartbeatMs: 30_000, clock: () => NOW, log: silentLogger });
+      const claim = await VaultClaim.claim(new Vault(fs, testConfig().layout), { machine: 'laptop', heartbeatMs: 30_000, clock: () => NOW, log: silentLogger, env: ENV });
       onTestFinished(() => claim.release());
       expect(claim.role).toBe('standby');
       // By this machine's clock, desktop's last beat is now ten minutes old.

@@ -6,10 +6,11 @@ import { retry } from '../../src/commands/summarize.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { standInDaemon } from '../helpers/stand-in-daemon.js';
+import { recordLocalDaemon } from '../helpers/local-daemon.js';
 
 /**
  * `retry <meeting note>` (docs/design.md §6): the retry of that meeting's summary note. A
- * running daemon (a stand-in: its daemon.json and its API) is handed the summary note.
+ * running daemon (a stand-in: its record on this machine and its API) is handed the summary note.
  */
 async function daemonApi(): Promise<{ url: string; asked: unknown[] }> {
   const asked: unknown[] = [];
@@ -31,7 +32,7 @@ async function daemonApi(): Promise<{ url: string; asked: unknown[] }> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, asked };
 }
 
-function setup(files: Record<string, string>) {
+async function setup(files: Record<string, string>, daemon?: Record<string, unknown>) {
   const io = memoryIo();
   const fs = memoryFs({
     '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Token: 'secret' } } }),
@@ -39,7 +40,9 @@ function setup(files: Record<string, string>) {
     'Meetings/Transcripts/Standup.md': '---\nmeeting: "[[Meetings/Standup]]"\nstate: finished\n---\n',
     ...files,
   });
-  return { io, deps: { io, fs, env: {}, cwd: '/work', clock: () => new Date() } };
+  const env = { XDG_RUNTIME_DIR: '/run/user/test' };
+  if (daemon) await recordLocalDaemon(fs, '/vault', daemon, env);
+  return { io, deps: { io, fs, env, cwd: '/work', clock: () => new Date() } };
 }
 
 describe('retry <meeting note>', () => {
@@ -47,17 +50,17 @@ describe('retry <meeting note>', () => {
     const daemon = await standInDaemon();
     onTestFinished(daemon.stop);
     const api = await daemonApi();
-    const { io, deps } = setup({
-      'Meetings/Summaries/Standup.md': '---\nmeeting: "[[Meetings/Standup]]"\nstatus: failed\n---\n# Summary failed\n',
-      '/vault/.meeting-assistant/daemon.json': JSON.stringify({ pid: daemon.pid, startedAt: 'then', http: api.url }),
-    });
+    const { io, deps } = await setup(
+      { 'Meetings/Summaries/Standup.md': '---\nmeeting: "[[Meetings/Standup]]"\nstatus: failed\n---\n# Summary failed\n' },
+      { pid: daemon.pid, startedAt: 'then', http: api.url },
+    );
     expect(await retry('Meetings/Standup.md', {}, deps)).toBe(0);
     expect(api.asked).toEqual([{ note: 'Meetings/Summaries/Standup.md', from: 'cli' }]);
     expect(io.outLines).toContain('summary: Meetings/Summaries/Standup.md');
   });
 
   it('a meeting without a summary note yet: exit 2, saying to summarize it', async () => {
-    const { deps } = setup({});
+    const { deps } = await setup({});
     const err = await retry('Standup', {}, deps).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CliError);
     expect((err as CliError).exitCode).toBe(EXIT_USAGE);

@@ -9,6 +9,7 @@ import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { standInDaemon } from '../helpers/stand-in-daemon.js';
+import { recordLocalDaemon } from '../helpers/local-daemon.js';
 
 /**
  * `session start|state|stop` and `status` with every dependency passed in: the config and the
@@ -79,7 +80,7 @@ describe('session commands on passed-in deps', () => {
   });
 });
 
-describe('status finds the daemon by its daemon.json, not by the configured port', () => {
+describe('status finds the daemon by its record on this machine, not by the configured port', () => {
   /** A stand-in for the daemon's API on loopback: /api/status with the bearer token. */
   async function fakeDaemonApi(token: string, pid: number) {
     const server = http.createServer((req, res) => {
@@ -92,11 +93,12 @@ describe('status finds the daemon by its daemon.json, not by the configured port
     return { url: `http://127.0.0.1:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
   }
 
-  function vaultWith(http: Record<string, unknown>, instance?: Record<string, unknown>) {
-    const files: Record<string, string> = { '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: http } }) };
-    if (instance) files['/vault/.meeting-assistant/daemon.json'] = JSON.stringify(instance);
+  async function vaultWith(http: Record<string, unknown>, instance?: Record<string, unknown>) {
+    const fs = memoryFs({ '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: http } }) });
+    const env = { XDG_RUNTIME_DIR: '/run/user/test' };
+    if (instance) await recordLocalDaemon(fs, '/vault', instance, env);
     const io = memoryIo();
-    return { io, deps: { io, fs: memoryFs(files), env: {}, cwd: '/work', clock: () => START } };
+    return { io, deps: { io, fs, env, cwd: '/work', clock: () => START } };
   }
 
   it('asks the address the live daemon recorded, although the configuration names another port now', async () => {
@@ -104,7 +106,7 @@ describe('status finds the daemon by its daemon.json, not by the configured port
     const api = await fakeDaemonApi('secret', daemon.pid);
     try {
       // A live process stands in for the daemon.
-      const { io, deps } = vaultWith({ Port: 1, Token: 'secret' }, { pid: daemon.pid, startedAt: 'then', http: api.url });
+      const { io, deps } = await vaultWith({ Port: 1, Token: 'secret' }, { pid: daemon.pid, startedAt: 'then', http: api.url });
       expect(await status({}, deps)).toBe(0);
       expect(io.text()).toMatch(new RegExp(`daemon: running, pid ${daemon.pid}, since then`));
       expect(io.text()).toContain('queue: 0 running, 0 waiting (at most 2 at once)');
@@ -114,20 +116,41 @@ describe('status finds the daemon by its daemon.json, not by the configured port
     }
   });
 
-  it('a daemon.json whose process is gone is not running; a live daemon with HTTP off, or not answering, is named as running', async () => {
+  it('a record whose process is gone is not running; a live daemon with HTTP off, or not answering, is named as running', async () => {
     const daemon = await standInDaemon();
     onTestFinished(daemon.stop);
-    const gone = vaultWith({ Port: 1, Token: 'secret' }, { pid: 2 ** 22 + 12_345, startedAt: 'then', http: 'http://127.0.0.1:1' });
+    const gone = await vaultWith({ Port: 1, Token: 'secret' }, { pid: 2 ** 22 + 12_345, startedAt: 'then', http: 'http://127.0.0.1:1' });
     expect(await status({}, gone.deps)).toBe(0);
     expect(gone.io.text()).toContain('daemon: not running (no daemon runs on this vault)');
 
-    const off = vaultWith({ Enabled: false }, { pid: daemon.pid, startedAt: 'then' });
+    const off = await vaultWith({ Enabled: false }, { pid: daemon.pid, startedAt: 'then' });
     expect(await status({}, off.deps)).toBe(0);
     expect(off.io.text()).toContain(`daemon: running, pid ${daemon.pid}, HTTP off, so its queue cannot be asked`);
 
     // Port 1 is never a daemon here: a live daemon that does not answer is still not called down.
-    const silent = vaultWith({ Port: 1, Token: 'secret' }, { pid: daemon.pid, startedAt: 'then', http: 'http://127.0.0.1:1' });
+    const silent = await vaultWith({ Port: 1, Token: 'secret' }, { pid: daemon.pid, startedAt: 'then', http: 'http://127.0.0.1:1' });
     expect(await status({}, silent.deps)).toBe(0);
     expect(silent.io.text()).toContain(`daemon: running, pid ${daemon.pid}, but http://127.0.0.1:1/api/status does not answer`);
+  });
+
+  it("an answer that is not a daemon's status ({}, a list, a queue without its lists) is a clear line, not a crash (issue #43 point 2)", async () => {
+    const daemon = await standInDaemon();
+    onTestFinished(daemon.stop);
+    for (const answer of ['{}', '[]', JSON.stringify({ pid: 1, startedAt: 'then', queue: { running: 'x' } }), 'not json']) {
+      const server = http.createServer((req, res) => {
+        if (req.url === '/healthz') return void res.writeHead(200).end('ok');
+        res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      try {
+        const { io, deps } = await vaultWith({ Token: 'secret' }, { pid: daemon.pid, startedAt: 'then', http: url });
+        expect(await status({}, deps), answer).toBe(0);
+        expect(io.text(), answer).toContain(`daemon: ${url}/api/status answered something that is not a daemon's status (another program on that port?)`);
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 
 /**
- * A live process that stands in for a daemon in a daemon.json: its command line names
+ * A live process that stands in for a daemon in its record (src/instance/runtime-folder.ts): its command line names
  * meeting-assistant, as a real daemon's does (src/instance/liveness.ts), so a pid that is merely
  * alive (this test process, pid 1) is not taken for one. Always stop it.
  */

@@ -7,21 +7,34 @@ import type { HolderProbe } from '../../src/instance/liveness.js';
 import { isMeetingAssistantCommand } from '../../src/instance/liveness.js';
 import { claimVault, DaemonRunningError, instanceFile, liveDaemon } from '../../src/instance/daemon-claim.js';
 import { nodeFs } from '../../src/vault/files/fs.js';
+import { daemonRecordPath, ensureRuntimeFolder, RuntimeFolderError } from '../../src/instance/runtime-folder.js';
 import { Vault } from '../../src/vault/files/vault.js';
 import { memoryVault, testConfig } from '../helpers/memfs.js';
 
-/** One daemon per vault on a machine: `.meeting-assistant/machines/<machine>.json`, stale when its process is gone. */
+/**
+ * One daemon per vault on a machine: its record in this user's runtime folder (outside the
+ * vault), stale when its process is gone.
+ */
+
+const ENV = { XDG_RUNTIME_DIR: '/run/user/test' };
+
+/** A record in the runtime folder, as a daemon (or something left behind) wrote it. */
+async function writeLocal(vault: Vault, text: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  await ensureRuntimeFolder(vault.fs, env);
+  await vault.fs.writeFile(await daemonRecordPath(vault, env), text);
+}
 
 const DEAD_PID = 2 ** 22 + 12345; // above Linux's pid_max: no such process
 
 describe('claimVault', () => {
   it('claims a free vault, records the HTTP address, and removes the file at release', async () => {
     const vault = memoryVault();
-    const lock = await claimVault(vault, () => new Date('2026-11-30T10:00:00Z'));
+    const lock = await claimVault(vault, { clock: () => new Date('2026-11-30T10:00:00Z') });
     await lock.setHttp('http://127.0.0.1:4777');
     expect(await liveDaemon(vault)).toEqual({ pid: process.pid, startedAt: '2026-11-30T10:00:00.000Z', http: 'http://127.0.0.1:4777' });
     await lock.release();
     expect(await vault.exists(instanceFile(vault))).toBe(false);
+    expect(await vault.exists(await daemonRecordPath(vault, process.env))).toBe(false);
     expect(await liveDaemon(vault)).toBeUndefined();
   });
 
@@ -34,42 +47,48 @@ describe('claimVault', () => {
       answers: async () => false,
     };
     const holder = { pid: process.ppid, startedAt: '2026-11-30T09:00:00.000Z', http: 'http://127.0.0.1:4888' };
-    await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
-    await vault.fs.writeFile(instanceFile(vault), JSON.stringify(holder));
-    const err = await claimVault(vault, undefined, daemonProbe).catch((e: unknown) => e);
+    await writeLocal(vault, JSON.stringify({ vault: vault.root, ...holder }));
+    const err = await claimVault(vault, { probe: daemonProbe }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DaemonRunningError);
     expect((err as Error).message).toBe(
       `another daemon already runs on the vault /vault: pid ${process.ppid}, HTTP http://127.0.0.1:4888 (since 2026-11-30T09:00:00.000Z); stop it first, or give this one another vault`,
     );
-    expect(await liveDaemon(vault, daemonProbe)).toEqual(holder);
+    expect(await liveDaemon(vault, { probe: daemonProbe })).toEqual(holder);
   });
 
-  it("honours the daemon.json of an earlier version while its daemon runs (an upgrade with the old service up), and ignores it once it has stopped", async () => {
-    const daemonProbe: HolderProbe = {
-      isAlive: (pid) => pid === process.ppid,
-      commandLine: async () => ({ argv: ['node', '/usr/lib/node_modules/meeting-assistant/bin/meeting-assistant.js', 'run'] }),
-      answers: async () => false,
-    };
-    for (const [pid, running] of [
-      [process.ppid, true],
-      [DEAD_PID, false],
-    ] as const) {
-      const holder = { pid, startedAt: '2026-11-30T09:00:00.000Z', http: 'http://127.0.0.1:4888' };
-      const vault = memoryVault({ '.meeting-assistant/daemon.json': JSON.stringify(holder) });
-      expect(await liveDaemon(vault, daemonProbe)).toEqual(running ? holder : undefined);
-      const claimed = await claimVault(vault, undefined, daemonProbe).then(
-        (lock) => lock.release().then(() => 'claimed'),
-        (e: unknown) => (e instanceof DaemonRunningError ? 'refused' : e),
-      );
-      expect(claimed).toBe(running ? 'refused' : 'claimed');
+  it("a record in the vault naming this machine (a sync tool's copy, a forgery) is not where its daemon is, and does not refuse a claim (issue #43 point 2)", async () => {
+    const everyoneAlive: HolderProbe = { isAlive: () => true, commandLine: async () => undefined, answers: async () => true };
+    const vault = memoryVault();
+    const forged = { machine: 'this-machine', role: 'active', pid: 1, startedAt: 'then', http: 'http://127.0.0.1:18999', beatAt: new Date().toISOString(), heartbeatMs: 30_000 };
+    for (const file of [instanceFile(vault), path.join(vault.root, '.meeting-assistant', 'daemon.json')]) {
+      await vault.fs.mkdir(path.dirname(file), { recursive: true });
+      await vault.fs.writeFile(file, JSON.stringify(forged));
     }
+    expect(await liveDaemon(vault, { probe: everyoneAlive })).toBeUndefined();
+    const lock = await claimVault(vault, { probe: everyoneAlive });
+    await lock.setHttp('http://127.0.0.1:4777');
+    expect((await liveDaemon(vault, { probe: everyoneAlive }))?.http).toBe('http://127.0.0.1:4777');
+    // The vault's record says nothing of the address: the other machines have no use for it.
+    expect(await vault.read(instanceFile(vault))).not.toContain('4777');
+    await lock.release();
+  });
+
+  it('the local record is private: mode 0600 in a folder of mode 0700; a folder others may write is refused, not used', async () => {
+    const vault = memoryVault();
+    const lock = await claimVault(vault, { env: ENV });
+    const file = await daemonRecordPath(vault, ENV);
+    expect((await vault.fs.stat(file)).mode & 0o777).toBe(0o600);
+    expect((await vault.fs.stat(path.dirname(file))).mode & 0o777).toBe(0o700);
+    await lock.release();
+    await vault.fs.chmod(path.dirname(file), 0o777);
+    await expect(claimVault(vault, { env: ENV })).rejects.toBeInstanceOf(RuntimeFolderError);
+    await expect(liveDaemon(vault, { env: ENV })).rejects.toThrow(/others may read or write it/);
   });
 
   it('takes over a file left by a process that is gone, or one that does not parse', async () => {
     for (const left of [JSON.stringify({ pid: DEAD_PID, startedAt: 'x' }), '{ half written']) {
       const vault = memoryVault();
-      await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
-      await vault.fs.writeFile(instanceFile(vault), left);
+      await writeLocal(vault, left);
       expect(await liveDaemon(vault)).toBeUndefined();
       const lock = await claimVault(vault);
       expect((await liveDaemon(vault))?.pid).toBe(process.pid);
@@ -78,12 +97,9 @@ describe('claimVault', () => {
   });
 });
 
-/** A daemon.json left behind: its pid now this process, or a live process that is no daemon. */
-describe('a leftover daemon.json whose pid lives on', () => {
-  const leftover = async (vault: Vault, holder: Record<string, unknown>) => {
-    await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
-    await vault.fs.writeFile(instanceFile(vault), JSON.stringify(holder));
-  };
+/** A record left behind: its pid now this process, or a live process that is no daemon. */
+describe('a leftover record whose pid lives on', () => {
+  const leftover = (vault: Vault, holder: Record<string, unknown>) => writeLocal(vault, JSON.stringify({ vault: vault.root, ...holder }));
   const probe = (p: Partial<HolderProbe>): HolderProbe => ({ isAlive: () => true, commandLine: async () => undefined, answers: async () => false, ...p });
 
   it('naming this very process (pid 1 in a container after a restart) is stale: the daemon starts instead of refusing itself', async () => {
@@ -111,8 +127,8 @@ describe('a leftover daemon.json whose pid lives on', () => {
     for (const [name, p, running] of cases) {
       const vault = memoryVault();
       await leftover(vault, holder);
-      expect(await liveDaemon(vault, p), name).toEqual(running ? holder : undefined);
-      const claimed = await claimVault(vault, undefined, p).then(
+      expect(await liveDaemon(vault, { probe: p }), name).toEqual(running ? holder : undefined);
+      const claimed = await claimVault(vault, { probe: p }).then(
         async (lock) => (await lock.release(), 'claimed'),
         (e: unknown) => (e instanceof DaemonRunningError ? 'refused' : e),
       );
@@ -146,12 +162,11 @@ describe('a leftover daemon.json whose pid lives on', () => {
   });
 });
 
-describe('two daemons starting at once over a stale daemon.json', () => {
+describe('two daemons starting at once over a stale record', () => {
   const DEAD = { pid: DEAD_PID, startedAt: 'crashed' };
-  const race = async (vault: Vault, claimants: number) => {
-    await vault.fs.mkdir(path.dirname(instanceFile(vault)), { recursive: true });
-    await vault.fs.writeFile(instanceFile(vault), JSON.stringify(DEAD));
-    const results = await Promise.allSettled(Array.from({ length: claimants }, () => claimVault(vault)));
+  const race = async (vault: Vault, claimants: number, env: NodeJS.ProcessEnv) => {
+    await writeLocal(vault, JSON.stringify({ vault: await vault.fs.realpath(vault.root), ...DEAD }), env);
+    const results = await Promise.allSettled(Array.from({ length: claimants }, () => claimVault(vault, { env })));
     const won = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r) => r.status === 'rejected' && r.reason instanceof DaemonRunningError);
     return { won, refused, results };
@@ -165,11 +180,13 @@ describe('two daemons starting at once over a stale daemon.json', () => {
         const root = path.join(dir, `v${trial}`);
         const vault = real ? new Vault(nodeFs, testConfig({ VaultPath: root }).layout) : memoryVault();
         if (real) await nodeFs.mkdir(root, { recursive: true });
-        const { won, refused, results } = await race(vault, 4);
+        const env = real ? { XDG_RUNTIME_DIR: path.join(dir, `run${trial}`) } : ENV;
+        const { won, refused, results } = await race(vault, 4, env);
         expect(won.length, `trial ${trial}: ${results.map((r) => r.status).join(', ')}`).toBe(1);
         expect(refused.length, `trial ${trial}`).toBe(3);
         // The winner's claim is the file; its release removes it, leaving no takeover lock behind.
         await (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof claimVault>>>).value.release();
+        expect(await vault.fs.readdir(path.dirname(await daemonRecordPath(vault, env)), { withFileTypes: true })).toEqual([]);
         expect(await vault.fs.readdir(path.dirname(instanceFile(vault)), { withFileTypes: true })).toEqual([]);
       }
     } finally {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
-import { readdirSync } from 'node:fs';
+import { readdirSync, realpathSync } from 'node:fs';
+import { cliRunsFolder, runtimeFolder } from '../../src/instance/runtime-folder.js';
 import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { BIN, type DaemonProcess, freePort, listFiles, makeTempSetup, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
@@ -81,7 +81,8 @@ describe('daemon process: a meeting run from the command line', () => {
     const before = file.server.modelRequests().length;
     const cli = runCli(['summarize', 'Meetings/Shared.md', '--config', s.configPath]);
     await waitFor(() => file.server.modelRequests().length > before, 'the command line run to reach the model');
-    const markers = path.join(s.vault, '.meeting-assistant', 'cli-runs');
+    // In this user's runtime folder, outside the vault (src/instance/cli-run-marker.ts).
+    const markers = cliRunsFolder(runtimeFolder(process.env), realpathSync(s.vault));
     expect(readdirSync(markers)).toHaveLength(1);
 
     daemon = await startDaemonProcess({ configPath: s.configPath });

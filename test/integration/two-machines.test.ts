@@ -109,7 +109,7 @@ describe('two machines, one synced vault', () => {
     expect((await b.stop('SIGTERM', 15_000)).code).toBe(0);
   });
 
-  it('two daemons that start at once on a new shared vault: at the next heartbeat the later name stops its work and waits as the standby', { timeout: 120_000 }, async () => {
+  it("two daemons that start at once on a vault neither has run: once the sync tool brings the other's record, the later name stops its work and waits as the standby", { timeout: 120_000 }, async () => {
     const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
     for (const s of [alpha, beta]) s.configure({ Daemon: { HeartbeatSeconds: HEARTBEAT_SECONDS } });
     // Both are up before the sync tool carries anything: neither has seen the other.

@@ -64,7 +64,7 @@ export interface JobRunnerDeps {
   onUnreported?(job: Job): void;
   /** The vault's files for a link to a note not yet created (the daemon's vault/scan/vault-listing.ts); default a walk. */
   files?: VaultFiles;
-  /** Whether a command-line run has the meeting (default: its marker in .meeting-assistant/cli-runs/). */
+  /** Whether a command-line run has the meeting (default: its marker in this user's runtime folder, instance/cli-run-marker.ts). */
   cliRunOf?(key: string): Promise<CliRun | undefined>;
 }
 
