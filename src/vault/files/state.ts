@@ -66,7 +66,9 @@ export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
  * What the daemon answers to `GET /healthz?challenge=<c>`: an HMAC of the challenge keyed with
  * the token. A command asks for it before it sends the token, so that another program that
  * holds the address (a port freed by a daemon that was killed, the configured port with no
- * daemon) gets no token: only a holder of the token can answer (issue #43 point 2).
+ * daemon) gets no token: only a holder of the token can answer (issue #43 point 2). Anyone
+ * may ask, so the message has its own prefix and a challenge holds no space, dot or slash: no
+ * answer equals a retry signature (a note path) or the status page's derived values.
  */
 export function healthzProof(token: string, challenge: string): string {
   return createHmac('sha256', token).update(`meeting-assistant healthz ${challenge}`, 'utf8').digest('base64url');
