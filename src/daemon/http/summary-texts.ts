@@ -1,5 +1,6 @@
 import { parseNote } from '../../vault/format/frontmatter.js';
 import type { Vault } from '../../vault/files/vault.js';
+import { readConfinedText } from '../../vault/files/real-place.js';
 import type { StatusView } from './status-view.js';
 import { summaryHtml } from './summary-html.js';
 
@@ -30,8 +31,11 @@ export class SummaryTexts {
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.html;
     let html: string | undefined;
     try {
-      const parsed = parseNote(await this.vault.read(file));
-      html = parsed.data.status === 'done' ? summaryHtml(parsed.body) : undefined;
+      // Confined as every read of a note vault content names (docs/design.md §10): a summary that
+      // became a symbolic link to the token, or out of the vault, shows no text.
+      const text = await readConfinedText(this.vault, file);
+      const parsed = text === undefined ? undefined : parseNote(text);
+      html = parsed?.data.status === 'done' ? summaryHtml(parsed.body) : undefined;
     } catch {
       // Unreadable or broken frontmatter: no text rather than a broken page.
       html = undefined;
