@@ -60,6 +60,18 @@ describe('summarize reads no transcript that leads out of the vault (issue #43 p
       expect(run.stderr, c.name).toMatch(/outside the vault|dot-folders|outside Meetings\/Context\//);
       expect(sent, c.name).toBe('');
     }
+    // A summary template the meeting names, which goes into the instructions: a link to the token.
+    mkdirSync(path.join(setup.vault, 'Templates'), { recursive: true });
+    symlinkSync(token, path.join(setup.vault, 'Templates', 'Leak.md'));
+    setup.write('Meetings/Templated.md', meetingNote('Templated', 'template: "[[Templates/Leak]]"\n'));
+    setup.write('Meetings/Transcripts/Templated.md', transcriptNote('Templated', 'finished'));
+    const before = file.server.requests.length;
+    const templated = await runCli(['summarize', 'Meetings/Templated.md', '--config', setup.configPath], { env, timeoutMs: 60_000 });
+    const sent = file.server.requests.slice(before).map((r) => r.rawBody).join('\n');
+    expect(sent, templated.stderr).not.toContain(TOKEN);
+    expect(templated.code, templated.stderr).not.toBe(0);
+    expect(templated.stderr).toMatch(/dot-folders/);
+
     // A link that stays in the vault is followed as before.
     setup.write('Meetings/Kept.md', meetingNote('Kept'));
     setup.write('Elsewhere/Kept transcript.md', transcriptNote('Kept', 'finished'));
