@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { localDateTime } from '../clock.js';
 import type { DaemonInstance } from '../instance/daemon-claim.js';
+import { daemonProof, NotOurDaemonError } from '../instance/daemon-proof.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type Io } from './common.js';
 
 /**
@@ -59,6 +60,15 @@ async function call(url: string, token: string, init: { method: string; body?: u
   return { status: res.status, body };
 }
 
+/**
+ * The token goes to the recorded address only once what answers there proves it holds it
+ * (instance/daemon-proof.ts): a killed daemon's port may be another program's now.
+ */
+export async function proveDaemon(baseUrl: string, token: string): Promise<void> {
+  const proof = await daemonProof(baseUrl, token);
+  if (proof === 'refused') throw new CliError(new NotOurDaemonError(baseUrl).message, EXIT_FAILED);
+}
+
 export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clock'>): Promise<number> {
   const { daemon, token } = work;
   const { io } = deps;
@@ -69,6 +79,7 @@ export async function handOff(work: HandOff, deps: Pick<CommandDeps, 'io' | 'clo
       EXIT_FAILED,
     );
   }
+  await proveDaemon(daemon.http, token);
   const asked = deps.clock().toISOString();
   // `from`: the run is listed as started from the command line, not by some API client.
   const body = work.kind === 'summarize' ? { meeting: work.note } : { note: work.note, from: 'cli' };

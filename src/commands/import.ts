@@ -10,7 +10,7 @@ import { importFile, type ImportOutcome, recoverImports } from '../import/import
 import { commandTranscriber } from '../import/transcribe.js';
 import { ensureHttpToken } from '../vault/files/state.js';
 import { Vault } from '../vault/files/vault.js';
-import { awaitOutcome } from './handoff.js';
+import { awaitOutcome, proveDaemon } from './handoff.js';
 import { summarize } from './summarize.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
@@ -89,6 +89,7 @@ async function upload(daemon: DaemonInstance, token: string, file: string, q: { 
   if (!daemon.http) throw new CliError(`a daemon (pid ${daemon.pid}) runs on this vault with its HTTP API off; enable Http in its configuration, or stop it and import again`, EXIT_FAILED);
   const params = new URLSearchParams({ name: path.basename(file) });
   for (const [key, value] of Object.entries(q)) if (value !== undefined && value !== '') params.set(key, value);
+  await proveDaemon(daemon.http, token);
   let res: Response;
   try {
     res = await fetch(`${daemon.http}/api/import?${params.toString()}`, {

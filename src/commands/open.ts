@@ -1,6 +1,7 @@
 import { type CommandRunner, findOnPath, launch } from '../external-programs.js';
 import { statusPageUrl } from '../instance/status-page-url.js';
 import { daemonBaseUrl } from '../instance/daemon-claim.js';
+import { daemonProof, type DaemonProof, NotOurDaemonError } from '../instance/daemon-proof.js';
 import { readHttpToken } from '../vault/files/state.js';
 import { Vault } from '../vault/files/vault.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
@@ -19,21 +20,15 @@ export interface OpenDeps extends CommandDeps {
   platform: NodeJS.Platform;
   findCommand(name: string): string | undefined;
   run: CommandRunner;
-  /** Whether the daemon answers at this base URL. */
-  daemonUp(baseUrl: string): Promise<boolean>;
+  /** Whether this vault's daemon answers at this base URL, proving it holds the token (instance/daemon-proof.ts). */
+  daemonUp(baseUrl: string, token: string): Promise<DaemonProof>;
 }
 
 const defaults: Omit<OpenDeps, keyof CommandDeps> = {
   platform: process.platform,
   findCommand: (name) => findOnPath(name),
   run: (command, args) => launch(command, args),
-  daemonUp: async (baseUrl) => {
-    try {
-      return (await fetch(`${baseUrl}/healthz`, { signal: AbortSignal.timeout(1500) })).ok;
-    } catch {
-      return false;
-    }
-  },
+  daemonUp: (baseUrl, token) => daemonProof(baseUrl, token, 1500),
 };
 
 const OPENERS: Partial<Record<NodeJS.Platform, string>> = { linux: 'xdg-open', darwin: 'open', freebsd: 'xdg-open', openbsd: 'xdg-open' };
@@ -54,7 +49,10 @@ export async function open(opts: OpenOptions, given: Partial<OpenDeps> = {}): Pr
     deps.io.out(url);
     return EXIT_OK;
   }
-  if (!(await deps.daemonUp(base))) {
+  // The browser would send the token to whatever holds the address: another program there gets none.
+  const up = await deps.daemonUp(base, token);
+  if (up === 'refused') throw new CliError(new NotOurDaemonError(base).message, EXIT_FAILED);
+  if (up === 'silent') {
     deps.io.err(`warning: the daemon does not answer on ${base}; the page loads once it runs`);
   }
   const name = OPENERS[deps.platform];

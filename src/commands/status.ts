@@ -4,6 +4,7 @@ import { listMeetingStates, type MeetingState } from '../vault/notes/meeting-ove
 import { localDateTime } from '../clock.js';
 import { liveDaemon } from '../instance/daemon-claim.js';
 import { cliRunOf } from '../instance/cli-run-marker.js';
+import { daemonProof, NotOurDaemonError } from '../instance/daemon-proof.js';
 import { machineName } from '../instance/machine-name.js';
 import { type MachinesNow, machinesNow } from '../instance/machines-now.js';
 import { describeClaim } from '../instance/vault-claim.js';
@@ -135,6 +136,9 @@ async function queryDaemon(config: AppConfig, vault: Vault, env: NodeJS.ProcessE
   const token = await readHttpToken(vault, http);
   const url = `${instance.http ?? localBaseUrl(http)}/api/status`;
   if (!token) return { kind: 'error', reason: `${running}, but there is no HTTP token to ask ${url} with` };
+  // The token goes only to a daemon that proves it holds it (instance/daemon-proof.ts).
+  const base = instance.http ?? localBaseUrl(http);
+  if ((await daemonProof(base, token)) === 'refused') return { kind: 'error', reason: new NotOurDaemonError(base).message };
   try {
     const res = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(2000) });
     if (res.status === 401) return { kind: 'error', reason: `${url} refused the token (is another vault's daemon on this port?)` };

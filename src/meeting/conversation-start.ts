@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { readConfinedText } from '../vault/files/real-place.js';
 import type { AppConfig } from '../config.js';
 import type { MeetingArtifacts } from '../vault/notes/meeting.js';
 import { guessLanguage } from '../vault/notes/summary-sections.js';
@@ -54,7 +55,8 @@ export async function conversationStarts(
   const prompt = deps.config.settings.Agent.InitialPrompt;
   // Read once for the shape (the language it is spoken in) and the speaker labels; a
   // transcript that cannot be read here fails later, in the agent's own read.
-  const transcript = await vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+  // Confined at each read (docs/design.md §10): the transcript may have become a link to the token since the meeting was resolved.
+  const transcript = await readConfinedText(vault, artifacts.transcriptPath).catch(() => undefined);
   const shape = await summaryShapeOf(deps, artifacts, transcript);
   const shapeSection = summaryShapeSection(shape);
   const agentsFiles = await readAgentsFiles(deps, artifacts);

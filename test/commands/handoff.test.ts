@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CliError } from '../../src/commands/common.js';
 import { handOff } from '../../src/commands/handoff.js';
 import { memoryIo } from '../helpers/memory-io.js';
+import { healthzProof, PROOF_HEADER } from '../../src/vault/files/state.js';
 
 /**
  * `summarize`/`retry` handed to a running daemon (docs/design.md §2), against a stand-in of its
@@ -21,11 +22,17 @@ afterEach(async () => {
 /** The routes the command posted to, in order. */
 let posted: string[] = [];
 
-async function fakeDaemon(accepted: Record<string, unknown>, queueAt: (poll: number) => Record<string, unknown>) {
+/** `token`: the token the stand-in proves it holds at `/healthz?challenge=` (instance/daemon-proof.ts); null: it proves nothing. */
+async function fakeDaemon(accepted: Record<string, unknown>, queueAt: (poll: number) => Record<string, unknown>, token: string | null = 't') {
   let polls = 0;
   posted = [];
   const server = http.createServer((req, res) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/healthz') {
+      const challenge = url.searchParams.get('challenge');
+      return void res.writeHead(200, token !== null && challenge ? { [PROOF_HEADER]: healthzProof(token, challenge) } : {}).end('ok');
+    }
     if (req.method === 'POST' && (req.url === '/api/retry' || req.url === '/api/summarize')) {
       posted.push(req.url);
       return void req.resume().on('end', () => json(202, accepted));
@@ -42,6 +49,19 @@ const deps = (io = memoryIo()) => ({ io, clock: () => new Date() });
 const retryJob = { key: MEETING, kind: 'retry', target: SUMMARY };
 
 describe('handOff', () => {
+  it('posts nothing to an address whose holder cannot prove it holds the token (issue #43 point 2)', async () => {
+    const url = await fakeDaemon({ note: MEETING, result: 'queued', meeting: MEETING }, () => ({}), null);
+    const err = await handOff({ daemon: { pid: 4242, startedAt: 'then', http: url }, token: 't', kind: 'summarize', note: MEETING, pollMs: 5 }, deps()).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as Error).message).toMatch(/is not this vault's daemon/);
+    expect(posted).toEqual([]);
+    // Nor to one that proves another token.
+    await close?.();
+    const other = await fakeDaemon({ note: MEETING, result: 'queued', meeting: MEETING }, () => ({}), 'another');
+    await expect(handOff({ daemon: { pid: 4242, startedAt: 'then', http: other }, token: 't', kind: 'summarize', note: MEETING, pollMs: 5 }, deps())).rejects.toThrow(/is not this vault's daemon/);
+    expect(posted).toEqual([]);
+  });
+
   it('a summarize merged into a retry already waiting for the meeting follows that retry run to its outcome', { timeout: 10_000 }, async () => {
     const url = await fakeDaemon({ note: MEETING, result: 'merged', meeting: MEETING }, (poll) =>
       poll < 2

@@ -27,7 +27,7 @@ function configWith(http: Record<string, unknown>, storedToken?: string): string
   return file;
 }
 
-function fakes(options: { opener?: string; result?: CommandResult; up?: boolean } = {}) {
+function fakes(options: { opener?: string; result?: CommandResult; up?: 'proven' | 'refused' | 'silent' } = {}) {
   const io = memoryIo();
   const runs: [string, string[]][] = [];
   const deps: Partial<OpenDeps> = {
@@ -38,7 +38,7 @@ function fakes(options: { opener?: string; result?: CommandResult; up?: boolean 
       runs.push([command, args]);
       return options.result ?? { code: 0, stdout: '', stderr: '' };
     },
-    daemonUp: async () => options.up ?? true,
+    daemonUp: async () => options.up ?? 'proven',
   };
   return { out: io.outLines, err: io.errLines, runs, deps };
 }
@@ -68,7 +68,7 @@ describe('open', () => {
 
   it('without an opener, or when it fails, prints the address and exits 1; a daemon that is down is a warning', async () => {
     const config = configWith({ Port: 4997, Token: 't' });
-    const none = fakes({ up: false });
+    const none = fakes({ up: 'silent' });
     expect(await open({ config }, none.deps)).toBe(1);
     expect(none.out).toEqual(['http://127.0.0.1:4997/?token=t']);
     expect(none.err.join('\n')).toMatch(/does not answer on http:\/\/127\.0\.0\.1:4997[\s\S]*xdg-open is not on PATH/);
@@ -90,10 +90,18 @@ describe('open', () => {
     const f = fakes({ opener: '/usr/bin/xdg-open' });
     f.deps.env = env;
     let asked: string | undefined;
-    f.deps.daemonUp = async (base) => ((asked = base), true);
+    f.deps.daemonUp = async (base) => ((asked = base), 'proven');
     expect(await open({ config }, f.deps)).toBe(0);
     expect(asked).toBe('http://127.0.0.1:4321');
     expect(f.runs).toEqual([['/usr/bin/xdg-open', ['http://127.0.0.1:4321/?token=t']]]);
+  });
+
+  it('opens nothing when what answers at the address cannot prove it holds the token (issue #43 point 2)', async () => {
+    const config = configWith({ Port: 4994, Token: 'secret-t' });
+    const f = fakes({ opener: '/usr/bin/xdg-open', up: 'refused' });
+    await expect(open({ config }, f.deps)).rejects.toThrow(/is not this vault's daemon/);
+    expect(f.runs).toEqual([]);
+    expect(f.out.join('\n')).not.toContain('secret-t');
   });
 
   it('says what to do when the daemon never ran (no token) or Http.Enabled is false', async () => {

@@ -6,7 +6,7 @@ import { retry } from '../../src/commands/summarize.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { standInDaemon } from '../helpers/stand-in-daemon.js';
-import { recordLocalDaemon } from '../helpers/local-daemon.js';
+import { answeredHealth, recordLocalDaemon } from '../helpers/local-daemon.js';
 
 /**
  * `retry <meeting note>` (docs/design.md §6): the retry of that meeting's summary note. A
@@ -15,6 +15,7 @@ import { recordLocalDaemon } from '../helpers/local-daemon.js';
 async function daemonApi(): Promise<{ url: string; asked: unknown[] }> {
   const asked: unknown[] = [];
   const server = http.createServer((req, res) => {
+    if (answeredHealth(req, res, 'secret')) return;
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));

@@ -9,7 +9,7 @@ import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { memoryFs } from '../helpers/memfs.js';
 import { memoryIo } from '../helpers/memory-io.js';
 import { standInDaemon } from '../helpers/stand-in-daemon.js';
-import { recordLocalDaemon } from '../helpers/local-daemon.js';
+import { answeredHealth, recordLocalDaemon } from '../helpers/local-daemon.js';
 
 /**
  * `session start|state|stop` and `status` with every dependency passed in: the config and the
@@ -84,6 +84,7 @@ describe('status finds the daemon by its record on this machine, not by the conf
   /** A stand-in for the daemon's API on loopback: /api/status with the bearer token. */
   async function fakeDaemonApi(token: string, pid: number) {
     const server = http.createServer((req, res) => {
+      if (answeredHealth(req, res, token)) return;
       if (req.url !== '/api/status' || req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end();
       const queue = { running: [], pending: [], recent: [], concurrency: 2 };
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ pid, startedAt: 'then', http: 'here', queue }));
@@ -138,7 +139,7 @@ describe('status finds the daemon by its record on this machine, not by the conf
     onTestFinished(daemon.stop);
     for (const answer of ['{}', '[]', JSON.stringify({ pid: 1, startedAt: 'then', queue: { running: 'x' } }), 'not json']) {
       const server = http.createServer((req, res) => {
-        if (req.url === '/healthz') return void res.writeHead(200).end('ok');
+        if (answeredHealth(req, res, 'secret')) return;
         res.writeHead(200, { 'content-type': 'application/json' }).end(answer);
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,5 +1,7 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Fs } from '../../src/vault/files/fs.js';
 import { daemonRecordFile, ensureRuntimeFolder } from '../../src/instance/runtime-folder.js';
+import { healthzProof, PROOF_HEADER } from '../../src/vault/files/state.js';
 
 /**
  * A daemon's record in this user's runtime folder (src/instance/runtime-folder.ts), as a
@@ -10,4 +12,16 @@ export async function recordLocalDaemon(fs: Fs, vaultRoot: string, instance: Rec
   const file = daemonRecordFile(await ensureRuntimeFolder(fs, env), vaultRoot);
   await fs.writeFile(file, JSON.stringify({ vault: vaultRoot, ...instance }));
   return file;
+}
+
+/**
+ * For a stand-in of the daemon's HTTP API: answers `GET /healthz` as the daemon does, proving
+ * it holds `token` when asked (src/instance/daemon-proof.ts), and says whether it did.
+ */
+export function answeredHealth(req: IncomingMessage, res: ServerResponse, token: string): boolean {
+  const url = new URL(req.url ?? '/', 'http://stand-in');
+  if (url.pathname !== '/healthz') return false;
+  const challenge = url.searchParams.get('challenge');
+  res.writeHead(200, { 'content-type': 'text/plain', ...(challenge !== null && { [PROOF_HEADER]: healthzProof(token, challenge) }) }).end('ok');
+  return true;
 }

@@ -46,3 +46,20 @@ describe("the project phase's prompt of a run in phases", () => {
     expect(/past summar/i.test(starts.whole.instructions)).toBe(pastTools);
   });
 });
+
+describe('the first look at the transcript (issue #43 point 1)', () => {
+  it('reads nothing of a transcript turned into a link out of the vault after the meeting was resolved', async () => {
+    const MEETING = 'Meetings/2026-11-30 Weekly.md';
+    const TRANSCRIPT = 'Meetings/Transcripts/2026-11-30 Weekly.md';
+    const vault = memoryVault({
+      [MEETING]: `---\ntitle: Weekly\nstart_time: 2026-11-30T09:00:00+01:00\ntranscript: "[[${TRANSCRIPT.replace(/\.md$/, '')}]]"\n---\n`,
+      [TRANSCRIPT]: '---\nstate: finished\n---\n[00:00:01] Alice: Hello.\n',
+      '/outside/secret.md': '[00:00:01] SPEAKER_433: out of the vault.\n',
+    });
+    const artifacts = await resolveMeeting(vault, vault.abs(MEETING));
+    await vault.fs.unlink(vault.abs(TRANSCRIPT));
+    await (vault.fs as unknown as { symlink(t: string, p: string): Promise<void> }).symlink('/outside/secret.md', vault.abs(TRANSCRIPT));
+    const starts = await conversationStarts({ vault, config: testConfig() }, artifacts, {});
+    expect(starts.whole.firstMessage).not.toContain('SPEAKER_433');
+  });
+});

@@ -155,6 +155,10 @@ describe('tool registry', () => {
     failing.readFile = async () => {
       throw Object.assign(new Error('permission denied, open'), { code: 'EACCES' });
     };
+    // The confined read opens a handle (vault/files/real-place.ts).
+    failing.open = async () => {
+      throw Object.assign(new Error('permission denied, open'), { code: 'EACCES' });
+    };
     const ctx: ToolBinding = { ...h.ctx, vault: Object.assign(Object.create(Object.getPrototypeOf(h.vault)), h.vault, { fs: failing }) };
     const registry = createToolRegistry(ctx);
     const r = await registry.call({ id: '1', name: 'read_transcript', arguments: '{}' });

@@ -4,7 +4,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { escapeHtml } from './html.js';
-import { legacyRetryQuery, retrySignature } from '../../vault/files/state.js';
+import { CHALLENGE, healthzProof, legacyRetryQuery, PROOF_HEADER, retrySignature } from '../../vault/files/state.js';
 import { MeetingAssistantError } from '../../errors.js';
 import { nodeHttp } from '../../node-http.js';
 
@@ -240,7 +240,12 @@ export function createRoutes(options: HttpServerOptions): Route[] {
       method: 'GET',
       path: '/healthz',
       auth: false,
-      handle: async (_req, res) => sendText(res, 200, 'ok'),
+      // With a challenge, the answer proves this daemon holds the token, before a command sends it (state.ts healthzProof).
+      handle: async (_req, res, url) => {
+        const challenge = url.searchParams.get('challenge');
+        if (challenge !== null && CHALLENGE.test(challenge)) res.setHeader(PROOF_HEADER, healthzProof(options.token, challenge));
+        sendText(res, 200, 'ok');
+      },
     },
     {
       method: 'GET',

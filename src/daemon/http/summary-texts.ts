@@ -31,11 +31,11 @@ export class SummaryTexts {
     if (cached && cached.mtimeMs === stat.mtimeMs && cached.size === stat.size) return cached.html;
     let html: string | undefined;
     try {
-      // Confined as mcp's and ask's reads are (docs/design.md §10): no summary linked out of the vault is shown.
+      // Confined as every read of a note vault content names (docs/design.md §10): a summary that
+      // became a symbolic link to the token, or out of the vault, shows no text.
       const text = await readConfinedText(this.vault, file);
-      if (text === undefined) throw new Error('gone');
-      const parsed = parseNote(text);
-      html = parsed.data.status === 'done' ? summaryHtml(parsed.body) : undefined;
+      const parsed = text === undefined ? undefined : parseNote(text);
+      html = parsed?.data.status === 'done' ? summaryHtml(parsed.body) : undefined;
     } catch {
       // Unreadable or broken frontmatter: no text rather than a broken page.
       html = undefined;

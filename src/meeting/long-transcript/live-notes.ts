@@ -8,6 +8,7 @@ import { parseNote } from '../../vault/format/frontmatter.js';
 import { splitLines } from '../../vault/format/lines.js';
 import { type MeetingArtifacts, resolveMeeting } from '../../vault/notes/meeting.js';
 import { NotTextFileError, readTextFile } from '../../vault/files/text-file.js';
+import { confinedPlace, OutsideVaultError } from '../../vault/files/real-place.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { conversationStarts } from '../conversation-start.js';
 import { fitsRoom } from './condense.js';
@@ -83,10 +84,14 @@ export async function makeLiveNotes(deps: LiveNotesDeps, meetingPath: string, op
   const log = deps.log.child({ meeting: vault.rel(meetingPath) });
   const skipped = (reason: string): LiveNotesOutcome => ({ status: 'skipped', parts: 0, about: 0, requests: 0, reason });
   const artifacts = await resolveMeeting(vault, meetingPath, { writeBack: false });
-  const text = await readTextFile(vault, artifacts.transcriptPath).catch((err: unknown) => {
-    if (err instanceof NotTextFileError || (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  });
+  const text = await confinedPlace(vault, artifacts.transcriptPath)
+    .then(() => readTextFile(vault, artifacts.transcriptPath))
+    .catch((err: unknown) => {
+      // Out of the vault or in a dot-folder (a link to the token): not read (docs/design.md §10).
+      if (err instanceof OutsideVaultError) return undefined;
+      if (err instanceof NotTextFileError || (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    });
   if (text === undefined) return skipped('no transcript to read');
   const label = vault.rel(artifacts.transcriptPath);
   const note = safeParse(text, label);

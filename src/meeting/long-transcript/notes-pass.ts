@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { catLine, splitLines } from '../../vault/format/lines.js';
 import { NotTextFileError, readTextFile } from '../../vault/files/text-file.js';
+import { confinedPlace, OutsideVaultError } from '../../vault/files/real-place.js';
 import { parseNote } from '../../vault/format/frontmatter.js';
 import type { MeetingArtifacts } from '../../vault/notes/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../../vault/notes/transcript-notes-section.js';
@@ -312,11 +313,15 @@ export interface LongTranscriptInput extends Omit<TranscriptNotesOptions, 'notes
  */
 export async function notesForLongTranscript(input: LongTranscriptInput): Promise<string | undefined> {
   const { vault, meeting, log } = input;
-  const text = await readTextFile(vault, meeting.transcriptPath).catch((err: unknown) => {
-    // A folder or a binary file: the agent's read tool tells it so.
-    if (err instanceof NotTextFileError) return undefined;
-    throw err;
-  });
+  const text = await confinedPlace(vault, meeting.transcriptPath)
+    .then(() => readTextFile(vault, meeting.transcriptPath))
+    .catch((err: unknown) => {
+      // Out of the vault or in a dot-folder (a link to the token): not read (docs/design.md §10).
+      if (err instanceof OutsideVaultError) return undefined;
+      // A folder or a binary file: the agent's read tool tells it so.
+      if (err instanceof NotTextFileError) return undefined;
+      throw err;
+    });
   if (text === undefined) return undefined;
   const label = vault.rel(meeting.transcriptPath);
   if (tooLongToRead(text, input.room)) {

@@ -1,16 +1,22 @@
-import { NotTextFileError, readTextFile as readVaultText } from '../../vault/files/text-file.js';
+import { NotTextFileError } from '../../vault/files/text-file.js';
+import { OutsideVaultError, readConfinedText } from '../../vault/files/real-place.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { ToolError } from '../errors.js';
 
 /**
  * A text file for the model: undefined when missing; a ToolError for a folder or a binary
- * file, which no read tool can show usefully.
+ * file, which no read tool can show usefully, and for a file that really lies out of the
+ * vault or in a dot-folder. The place is checked at each read, not only when the run
+ * resolved its meeting: a sync tool may turn a transcript into a symbolic link to the token
+ * during the minutes a run takes (vault/files/real-place.ts; docs/design.md §10; issue #43).
  */
 export async function readTextFile(vault: Vault, abs: string): Promise<string | undefined> {
   try {
-    return await readVaultText(vault, abs);
+    const stats = await vault.fs.stat(abs).catch(() => undefined);
+    if (stats?.isDirectory()) throw new NotTextFileError(`${vault.rel(abs)} is a folder, not a file.`);
+    return await readConfinedText(vault, abs);
   } catch (err) {
-    if (err instanceof NotTextFileError) throw new ToolError(err.message);
+    if (err instanceof NotTextFileError || err instanceof OutsideVaultError) throw new ToolError(err.message);
     throw err;
   }
 }

@@ -56,6 +56,24 @@ export function retrySignature(token: string, summaryRelPath: string): string {
   return createHmac('sha256', token).update(summaryRelPath, 'utf8').digest('base64url');
 }
 
+/** The header in which the daemon answers a `/healthz?challenge=` (docs/design.md §7). */
+export const PROOF_HEADER = 'x-meeting-assistant-proof';
+
+/** A challenge a daemon answers: what a command sends is 32 random bytes, base64url. */
+export const CHALLENGE = /^[A-Za-z0-9_-]{16,128}$/;
+
+/**
+ * What the daemon answers to `GET /healthz?challenge=<c>`: an HMAC of the challenge keyed with
+ * the token. A command asks for it before it sends the token, so that another program that
+ * holds the address (a port freed by a daemon that was killed, the configured port with no
+ * daemon) gets no token: only a holder of the token can answer (issue #43 point 2). Anyone
+ * may ask, so the message has its own prefix and a challenge holds no space, dot or slash: no
+ * answer equals a retry signature (a note path) or the status page's derived values.
+ */
+export function healthzProof(token: string, challenge: string): string {
+  return createHmac('sha256', token).update(`meeting-assistant healthz ${challenge}`, 'utf8').digest('base64url');
+}
+
 /**
  * The query of a retry link as reports before signed links wrote it (`&token=`): accepted
  * only for a note whose body still holds exactly this link (issue #24 point 10).

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { FrontmatterError, parseNote } from './frontmatter.js';
 import { LinkError, linkTarget, resolveLink } from './links.js';
 import type { Vault } from '../files/vault.js';
+import { OutsideVaultError, readConfinedText } from '../files/real-place.js';
 import { MeetingAssistantError } from '../../errors.js';
 
 /**
@@ -54,7 +55,15 @@ export async function resolveTemplate(vault: Vault, link: string, source: Templa
       throw new TemplateError(`${named} cannot be used${where}`, { cause: err });
     }
   }
-  const content = await vault.readIfExists(abs);
+  // The template goes into the instructions the model is sent: read only where it really lies
+  // in the vault, never through a link to the token (docs/design.md §10; issue #43 point 1).
+  let content: string | undefined;
+  try {
+    content = await readConfinedText(vault, abs);
+  } catch (err) {
+    if (err instanceof OutsideVaultError) throw new TemplateError(`${named} cannot be used: ${err.message}`, { cause: err });
+    throw err;
+  }
   if (content === undefined) throw new TemplateError(`${named} cannot be used: ${vault.rel(abs)} does not exist`);
   const body = bodyOf(content).trim();
   if (body === '') throw new TemplateError(`${named} cannot be used: ${vault.rel(abs)} has no headings or text`);

@@ -7,6 +7,7 @@ import { notesLinkingTo } from '../format/backlinks.js';
 import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
 import { type ClaimLook, claimsByOthers, type HeadSource } from './claims.js';
 import { Vault } from '../files/vault.js';
+import { confinedPlace, OutsideVaultError } from '../files/real-place.js';
 import { MeetingAssistantError } from '../../errors.js';
 
 /**
@@ -180,6 +181,23 @@ async function outsideItsFolder(
   );
 }
 
+/**
+ * A meeting's notes are named by links and files a sync tool carries (Syncthing carries
+ * symbolic links as they are), other people and imports write: a note that really lies out of
+ * the vault or in a dot-folder (a transcript linked to `.meeting-assistant/token`) makes the
+ * meeting broken, and is never read into a model's request (real-place.ts; issue #43 point 1).
+ */
+async function refuseOutside(vault: Vault, notes: [string, string][], broken: (why: string) => BrokenMeetingError): Promise<void> {
+  for (const [what, abs] of notes) {
+    try {
+      await confinedPlace(vault, abs);
+    } catch (err) {
+      if (err instanceof OutsideVaultError) throw broken(`the ${what} ${err.message}`);
+      throw err;
+    }
+  }
+}
+
 function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -296,6 +314,7 @@ export async function resolveMeeting(
 ): Promise<MeetingArtifacts> {
   const meetingAbs = vault.abs(meetingPath);
   const rel = vault.rel(meetingAbs);
+  await refuseOutside(vault, [['meeting note', meetingAbs]], (why) => new BrokenMeetingError(`${rel}: ${why}`, meetingAbs, defaultNotePath(vault, 'summary', meetingAbs)));
   const data = await meetingFrontmatter(vault, meetingAbs);
 
   const name = defaultNoteName(vault, meetingAbs);
@@ -344,6 +363,12 @@ export async function resolveMeeting(
 
   const transcriptPath = await transcriptOf(vault, meetingAbs, data.transcript, broken, files);
   await confine([meetingAbs, transcriptPath]);
+  // What the run reads and sends to the model lies in the vault (docs/design.md §10 "Confinement").
+  await refuseOutside(
+    vault,
+    [['transcript', transcriptPath], ['context note', context.path], ['summary note', summary.path]],
+    (why) => new BrokenMeetingError(`${rel}: ${why}`, meetingAbs, defaultSummary),
+  );
   await refuseShared(vault, meetingAbs, { summary, context }, { summaryLink, contextLink, defaultSummary }, {
     ...(options.meetingHeads && { heads: options.meetingHeads }),
     ...(options.listing && { listing: options.listing }),

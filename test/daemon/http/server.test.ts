@@ -3,7 +3,7 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { retrySignature, retryUrl } from '../../../src/vault/files/state.js';
+import { healthzProof, PROOF_HEADER, retrySignature, retryUrl } from '../../../src/vault/files/state.js';
 import { createApiHandlers } from '../../../src/daemon/http/api-handlers.js';
 import { HttpStartError, type RunningHttpServer, startHttpServer, tokenMatches } from '../../../src/daemon/http/server.js';
 import type { Job } from '../../../src/daemon/runs/queue.js';
@@ -98,6 +98,16 @@ describe('HTTP API', () => {
     const res = await request('GET', '/healthz');
     expect(res.status).toBe(200);
     expect(res.body).toBe('ok');
+  });
+
+  it('GET /healthz?challenge= proves the token in a header, keyed and bound to the challenge; the body stays ok (issue #43 point 2)', async () => {
+    const challenge = 'c'.repeat(43);
+    const res = await request('GET', `/healthz?challenge=${challenge}`);
+    expect(res.body).toBe('ok');
+    expect(res.headers[PROOF_HEADER]).toBe(healthzProof(TOKEN, challenge));
+    expect(res.headers[PROOF_HEADER]).not.toBe(healthzProof(TOKEN, 'd'.repeat(43)));
+    // A malformed challenge (a space, a dot, too short) is answered without a proof.
+    for (const bad of ['short', 'has%20a%20space%20in%20it%20yes', 'x.md'.repeat(8)]) expect((await request('GET', `/healthz?challenge=${bad}`)).headers[PROOF_HEADER]).toBeUndefined();
   });
 
   it('the retry link with the token enqueues the retry and answers a small HTML page', async () => {

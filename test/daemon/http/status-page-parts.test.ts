@@ -113,6 +113,21 @@ describe('summaries on the page', () => {
     expect(section).not.toContain('Summary failed');
   });
 
+  it('a summary note that became a symbolic link out of the vault or into a dot-folder shows no text (issue #43 point 1)', async () => {
+    const secret = '---\nstatus: done\n---\nSECRET-4343\n';
+    const vault = memoryVault({ '/outside/note.md': secret, '.obsidian/note.md': secret });
+    await vault.fs.mkdir(vault.abs('Meetings/Summaries'), { recursive: true });
+    const link = (vault.fs as unknown as { symlink(t: string, p: string): Promise<void> }).symlink;
+    await link.call(vault.fs, '/outside/note.md', vault.abs('Meetings/Summaries/A.md'));
+    await link.call(vault.fs, vault.abs('.obsidian/note.md'), vault.abs('Meetings/Summaries/B.md'));
+    const board = new RunBoard(new RunHistory(vault, silentLogger));
+    await board.history.add(run('A', 'done', 1));
+    await board.history.add(run('B', 'done', 2));
+    const view = await new SummaryTexts(vault).fill(viewWith(board));
+    expect(view.summaries.map((s) => s.html)).toEqual([undefined, undefined]);
+    expect(renderPage(view, 'c')).not.toContain('SECRET-4343');
+  });
+
   it('a summary note that became a failure report, or is gone, shows no text', async () => {
     const vault = memoryVault({ 'Meetings/Summaries/A.md': '---\nstatus: failed\n---\n# Summary failed\n' });
     const board = new RunBoard(new RunHistory(vault, silentLogger));

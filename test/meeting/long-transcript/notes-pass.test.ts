@@ -375,6 +375,11 @@ describe('which transcripts are read into notes', () => {
       });
     expect(await run('Binary')).toBeUndefined();
     expect(await run('Huge')).toBeUndefined();
+    // Nor one that became a symbolic link to the token during the run (issue #43 point 1): the agent's read refuses it too.
+    await vault.fs.mkdir(vault.abs('.meeting-assistant'), { recursive: true });
+    await vault.fs.writeFile(vault.abs('.meeting-assistant/token'), `${lines.join('\n')}\n`);
+    await (vault.fs as unknown as { symlink(t: string, p: string): Promise<void> }).symlink(vault.abs('.meeting-assistant/token'), vault.abs('Meetings/Transcripts/Linked.md'));
+    expect(await run('Linked')).toBeUndefined();
     expect(requests).toHaveLength(0);
     expect(await run('Long')).toMatch(/^The transcript \(\d+ lines\) is longer than your context window holds/);
     expect(requests.length).toBeGreaterThan(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTEXT, CONTEXT_NOTE, MEETING, MEETING_NOTE, SUMMARY, TRANSCRIPT, harness } from '../../helpers/tool-harness.js';
+import { CONTEXT, CONTEXT_NOTE, MEETING, MEETING_NOTE, SUMMARY, TRANSCRIPT, harness, symlink } from '../../helpers/tool-harness.js';
 
 const header = (content: string) => content.split('\n')[0];
 
@@ -233,5 +233,26 @@ describe('write_context', () => {
       expect(r.content).toMatch(/^Error: /);
     }
     expect(await h.read(CONTEXT)).toBe(CONTEXT_NOTE);
+  });
+});
+
+describe('the read tools read the meeting where it really is (issue #43 point 1)', () => {
+  // The run checked the notes when it resolved the meeting; a sync tool may turn one into a
+  // symbolic link during the minutes the run takes (Syncthing carries links as they are).
+  it('a transcript, meeting note or context turned into a link to the token or out of the vault mid-run is an Error result', async () => {
+    const h = harness({ files: { '.meeting-assistant/token': 'TOKEN-4343\n', '/outside/secret.md': 'OUTSIDE-4343\n' } as Record<string, string> });
+    const cases: [string, string, string][] = [
+      ['read_transcript', TRANSCRIPT, '/vault/.meeting-assistant/token'],
+      ['read_meetingnote', MEETING, '/outside/secret.md'],
+      ['read_usernotes', MEETING, '/vault/.meeting-assistant/token'],
+      ['read_context', CONTEXT, '/outside/secret.md'],
+    ];
+    for (const [tool, rel, target] of cases) {
+      await h.fs.unlink(h.vault.abs(rel));
+      await symlink(h.fs, target, h.vault.abs(rel));
+      const r = await h.call(tool);
+      expect(r.isError, `${tool}: ${r.content}`).toBe(true);
+      expect(r.content, tool).not.toMatch(/TOKEN-4343|OUTSIDE-4343/);
+    }
   });
 });
