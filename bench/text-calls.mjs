@@ -1,10 +1,10 @@
-// The reader of calls written as text (src/agent/model/text-calls.ts, docs/design.md §3 step 11)
+// The reader of calls written as text (src/agent/model/answers/text-calls.ts, docs/design.md §3 step 11)
 // on 1 MB answers: a plain one, one call after a megabyte of prose, and hostile ones full of
 // unclosed markers, think tags, fences and brackets. Each must take time in proportion to its
 // length (no backtracking blow-up): the 2 MB figure beside the 1 MB one shows the ratio.
 import { dist, report, runs, stats, timeRuns } from './_lib.mjs';
 
-const { readTextCalls } = await dist('agent/model/text-calls.js');
+const { readTextCalls } = await dist('agent/model/answers/text-calls.js');
 const N = runs(10);
 const MB = 1024 * 1024;
 const tools = [

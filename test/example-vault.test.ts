@@ -14,7 +14,8 @@ import {
 } from '../src/example-vault.js';
 import { type Fs, nodeFs, readText } from '../src/vault/files/fs.js';
 import { resolveLink } from '../src/vault/format/links.js';
-import { findMeetingOfSummary, resolveMeeting } from '../src/vault/notes/meeting.js';
+import { resolveMeeting } from '../src/vault/notes/meeting.js';
+import { findMeetingOfSummary } from '../src/vault/notes/locate-meeting.js';
 import { countActionItems } from '../src/vault/notes/summary-sections.js';
 import { wikilinksOf } from './helpers/fixture-vaults.js';
 import { memoryFs, memoryVault } from './helpers/memfs.js';

@@ -43,7 +43,7 @@ export async function checkToolCalling(config: AppConfig, model: string | undefi
       maxOutputTokens: 256,
     });
     const called = answer.toolCalls.some((c) => c.name === TOOL);
-    // The client reads calls written as text with the agent's own reader (agent/model/text-calls.ts)
+    // The client reads calls written as text with the agent's own reader (agent/model/answers/text-calls.ts)
     // and flags them: one reader, so doctor tells exactly what a run will make of the answer.
     if (called && answer.callsAsText === undefined) return check(name, 'pass', `${model} called the tool it was given, as a structured call: the full agent`);
     const said = answer.content.trim().replace(/\s+/g, ' ');

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { systemClock } from '../clock.js';
-import { findMeetingOfSummary, resolveMeeting } from '../vault/notes/meeting.js';
+import { resolveMeeting } from '../vault/notes/meeting.js';
+import { findMeetingOfSummary } from '../vault/notes/locate-meeting.js';
 import type { PipelineDeps, RunOutcome } from './pipeline.js';
 import { settleContext, writeFailureReport, type FailureWriter } from './run-failure.js';
 

@@ -24,12 +24,8 @@ import type { RunCaches } from '../tools/binding/run-caches.js';
 import { staleSummaryReminder } from '../tools/meeting/speaker-names.js';
 import type { RunState } from '../tools/binding/types.js';
 import { readContextState, startSummarizing } from '../vault/notes/context.js';
-import {
-  BrokenMeetingError,
-  findMeetingOfSummary,
-  type MeetingArtifacts,
-  resolveMeeting,
-} from '../vault/notes/meeting.js';
+import { BrokenMeetingError, type MeetingArtifacts, resolveMeeting } from '../vault/notes/meeting.js';
+import { findMeetingOfSummary } from '../vault/notes/locate-meeting.js';
 import type { FailureDetails } from '../vault/notes/summary.js';
 import type { Vault } from '../vault/files/vault.js';
 import { isExpectedError } from '../errors.js';

@@ -5,7 +5,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import { createOpenAI } from './openai-sdk.js';
-import { hasReasoningField, settleAnswer } from './answer-calls.js';
+import { hasReasoningField, settleAnswer } from './answers/answer-calls.js';
 import { exchangeStreamed } from './streamed-answer.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from '../types.js';
 import {

@@ -5,7 +5,7 @@ import type {
   ResponseInputItem,
 } from 'openai/resources/responses/responses';
 import { createOpenAI } from './openai-sdk.js';
-import { settleAnswer } from './answer-calls.js';
+import { settleAnswer } from './answers/answer-calls.js';
 import { exchangeStreamed } from './streamed-answer.js';
 import type { Message, ModelClient, ModelRequest, ModelResponse, ToolSchema } from '../types.js';
 import {

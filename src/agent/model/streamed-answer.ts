@@ -1,7 +1,7 @@
 import { EventStreamError, readEventStream } from './event-stream.js';
 import { MAX_ANSWER_BYTES } from './capped-text.js';
 import { exchange, type ExchangeCall, invalidResponse, isObject, type JsonObject, readJsonAnswer, tooLargeError } from './exchange.js';
-import { VisibleText } from './visible-text.js';
+import { VisibleText } from './answers/visible-text.js';
 
 /**
  * A streamed answer (docs/design.md §11: the answer shown as it arrives) rebuilt into the

@@ -1,6 +1,6 @@
 import type { Clock } from '../../clock.js';
 import { FrontmatterError } from '../../vault/format/frontmatter.js';
-import { findMeetingOfSummary } from '../../vault/notes/meeting.js';
+import { findMeetingOfSummary } from '../../vault/notes/locate-meeting.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { ApiError, type HttpHandlers, type RetryAccepted } from './server.js';
 import { readNoteHead } from '../../vault/scan/note-head.js';

@@ -6,7 +6,8 @@ import { isExpectedError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { Slots } from '../../vault/files/concurrency.js';
 import { ASK_SCRIPT } from './ask-box.js';
-import { ApiError, readBodyText, type Route, tokenMatches } from './server.js';
+import { ApiError, readBodyText, type Route } from './server.js';
+import { tokenMatches } from '../../vault/files/state.js';
 import { cookieOf, csrfValue, sameOrigin, sessionCookieName, sessionValue } from './page-routes.js';
 
 /**

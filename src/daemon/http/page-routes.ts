@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHmac } from 'node:crypto';
-import { ApiError, readBodyText, type RetryAccepted, type Route, sendHtml, tokenMatches } from './server.js';
+import { ApiError, readBodyText, type RetryAccepted, type Route, sendHtml } from './server.js';
+import { tokenMatches } from '../../vault/files/state.js';
 import { escapeHtml } from './html.js';
 import { renderMain, renderPage, STATUS_SCRIPT } from './status-page.js';
 import type { StatusView } from './status-view.js';

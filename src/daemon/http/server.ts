@@ -1,10 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { escapeHtml } from './html.js';
-import { CHALLENGE, healthzProof, legacyRetryQuery, PROOF_HEADER, retrySignature } from '../../vault/files/state.js';
+import { CHALLENGE, healthzProof, legacyRetryQuery, PROOF_HEADER, retrySignature, tokenMatches } from '../../vault/files/state.js';
 import { MeetingAssistantError } from '../../errors.js';
 import { nodeHttp } from '../../node-http.js';
 
@@ -100,16 +99,6 @@ function hostOfHeader(header: string): string {
   if (trimmed.startsWith('[')) return trimmed.slice(1, trimmed.indexOf(']'));
   const colon = trimmed.lastIndexOf(':');
   return colon >= 0 ? trimmed.slice(0, colon) : trimmed;
-}
-
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value).digest();
-}
-
-/** Constant-time comparison that does not leak the token's length either. */
-export function tokenMatches(given: string | undefined, token: string): boolean {
-  if (!given || !token) return false;
-  return timingSafeEqual(digest(given), digest(token));
 }
 
 const USE_THE_REPORT =

@@ -2,7 +2,7 @@ import type { Clock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { FileWatch } from '../../tools/cache/file-cache.js';
-import { findMeetingOfSummary, findMeetingOfTranscript } from '../../vault/notes/meeting.js';
+import { findMeetingOfSummary, findMeetingOfTranscript } from '../../vault/notes/locate-meeting.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource } from './file-events.js';
 import { resumedTrigger, takeLeftover } from '../runs/unstarted-jobs.js';

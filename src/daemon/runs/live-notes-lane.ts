@@ -1,7 +1,8 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import type { LiveNotesResult } from '../../meeting/long-transcript/live-notes.js';
-import { findMeetingOfTranscript, resolveMeeting } from '../../vault/notes/meeting.js';
+import { resolveMeeting } from '../../vault/notes/meeting.js';
+import { findMeetingOfTranscript } from '../../vault/notes/locate-meeting.js';
 import { readNotesSection } from '../../vault/notes/transcript-notes-section.js';
 import type { Vault } from '../../vault/files/vault.js';
 

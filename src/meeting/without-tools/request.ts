@@ -1,4 +1,4 @@
-import { stripThinking } from '../../agent/model/strip-thinking.js';
+import { stripThinking } from '../../agent/model/answers/strip-thinking.js';
 import type { ModelRequest } from '../../agent/types.js';
 import type { PartNotes } from '../../vault/notes/transcript-notes-section.js';
 import type { MeetingFacts } from '../prompt.js';

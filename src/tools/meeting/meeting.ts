@@ -8,7 +8,7 @@ import { defineTool } from '../define/define.js';
 import { inertMarkdown, inertNotice } from '../../vault/format/inert.js';
 import { refuseExecutableChange } from '../projects/project-limits.js';
 import { ToolError } from '../errors.js';
-import { stripThinking } from '../../agent/model/strip-thinking.js';
+import { stripThinking } from '../../agent/model/answers/strip-thinking.js';
 import { nameArgument } from '../define/args.js';
 import { formatRead, resultBudget } from '../define/format.js';
 import { readTextFile } from '../define/read.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Settings } from '../../config.js';
 import type { Vault } from './vault.js';
 import { readTextIfExists, writeFileAtomic } from './fs.js';
@@ -91,4 +91,14 @@ export function legacyRetryQuery(token: string, summaryRelPath: string): string 
 export async function vaultIdentity(fs: { realpath(file: string): Promise<string> }, root: string): Promise<string> {
   const real = await fs.realpath(root).catch(() => root);
   return createHash('sha256').update(`meeting-assistant vault\0${real}`).digest('hex').slice(0, 32);
+}
+
+function tokenDigest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+/** Constant-time comparison that does not leak the token's length either. */
+export function tokenMatches(given: string | undefined, token: string): boolean {
+  if (!given || !token) return false;
+  return timingSafeEqual(tokenDigest(given), tokenDigest(token));
 }

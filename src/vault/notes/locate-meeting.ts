@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { linkTarget, resolveLink, resolveOrPlanLink, type VaultFiles } from '../format/links.js';
-import { isOwnNote } from './meeting.js';
+import { isOwnNote, MeetingLookupError, text } from './meeting.js';
+import { notesLinkingTo } from '../format/backlinks.js';
+import { parseNote } from '../format/frontmatter.js';
+import { isNotFound } from '../files/fs.js';
 import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
 import type { Vault } from '../files/vault.js';
 import type { HeadCache } from '../scan/head-cache.js';
@@ -163,4 +166,56 @@ export async function contextOfMeeting(vault: Vault, meeting: string, heads: Hea
     throw new LocateError(`${vault.rel(meeting)}: ${(err as Error).message}`);
   }
   return planned.exists ? describe(planned.path) : { path: planned.path, exists: false };
+}
+
+/** Reads a note's frontmatter data, naming the note in errors. */
+async function dataOf(vault: Vault, absPath: string): Promise<Record<string, unknown>> {
+  const rel = vault.rel(absPath);
+  let content: string;
+  try {
+    content = await vault.read(absPath);
+  } catch (err) {
+    if (isNotFound(err)) throw new MeetingLookupError('not-found', absPath, `${rel} does not exist`);
+    throw err;
+  }
+  return parseNote(content, rel).data;
+}
+
+/**
+ * The meeting note of a note that names its meeting with `meeting` (transcripts, summaries),
+ * else the unique meeting note whose `backKey` links to it. Throws LinkError when the
+ * `meeting` link is broken, MeetingLookupError when no or several meetings fit,
+ * FrontmatterError when the note does not parse.
+ */
+async function findMeetingOf(vault: Vault, notePath: string, backKey: 'transcript' | 'summary'): Promise<string> {
+  const abs = vault.abs(notePath);
+  const data = await dataOf(vault, abs);
+  const link = text(data.meeting);
+  if (link !== undefined) return resolveLink(vault, link);
+  const found = await notesLinkingTo(vault, 'meeting', vault.layout.folders.Meetings, backKey, abs);
+  const rel = vault.rel(abs);
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0) {
+    throw new MeetingLookupError(
+      'not-found',
+      abs,
+      `${rel} has no "meeting" link and no meeting note links to it with "${backKey}"`,
+    );
+  }
+  const list = found.map((f) => vault.rel(f));
+  throw new MeetingLookupError(
+    'ambiguous',
+    abs,
+    `${rel} has no "meeting" link and several meeting notes link to it (${list.join(', ')})`,
+    list,
+  );
+}
+
+export function findMeetingOfTranscript(vault: Vault, transcriptPath: string): Promise<string> {
+  return findMeetingOf(vault, transcriptPath, 'transcript');
+}
+
+/** For retry: the summary note's `meeting` link (else the meeting note whose `summary` links here). */
+export function findMeetingOfSummary(vault: Vault, summaryPath: string): Promise<string> {
+  return findMeetingOf(vault, summaryPath, 'summary');
 }

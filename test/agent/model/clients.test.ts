@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ChatCompletionsClient } from '../../../src/agent/model/chat-completions.js';
 import { createModelClient } from '../../../src/agent/model/client.js';
 import { ResponsesClient } from '../../../src/agent/model/responses.js';
-import { stripThinking } from '../../../src/agent/model/strip-thinking.js';
+import { stripThinking } from '../../../src/agent/model/answers/strip-thinking.js';
 import { type Message, type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
 import { withRetries } from '../../../src/agent/model/retry.js';
 import { retryAfterMs } from '../../../src/agent/model/exchange.js';

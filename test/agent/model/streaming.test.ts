@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../../src/agent/model/client.js';
-import { VisibleText } from '../../../src/agent/model/visible-text.js';
+import { VisibleText } from '../../../src/agent/model/answers/visible-text.js';
 import { ModelError, type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
 import { testConfig } from '../../helpers/memfs.js';
 import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';

@@ -3,9 +3,9 @@ import { mkdtempSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { healthzProof, PROOF_HEADER, retrySignature, retryUrl } from '../../../src/vault/files/state.js';
+import { healthzProof, PROOF_HEADER, retrySignature, retryUrl, tokenMatches } from '../../../src/vault/files/state.js';
 import { createApiHandlers } from '../../../src/daemon/http/api-handlers.js';
-import { HttpStartError, type RunningHttpServer, startHttpServer, tokenMatches } from '../../../src/daemon/http/server.js';
+import { HttpStartError, type RunningHttpServer, startHttpServer } from '../../../src/daemon/http/server.js';
 import type { Job } from '../../../src/daemon/runs/queue.js';
 import { resolveConfig } from '../../../src/config.js';
 import { silentLogger } from '../../../src/log.js';

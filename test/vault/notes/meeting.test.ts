@@ -1,13 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseNote } from '../../../src/vault/format/frontmatter.js';
-import {
-  BrokenMeetingError,
-  MeetingLookupError,
-  findMeetingOfSummary,
-  findMeetingOfTranscript,
-  nameList,
-  resolveMeeting,
-} from '../../../src/vault/notes/meeting.js';
+import { BrokenMeetingError, MeetingLookupError, nameList, resolveMeeting } from '../../../src/vault/notes/meeting.js';
+import { findMeetingOfSummary, findMeetingOfTranscript } from '../../../src/vault/notes/locate-meeting.js';
 import { LinkError } from '../../../src/vault/format/links.js';
 import { memoryVault } from '../../helpers/memfs.js';
 

@@ -1,8 +1,8 @@
 import { normalizeArguments } from './call-arguments.js';
-import { type CallIds } from './exchange.js';
+import { type CallIds } from '../exchange.js';
 import { stripThinking } from './strip-thinking.js';
 import { readTextCalls } from './text-calls.js';
-import type { ModelResponse, ToolCall, ToolSchema } from '../types.js';
+import type { ModelResponse, ToolCall, ToolSchema } from '../../types.js';
 
 /**
  * What both wire clients make of an answer's text and calls (docs/design.md §3 step 11): the

@@ -1,6 +1,6 @@
 import { isPlainObject, jsonValueEnd, normalizeArguments, parseOrRepair } from './call-arguments.js';
 import { stripThinking } from './strip-thinking.js';
-import type { ToolSchema } from '../types.js';
+import type { ToolSchema } from '../../types.js';
 
 /**
  * Tool calls written as text in an answer's content (docs/design.md §3 step 11): the server's

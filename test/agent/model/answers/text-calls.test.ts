@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readTextCalls } from '../../../src/agent/model/text-calls.js';
-import type { ToolSchema } from '../../../src/agent/types.js';
+import { readTextCalls } from '../../../../src/agent/model/answers/text-calls.js';
+import type { ToolSchema } from '../../../../src/agent/types.js';
 
 /**
  * Calls written as text (docs/design.md §3 step 11). Each fixture is the string as posted in
