@@ -32,6 +32,8 @@ export interface CalendarDeps {
   maxBytes?: number;
   /** Where texts are parsed and expanded: a thread of their own unless a test says otherwise. */
   expand?: Expand;
+  /** How long a lookup waits for the first read of a source that has no kept copy; default FIRST_READ_WAIT_MS. */
+  firstReadWaitMs?: number;
 }
 
 export interface Calendar extends CalendarLookup {
@@ -52,6 +54,12 @@ const KEPT_AFTER_MS = 8 * DAY_MS;
 /** Files and folders are looked at this often for a change. */
 const CHANGE_CHECK_MS = 30_000;
 const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+/**
+ * How long a lookup waits, once, for the first read of sources that have no kept copy yet (a
+ * daemon's very first start): a URL's fetch limit (30 s) and its expansion. Without the wait, a
+ * meeting matched meanwhile would silently get no event (docs/design.md §12).
+ */
+export const FIRST_READ_WAIT_MS = 35_000;
 
 interface SourceSlot {
   source: CalendarSource;
@@ -83,6 +91,9 @@ export function createCalendar(deps: CalendarDeps): Calendar {
 
   let window: { from: number; to: number; events: CalendarEvent[] } | undefined;
   let loaded: Promise<void> | undefined;
+  /** The first read of every source, whatever its outcome; then that wait, bounded, shared by all lookups. */
+  let firstRead: Promise<void> | undefined;
+  let firstReadWaited: Promise<void> | undefined;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -200,6 +211,7 @@ export function createCalendar(deps: CalendarDeps): Calendar {
   function refresh(): Promise<void> {
     loaded ??= loadKept();
     running ??= loaded.then(refreshOnce).finally(() => (running = undefined));
+    firstRead ??= running.catch(() => undefined);
     return running;
   }
 
@@ -218,9 +230,14 @@ export function createCalendar(deps: CalendarDeps): Calendar {
     },
     refresh,
     async eventsBetween(from, to) {
-      // The kept copies, never the network: a lookup does not wait for a fetch (§12).
+      // The kept copies, never the network: a lookup does not wait for a fetch (§12), except for
+      // the first read of a source that has no kept copy at all, and that once and bounded.
       loaded ??= loadKept();
       await loaded;
+      if (!stopped && slots.some((s) => s.texts === undefined)) {
+        firstReadWaited ??= bounded(firstRead ?? refresh().catch(() => undefined), deps.firstReadWaitMs ?? FIRST_READ_WAIT_MS);
+        await firstReadWaited;
+      }
       const f = from.getTime();
       const t = to.getTime();
       if (window && f >= window.from && t <= window.to) return window.events.filter((e) => e.start.getTime() <= t && e.end.getTime() >= f);
@@ -233,6 +250,16 @@ export function createCalendar(deps: CalendarDeps): Calendar {
     },
     sources: () => slots.map((s) => ({ ...s.state })),
   };
+}
+
+/** `work`, or `ms` milliseconds, whichever ends first; the timer holds no process open. */
+function bounded(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([work, waited]).finally(() => clearTimeout(timer));
 }
 
 function looksLikeCalendar(text: string): boolean {
