@@ -8,7 +8,7 @@ import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
-import { readEventMeetings } from '../vault/notes/event-meetings.js';
+import { EventNotes } from '../meeting-event/event-notes.js';
 import { ApiError, type Route } from './http/server.js';
 
 export type { CalendarLookup };
@@ -53,6 +53,8 @@ function dayParam(url: URL, name: string): { from: Date; to: Date } | undefined 
 }
 
 export function calendarRoutes(o: { calendar: CalendarLookup; vault: Vault; clock: Clock }): Route[] {
+  // One for the daemon's life: the notes' heads are kept between requests.
+  const notes = new EventNotes(o.vault);
   return [
     {
       method: 'GET',
@@ -64,8 +66,8 @@ export function calendarRoutes(o: { calendar: CalendarLookup; vault: Vault; cloc
         const from = (fromDay ?? today(o.clock())).from;
         const to = (toDay ?? fromDay ?? today(o.clock())).to;
         if (to < from) throw new ApiError(400, '"to" is before "from"');
-        const [events, meetings] = await Promise.all([eventsStarting(o.calendar, from, to), readEventMeetings(o.vault)]);
-        send(res, calendarJson(events, o.calendar.sources(), (e) => meetings.of(e.uid, e.eventStart)));
+        const events = await eventsStarting(o.calendar, from, to);
+        send(res, calendarJson(events, o.calendar.sources(), await notes.meetingOf(events)));
       },
     },
   ];
