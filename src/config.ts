@@ -14,6 +14,26 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, defaultMaxOutputTokens } from './window-defa
  * and .NET-style environment overrides (`MeetingAssistant__Agent__MaxTurns=80`).
  */
 
+/** Whether Intl knows `zone` (the calendar's zones.ts asks the same; config stays below it). */
+function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why `pattern` is no regular expression (compiled as the calendar's matching does), or undefined. */
+function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern, 'iu');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.replace(/^Invalid regular expression: /, '');
+  }
+}
+
 /** The schemas, built with zod as `configSchemas` loads it. */
 function buildSchemas(z: typeof Zod) {
   const positive = () => z.number().positive();
@@ -141,9 +161,21 @@ function buildSchemas(z: typeof Zod) {
           .default([]),
         RefreshMinutes: positive().default(15),
         // An IANA zone for floating times and all-day dates; empty: the system's.
-        TimeZone: z.string().default(''),
+        TimeZone: z
+          .string()
+          .refine((v) => v === '' || isTimeZone(v), 'not a time zone this machine knows: an IANA name such as "Europe/Berlin", or "" for the system\'s')
+          .default(''),
         Me: z.array(z.string().min(1)).default([]),
-        Projects: z.record(z.string(), z.string()).default({}),
+        // Each expression as the matching compiles it (meeting-event/series-projects.ts: flags "iu").
+        Projects: z
+          .record(
+            z.string(),
+            z.string().superRefine((v, ctx) => {
+              const problem = regexProblem(v);
+              if (problem) ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${problem}` });
+            }),
+          )
+          .default({}),
         NotesAhead: z.enum(['projects', 'all', 'none']).default('projects'),
         NotesAheadMinutes: z.number().min(0).default(10),
       }),
