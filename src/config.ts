@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import cron from 'node-cron';
 import type { z as Zod } from 'zod';
-import { closest, jsonSyntaxProblem, SECTION, sectionProblem } from './config-hints.js';
+import { closest, isTimeZone, jsonSyntaxProblem, regexProblem, SECTION, sectionProblem } from './config-hints.js';
 import { MeetingAssistantError } from './errors.js';
 import { unloadPackage } from './loaded-packages.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, defaultMaxOutputTokens } from './window-defaults.js';
@@ -13,26 +13,6 @@ import { DEFAULT_MAX_OUTPUT_TOKENS, defaultMaxOutputTokens } from './window-defa
  * named as in the original .NET specification so an `appsettings.json` section carries over,
  * and .NET-style environment overrides (`MeetingAssistant__Agent__MaxTurns=80`).
  */
-
-/** Whether Intl knows `zone` (the calendar's zones.ts asks the same; config stays below it). */
-function isTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Why `pattern` is no regular expression (compiled as the calendar's matching does), or undefined. */
-function regexProblem(pattern: string): string | undefined {
-  try {
-    new RegExp(pattern, 'iu');
-    return undefined;
-  } catch (err) {
-    return (err as Error).message.replace(/^Invalid regular expression: /, '');
-  }
-}
 
 /** The schemas, built with zod as `configSchemas` loads it. */
 function buildSchemas(z: typeof Zod) {
@@ -161,21 +141,10 @@ function buildSchemas(z: typeof Zod) {
           .default([]),
         RefreshMinutes: positive().default(15),
         // An IANA zone for floating times and all-day dates; empty: the system's.
-        TimeZone: z
-          .string()
-          .refine((v) => v === '' || isTimeZone(v), 'not a time zone this machine knows: an IANA name such as "Europe/Berlin", or "" for the system\'s')
-          .default(''),
+        TimeZone: z.string().refine((v) => v === '' || isTimeZone(v), 'not a time zone this machine knows: an IANA name such as "Europe/Berlin", or "" for the system\'s').default(''),
         Me: z.array(z.string().min(1)).default([]),
-        // Each expression as the matching compiles it (meeting-event/series-projects.ts: flags "iu").
-        Projects: z
-          .record(
-            z.string(),
-            z.string().superRefine((v, ctx) => {
-              const problem = regexProblem(v);
-              if (problem) ctx.addIssue({ code: 'custom', message: `not a valid regular expression: ${problem}` });
-            }),
-          )
-          .default({}),
+        // Each expression compiled as the matching does (meeting-event/series-projects.ts).
+        Projects: z.record(z.string(), z.string().refine((v) => !regexProblem(v), { error: (i) => `not a valid regular expression: ${regexProblem(String(i.input))}` })).default({}),
         NotesAhead: z.enum(['projects', 'all', 'none']).default('projects'),
         NotesAheadMinutes: z.number().min(0).default(10),
       }),
