@@ -10,6 +10,9 @@ import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
 import { EventNotes } from '../meeting-event/event-notes.js';
 import { ApiError, type Route } from './http/server.js';
+import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
+import { calendarMatch, type EventMatcher, jobMatcher } from './runs/event-match.js';
+import type { VaultFiles } from '../vault/format/links.js';
 
 export type { CalendarLookup };
 
@@ -31,6 +34,27 @@ export function startDaemonCalendar(config: AppConfig, vault: Vault, log: Logger
   });
   if (config.settings.Calendar.Sources.length > 0) calendar.start();
   return calendar;
+}
+
+/** The daemon's calendar and what is made of it (docs/design.md §12), for startClaimed to pass round. */
+export interface DaemonCalendars {
+  /** The calendar read from Calendar.Sources (started when it has any), stopped with the daemon. */
+  calendar: Calendar;
+  /** What meetings are matched in: a test's own lookup, else the calendar when Calendar.Sources has any. */
+  matched: CalendarLookup | undefined;
+  /** The lookup the API, the status page and Daemon.calendar read. */
+  lookup: CalendarLookup;
+  /** The matching of §12 at an import and a session start; undefined without a calendar. */
+  matching: MeetingEventDeps | undefined;
+  /** The job runner's match of a finished transcript's meeting, when there is a calendar. */
+  runner: { matchEvent?: EventMatcher };
+}
+
+export function daemonCalendars(config: AppConfig, o: { vault: Vault; log: Logger; clock: Clock; files: VaultFiles }, given?: CalendarLookup): DaemonCalendars {
+  const calendar = startDaemonCalendar(config, o.vault, o.log, o.clock);
+  const matched = given ?? (config.settings.Calendar.Sources.length > 0 ? calendar : undefined);
+  const matching = calendarMatch(matched, config.settings.Calendar, o.clock, o.log);
+  return { calendar, matched, lookup: matched ?? calendar, matching, runner: jobMatcher(matching, { vault: o.vault, log: o.log, files: o.files }) };
 }
 
 /**
