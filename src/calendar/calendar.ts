@@ -60,6 +60,8 @@ const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
  * meeting matched meanwhile would silently get no event (docs/design.md §12).
  */
 export const FIRST_READ_WAIT_MS = 35_000;
+/** How long stop() waits for a read in flight (a fetch is aborted; a file on a hung mount is not). */
+const STOP_WAIT_MS = 2_000;
 
 interface SourceSlot {
   source: CalendarSource;
@@ -97,6 +99,7 @@ export function createCalendar(deps: CalendarDeps): Calendar {
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  const stopping = new AbortController();
 
   const request = (from: number, to: number) => ({
     sources: slots.filter((s) => s.texts).map((s) => ({ name: s.source.name, texts: s.texts! })),
@@ -138,7 +141,7 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       if (age < refreshMs || sinceTry < refreshMs) return false;
       slot.triedAt = now;
       try {
-        const outcome = await fetchCalendar(fetchImpl, source.url, slot.kept?.validators ?? {}, { maxBytes });
+        const outcome = await fetchCalendar(fetchImpl, source.url, slot.kept?.validators ?? {}, { maxBytes, signal: stopping.signal });
         // A sign-in page or an error page answered with 200 is no calendar: the last good copy stays.
         if (outcome.changed && !looksLikeCalendar(outcome.text)) throw new Error('not an iCalendar file');
         const readAt = new Date(clock().getTime()).toISOString();
@@ -153,7 +156,8 @@ export function createCalendar(deps: CalendarDeps): Calendar {
         report(slot, null);
         return outcome.changed;
       } catch (err) {
-        report(slot, (err as Error).message);
+        // A fetch ended by stop() says nothing about the calendar.
+        if (!stopped) report(slot, (err as Error).message);
         return false;
       }
     }
@@ -203,9 +207,9 @@ export function createCalendar(deps: CalendarDeps): Calendar {
   async function refreshOnce(): Promise<void> {
     const now = clock().getTime();
     let changed = false;
-    for (const slot of slots) if (await readSlot(slot, now)) changed = true;
+    for (const slot of slots) if (!stopped && (await readSlot(slot, now))) changed = true;
     const windowOld = !window || now - KEPT_BEFORE_MS - window.from > DAY_MS / 2;
-    if (changed || windowOld) await rebuildWindow();
+    if (!stopped && (changed || windowOld)) await rebuildWindow();
   }
 
   function refresh(): Promise<void> {
@@ -226,7 +230,8 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       stopped = true;
       if (timer) clearInterval(timer);
       timer = undefined;
-      await running?.catch(() => undefined);
+      stopping.abort();
+      if (running) await bounded(running.catch(() => undefined), STOP_WAIT_MS);
     },
     refresh,
     async eventsBetween(from, to) {

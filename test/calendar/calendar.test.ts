@@ -192,6 +192,29 @@ describe('createCalendar', () => {
     await failing.calendar.stop();
   });
 
+  it('stop() does not wait for the network: a fetch in flight is ended, the next sources are not read, nothing reported', async () => {
+    const signals: AbortSignal[] = [];
+    const hanging: FetchLike = (_url, init) => {
+      signals.push(init.signal);
+      return new Promise<Response>((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
+    };
+    const cal = settings([
+      { Name: 'Google', Url: SECRET_URL },
+      { Name: 'Outlook', Url: SECRET_URL.replace('calendar.example.org', 'outlook.example.org') },
+    ]);
+    const { calendar, lines } = setup(memoryFs(), cal, { fetch: hanging });
+    calendar.start();
+    await expect.poll(() => signals.length).toBe(1);
+    await calendar.stop();
+    expect(signals[0]!.aborted).toBe(true);
+    expect(signals).toHaveLength(1);
+    expect(lines.filter((l) => /could not be read/.test(JSON.stringify(l)))).toEqual([]);
+    // A read that ignores the signal (a file on a hung mount) holds stop() for a bound only.
+    const deaf = setup(memoryFs(), settings([{ Name: 'Google', Url: SECRET_URL }]), { fetch: () => new Promise<Response>(() => undefined) });
+    deaf.calendar.start();
+    await deaf.calendar.stop();
+  });
+
   it('todaysCalendar gives the events that start on the local day and the sources (for the status page)', async () => {
     const fs = memoryFs({
       'work.ics': ics(
