@@ -234,12 +234,12 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       if (running) await bounded(running.catch(() => undefined), STOP_WAIT_MS);
     },
     refresh,
-    async eventsBetween(from, to) {
+    async eventsBetween(from, to, options = {}) {
       // The kept copies, never the network: a lookup does not wait for a fetch (§12), except for
       // the first read of a source that has no kept copy at all, and that once and bounded.
       loaded ??= loadKept();
       await loaded;
-      if (!stopped && slots.some((s) => s.texts === undefined)) {
+      if (options.waitForFirstRead !== false && !stopped && slots.some((s) => s.texts === undefined)) {
         firstReadWaited ??= bounded(firstRead ?? refresh().catch(() => undefined), deps.firstReadWaitMs ?? FIRST_READ_WAIT_MS);
         await firstReadWaited;
       }
