@@ -1,8 +1,9 @@
 /**
  * What makes a configuration error say how to fix it (docs/design.md §5): the line and
  * column of a JSON syntax error, the key a misspelt one was meant to be, a file whose
- * settings are not inside the `MeetingAssistant` section. Pure functions over text and
- * parsed values, used by config.ts.
+ * settings are not inside the `MeetingAssistant` section, why a value a type cannot judge (a
+ * time zone, a regular expression) is none. Pure functions over text and parsed values, used
+ * by config.ts.
  */
 
 export const SECTION = 'MeetingAssistant';
@@ -87,4 +88,24 @@ function editDistance(a: string, b: string): number {
     }
   }
   return rows[a.length]![b.length]!;
+}
+
+/** Whether Intl knows `zone` (the calendar's zones.ts asks the same; config stays below it). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Why `pattern` is no regular expression (compiled as the calendar's matching does), or undefined. */
+export function regexProblem(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern, 'iu');
+    return undefined;
+  } catch (err) {
+    return (err as Error).message.replace(/^Invalid regular expression: /, '');
+  }
 }

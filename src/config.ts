@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import cron from 'node-cron';
 import type { z as Zod } from 'zod';
-import { closest, jsonSyntaxProblem, SECTION, sectionProblem } from './config-hints.js';
+import { closest, isTimeZone, jsonSyntaxProblem, regexProblem, SECTION, sectionProblem } from './config-hints.js';
 import { MeetingAssistantError } from './errors.js';
 import { unloadPackage } from './loaded-packages.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS, defaultMaxOutputTokens } from './window-defaults.js';
@@ -141,9 +141,10 @@ function buildSchemas(z: typeof Zod) {
           .default([]),
         RefreshMinutes: positive().default(15),
         // An IANA zone for floating times and all-day dates; empty: the system's.
-        TimeZone: z.string().default(''),
+        TimeZone: z.string().refine((v) => v === '' || isTimeZone(v), 'not a time zone this machine knows: an IANA name such as "Europe/Berlin", or "" for the system\'s').default(''),
         Me: z.array(z.string().min(1)).default([]),
-        Projects: z.record(z.string(), z.string()).default({}),
+        // Each expression compiled as the matching does (meeting-event/series-projects.ts).
+        Projects: z.record(z.string(), z.string().refine((v) => !regexProblem(v), { error: (i) => `not a valid regular expression: ${regexProblem(String(i.input))}` })).default({}),
         NotesAhead: z.enum(['projects', 'all', 'none']).default('projects'),
         NotesAheadMinutes: z.number().min(0).default(10),
       }),

@@ -32,6 +32,8 @@ export interface CalendarDeps {
   maxBytes?: number;
   /** Where texts are parsed and expanded: a thread of their own unless a test says otherwise. */
   expand?: Expand;
+  /** How long a lookup waits for the first read of a source that has no kept copy; default FIRST_READ_WAIT_MS. */
+  firstReadWaitMs?: number;
 }
 
 export interface Calendar extends CalendarLookup {
@@ -52,6 +54,14 @@ const KEPT_AFTER_MS = 8 * DAY_MS;
 /** Files and folders are looked at this often for a change. */
 const CHANGE_CHECK_MS = 30_000;
 const DEFAULT_MAX_BYTES = 20 * 1024 * 1024;
+/**
+ * How long a lookup waits, once, for the first read of sources that have no kept copy yet (a
+ * daemon's very first start): a URL's fetch limit (30 s) and its expansion. Without the wait, a
+ * meeting matched meanwhile would silently get no event (docs/design.md §12).
+ */
+export const FIRST_READ_WAIT_MS = 35_000;
+/** How long stop() waits for a read in flight (a fetch is aborted; a file on a hung mount is not). */
+const STOP_WAIT_MS = 2_000;
 
 interface SourceSlot {
   source: CalendarSource;
@@ -83,9 +93,13 @@ export function createCalendar(deps: CalendarDeps): Calendar {
 
   let window: { from: number; to: number; events: CalendarEvent[] } | undefined;
   let loaded: Promise<void> | undefined;
+  /** The first read of every source, whatever its outcome; then that wait, bounded, shared by all lookups. */
+  let firstRead: Promise<void> | undefined;
+  let firstReadWaited: Promise<void> | undefined;
   let running: Promise<void> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  const stopping = new AbortController();
 
   const request = (from: number, to: number) => ({
     sources: slots.filter((s) => s.texts).map((s) => ({ name: s.source.name, texts: s.texts! })),
@@ -127,7 +141,7 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       if (age < refreshMs || sinceTry < refreshMs) return false;
       slot.triedAt = now;
       try {
-        const outcome = await fetchCalendar(fetchImpl, source.url, slot.kept?.validators ?? {}, { maxBytes });
+        const outcome = await fetchCalendar(fetchImpl, source.url, slot.kept?.validators ?? {}, { maxBytes, signal: stopping.signal });
         // A sign-in page or an error page answered with 200 is no calendar: the last good copy stays.
         if (outcome.changed && !looksLikeCalendar(outcome.text)) throw new Error('not an iCalendar file');
         const readAt = new Date(clock().getTime()).toISOString();
@@ -142,7 +156,8 @@ export function createCalendar(deps: CalendarDeps): Calendar {
         report(slot, null);
         return outcome.changed;
       } catch (err) {
-        report(slot, (err as Error).message);
+        // A fetch ended by stop() says nothing about the calendar.
+        if (!stopped) report(slot, (err as Error).message);
         return false;
       }
     }
@@ -192,14 +207,15 @@ export function createCalendar(deps: CalendarDeps): Calendar {
   async function refreshOnce(): Promise<void> {
     const now = clock().getTime();
     let changed = false;
-    for (const slot of slots) if (await readSlot(slot, now)) changed = true;
+    for (const slot of slots) if (!stopped && (await readSlot(slot, now))) changed = true;
     const windowOld = !window || now - KEPT_BEFORE_MS - window.from > DAY_MS / 2;
-    if (changed || windowOld) await rebuildWindow();
+    if (!stopped && (changed || windowOld)) await rebuildWindow();
   }
 
   function refresh(): Promise<void> {
     loaded ??= loadKept();
     running ??= loaded.then(refreshOnce).finally(() => (running = undefined));
+    firstRead ??= running.catch(() => undefined);
     return running;
   }
 
@@ -214,13 +230,19 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       stopped = true;
       if (timer) clearInterval(timer);
       timer = undefined;
-      await running?.catch(() => undefined);
+      stopping.abort();
+      if (running) await bounded(running.catch(() => undefined), STOP_WAIT_MS);
     },
     refresh,
-    async eventsBetween(from, to) {
-      // The kept copies, never the network: a lookup does not wait for a fetch (§12).
+    async eventsBetween(from, to, options = {}) {
+      // The kept copies, never the network: a lookup does not wait for a fetch (§12), except for
+      // the first read of a source that has no kept copy at all, and that once and bounded.
       loaded ??= loadKept();
       await loaded;
+      if (options.waitForFirstRead !== false && !stopped && slots.some((s) => s.texts === undefined)) {
+        firstReadWaited ??= bounded(firstRead ?? refresh().catch(() => undefined), deps.firstReadWaitMs ?? FIRST_READ_WAIT_MS);
+        await firstReadWaited;
+      }
       const f = from.getTime();
       const t = to.getTime();
       if (window && f >= window.from && t <= window.to) return window.events.filter((e) => e.start.getTime() <= t && e.end.getTime() >= f);
@@ -233,6 +255,16 @@ export function createCalendar(deps: CalendarDeps): Calendar {
     },
     sources: () => slots.map((s) => ({ ...s.state })),
   };
+}
+
+/** `work`, or `ms` milliseconds, whichever ends first; the timer holds no process open. */
+function bounded(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([work, waited]).finally(() => clearTimeout(timer));
 }
 
 function looksLikeCalendar(text: string): boolean {

@@ -56,14 +56,16 @@ export async function fetchCalendar(
   fetchImpl: FetchLike,
   url: string,
   validators: Validators,
-  limits: { maxBytes: number; timeoutMs?: number },
+  limits: { maxBytes: number; timeoutMs?: number; signal?: AbortSignal },
 ): Promise<FetchOutcome> {
   const timeoutMs = limits.timeoutMs ?? FETCH_TIMEOUT_MS;
   const headers: Record<string, string> = { accept: 'text/calendar, */*;q=0.5' };
   if (validators.etag) headers['if-none-match'] = validators.etag;
   if (validators.lastModified) headers['if-modified-since'] = validators.lastModified;
   // One deadline for the whole exchange, the body included.
-  const signal = AbortSignal.timeout(timeoutMs);
+  const deadline = AbortSignal.timeout(timeoutMs);
+  // The caller's signal ends it too: a daemon that stops does not wait for the network.
+  const signal = limits.signal ? AbortSignal.any([deadline, limits.signal]) : deadline;
   try {
     const response = await fetchImpl(url, { headers, signal, redirect: 'follow' });
     if (response.status === 304) {

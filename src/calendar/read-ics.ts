@@ -109,10 +109,18 @@ function cancelled(c: Component): boolean {
   return text(c, 'status').toUpperCase() === 'CANCELLED';
 }
 
+/**
+ * Outlook and Exchange mark an all-day event, and some of their exports write one with times,
+ * midnight to midnight in the organizer's zone: still all-day, still never a meeting (§12).
+ */
+function markedAllDay(c: Component): boolean {
+  return text(c, 'x-microsoft-cdo-alldayevent').toUpperCase() === 'TRUE' || text(c, 'x-microsoft-msncalendar-alldayevent').toUpperCase() === 'TRUE';
+}
+
 /** The span of a VEVENT as instants; undefined for an all-day event (never a meeting). */
 function spanOf(c: Component, zoning: Zoning): { start: number; end: number; startProp: TimeProp } | undefined {
   const startProp = timeProp(c, 'dtstart');
-  if (!startProp || startProp.time.isDate) return undefined;
+  if (!startProp || startProp.time.isDate || markedAllDay(c)) return undefined;
   const start = instantOf(startProp.time, startProp.tzid, startProp.utc, zoning);
   const endProp = timeProp(c, 'dtend');
   let end = start;

@@ -50,8 +50,12 @@ export interface CalendarSourceState {
 
 /** The lookup every user of the calendar is given (passed in, so tests use a fake). */
 export interface CalendarLookup {
-  /** Events that overlap [from, to], sorted by start. Never throws for a failing source. */
-  eventsBetween(from: Date, to: Date): Promise<CalendarEvent[]>;
+  /**
+   * Events that overlap [from, to], sorted by start. Never throws for a failing source. Waits
+   * (bounded) for the first read of a source that has nothing kept, unless `waitForFirstRead`
+   * is false: a page shown every second answers with what there is.
+   */
+  eventsBetween(from: Date, to: Date, options?: { waitForFirstRead?: boolean }): Promise<CalendarEvent[]>;
   /** Each configured source's state. */
   sources(): CalendarSourceState[];
 }

@@ -8,7 +8,7 @@ import { localDateTime } from '../clock.js';
 import { silentLogger } from '../log.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import { Vault } from '../vault/files/vault.js';
-import { readEventMeetings } from '../vault/notes/event-meetings.js';
+import { EventNotes } from '../meeting-event/event-notes.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, withDefaults } from './common.js';
 
 export interface CalendarOptions extends GlobalOptions {
@@ -56,8 +56,8 @@ export async function calendar(opts: CalendarOptions, given: Partial<CalendarCom
   let report: CalendarJson;
   try {
     await cal.refresh();
-    const [events, meetings] = await Promise.all([eventsStarting(cal, from, to), readEventMeetings(vault)]);
-    report = calendarJson(events, cal.sources(), (e) => meetings.of(e.uid, e.eventStart));
+    const events = await eventsStarting(cal, from, to);
+    report = calendarJson(events, cal.sources(), await new EventNotes(vault).meetingOf(events));
   } finally {
     await cal.stop();
   }

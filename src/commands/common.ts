@@ -116,7 +116,7 @@ export async function loadCommandConfig(
  * real one and wait there forever. The bundled config.default.json is the one exception,
  * as `run` seeds its ./vault with the example on first start (example-vault.ts).
  */
-export async function vaultPathProblem(config: AppConfig, fs: Fs): Promise<string | undefined> {
+async function vaultPathProblem(config: AppConfig, fs: Fs): Promise<string | undefined> {
   if (isBundledDefaultConfig(config.file)) return undefined;
   const root = config.layout.root;
   const where = config.file ? `VaultPath in ${config.file}` : 'VaultPath (no config file was found, so the default ./vault)';

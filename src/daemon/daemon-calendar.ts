@@ -8,8 +8,11 @@ import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
-import { readEventMeetings } from '../vault/notes/event-meetings.js';
+import { EventNotes } from '../meeting-event/event-notes.js';
 import { ApiError, type Route } from './http/server.js';
+import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
+import { calendarMatch, type EventMatcher, jobMatcher } from './runs/event-match.js';
+import type { VaultFiles } from '../vault/format/links.js';
 
 export type { CalendarLookup };
 
@@ -33,6 +36,27 @@ export function startDaemonCalendar(config: AppConfig, vault: Vault, log: Logger
   return calendar;
 }
 
+/** The daemon's calendar and what is made of it (docs/design.md §12), for startClaimed to pass round. */
+export interface DaemonCalendars {
+  /** The calendar read from Calendar.Sources (started when it has any), stopped with the daemon. */
+  calendar: Calendar;
+  /** What meetings are matched in: a test's own lookup, else the calendar when Calendar.Sources has any. */
+  matched: CalendarLookup | undefined;
+  /** The lookup the API, the status page and Daemon.calendar read. */
+  lookup: CalendarLookup;
+  /** The matching of §12 at an import and a session start; undefined without a calendar. */
+  matching: MeetingEventDeps | undefined;
+  /** The job runner's match of a finished transcript's meeting, when there is a calendar. */
+  runner: { matchEvent?: EventMatcher };
+}
+
+export function daemonCalendars(config: AppConfig, o: { vault: Vault; log: Logger; clock: Clock; files: VaultFiles }, given?: CalendarLookup): DaemonCalendars {
+  const calendar = startDaemonCalendar(config, o.vault, o.log, o.clock);
+  const matched = given ?? (config.settings.Calendar.Sources.length > 0 ? calendar : undefined);
+  const matching = calendarMatch(matched, config.settings.Calendar, o.clock, o.log);
+  return { calendar, matched, lookup: matched ?? calendar, matching, runner: jobMatcher(matching, { vault: o.vault, log: o.log, files: o.files }) };
+}
+
 /**
  * `GET /api/calendar?from=YYYY-MM-DD&to=YYYY-MM-DD` (token; docs/design.md §7, §12): what
  * `calendar --json` prints, from the daemon's calendar (its kept expansions, never a fetch).
@@ -53,6 +77,8 @@ function dayParam(url: URL, name: string): { from: Date; to: Date } | undefined 
 }
 
 export function calendarRoutes(o: { calendar: CalendarLookup; vault: Vault; clock: Clock }): Route[] {
+  // One for the daemon's life: the notes' heads are kept between requests.
+  const notes = new EventNotes(o.vault);
   return [
     {
       method: 'GET',
@@ -64,8 +90,8 @@ export function calendarRoutes(o: { calendar: CalendarLookup; vault: Vault; cloc
         const from = (fromDay ?? today(o.clock())).from;
         const to = (toDay ?? fromDay ?? today(o.clock())).to;
         if (to < from) throw new ApiError(400, '"to" is before "from"');
-        const [events, meetings] = await Promise.all([eventsStarting(o.calendar, from, to), readEventMeetings(o.vault)]);
-        send(res, calendarJson(events, o.calendar.sources(), (e) => meetings.of(e.uid, e.eventStart)));
+        const events = await eventsStarting(o.calendar, from, to);
+        send(res, calendarJson(events, o.calendar.sources(), await notes.meetingOf(events)));
       },
     },
   ];

@@ -15,7 +15,6 @@ import { watchFolder } from '../instance/folder-watch.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
 import { createInbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
-import { calendarMatch, jobMatcher } from './runs/event-match.js';
 import { readFacts } from '../vault/scan/note-head.js';
 import { VaultListing } from '../vault/scan/vault-listing.js';
 import { type Job, RunQueue, type StopResult } from './runs/queue.js';
@@ -37,7 +36,7 @@ import { TriggerTracker } from './intake/triggers.js';
 import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
 import { endpointHealthNow } from './http/status-view.js';
 import { healthFromRuns } from './http/endpoint-health.js';
-import { type CalendarLookup, startDaemonCalendar } from './daemon-calendar.js';
+import { type CalendarLookup, daemonCalendars, type DaemonCalendars } from './daemon-calendar.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -205,11 +204,9 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   // The failure reports an unreachable endpoint caused are looked for once it answers again.
   const rescan = { now: (): void => undefined };
   // The calendars (§12), started when Calendar.Sources has any; a test may pass its own lookup.
-  const calendar = startDaemonCalendar(config, vault, log, clock);
-  const matched = options.calendar ?? (config.settings.Calendar.Sources.length > 0 ? calendar : undefined);
-  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, { ...options, ...(matched && { calendar: matched }) }, place, listing, () => rescan.now());
-  const matching = calendarMatch(matched, config.settings.Calendar, clock, log);
-  const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: matching });
+  const cal = daemonCalendars(config, { vault, log, clock, files: () => listing.files() }, options.calendar);
+  const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, { onEndpointBack: () => rescan.now(), runner: cal.runner });
+  const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: cal.matching });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -246,7 +243,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     },
     ...(liveNotes && {
       onTranscript: (transcript: string, content: string) => {
-        if (readFacts(content)?.state !== settings.Daemon.TriggerState) noteGrowing(liveNotes, transcript);
+        if (readFacts(content)?.state !== settings.Daemon.TriggerState) liveNotes.transcriptGrew(transcript);
       },
     }),
   });
@@ -254,7 +251,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   let http: RunningHttpServer | undefined;
   const status = (): DaemonStatus => ({
-    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan, calendar }),
+    ...daemonStatus({ config, vault, startedAt, http, stopping, queue, lastScan: intake.lastScan, calendar: cal.calendar }),
     endpoint: endpointState(endpoint.status()),
     endpointHealth: endpointHealthNow(healthFromRuns(board.history.list()), board.live(), endpoint.status().downSince),
     runs: board.live(),
@@ -278,8 +275,8 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       endpointDownSince: () => endpoint.status().downSince,
       askInThisProcess: !(options.runProcess && !options.runtime),
       inbox,
-      calendar: matched ?? calendar,
-      ...(matching && { matching }),
+      calendar: cal.lookup,
+      ...(cal.matching && { matching: cal.matching }),
     });
   } catch (err) {
     if (err instanceof HttpStartError) throw new DaemonStartError(err.message, 1);
@@ -289,7 +286,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), calendar.stop()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), cal.calendar.stop()]);
     recording.close();
     finishing.close();
     await place.close();
@@ -344,7 +341,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     startupScan,
     http: http ? { url: http.url, host: http.host, port: http.port } : undefined,
     queue,
-    calendar: matched ?? calendar,
+    calendar: cal.lookup,
     status,
     eventsHandled: () => intake.eventsHandled(),
     catchUp: (startup) => intake.catchUp(startup),
@@ -355,7 +352,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 }
 
 /** What turns jobs into runs: the queue, its runner and its history, and what finds the jobs. */
-async function assembleWork(config: AppConfig, options: DaemonOptions, place: RunPlace, listing: VaultListing, onEndpointBack: () => void) {
+async function assembleWork(config: AppConfig, options: DaemonOptions, place: RunPlace, listing: VaultListing, more: { onEndpointBack: () => void; runner: DaemonCalendars['runner'] }) {
   const settings = config.settings;
   const log = options.log;
   const { vault } = place.base;
@@ -373,7 +370,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     clock: clockOf(options),
     onBackUp: () => {
       catchUp.endpointAnswersAgain();
-      onEndpointBack();
+      more.onEndpointBack();
     },
     ...(options.endpointWait && { settings: options.endpointWait }),
   });
@@ -389,7 +386,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     onDone: (key) => catchUp.forget(key),
     onUnreported: (job) => void catchUp.retryUnreported(job),
     files: () => listing.files(),
-    ...jobMatcher(calendarMatch(options.calendar, config.settings.Calendar, clockOf(options), log), { vault, log, files: () => listing.files() }),
+    ...more.runner,
   });
   const liveNotes = liveNotesLane(config, place, log, { clock: clockOf(options), ...options.liveNotes });
   // A running job holds the caches; a minute after the last one ends they are let go (§8).
@@ -422,7 +419,7 @@ async function assembleWork(config: AppConfig, options: DaemonOptions, place: Ru
     isQueued: (key) => queue.has(key),
     remember: (p, facts) => tracker.remember(p, facts),
     files: () => listing.files(),
-    ...(liveNotes && { onUnfinished: (transcript: string) => noteGrowing(liveNotes, transcript, { resume: true }) }),
+    ...(liveNotes && { onUnfinished: (transcript: string) => liveNotes.transcriptGrew(transcript, { resume: true }) }),
   });
   return { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes };
 }
@@ -432,15 +429,6 @@ function liveNotesLane(config: AppConfig, place: RunPlace, log: Logger, more: { 
   const notes = place.runs.notes;
   if (!config.settings.Daemon.LiveNotes || !notes) return undefined;
   return new LiveNotesLane({ vault: place.base.vault, log, notes: (meetingPath, run) => notes(meetingPath, run), hold: () => place.hold(), ...more });
-}
-
-/** A transcript that changed, or was found unfinished at the start: its meeting's notes are made once it settles. */
-function noteGrowing(lane: LiveNotesLane, transcript: string, options: { resume?: boolean } = {}): void {
-  void lane.meetingOf(transcript).then(
-    (meeting) => (options.resume ? lane.resume(meeting) : lane.touched(meeting)),
-    // Its meeting cannot be found (yet): the finished transcript's trigger says so in the log.
-    () => undefined,
-  );
 }
 
 function logReady(config: AppConfig, vault: Vault, log: Logger, http: RunningHttpServer | undefined): void {

@@ -19,9 +19,8 @@ export async function checkCalendars(config: AppConfig, deps: DoctorDeps): Promi
   const settings = config.settings.Calendar;
   if (settings.Sources.length === 0) return [check('calendar', 'skip', 'no calendar configured (Calendar.Sources): meetings get no title, people or agenda from one')];
   const checks: DoctorCheck[] = [];
-  if (settings.TimeZone && !isIanaZone(settings.TimeZone)) {
-    checks.push(check('calendar time zone', 'fail', `Calendar.TimeZone "${settings.TimeZone}" is not a time zone this machine knows`, 'Set Calendar.TimeZone to an IANA name such as Europe/Berlin, or "" for the system\'s.'));
-  }
+  // A TimeZone this machine does not know, or a Projects expression that is none, never gets
+  // here: the configuration refuses it by its path, which the config check says (§5).
   const defaultZone = isIanaZone(settings.TimeZone) ? settings.TimeZone : systemZone();
   const fetchImpl: FetchLike = deps.fetch ? (url, init) => deps.fetch!(url, init) : (url, init) => fetch(url, init);
   const clock = deps.clock ?? (() => new Date());

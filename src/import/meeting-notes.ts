@@ -5,7 +5,7 @@ import { formatLink } from '../vault/format/links.js';
 import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/format/note-names.js';
 import type { Vault } from '../vault/files/vault.js';
 import { findMeetingEvent, type MeetingEventDeps, newMeetingKeys } from '../meeting-event/match-meeting.js';
-import { newNoteEventKeys } from '../meeting-event/event-keys.js';
+import { eventTitle, newNoteEventKeys } from '../meeting-event/event-keys.js';
 import { ImportError } from './cues.js';
 import { factsOfName } from './file-name.js';
 import { noteBytes, type ReadMeeting } from './read-meeting.js';
@@ -55,7 +55,7 @@ export async function planMeeting(vault: Vault, read: ReadMeeting, facts: Meetin
   const end = new Date(start.getTime() + duration * 1000);
   const event = calendar ? await findMeetingEvent(calendar, { start, end }) : undefined;
   const keys = event && calendar ? await newMeetingKeys(vault, calendar, event, { start, attendees: read.attendees, projects: facts.projects }) : undefined;
-  const title = facts.title?.trim() || (event?.title.trim() ?? '') || fromName.title;
+  const title = facts.title?.trim() || (event ? eventTitle(event) : '') || fromName.title;
   const safe = fileNameOfTitle(title);
   if (safe === '' || /^-+$/.test(safe)) throw new ImportError(`the title "${title}" leaves nothing for a file name; give another one`);
   const paths = await freeNames(vault, sessionNoteStem(start, safe));

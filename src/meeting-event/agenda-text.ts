@@ -25,7 +25,9 @@ export function agendaText(description: string): string {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return inertMarkdown(capped(text, AGENDA_MAX_CHARS));
+  // Made inert before the cap: an escape adds a character (`<%` → `<\%`), and cutting inert text
+  // never makes it run (a cut only shortens a `text` fence, an escaped tag or span).
+  return capped(inertMarkdown(text), AGENDA_MAX_CHARS);
 }
 
 /** At most `max` characters, cut at a word when one ends near the limit, marked with an ellipsis. */

@@ -1,11 +1,21 @@
 import type { CalendarEvent } from '../calendar/types.js';
 import { localIsoTime } from '../vault/format/note-names.js';
+import { inertMarkdown } from '../vault/format/inert.js';
 import { agendaText } from './agenda-text.js';
 
 /**
  * The keys an event gives a meeting's notes (docs/design.md §12, "What a match writes"), and the
  * rule that they go only where a key is missing or empty: what a person or a recorder wrote stays.
  */
+
+/**
+ * An event's words are whoever sent the invitation's, and a note the daemon creates is read by
+ * Templater's "trigger on new file creation", frontmatter included: a title, a name or a place
+ * is written inert as the agenda is (`<%` as `<\%`; docs/design.md §12).
+ */
+function inertText(text: string | undefined): string {
+  return inertMarkdown(text?.trim() ?? '');
+}
 
 /**
  * The invited people's names: the organizer first, then the attendees in the calendar's order
@@ -22,20 +32,25 @@ export function attendeeNames(event: CalendarEvent, already: readonly string[] =
     seen.add(key);
     out.push(trimmed);
   };
-  if (event.organizer && event.organizer.status !== 'declined') add(event.organizer.name);
-  for (const person of event.attendees) if (person.status !== 'declined') add(person.name);
+  if (event.organizer && event.organizer.status !== 'declined') add(inertText(event.organizer.name));
+  for (const person of event.attendees) if (person.status !== 'declined') add(inertText(person.name));
   for (const name of already) add(name);
   return out;
+}
+
+/** The event's title as a meeting's notes and file names take it (inert). */
+export function eventTitle(event: CalendarEvent): string {
+  return inertText(event.title);
 }
 
 /** The meeting note's keys from the event, `projects` and `attendees` apart (they depend on the note). */
 export function meetingKeysOf(event: CalendarEvent): Record<string, string> {
   return {
-    title: event.title.trim(),
-    organizer: event.organizer?.name.trim() ?? '',
+    title: eventTitle(event),
+    organizer: inertText(event.organizer?.name),
     event: event.uid,
     event_start: localIsoTime(event.eventStart),
-    location: event.location.trim(),
+    location: inertText(event.location),
     join_url: event.joinUrl,
   };
 }

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { CalendarEvent } from '../calendar/types.js';
 import { mapLimit } from '../vault/files/concurrency.js';
 import type { Vault } from '../vault/files/vault.js';
@@ -8,7 +9,8 @@ import { isEmptyValue } from './event-keys.js';
  * The meeting note each event belongs to (docs/design.md §12): the one whose `event` is the
  * event's UID and whose `event_start` is the instance's slot (a recurring event's UID names the
  * series; the slot names the instance, even when it moved). The heads are kept between looks, so
- * a page asking every few seconds reads only the notes that changed.
+ * a page asking every few seconds reads only the notes that changed. The one lookup of it, for
+ * the status page, `calendar` and GET /api/calendar alike.
  */
 
 const PARALLEL = 16;
@@ -33,7 +35,7 @@ export class EventNotes {
       if (!head?.ok || isEmptyValue(head.data.event)) return;
       const uid = String(head.data.event).trim();
       if (!wanted.has(uid)) return;
-      const slot = Date.parse(String(head.data.event_start ?? ''));
+      const slot = instantOf(head.data.event_start);
       if (Number.isFinite(slot)) bySlot.set(`${uid}\n${slot}`, note);
       byUid.set(uid, note);
     });
@@ -43,4 +45,18 @@ export class EventNotes {
     }
     return found;
   }
+
+  /** Event → its meeting note, vault-relative with forward slashes; null when none (`calendar`, the API). */
+  async meetingOf(events: readonly CalendarEvent[]): Promise<(event: CalendarEvent) => string | null> {
+    const notes = await this.notesOf(events);
+    return (event) => {
+      const note = notes.get(event);
+      return note ? this.vault.rel(note).split(path.sep).join('/') : null;
+    };
+  }
+}
+
+/** A YAML timestamp is read as a Date, a quoted one as text. */
+function instantOf(value: unknown): number {
+  return value instanceof Date ? value.getTime() : Date.parse(String(value ?? '').trim());
 }

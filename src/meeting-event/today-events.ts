@@ -51,7 +51,8 @@ export class TodayEvents {
   private async read(now: Date): Promise<CalendarDayView> {
     const from = new Date(now.getFullYear(), now.getMonth(), now.getDate());
     const to = new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1);
-    const events = (await this.o.calendar.eventsBetween(from, to)).filter((e) => e.start < to && e.start >= from);
+    // The page never waits for a calendar's first read: it shows what there is, and looks again.
+    const events = (await this.o.calendar.eventsBetween(from, to, { waitForFirstRead: false })).filter((e) => e.start < to && e.start >= from);
     const notes = await this.#notes.notesOf(events);
     const failing = this.o.calendar
       .sources()

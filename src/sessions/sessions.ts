@@ -12,7 +12,7 @@ import { PathError, resolveNotePath } from '../vault/files/confine.js';
 import { isExpectedError, MeetingAssistantError } from '../errors.js';
 import { fileNameOfTitle, localIsoTime, sessionNoteStem, sessionStamp } from '../vault/format/note-names.js';
 import { findMeetingEvent, type MeetingEventDeps, newMeetingKeys } from '../meeting-event/match-meeting.js';
-import { newNoteEventKeys } from '../meeting-event/event-keys.js';
+import { eventTitle, newNoteEventKeys } from '../meeting-event/event-keys.js';
 
 /**
  * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
@@ -69,7 +69,7 @@ export function parseProjects(list: string | undefined): string[] {
 export async function startSession(vault: Vault, input: StartSessionInput, clock: Clock = systemClock, calendar?: MeetingEventDeps): Promise<SessionNotes> {
   const now = clock();
   const event = calendar ? await findMeetingEvent({ ...calendar, clock: () => now }, { start: now }) : undefined;
-  const title = input.title?.trim() || (event?.title.trim() ?? '');
+  const title = input.title?.trim() || (event ? eventTitle(event) : '');
   if (title === '') throw noTitle(calendar);
   const safe = fileNameOfTitle(title);
   if (safe === '' || /^-+$/.test(safe)) throw new SessionError('usage', `the title "${title}" leaves nothing for a file name`);

@@ -156,6 +156,65 @@ describe('createCalendar', () => {
     expect(hanging.calendar.sources()[0]).toMatchObject({ ok: true, error: null });
   });
 
+  it('on a very first start (no kept copy), a lookup waits for the first read instead of answering no event', async () => {
+    const fs = memoryFs();
+    let release: (r: Response) => void = () => undefined;
+    let asked: () => void = () => undefined;
+    const fetched = new Promise<void>((resolve) => (asked = resolve));
+    const { calendar } = setup(fs, settings([{ Name: 'Google', Url: SECRET_URL }]), {
+      fetch: () => {
+        asked();
+        return new Promise<Response>((resolve) => (release = resolve));
+      },
+    });
+    calendar.start();
+    const lookup = calendar.eventsBetween(...day('2026-03-02'));
+    await fetched;
+    release(new Response(ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z')), { status: 200 }));
+    expect((await lookup).map((e) => e.title)).toEqual(['Planning']);
+    await calendar.stop();
+  });
+
+  it('a first read that never ends holds lookups up for the bound only, and a failed first read not at all', async () => {
+    const never: FetchLike = () => new Promise<Response>(() => undefined);
+    const hanging = setup(memoryFs(), settings([{ Name: 'Google', Url: SECRET_URL }]), { fetch: never, firstReadWaitMs: 50 });
+    hanging.calendar.start();
+    expect(await hanging.calendar.eventsBetween(...day('2026-03-02'))).toEqual([]);
+    expect(await hanging.calendar.eventsBetween(...day('2026-03-02'))).toEqual([]);
+    // A first read that fails (no kept copy either) leaves the lookups answering at once, with no event.
+    const refused: FetchLike = async () => {
+      throw Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNREFUSED' } });
+    };
+    const failing = setup(memoryFs(), settings([{ Name: 'Google', Url: SECRET_URL }]), { fetch: refused, firstReadWaitMs: 600_000 });
+    failing.calendar.start();
+    expect(await failing.calendar.eventsBetween(...day('2026-03-02'))).toEqual([]);
+    expect(failing.calendar.sources()[0]).toMatchObject({ ok: false, error: 'the connection was refused' });
+    await failing.calendar.stop();
+  });
+
+  it('stop() does not wait for the network: a fetch in flight is ended, the next sources are not read, nothing reported', async () => {
+    const signals: AbortSignal[] = [];
+    const hanging: FetchLike = (_url, init) => {
+      signals.push(init.signal);
+      return new Promise<Response>((_resolve, reject) => init.signal.addEventListener('abort', () => reject(init.signal.reason)));
+    };
+    const cal = settings([
+      { Name: 'Google', Url: SECRET_URL },
+      { Name: 'Outlook', Url: SECRET_URL.replace('calendar.example.org', 'outlook.example.org') },
+    ]);
+    const { calendar, lines } = setup(memoryFs(), cal, { fetch: hanging });
+    calendar.start();
+    await expect.poll(() => signals.length).toBe(1);
+    await calendar.stop();
+    expect(signals[0]!.aborted).toBe(true);
+    expect(signals).toHaveLength(1);
+    expect(lines.filter((l) => /could not be read/.test(JSON.stringify(l)))).toEqual([]);
+    // A read that ignores the signal (a file on a hung mount) holds stop() for a bound only.
+    const deaf = setup(memoryFs(), settings([{ Name: 'Google', Url: SECRET_URL }]), { fetch: () => new Promise<Response>(() => undefined) });
+    deaf.calendar.start();
+    await deaf.calendar.stop();
+  });
+
   it('todaysCalendar gives the events that start on the local day and the sources (for the status page)', async () => {
     const fs = memoryFs({
       'work.ics': ics(

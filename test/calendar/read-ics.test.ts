@@ -76,6 +76,8 @@ describe('readIcs', () => {
     const text = ics(
       ...event('UID:c', 'SUMMARY:Gone', 'STATUS:CANCELLED', 'DTSTART:20260301T100000Z', 'RRULE:FREQ=DAILY'),
       ...event('UID:a', 'SUMMARY:Holiday', 'DTSTART;VALUE=DATE:20260302', 'DTEND;VALUE=DATE:20260303'),
+      // Exchange writes some all-day events with times, midnight to midnight, and marks them so.
+      ...event('UID:x', 'SUMMARY:Company day', 'DTSTART;TZID=W. Europe Standard Time:20260302T000000', 'DTEND;TZID=W. Europe Standard Time:20260303T000000', 'X-MICROSOFT-CDO-ALLDAYEVENT:TRUE'),
       ...event('UID:n', 'SUMMARY:Declined', 'DTSTART:20260302T100000Z', 'DTEND:20260302T110000Z', 'ATTENDEE;PARTSTAT=DECLINED:mailto:Me@Example.org'),
       ...event('UID:y', 'SUMMARY:Kept', 'DTSTART:20260302T120000Z', 'DTEND:20260302T130000Z', 'ATTENDEE;PARTSTAT=ACCEPTED:mailto:me@example.org'),
     );

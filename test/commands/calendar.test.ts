@@ -78,6 +78,26 @@ describe('calendar', () => {
     expect(json.sources).toEqual([{ name: 'Work', ok: true, readAt: at(3, 8).toISOString(), events: 1, error: null }]);
   });
 
+  it("links a single event's note after the event moved, and no note to a series' other instances", async () => {
+    const review = ['BEGIN:VEVENT', 'UID:review-1', 'SUMMARY:Review', `DTSTART:${utc(at(3, 15))}`, `DTEND:${utc(at(3, 16))}`, 'END:VEVENT'];
+    const fs = vault({
+      'work.ics': ics(planning, review),
+      // Made when the review was still at 14:00; the event has moved to 15:00 since.
+      'Meetings/2026-03-03 Review.md': `---\ntitle: Review\nevent: review-1\nevent_start: ${at(3, 14).toISOString()}\n---\n`,
+      // A note naming the series without its slot belongs to no one instance.
+      'Meetings/2026-03-02 Planning.md': '---\ntitle: Planning\nevent: plan-1\n---\n',
+    });
+    const { io, code } = run({ from: '2026-03-02', to: '2026-03-04', json: true }, fs);
+    expect(await code).toBe(0);
+    const json = JSON.parse(io.outLines.join('\n')) as { events: { title: string; start: string; meeting: string | null }[] };
+    expect(json.events.map((e) => [e.title, e.start, e.meeting])).toEqual([
+      ['Planning', at(2, 10).toISOString(), null],
+      ['Planning', at(3, 10).toISOString(), 'Meetings/2026-03-03 Planning.md'],
+      ['Review', at(3, 15).toISOString(), 'Meetings/2026-03-03 Review.md'],
+      ['Planning', at(4, 10).toISOString(), null],
+    ]);
+  });
+
   it.each([
     [{ from: '2026-3-2' }, /--from "2026-3-2" is not a date/],
     [{ to: '2026-02-30' }, /--to "2026-02-30" is not a date/],

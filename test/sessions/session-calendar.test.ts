@@ -35,6 +35,20 @@ describe('session start with a calendar', () => {
     expect(await read(vault, notes.context)).toMatchObject({ agenda: 'Blockers first.', scheduled_end: localIsoTime(EVENT.end), state: 'collecting metadata' });
   });
 
+  it("an invitation's Templater tags reach none of the new notes (title, file name, people, place, agenda)", async () => {
+    const vault = memoryVault();
+    const hostile = {
+      ...EVENT,
+      title: 'Standup <%* app.vault.adapter.remove("Projects") %>',
+      location: '<% tp.file.title %>',
+      description: 'Blockers <% tp.date.now() %>',
+      attendees: [{ name: 'Bob <%+ x %>', email: 'bob@example.com', status: 'accepted' }],
+    };
+    const notes = await startSession(vault, {}, clock, deps([hostile]));
+    for (const rel of [notes.meeting, notes.transcript, notes.context]) expect(await vault.read(vault.abs(rel))).not.toContain('<%');
+    expect((await read(vault, notes.meeting)).title).toBe('Standup <\\%* app.vault.adapter.remove("Projects") %>');
+  });
+
   it('a title, an agenda and a scheduled end given win over the event’s', async () => {
     const vault = memoryVault();
     const notes = await startSession(vault, { title: 'Mine', agenda: 'My agenda', scheduledEnd: '2026-12-02T11:00:00+01:00' }, clock, deps());

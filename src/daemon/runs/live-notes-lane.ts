@@ -117,6 +117,15 @@ export class LiveNotesLane {
     this.meetingOf = meetingsOfTranscripts(options.vault);
   }
 
+  /** A transcript that changed, or was found unfinished at the start (`resume`): its meeting's notes are made once it settles. */
+  transcriptGrew(transcript: string, options: { resume?: boolean } = {}): void {
+    void this.meetingOf(transcript).then(
+      (meeting) => (options.resume ? this.resume(meeting) : this.touched(meeting)),
+      // Its meeting cannot be found (yet): the finished transcript's trigger says so in the log.
+      () => undefined,
+    );
+  }
+
   /** A transcript of this meeting changed while not finished: note it once it has settled. */
   touched(meetingPath: string, options: { resume?: boolean } = {}): void {
     if (this.#closed) return;

@@ -9,6 +9,9 @@ import { EventNotes } from '../../../src/meeting-event/event-notes.js';
 import { renderFrontmatter } from '../../../src/vault/format/frontmatter.js';
 import { localIsoTime } from '../../../src/vault/format/note-names.js';
 import { calendarEvent, fakeCalendar } from '../../helpers/calendar-events.js';
+import { createCalendar } from '../../../src/calendar/calendar.js';
+import { expandNow } from '../../../src/calendar/expand.js';
+import { testConfig } from '../../helpers/memfs.js';
 import { memoryVault } from '../../helpers/memfs.js';
 
 /** Today's events on the status page (docs/design.md §12): links to their notes, text only. */
@@ -78,5 +81,23 @@ describe('today’s events on the status page', () => {
     const vault = memoryVault({ 'Meetings/r.md': renderFrontmatter({ event: 'x' }) });
     const found = await new EventNotes(vault).notesOf([HOSTILE]);
     expect(found.get(HOSTILE)).toBe('/vault/Meetings/r.md');
+  });
+
+  it('the page never waits for a calendar’s first read (which a meeting’s lookup waits for): it shows the calendar not read yet', async () => {
+    const vault = memoryVault();
+    const calendar = createCalendar({
+      settings: { ...testConfig().settings.Calendar, Sources: [{ Name: 'Google', Url: 'https://calendar.example.org/private-abc/basic.ics' }] },
+      vaultRoot: '/vault',
+      stateDir: '/vault/.meeting-assistant',
+      fs: vault.fs,
+      clock: () => NOW,
+      logger: silentLogger,
+      expand: async (r) => expandNow(r),
+      fetch: () => new Promise<Response>(() => undefined),
+      firstReadWaitMs: 600_000,
+    });
+    calendar.start();
+    const day = await new TodayEvents({ calendar, vault, clock: () => NOW }).day();
+    expect(day).toEqual({ events: [], failing: [{ name: 'Google', error: 'not read yet' }] });
   });
 });
