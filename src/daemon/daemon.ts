@@ -38,6 +38,7 @@ import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.
 import { endpointHealthNow } from './http/status-view.js';
 import { healthFromRuns } from './http/endpoint-health.js';
 import { type CalendarLookup, startDaemonCalendar } from './daemon-calendar.js';
+import { NotesAhead } from './intake/notes-ahead.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -210,6 +211,10 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, { ...options, ...(matched && { calendar: matched }) }, place, listing, () => rescan.now());
   const matching = calendarMatch(matched, config.settings.Calendar, clock, log);
   const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: matching });
+  // Notes made ahead of the next events (§12), by the active machine only.
+  const ahead = matched
+    ? new NotesAhead({ vault, calendar: matched, settings: config.settings.Calendar, clock, log: log.child({ part: 'notes-ahead' }), isActive: () => !stopping && instance.role === 'active' })
+    : undefined;
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -289,7 +294,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), calendar.stop()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), ahead?.close(), calendar.stop()]);
     recording.close();
     finishing.close();
     await place.close();
@@ -303,6 +308,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     const meetings = Meetings === vault.root ? {} : { Meetings };
     await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings)] })), { Projects, Summaries, ...meetings });
     await inbox.watch();
+    ahead?.start();
   } catch (err) {
     await closeIntake();
     throw err;

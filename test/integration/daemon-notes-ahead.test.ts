@@ -1,0 +1,91 @@
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { daemonSetup, daemonTestFile, dataOf } from '../helpers/daemon-helpers.js';
+import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js';
+
+/**
+ * Notes made ahead (docs/design.md §12, "Before the meeting") through the real daemon process
+ * and an `.ics` file source: a weekly series whose last meeting has a summary with decisions and
+ * open and done tasks; the note of the next instance made within `NotesAheadMinutes`, with its
+ * Before-the-meeting section; a one-off without a project left alone (`projects`); a restart
+ * making no second note.
+ */
+
+const file = daemonTestFile();
+const MIN = 60_000;
+const WEEK = 7 * 24 * 60 * MIN;
+const utc = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const at = (minutes: number) => new Date(Math.floor(Date.now() / MIN) * MIN + minutes * MIN);
+
+function vevent(fields: { uid: string; title: string; start: Date; end: Date; rrule?: string; description?: string }): string {
+  return [
+    'BEGIN:VEVENT',
+    `UID:${fields.uid}`,
+    `DTSTAMP:${utc(new Date())}`,
+    `DTSTART:${utc(fields.start)}`,
+    `DTEND:${utc(fields.end)}`,
+    ...(fields.rrule ? [`RRULE:${fields.rrule}`] : []),
+    `SUMMARY:${fields.title}`,
+    ...(fields.description ? [`DESCRIPTION:${fields.description}`] : []),
+    'ORGANIZER;CN=Carol Chief:mailto:carol@example.com',
+    'ATTENDEE;CN=Bob Builder;PARTSTAT=ACCEPTED:mailto:bob@example.com',
+    'END:VEVENT',
+  ].join('\r\n');
+}
+const ics = (...events: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//calendar//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
+
+describe('daemon process: notes made ahead of calendar events', () => {
+  it("makes the next instance's meeting note and context note with last time's decisions and open items, once, and leaves a one-off without a project alone", async () => {
+    const start = at(5);
+    const lastWeek = new Date(start.getTime() - WEEK);
+    const setup = await daemonSetup(file.server, { Calendar: { Sources: [{ Name: 'Work', Path: 'Calendars/work.ics' }], NotesAheadMinutes: 10 }, Logging: { Level: 'debug' } });
+    setup.write(
+      'Calendars/work.ics',
+      ics(
+        vevent({ uid: 'weekly@example.com', title: 'Weekly Sync', start: lastWeek, end: new Date(lastWeek.getTime() + 30 * MIN), rrule: 'FREQ=WEEKLY;COUNT=3', description: 'Pick the release date.' }),
+        vevent({ uid: 'coffee@example.com', title: 'Coffee', start: at(3), end: at(20) }),
+      ),
+    );
+    setup.write('Projects/Beta/Overview.md', '# Beta\n');
+    const last = `${sessionStamp(lastWeek)} Weekly Sync`;
+    setup.write(`Meetings/${last}.md`, `---\ntitle: Weekly Sync\nstart_time: ${localIsoTime(lastWeek)}\nevent: weekly@example.com\nevent_start: ${localIsoTime(lastWeek)}\nprojects: [Beta]\n---\n`);
+    setup.write(
+      `Meetings/Summaries/${last}.md`,
+      `---\ntitle: Weekly Sync\nstart_time: ${localIsoTime(lastWeek)}\nprojects: [Beta]\nmeeting: "[[Meetings/${last}]]"\nstatus: done\n---\n## Decisions\n- Ship on Friday.\n\n## Next steps\n- [ ] Bob Builder: tag the release 📅 2026-12-31\n- [x] Carol Chief: book the room\n`,
+    );
+    const read = await runCli(['calendar', '--config', setup.configPath]);
+    expect(read.code, read.stderr).toBe(0);
+
+    const daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const name = `${sessionStamp(start)} Weekly Sync`;
+    const s = setup;
+    await waitFor(() => dataOf(s, `Meetings/${name}.md`), 'the meeting note made ahead');
+    expect(dataOf(setup, `Meetings/${name}.md`)).toMatchObject({
+      title: 'Weekly Sync',
+      start_time: localIsoTime(start),
+      attendees: ['Carol Chief', 'Bob Builder'],
+      projects: ['Beta'],
+      event: 'weekly@example.com',
+      event_start: localIsoTime(start),
+    });
+    expect(dataOf(setup, `Meetings/Context/${name}.md`)).toMatchObject({ state: 'collecting metadata', agenda: 'Pick the release date.', scheduled_end: localIsoTime(new Date(start.getTime() + 30 * MIN)) });
+    const context = setup.read(`Meetings/Context/${name}.md`);
+    const body = context.slice(context.indexOf('\n---\n') + 5);
+    expect(body.startsWith('## Before the meeting\n')).toBe(true);
+    expect(body).toContain(`[[Meetings/Summaries/${last}]]`);
+    expect(body).toContain('- Ship on Friday.');
+    expect(body).toContain('- Bob Builder: tag the release (due 2026-12-31)');
+    expect(body).not.toContain('book the room');
+    expect(existsSync(path.join(setup.vault, 'Meetings/Transcripts', `${name}.md`))).toBe(false);
+
+    // A restart, the note already there: no second one; the one-off without a project never got one.
+    await daemon.stop();
+    const again = await startDaemonProcess({ configPath: setup.configPath });
+    await again.waitForLog((line) => line.msg === 'notes ahead: looked at the next events', undefined, "the restarted daemon's look");
+    await again.stop();
+    const meetings = readdirSync(path.join(setup.vault, 'Meetings')).filter((n) => n.endsWith('.md'));
+    expect(meetings.sort()).toEqual([`${last}.md`, `${name}.md`].sort());
+  });
+});
