@@ -83,25 +83,29 @@ export async function makeNoteAhead(
 
 /** Whether a meeting note names this instance: its `event` is the UID and its `event_start` the instance's slot. */
 export async function hasMeetingNote(vault: Vault, event: CalendarEvent): Promise<boolean> {
+  return (await meetingNoteOf(vault, event)) !== undefined;
+}
+
+/** The meeting note (absolute path) whose `event` and `event_start` name this instance; the first in path order of several. */
+export async function meetingNoteOf(vault: Vault, event: CalendarEvent): Promise<string | undefined> {
   let notes: string[];
   try {
     notes = await vault.listNotesOf('Meetings');
   } catch {
-    return false; // no folder yet
+    return undefined; // no folder yet
   }
-  let found = false;
+  const found: string[] = [];
   await mapLimit(notes, PARALLEL, async (note) => {
-    if (found) return;
     try {
       const head = await readFrontmatterText(vault.fs, note);
       if (!head.includes(event.uid)) return;
       const data = parseNote(head).data;
       if (typeof data.event !== 'string' || data.event.trim() !== event.uid) return;
       const slot = data.event_start instanceof Date ? data.event_start.getTime() : Date.parse(String(data.event_start ?? ''));
-      if (slot === event.eventStart.getTime()) found = true;
+      if (slot === event.eventStart.getTime()) found.push(note);
     } catch {
       // a note that cannot be read names no event
     }
   });
-  return found;
+  return found.sort()[0];
 }

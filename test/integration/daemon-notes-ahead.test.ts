@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf } from '../helpers/daemon-helpers.js';
+import { daemonSetup, daemonTestFile, dataOf, summarizingModel } from '../helpers/daemon-helpers.js';
 import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js';
 
 /**
@@ -79,6 +79,17 @@ describe('daemon process: notes made ahead of calendar events', () => {
     expect(body).toContain('- Bob Builder: tag the release (due 2026-12-31)');
     expect(body).not.toContain('book the room');
     expect(existsSync(path.join(setup.vault, 'Meetings/Transcripts', `${name}.md`))).toBe(false);
+
+    // The person types into the note during the meeting; the recording's transcript, imported at the event's time, joins it.
+    const typed = 'Typed during the meeting:  \n- ask Bob about the budget\n\n';
+    setup.write(`Meetings/${name}.md`, setup.read(`Meetings/${name}.md`) + typed);
+    file.server.setFallback(summarizingModel());
+    setup.write(`Meetings/Inbox/${sessionStamp(start)} call.vtt`, 'WEBVTT\n\n00:00:05.000 --> 00:00:09.000\n<v Bob Builder>We ship on Friday.</v>\n');
+    await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary of the joined meeting', 60_000);
+    const joined = setup.read(`Meetings/${name}.md`);
+    expect(joined.endsWith(`\n---\n${typed}`)).toBe(true);
+    expect(dataOf(setup, `Meetings/${name}.md`)?.end_time).toBeTruthy();
+    expect(dataOf(setup, `Meetings/Transcripts/${name}.md`)).toMatchObject({ state: 'finished', meeting: `[[Meetings/${name}]]` });
 
     // A restart, the note already there: no second one; the one-off without a project never got one.
     await daemon.stop();
