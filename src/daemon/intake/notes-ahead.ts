@@ -2,6 +2,7 @@ import type { CalendarLookup } from '../../calendar/types.js';
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../log.js';
 import { makeNoteAhead, type NotesAheadMode } from '../../meeting-event/note-ahead.js';
+import { recordNoteAhead, REVIEW_AHEAD_MS, reviewNotesAhead } from '../../meeting-event/note-ahead-review.js';
 import type { Vault } from '../../vault/files/vault.js';
 
 /**
@@ -63,24 +64,37 @@ export class NotesAhead {
     if (settings.NotesAhead === 'none' || !this.#o.isActive()) return;
     const now = clock();
     const until = new Date(now.getTime() + settings.NotesAheadMinutes * MINUTE_MS);
-    let events;
+    let ahead;
     try {
-      events = await calendar.eventsBetween(now, until);
+      ahead = await calendar.eventsBetween(now, new Date(now.getTime() + Math.max(REVIEW_AHEAD_MS, until.getTime() - now.getTime())));
     } catch (err) {
       log.debug({ err }, 'notes ahead: the calendar could not be read');
       return;
     }
+    // First the notes made earlier whose event moved or was cancelled (§12): a moved one is made again below.
+    try {
+      const review = await reviewNotesAhead(vault, ahead, calendar.sources(), now);
+      for (const { meeting, why } of review.removed) log.info({ meeting, why }, `the event of ${meeting} was ${why}: the untouched note made ahead went to .trash/`);
+      for (const meeting of review.kept) log.info({ meeting }, `the event of ${meeting} moved or was cancelled; the note has someone's writing and stays`);
+    } catch (err) {
+      log.warn({ err }, 'could not look at the notes made ahead whose events changed');
+    }
+    const events = ahead.filter((e) => e.start.getTime() <= until.getTime());
     let made = 0;
     for (const event of events) {
       // Starting within the window; one already begun is a session's to make (session start).
       if (event.start.getTime() < now.getTime() || event.start.getTime() > until.getTime()) continue;
-      const key = `${event.uid}\n${event.eventStart.getTime()}`;
+      // The start too: a moved instance (same slot, new time) is looked at again.
+      const key = `${event.uid}\n${event.eventStart.getTime()}\n${event.start.getTime()}`;
       if (this.#seen.has(key)) continue;
       if (!this.#o.isActive()) return;
       try {
         const outcome = await makeNoteAhead(vault, { projects: settings.Projects, mode: settings.NotesAhead }, event);
         this.#seen.add(key);
-        if (outcome.made) made++;
+        if (outcome.made) {
+          made++;
+          await recordNoteAhead(vault, event, outcome);
+        }
         if (outcome.made) log.info({ meeting: outcome.meeting, context: outcome.context }, `made the meeting note ahead of "${event.title.trim()}": ${outcome.meeting}`);
       } catch (err) {
         // One event whose notes cannot be written (a broken note, a full disk) fails no other; it is tried again next look.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CalendarSourceState } from '../../../src/calendar/types.js';
 import { NotesAhead } from '../../../src/daemon/intake/notes-ahead.js';
 import type { NotesAheadMode } from '../../../src/meeting-event/note-ahead.js';
 import { silentLogger } from '../../../src/log.js';
@@ -128,5 +129,78 @@ describe('NotesAhead', () => {
     await expect(ahead.tick()).resolves.toBeUndefined();
     await notesAhead(vault, { now: new Date('2026-12-09T08:55:00Z') }).ahead.tick();
     expect(madeNote(await meetingNotes(vault))).toBeDefined();
+  });
+});
+
+describe('NotesAhead: an event that moves or is cancelled before it starts', () => {
+  const READ: CalendarSourceState[] = [{ name: 'Work', ok: true, readAt: '2026-12-09T08:00:00.000Z', events: 1, error: null }];
+  function reviewed(vault: Vault, events: (typeof WEEKLY)[], sources = READ) {
+    let now = new Date('2026-12-09T08:52:00Z');
+    const ahead = new NotesAhead({ vault, calendar: fakeCalendar(events, sources), settings: { NotesAhead: 'projects', NotesAheadMinutes: 10, Projects: {} }, clock: () => now, log: silentLogger, isActive: () => true });
+    return { ahead, later: (minutes: number) => (now = new Date(now.getTime() + minutes * 60_000)) };
+  }
+  const trashed = async (vault: Vault) => (await vault.listMarkdown(vault.abs('.trash')).catch(() => [])).map((p) => vault.rel(p));
+
+  it('an untouched note follows a moved instance: the old notes go to .trash/, the new time and title get theirs', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const first = madeNote(await meetingNotes(vault))!;
+    events[0] = { ...WEEKLY, start: new Date('2026-12-09T09:05:00Z'), end: new Date('2026-12-09T10:05:00Z'), title: 'Weekly Sync (moved)' };
+    later(1);
+    await ahead.tick();
+    // Moved out of the window: the untouched note is gone at once, made again when the new time comes near.
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
+    later(2);
+    await ahead.tick();
+    const notes = await meetingNotes(vault);
+    expect(notes).not.toContain(first);
+    const moved = notes.find((n) => n.endsWith('Weekly Sync (moved).md'));
+    expect(moved).toBeDefined();
+    expect(Date.parse(String(parseNote(await vault.read(vault.abs(moved!))).data.start_time))).toBe(Date.parse('2026-12-09T09:05:00Z'));
+    expect(await trashed(vault)).toHaveLength(2);
+  });
+
+  it('an untouched note of a cancelled instance goes to .trash/; one a person typed into stays', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const made = madeNote(await meetingNotes(vault))!;
+    events.length = 0;
+    later(1);
+    await ahead.tick();
+    expect(madeNote(await meetingNotes(vault))).toBeUndefined();
+    expect(await trashed(vault)).toHaveLength(2);
+
+    const typed = pastVault();
+    const again = [WEEKLY];
+    const t = reviewed(typed, again);
+    await t.ahead.tick();
+    const note = madeNote(await meetingNotes(typed))!;
+    const text = `${await typed.read(typed.abs(note))}my notes\n`;
+    await typed.write(typed.abs(note), text);
+    again.length = 0;
+    t.later(1);
+    await t.ahead.tick();
+    expect(await typed.read(typed.abs(note))).toBe(text);
+    expect(await trashed(typed)).toEqual([]);
+    expect(made).toBe(note);
+  });
+
+  it('nothing is judged while a calendar is failing: an event missing from an unread calendar is not cancelled', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const sources = [...READ];
+    const { ahead, later } = reviewed(vault, events, sources);
+    await ahead.tick();
+    const made = madeNote(await meetingNotes(vault))!;
+    events.length = 0;
+    sources[0] = { ...READ[0]!, ok: false, error: 'unreadable' };
+    later(1);
+    await ahead.tick();
+    expect(await meetingNotes(vault)).toContain(made);
+    expect(await trashed(vault)).toEqual([]);
   });
 });
