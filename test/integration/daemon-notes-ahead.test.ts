@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, summarizingModel } from '../helpers/daemon-helpers.js';
+import { startSyncLoop } from '../helpers/sync-loop.js';
 import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js';
 
 /**
@@ -98,5 +99,29 @@ describe('daemon process: notes made ahead of calendar events', () => {
     await again.stop();
     const meetings = readdirSync(path.join(setup.vault, 'Meetings')).filter((n) => n.endsWith('.md'));
     expect(meetings.sort()).toEqual([`${last}.md`, `${name}.md`].sort());
+  });
+
+  it('two machines on one synced vault: the active one makes the note, the standby writes nothing but its own record', { timeout: 180_000 }, async () => {
+    const start = at(6);
+    const calendar = { Calendar: { Sources: [{ Name: 'Work', Path: 'Calendars/work.ics' }], NotesAhead: 'all' }, Daemon: { HeartbeatSeconds: 0.5 } };
+    const [alpha, beta] = [await daemonSetup(file.server, calendar), await daemonSetup(file.server, calendar)];
+    const text = ics(vevent({ uid: 'sync@example.com', title: 'Team Sync', start, end: new Date(start.getTime() + 30 * MIN) }));
+    for (const side of [alpha, beta]) side.write('Calendars/work.ics', text);
+    // The calendar read once and kept, so that the daemon's first look knows the event (as in the test above).
+    const read = await runCli(['calendar', '--config', alpha.configPath]);
+    expect(read.code, read.stderr).toBe(0);
+    const sync = startSyncLoop({ a: alpha.vault, b: beta.vault }, { delayMs: 150 });
+    onTestFinished(() => sync.stop());
+    const env = (name: string) => ({ MeetingAssistant__Daemon__MachineName: name });
+    await startDaemonProcess({ configPath: alpha.configPath, env: env('alpha') });
+    await waitFor(() => existsSync(path.join(beta.vault, '.meeting-assistant', 'machines', 'alpha.json')), "alpha's record on beta's copy");
+    const b = await startDaemonProcess({ configPath: beta.configPath, env: env('beta'), waitReady: false });
+    await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha is active on this vault') === true, 30_000, "beta's standby line");
+    const name = `${sessionStamp(start)} Team Sync`;
+    await waitFor(() => dataOf(alpha, `Meetings/${name}.md`) && dataOf(beta, `Meetings/${name}.md`) && dataOf(beta, `Meetings/Context/${name}.md`), 'the note made ahead, on both copies');
+    for (const side of [alpha, beta]) expect(readdirSync(path.join(side.vault, 'Meetings')).filter((n) => n.endsWith('.md'))).toEqual([`${name}.md`]);
+    const written = [...new Set(sync.changedOn('b').map((f) => f.replace(/\/\.([^/]+)\.\d+-[0-9a-f]+\.ma-tmp$/, '/$1')))];
+    // Beta made no note and no record of one (its own machine record, if it rewrote it, is allowed).
+    expect(written.filter((f) => f !== 'Calendars/work.ics' && f !== '.meeting-assistant/machines/beta.json')).toEqual([]);
   });
 });
