@@ -37,6 +37,7 @@ import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.
 import { endpointHealthNow } from './http/status-view.js';
 import { healthFromRuns } from './http/endpoint-health.js';
 import { type CalendarLookup, daemonCalendars, type DaemonCalendars } from './daemon-calendar.js';
+import { NotesAhead } from './intake/notes-ahead.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -207,6 +208,10 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const cal = daemonCalendars(config, { vault, log, clock, files: () => listing.files() }, options.calendar);
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, { onEndpointBack: () => rescan.now(), runner: cal.runner });
   const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: cal.matching });
+  // Notes made ahead of the next events (§12), by the active machine only.
+  const ahead = cal.matched
+    ? new NotesAhead({ vault, calendar: cal.matched, settings: config.settings.Calendar, clock, log: log.child({ part: 'notes-ahead' }), isActive: () => !stopping && instance.role === 'active' })
+    : undefined;
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -286,7 +291,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), cal.calendar.stop()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), ahead?.close(), cal.calendar.stop()]);
     recording.close();
     finishing.close();
     await place.close();
@@ -300,6 +305,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     const meetings = Meetings === vault.root ? {} : { Meetings };
     await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings)] })), { Projects, Summaries, ...meetings });
     await inbox.watch();
+    ahead?.start();
   } catch (err) {
     await closeIntake();
     throw err;

@@ -16,6 +16,7 @@ import { assertDocxWithin } from './docx-limits.js';
 import { extensionOf, isRecording } from './formats/index.js';
 import { contentHash, findImported, handleHash, recordImported } from './ledger.js';
 import { planMeeting } from './meeting-notes.js';
+import { linkJoined } from '../meeting-event/join-meeting.js';
 import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
 
 /**
@@ -138,10 +139,14 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
     source,
     meeting: plan.meeting.path,
     summary: plan.summaryPath,
-    notes: [plan.context, plan.meeting, plan.transcript].map((note, i) => ({ staged: `${i}.md`, final: note.path, content: note.content })),
+    // Joining the event's meeting note (§12): only the notes it lacks are placed.
+    notes: [plan.join?.contextExists ? undefined : plan.context, plan.join ? undefined : plan.meeting, plan.transcript]
+      .map((note, i) => note && { staged: `${i}.md`, final: note.path, content: note.content })
+      .filter((note) => note !== undefined),
   });
   await commitOriginal(vault, request.file, source, request.keep);
   await complete(vault, staged.dir, staged.plan, deps.clock);
+  if (plan.join) await linkJoined(vault, plan.join, { end_time: plan.join.endTime, source: plan.join.source });
   return {
     kind: 'imported',
     meeting: vault.rel(plan.meeting.path),

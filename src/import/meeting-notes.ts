@@ -6,6 +6,7 @@ import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/format/
 import type { Vault } from '../vault/files/vault.js';
 import { findMeetingEvent, type MeetingEventDeps, newMeetingKeys } from '../meeting-event/match-meeting.js';
 import { eventTitle, newNoteEventKeys } from '../meeting-event/event-keys.js';
+import { type JoinableMeeting, joinableMeeting } from '../meeting-event/join-meeting.js';
 import { ImportError } from './cues.js';
 import { factsOfName } from './file-name.js';
 import { noteBytes, type ReadMeeting } from './read-meeting.js';
@@ -40,6 +41,12 @@ export interface MeetingPlan {
   context: PlannedNote;
   summaryPath: string;
   title: string;
+  /**
+   * The event's meeting note exists (made ahead, or by a person) and has no transcript yet: the
+   * import joins it (docs/design.md §12). Only the transcript note (and a missing context note)
+   * are new; the meeting note gets its missing keys written, never its body.
+   */
+  join?: JoinableMeeting & { endTime: string; source: string };
 }
 
 /**
@@ -55,10 +62,13 @@ export async function planMeeting(vault: Vault, read: ReadMeeting, facts: Meetin
   const end = new Date(start.getTime() + duration * 1000);
   const event = calendar ? await findMeetingEvent(calendar, { start, end }) : undefined;
   const keys = event && calendar ? await newMeetingKeys(vault, calendar, event, { start, attendees: read.attendees, projects: facts.projects }) : undefined;
-  const title = facts.title?.trim() || (event ? eventTitle(event) : '') || fromName.title;
+  const joined = event ? await joinableMeeting(vault, event) : undefined;
+  const title = joined?.artifacts.title?.trim() || facts.title?.trim() || (event ? eventTitle(event) : '') || fromName.title;
   const safe = fileNameOfTitle(title);
   if (safe === '' || /^-+$/.test(safe)) throw new ImportError(`the title "${title}" leaves nothing for a file name; give another one`);
-  const paths = await freeNames(vault, sessionNoteStem(start, safe));
+  const paths = joined
+    ? { meeting: joined.meetingPath, transcript: joined.transcriptPath, context: joined.contextPath, summary: joined.summaryPath }
+    : await freeNames(vault, sessionNoteStem(start, safe));
   const links = {
     meeting: formatLink(vault, paths.meeting),
     transcript: formatLink(vault, paths.transcript),
@@ -102,6 +112,7 @@ export async function planMeeting(vault: Vault, read: ReadMeeting, facts: Meetin
     context: { path: paths.context, content: context },
     summaryPath: paths.summary,
     title,
+    ...(joined && { join: { ...joined, endTime, source: formatLink(vault, facts.sourcePath) } }),
   };
 }
 

@@ -3,6 +3,7 @@ import { readConfinedText } from '../vault/files/real-place.js';
 import type { AppConfig } from '../config.js';
 import type { MeetingArtifacts } from '../vault/notes/meeting.js';
 import { guessLanguage } from '../vault/notes/summary-sections.js';
+import { hasBeforeMeetingSection } from '../vault/notes/before-meeting-label.js';
 import { resolveTemplate } from '../vault/format/template.js';
 import { transcriptSpeech, unnamedSpeakers } from '../vault/notes/transcript.js';
 import type { Vault } from '../vault/files/vault.js';
@@ -60,6 +61,9 @@ export async function conversationStarts(
   const shape = await summaryShapeOf(deps, artifacts, transcript);
   const shapeSection = summaryShapeSection(shape);
   const agentsFiles = await readAgentsFiles(deps, artifacts);
+  // A note made ahead (docs/design.md §12): the agent is told its first section is no record of the meeting.
+  const context = await vault.readIfExists(artifacts.contextPath).catch(() => undefined);
+  const beforeMeeting = context !== undefined && hasBeforeMeetingSection(context);
   const facts = {
     meetingNote: vault.rel(artifacts.meetingPath),
     title: artifacts.title,
@@ -74,6 +78,7 @@ export async function conversationStarts(
       template: templateFact(shape.template),
       speakers: unnamedSpeakersFact(transcript === undefined ? [] : unnamedSpeakers(transcript, artifacts.attendees)),
       projectsLater,
+      beforeMeeting,
     });
   const whole = {
     instructions: buildInstructions(prompt, agentsFiles, { pastTools: tools.pastTools === true, projectTools: tools.projectTools === true, shape: shapeSection }),

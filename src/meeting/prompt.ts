@@ -72,6 +72,14 @@ export const PROJECT_PROMPT_NO_PAST = withoutPast(PROJECT_PROMPT);
 export const PROJECT_PHASE_NOTE =
   'This step: the summary is already written (in the message below). Only update the project files now; no other tool is available.';
 
+/**
+ * Told when the notebook starts with a note made ahead's `## Before the meeting` section
+ * (docs/design.md §12): last time's decisions and open items are context, and a summary that
+ * reported them as said would invent. Only then: every other meeting's requests stay as short.
+ */
+export const BEFORE_MEETING_FACT =
+  'Your notebook (read_context) starts with "Before the meeting", written before the meeting from earlier summaries and the agenda: it is no record of what was said; summarize only the transcript and user notes.';
+
 /** Told in the summary phase's first message, so the model does not look for project tools. */
 export const PROJECTS_LATER = 'The project files are updated in a next step, after the summary.';
 
@@ -131,6 +139,8 @@ export interface MeetingFacts {
   speakers?: string[];
   /** The run has a project phase after the summary (PROJECTS_LATER is said). */
   projectsLater?: boolean;
+  /** The context note holds a `## Before the meeting` section (BEFORE_MEETING_FACT is said). */
+  beforeMeeting?: boolean;
 }
 
 /**
@@ -169,6 +179,7 @@ export function firstUserMessage(facts: MeetingFacts): string {
     ...(facts.template ? [facts.template] : []),
     '',
     'Read the meeting note, the user notes, the glossary and the transcript through the tools, then write the summary with write_summary.',
+    ...(facts.beforeMeeting ? [BEFORE_MEETING_FACT] : []),
     ...(facts.projectsLater ? [PROJECTS_LATER] : []),
   ].join('\n');
 }

@@ -13,6 +13,7 @@ import { isExpectedError, MeetingAssistantError } from '../errors.js';
 import { fileNameOfTitle, localIsoTime, sessionNoteStem, sessionStamp } from '../vault/format/note-names.js';
 import { findMeetingEvent, type MeetingEventDeps, newMeetingKeys } from '../meeting-event/match-meeting.js';
 import { eventTitle, newNoteEventKeys } from '../meeting-event/event-keys.js';
+import { joinEventMeeting } from '../meeting-event/join-meeting.js';
 
 /**
  * Recorder and transcriber integration (docs/design.md §6, `session …`), shared by the CLI
@@ -83,6 +84,10 @@ export async function startSession(vault: Vault, input: StartSessionInput, clock
       throw new SessionError('usage', `a project is the name of a folder in Folders.Projects, not a path: "${project}"`);
     }
   }
+
+  // The event's meeting note exists already (made ahead, or by a person): the recording joins it (§12).
+  const joined = event ? await joinEventMeeting(vault, event) : undefined;
+  if (joined) return { meeting: vault.rel(joined.meetingPath), transcript: vault.rel(joined.transcriptPath), context: vault.rel(joined.contextPath) };
 
   const keys = event && calendar ? await newMeetingKeys(vault, calendar, event, { start: now, attendees: [], projects }) : undefined;
   const meetingProjects = (keys?.meeting.projects as string[] | undefined) ?? projects;

@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import type { CalendarSourceState } from '../../../src/calendar/types.js';
+import { NotesAhead } from '../../../src/daemon/intake/notes-ahead.js';
+import type { NotesAheadMode } from '../../../src/meeting-event/note-ahead.js';
+import { silentLogger } from '../../../src/log.js';
+import { parseNote } from '../../../src/vault/format/frontmatter.js';
+import type { Vault } from '../../../src/vault/files/vault.js';
+import { calendarEvent, failingCalendar, fakeCalendar } from '../../helpers/calendar-events.js';
+import { memoryVault } from '../../helpers/memfs.js';
+
+/**
+ * Notes made ahead (docs/design.md §12, "Before the meeting"): the daemon's look, with a fake
+ * clock and a fake calendar on memfs.
+ */
+
+const UID = 'weekly@example.com';
+const START = new Date('2026-12-09T09:00:00Z');
+const person = (name: string, email: string) => ({ name, email, status: 'accepted' });
+const WEEKLY = calendarEvent({
+  uid: UID,
+  title: 'Weekly Sync',
+  start: START,
+  end: new Date('2026-12-09T10:00:00Z'),
+  recurring: true,
+  description: 'Review the roadmap.',
+  joinUrl: 'https://zoom.us/j/1',
+  organizer: person('Ann Lee', 'ann@example.com'),
+  attendees: [person('Ann Lee', 'ann@example.com'), person('Bob Stone', 'bob@example.com')],
+});
+const ONE_OFF = calendarEvent({ uid: 'lunch@example.com', title: 'Lunch', start: new Date('2026-12-09T09:05:00Z'), end: new Date('2026-12-09T10:00:00Z') });
+
+/** Last week's meeting of the series, bound to Platform, with its summary. */
+function pastVault(): Vault {
+  return memoryVault({
+    'Projects/Platform/Overview.md': '# Platform\n',
+    'Meetings/2026-12-02 0900 Weekly Sync.md': `---\ntitle: Weekly Sync\nstart_time: 2026-12-02T09:00:00Z\nevent: ${UID}\nevent_start: 2026-12-02T09:00:00Z\nprojects: [Platform]\n---\n`,
+    'Meetings/Summaries/2026-12-02 0900 Weekly Sync.md':
+      '---\ntitle: Weekly Sync\nstart_time: 2026-12-02T09:00:00Z\nprojects: [Platform]\nmeeting: "[[Meetings/2026-12-02 0900 Weekly Sync]]"\nstatus: done\n---\n## Decisions\n- Ship on Friday.\n\n## Next steps\n- [ ] Bob Stone: write the notes 📅 2026-12-08\n- [x] Ann Lee: book the room\n',
+  });
+}
+
+function notesAhead(vault: Vault, o: { now: Date; mode?: NotesAheadMode; active?: () => boolean; events?: typeof WEEKLY[]; minutes?: number }) {
+  let now = o.now;
+  const ahead = new NotesAhead({
+    vault,
+    calendar: fakeCalendar(o.events ?? [WEEKLY, ONE_OFF]),
+    settings: { NotesAhead: o.mode ?? 'projects', NotesAheadMinutes: o.minutes ?? 10, Projects: {} },
+    clock: () => now,
+    log: silentLogger,
+    isActive: o.active ?? (() => true),
+  });
+  return { ahead, setNow: (d: Date) => (now = d) };
+}
+
+async function meetingNotes(vault: Vault): Promise<string[]> {
+  return (await vault.listNotesOf('Meetings')).map((abs) => vault.rel(abs)).sort();
+}
+
+/** Meeting notes are named in local time: the tests run with TZ unset or UTC in CI; the name is asserted only by its title. */
+const madeNote = (notes: string[]) => notes.find((n) => n.endsWith(' Weekly Sync.md') && !n.includes('2026-12-02'));
+
+describe('NotesAhead', () => {
+  it('makes nothing before the window, then the meeting note and the context note with what the match writes and the Before-the-meeting section', async () => {
+    const vault = pastVault();
+    const { ahead, setNow } = notesAhead(vault, { now: new Date('2026-12-09T08:45:00Z') });
+    await ahead.tick();
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
+
+    setNow(new Date('2026-12-09T08:52:00Z'));
+    await ahead.tick();
+    const made = madeNote(await meetingNotes(vault));
+    expect(made).toBeDefined();
+    const meeting = parseNote(await vault.read(vault.abs(made!)));
+    expect(meeting.data).toMatchObject({ title: 'Weekly Sync', event: UID, projects: ['Platform'], attendees: ['Ann Lee', 'Bob Stone'], organizer: 'Ann Lee', join_url: 'https://zoom.us/j/1' });
+    expect(Date.parse(String(meeting.data.start_time))).toBe(START.getTime());
+    expect(Date.parse(String(meeting.data.event_start))).toBe(START.getTime());
+    expect(meeting.body).toBe('');
+    const contextRel = String(meeting.data.context).replace(/^\[\[|\]\]$/g, '') + '.md';
+    const context = parseNote(await vault.read(vault.abs(contextRel)));
+    expect(context.data).toMatchObject({ state: 'collecting metadata', agenda: 'Review the roadmap.', title: 'Weekly Sync' });
+    expect(Date.parse(String(context.data.scheduled_end))).toBe(Date.parse('2026-12-09T10:00:00Z'));
+    expect(context.body.startsWith('## Before the meeting\n')).toBe(true);
+    expect(context.body).toContain('[[Meetings/Summaries/2026-12-02 0900 Weekly Sync]]');
+    expect(context.body).toContain('- Bob Stone: write the notes (due 2026-12-08)');
+    expect(context.body).not.toContain('book the room');
+    // No transcript note yet: the recording's will be linked where the meeting note says.
+    expect(await vault.listNotesOf('Transcripts')).toEqual([]);
+    // `projects` (the default): the one-off without a project gets none.
+    expect((await meetingNotes(vault)).some((n) => n.includes('Lunch'))).toBe(false);
+  });
+
+  it('never makes a second note: not on the next look, not after a restart, not when a session of the instance has one', async () => {
+    const vault = pastVault();
+    const first = notesAhead(vault, { now: new Date('2026-12-09T08:55:00Z') });
+    await first.ahead.tick();
+    await first.ahead.tick();
+    // A new daemon (a restart, or the other machine after a takeover) on the same vault.
+    await notesAhead(vault, { now: new Date('2026-12-09T08:56:00Z') }).ahead.tick();
+    expect((await meetingNotes(vault)).filter((n) => n.endsWith('Weekly Sync.md'))).toHaveLength(2);
+
+    // A session started early for the instance, with another name: it has the instance already.
+    const other = memoryVault({
+      'Meetings/2026-12-09 0851 Sync.md': `---\ntitle: Sync\nstart_time: 2026-12-09T08:51:00Z\nevent: ${UID}\nevent_start: 2026-12-09T09:00:00Z\n---\nmy notes\n`,
+    });
+    await notesAhead(other, { now: new Date('2026-12-09T08:55:00Z'), mode: 'all' }).ahead.tick();
+    expect((await meetingNotes(other)).filter((n) => n.includes('Weekly Sync'))).toEqual([]);
+  });
+
+  it('`all` makes the one-off too; `none` makes nothing', async () => {
+    const all = pastVault();
+    await notesAhead(all, { now: new Date('2026-12-09T08:58:00Z'), mode: 'all' }).ahead.tick();
+    expect((await meetingNotes(all)).filter((n) => n.includes('Lunch'))).toHaveLength(1);
+    const none = pastVault();
+    await notesAhead(none, { now: new Date('2026-12-09T08:58:00Z'), mode: 'none' }).ahead.tick();
+    expect(await meetingNotes(none)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
+  });
+
+  it('a standby daemon makes none; an event already begun is left to the session', async () => {
+    const vault = pastVault();
+    await notesAhead(vault, { now: new Date('2026-12-09T08:55:00Z'), active: () => false }).ahead.tick();
+    await notesAhead(vault, { now: new Date('2026-12-09T09:01:00Z'), mode: 'all', events: [WEEKLY] }).ahead.tick();
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
+  });
+
+  it('a failing calendar and a meeting folder with a broken note fail nothing', async () => {
+    const vault = pastVault();
+    await vault.write(vault.abs('Meetings/broken.md'), `---\nevent: ${UID}\ntitle: [unclosed\n---\n`);
+    const ahead = new NotesAhead({ vault, calendar: failingCalendar(), settings: { NotesAhead: 'all', NotesAheadMinutes: 10, Projects: {} }, clock: () => new Date('2026-12-09T08:55:00Z'), log: silentLogger, isActive: () => true });
+    await expect(ahead.tick()).resolves.toBeUndefined();
+    await notesAhead(vault, { now: new Date('2026-12-09T08:55:00Z') }).ahead.tick();
+    expect(madeNote(await meetingNotes(vault))).toBeDefined();
+  });
+});
+
+describe('NotesAhead: an event that moves or is cancelled before it starts', () => {
+  const READ: CalendarSourceState[] = [{ name: 'Work', ok: true, readAt: '2026-12-09T08:00:00.000Z', events: 1, error: null }];
+  function reviewed(vault: Vault, events: (typeof WEEKLY)[], sources = READ) {
+    let now = new Date('2026-12-09T08:52:00Z');
+    const ahead = new NotesAhead({ vault, calendar: fakeCalendar(events, sources), settings: { NotesAhead: 'projects', NotesAheadMinutes: 10, Projects: {} }, clock: () => now, log: silentLogger, isActive: () => true });
+    return { ahead, later: (minutes: number) => (now = new Date(now.getTime() + minutes * 60_000)) };
+  }
+  const trashed = async (vault: Vault) => (await vault.listMarkdown(vault.abs('.trash')).catch(() => [])).map((p) => vault.rel(p));
+
+  it('an untouched note follows a moved instance: the old notes go to .trash/, the new time and title get theirs', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const first = madeNote(await meetingNotes(vault))!;
+    events[0] = { ...WEEKLY, start: new Date('2026-12-09T09:05:00Z'), end: new Date('2026-12-09T10:05:00Z'), title: 'Weekly Sync (moved)' };
+    later(1);
+    await ahead.tick();
+    // Moved out of the window: the untouched note is gone at once, made again when the new time comes near.
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
+    later(2);
+    await ahead.tick();
+    const notes = await meetingNotes(vault);
+    expect(notes).not.toContain(first);
+    const moved = notes.find((n) => n.endsWith('Weekly Sync (moved).md'));
+    expect(moved).toBeDefined();
+    expect(Date.parse(String(parseNote(await vault.read(vault.abs(moved!))).data.start_time))).toBe(Date.parse('2026-12-09T09:05:00Z'));
+    expect(await trashed(vault)).toHaveLength(2);
+  });
+
+  it('an untouched note of a cancelled instance goes to .trash/; one a person typed into stays', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const made = madeNote(await meetingNotes(vault))!;
+    events.length = 0;
+    later(1);
+    await ahead.tick();
+    expect(madeNote(await meetingNotes(vault))).toBeUndefined();
+    expect(await trashed(vault)).toHaveLength(2);
+
+    const typed = pastVault();
+    const again = [WEEKLY];
+    const t = reviewed(typed, again);
+    await t.ahead.tick();
+    const note = madeNote(await meetingNotes(typed))!;
+    const text = `${await typed.read(typed.abs(note))}my notes\n`;
+    await typed.write(typed.abs(note), text);
+    again.length = 0;
+    t.later(1);
+    await t.ahead.tick();
+    expect(await typed.read(typed.abs(note))).toBe(text);
+    expect(await trashed(typed)).toEqual([]);
+    expect(made).toBe(note);
+  });
+
+  it('nothing is judged while a calendar is failing: an event missing from an unread calendar is not cancelled', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const sources = [...READ];
+    const { ahead, later } = reviewed(vault, events, sources);
+    await ahead.tick();
+    const made = madeNote(await meetingNotes(vault))!;
+    events.length = 0;
+    sources[0] = { ...READ[0]!, ok: false, error: 'unreadable' };
+    later(1);
+    await ahead.tick();
+    expect(await meetingNotes(vault)).toContain(made);
+    expect(await trashed(vault)).toEqual([]);
+  });
+});
