@@ -209,9 +209,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, { onEndpointBack: () => rescan.now(), runner: cal.runner });
   const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: cal.matching });
   // Notes made ahead of the next events (§12), by the active machine only.
-  const ahead = cal.matched
-    ? new NotesAhead({ vault, calendar: cal.matched, settings: config.settings.Calendar, clock, log: log.child({ part: 'notes-ahead' }), isActive: () => !stopping && instance.role === 'active' })
-    : undefined;
+  const ahead = cal.matched && new NotesAhead({ vault, calendar: cal.matched, settings: config.settings.Calendar, clock, log: log.child({ part: 'notes-ahead' }), isActive: () => !stopping && instance.role === 'active' });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
