@@ -1,3 +1,5 @@
+import { MeetingAssistantError } from '../errors.js';
+
 /**
  * One fetch of a calendar URL (docs/design.md §12): conditional (If-None-Match,
  * If-Modified-Since), at most `maxBytes`, within `timeoutMs`. Its errors say what went wrong
@@ -17,8 +19,10 @@ export type FetchOutcome = { changed: false } | { changed: true; text: string; v
 export const FETCH_TIMEOUT_MS = 30_000;
 
 /** A fetch that failed, said without the address. */
-export class CalendarFetchError extends Error {
-  override name = 'CalendarFetchError';
+export class CalendarFetchError extends MeetingAssistantError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, true, options);
+  }
 }
 
 function reasonOf(err: unknown, timeoutMs: number): string {

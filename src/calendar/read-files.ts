@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { type Fs, isNotFound, readText } from '../vault/files/fs.js';
+import { MeetingAssistantError } from '../errors.js';
 
 /**
  * A `Path` source (docs/design.md §12): one `.ics` file, or a folder of them as vdirsyncer keeps
@@ -7,8 +8,11 @@ import { type Fs, isNotFound, readText } from '../vault/files/fs.js';
  * whose files add up to more.
  */
 
-export class CalendarFileError extends Error {
-  override name = 'CalendarFileError';
+/** A calendar file or folder that cannot be read, said for people. */
+export class CalendarFileError extends MeetingAssistantError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, true, options);
+  }
 }
 
 /** What changes when the source changes: the files' names, sizes and times. */

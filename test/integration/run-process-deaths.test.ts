@@ -15,7 +15,7 @@ let daemon: DaemonProcess | undefined;
 
 async function runProcessPid(d: DaemonProcess, after: number): Promise<number> {
   const line = await waitFor(() => d.logs.slice(after).find((l) => l.msg?.startsWith('run process started')), 'the run process to start', COLD_RUN_WAIT_MS);
-  return line.pid as number;
+  return line.childPid as number;
 }
 
 async function summarizeNow(s: DaemonSetup, meeting: string): Promise<void> {

@@ -1,4 +1,5 @@
-import { NotTextFileError } from '../../vault/files/text-file.js';
+import path from 'node:path';
+import { NotTextFileError, readTextFile as readLinkedText } from '../../vault/files/text-file.js';
 import { OutsideVaultError, readConfinedText } from '../../vault/files/real-place.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { ToolError } from '../errors.js';
@@ -14,9 +15,25 @@ export async function readTextFile(vault: Vault, abs: string): Promise<string | 
   try {
     const stats = await vault.fs.stat(abs).catch(() => undefined);
     if (stats?.isDirectory()) throw new NotTextFileError(`${vault.rel(abs)} is a folder, not a file.`);
+    if (await isLinkedWordList(vault, abs)) return await readLinkedText(vault, abs);
     return await readConfinedText(vault, abs);
   } catch (err) {
     if (err instanceof NotTextFileError || err instanceof OutsideVaultError) throw new ToolError(err.message);
     throw err;
   }
+}
+
+/**
+ * The configured dictionary and glossary may be symbolic links to a file out of the vault (the
+ * speech recognizer's word list, docs/guarantees.md), as the configuration names them; never
+ * to a hidden place (`~/.config`, `~/.ssh`, the vault's `.meeting-assistant/`), where the
+ * configuration, keys and the token live.
+ */
+async function isLinkedWordList(vault: Vault, abs: string): Promise<boolean> {
+  const file = path.resolve(vault.root, abs);
+  const { dictionary, glossary } = vault.layout.files;
+  if (file !== dictionary && file !== glossary) return false;
+  const real = await vault.fs.realpath(file).catch(() => undefined);
+  if (real === undefined || vault.contains(real)) return false;
+  return !real.split(path.sep).some((step) => step.startsWith('.'));
 }
