@@ -26,7 +26,7 @@ const LAYERS = [
   { name: 'calendar', units: ['calendar/'] },
   { name: 'vault, log and external programs', units: ['vault/', 'log.ts', 'external-programs.ts'] },
   { name: 'config', units: ['config.ts', 'config-hints.ts'] },
-  { name: 'shared definitions', units: ['errors.ts', 'clock.ts', 'loaded-packages.ts', 'window-defaults.ts'] },
+  { name: 'shared definitions', units: ['errors.ts', 'clock.ts', 'loaded-packages.ts', 'window-defaults.ts', 'http-io.ts'] },
 ];
 
 const ORDER = LAYERS.map((layer) => layer.name).join(' → ');

@@ -1,3 +1,4 @@
+import { readCappedText } from '../http-io.js';
 import { MeetingAssistantError } from '../errors.js';
 
 /**
@@ -36,26 +37,6 @@ function reasonOf(err: unknown, timeoutMs: number): string {
   return 'the request failed';
 }
 
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) throw new CalendarFetchError(`larger than ${maxBytes} bytes (Agent.MaxFileBytes)`);
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new CalendarFetchError(`larger than ${maxBytes} bytes (Agent.MaxFileBytes)`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 export async function fetchCalendar(
   fetchImpl: FetchLike,
   url: string,
@@ -80,7 +61,7 @@ export async function fetchCalendar(
       await response.body?.cancel().catch(() => undefined);
       throw new CalendarFetchError(`the server answered HTTP ${response.status}`);
     }
-    const text = await readCapped(response, limits.maxBytes);
+    const text = await readCappedText(response, limits.maxBytes, () => new CalendarFetchError(`larger than ${limits.maxBytes} bytes (Agent.MaxFileBytes)`));
     const next: Validators = {};
     const etag = response.headers.get('etag');
     const lastModified = response.headers.get('last-modified');

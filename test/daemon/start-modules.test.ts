@@ -88,7 +88,7 @@ describe('the modules the daemon’s own process loads', () => {
       const list = path.join(dir, 'loaded.txt');
       const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, url + '\\n'); return next(url, context); }`;
       const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
-      // node:http required, as the daemon does (src/node-http.ts): an ES import of it loads undici on node 22 and later.
+      // node:http required, as the daemon does (src/http-io.ts): an ES import of it loads undici on node 22 and later.
       const script = `
         import { createRequire } from 'node:module';
         const http = createRequire(process.cwd() + '/')('node:http');
@@ -160,7 +160,7 @@ describe('a question to the daemon', () => {
       const list = path.join(dir, 'loaded.txt');
       const hook = `import { appendFileSync } from 'node:fs'; export async function load(url, context, next) { appendFileSync(${JSON.stringify(list)}, process.pid + ' ' + url + '\\n'); return next(url, context); }`;
       const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
-      // node:http required, as the daemon does (src/node-http.ts): an ES import of it loads undici on node 22 and later.
+      // node:http required, as the daemon does (src/http-io.ts): an ES import of it loads undici on node 22 and later.
       const script = `
         import { createRequire } from 'node:module';
         const http = createRequire(process.cwd() + '/')('node:http');

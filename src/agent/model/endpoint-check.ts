@@ -2,7 +2,7 @@ import { type Clock, systemClock } from '../../clock.js';
 import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
 import type { AppConfig } from '../../config.js';
 import { causeChain, type Logger } from '../../log.js';
-import { MAX_ANSWER_BYTES } from './capped-text.js';
+import { MAX_ANSWER_BYTES } from '../../http-io.js';
 import { fetchGet, type HttpAnswer, defaultGet } from './http-get.js';
 
 /**

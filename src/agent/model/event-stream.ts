@@ -3,7 +3,7 @@ import { MeetingAssistantError } from '../../errors.js';
 /**
  * Reading a streamed answer (`stream: true`, docs/design.md §11): a `text/event-stream` body
  * whose `data:` lines each hold one JSON event, ended by `data: [DONE]` or the end of the body.
- * Read under the same cap as a whole answer (capped-text.ts), since a stream is no smaller.
+ * Read under the same cap as a whole answer (src/http-io.ts), since a stream is no smaller.
  */
 
 /** An event that is not JSON: the stream is broken (streamed-answer.ts words it for the person). */

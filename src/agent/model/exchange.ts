@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { BLOCKED_PORT_ADVICE, isBlockedPort } from './blocked-port.js';
-import { MAX_ANSWER_BYTES, readCappedText } from './capped-text.js';
+import { MAX_ANSWER_BYTES, readCappedText } from '../../http-io.js';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Settings } from '../../config.js';
 import { CONTEXT_TOO_LONG, ModelError, type Usage } from '../types.js';

@@ -1,7 +1,6 @@
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { isFetchBlockedPort } from './blocked-port.js';
-import { readCappedText } from './capped-text.js';
-import { nodeHttp } from '../../node-http.js';
+import { nodeHttp, readCappedText } from '../../http-io.js';
 
 /**
  * The small requests made beside the model's answers: the endpoint's `GET /models` (the

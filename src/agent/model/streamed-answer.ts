@@ -1,5 +1,5 @@
 import { EventStreamError, readEventStream } from './event-stream.js';
-import { MAX_ANSWER_BYTES } from './capped-text.js';
+import { MAX_ANSWER_BYTES } from '../../http-io.js';
 import { exchange, type ExchangeCall, invalidResponse, isObject, type JsonObject, readJsonAnswer, tooLargeError } from './exchange.js';
 import { VisibleText } from './answers/visible-text.js';
 

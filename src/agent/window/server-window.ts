@@ -1,6 +1,6 @@
 import { type Clock, systemClock } from '../../clock.js';
 import type { Logger } from '../../log.js';
-import { MAX_ANSWER_BYTES } from '../model/capped-text.js';
+import { MAX_ANSWER_BYTES } from '../../http-io.js';
 import { defaultGet, fetchGet } from '../model/http-get.js';
 
 /**

@@ -5,7 +5,7 @@ import type { Logger } from '../../log.js';
 import { escapeHtml } from './html.js';
 import { CHALLENGE, healthzProof, legacyRetryQuery, PROOF_HEADER, retrySignature, tokenMatches } from '../../vault/files/state.js';
 import { MeetingAssistantError } from '../../errors.js';
-import { nodeHttp } from '../../node-http.js';
+import { nodeHttp } from '../../http-io.js';
 
 /**
  * The daemon's HTTP API (docs/design.md §7): a health check, the clickable retry link of

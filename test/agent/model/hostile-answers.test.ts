@@ -2,7 +2,7 @@ import { modelFailure } from '../../helpers/model-errors.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createModelClient } from '../../../src/agent/model/client.js';
 import { type ModelClient, type ModelRequest } from '../../../src/agent/types.js';
-import { MAX_ANSWER_BYTES, readCappedText } from '../../../src/agent/model/capped-text.js';
+import { MAX_ANSWER_BYTES, readCappedText } from '../../../src/http-io.js';
 import { testConfig } from '../../helpers/memfs.js';
 import { type ScriptedServer, startScriptedServer } from '../../helpers/scripted-server.js';
 

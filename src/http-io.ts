@@ -1,8 +1,23 @@
+import { createRequire } from 'node:module';
+import type * as Http from 'node:http';
+
+// The HTTP helpers every layer may use (docs/design.md §8): node:http without undici, and a body
+// read with a cap.
+
 /**
- * Reading an answer's body with a cap, for every HTTP exchange with the endpoint: the model's
- * answers (exchange.ts) and the small probes the daemon makes without the openai client
+ * node:http as a CommonJS require, never as an ES import (docs/design.md §8). From node 22 on,
+ * node:http has getters for WebSocket, CloseEvent and MessageEvent that load fetch's undici
+ * (some 10 MB) when read; an ES import, static or dynamic, builds the module's namespace and so
+ * reads every one of them. A require reads none.
+ */
+export function nodeHttp(): typeof Http {
+  return createRequire(import.meta.url)('node:http') as typeof Http;
+}
+/**
+ * Reading an HTTP body with a cap, for every exchange the daemon makes: the model's answers
+ * (agent/model/exchange.ts), the small probes it makes without the openai client
  * (endpoint-check.ts, server-window.ts), which must not load it (docs/design.md §8: the idle
- * daemon's process holds no run code).
+ * daemon's process holds no run code), and a calendar's address (calendar/fetch-source.ts).
  */
 
 /** docs/design.md §3 step 4: an answer larger than this is refused (a failure, not retried). */
