@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import ICAL from 'ical.js';
 import { fastForwardStart } from './fast-forward.js';
 import { findJoinUrl } from './join-url.js';
@@ -87,6 +88,15 @@ function text(c: Component, name: string): string {
   return value === null || value === undefined ? '' : String(value);
 }
 
+/**
+ * A UID as the notes carry it (`event:`, docs/design.md §12). Real UIDs are letters, digits and a
+ * few signs; one holding anything else (markup a note would run: Templater's `<%`, Dataview's
+ * `` `= ``) or longer than 512 is named by its hash instead, the same at every read.
+ */
+function noteSafeUid(uid: string): string {
+  return uid === '' || /^[A-Za-z0-9@._:+\-/=]{1,512}$/.test(uid) ? uid : `uid-${createHash('sha256').update(uid).digest('hex').slice(0, 32)}`;
+}
+
 /** What one VEVENT says, apart from when. */
 function details(c: Component, source: string): Omit<CalendarEvent, 'start' | 'end' | 'eventStart' | 'recurring'> {
   const description = (text(c, 'description') || text(c, 'x-alt-desc')).slice(0, MAX_DESCRIPTION_CHARS);
@@ -94,7 +104,7 @@ function details(c: Component, source: string): Omit<CalendarEvent, 'start' | 'e
   const organizerProp = c.getFirstProperty('organizer');
   const xProps = ['x-microsoft-skypeteamsmeetingurl', 'x-microsoft-onlinemeetingconflink', 'x-google-conference', 'conference', 'url'];
   return {
-    uid: text(c, 'uid'),
+    uid: noteSafeUid(text(c, 'uid')),
     title: text(c, 'summary').slice(0, 1_000),
     description,
     location,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { CalendarEvent, CalendarSourceState } from '../calendar/types.js';
-import { writeFileAtomic } from '../vault/files/fs.js';
+import { statIfExists, writeFileAtomic } from '../vault/files/fs.js';
+import { confinedPlace, readConfinedText } from '../vault/files/real-place.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
 import { parseNote } from '../vault/format/frontmatter.js';
@@ -34,10 +35,22 @@ export const REVIEW_AHEAD_MS = 7 * 24 * 60 * 60 * 1000;
 const recordsPath = (vault: Vault) => path.join(vault.root, STATE_FOLDER, 'notes-ahead.json');
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
 
-export async function readRecords(vault: Vault): Promise<NoteAheadRecord[]> {
+/** A record bigger than this is no record the daemon wrote: it is passed over unread. */
+const MAX_RECORDS_BYTES = 1024 * 1024;
+
+/**
+ * The records, as the daemon wrote them: the file is in the vault, which a sync tool and other
+ * people write, so a record naming a note out of the vault (or without its hashes) is dropped.
+ */
+async function readRecords(vault: Vault): Promise<NoteAheadRecord[]> {
   try {
+    const stat = await statIfExists(vault.fs, recordsPath(vault));
+    if (!stat || stat.size > MAX_RECORDS_BYTES) return [];
     const parsed: unknown = JSON.parse(Buffer.from(await vault.fs.readFile(recordsPath(vault))).toString('utf8'));
-    return Array.isArray(parsed) ? (parsed as NoteAheadRecord[]).filter((r) => typeof r?.meeting === 'string' && typeof r.meetingHash === 'string') : [];
+    const inVault = (rel: unknown) => typeof rel === 'string' && vault.contains(vault.abs(rel));
+    return Array.isArray(parsed)
+      ? (parsed as NoteAheadRecord[]).filter((r) => inVault(r?.meeting) && inVault(r.context) && typeof r.meetingHash === 'string' && typeof r.contextHash === 'string')
+      : [];
   } catch {
     return []; // none yet, or unreadable: no note is judged untouched, so none is moved
   }
@@ -87,8 +100,9 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
       continue; // someone wrote in it: it stays, and is no longer followed
     }
     for (const rel of [record.context, record.meeting]) {
-      const abs = vault.abs(rel);
-      if (await vault.exists(abs)) await vault.moveToTrash(abs);
+      // Confined as every read of a path vault content names (real-place.ts): never a file a link leads out to.
+      const place = await confinedPlace(vault, vault.abs(rel)).catch(() => 'missing' as const);
+      if (place !== 'missing') await vault.moveToTrash(vault.abs(rel));
     }
     outcome.removed.push({ meeting: record.meeting, why: instance ? 'moved' : 'cancelled' });
   }
@@ -104,13 +118,14 @@ function instanceOf(events: readonly CalendarEvent[], record: NoteAheadRecord): 
 
 /** Both notes as made, and no transcript note where the meeting note links one. */
 async function untouched(vault: Vault, record: NoteAheadRecord): Promise<boolean> {
-  const meeting = await vault.readIfExists(vault.abs(record.meeting));
-  const context = await vault.readIfExists(vault.abs(record.context));
+  const read = (rel: string) => readConfinedText(vault, vault.abs(rel)).catch(() => undefined);
+  const [meeting, context] = await Promise.all([read(record.meeting), read(record.context)]);
   if (meeting === undefined || context === undefined) return false;
   if (hashOf(meeting) !== record.meetingHash || hashOf(context) !== record.contextHash) return false;
   try {
     const target = linkTarget(parseNote(meeting).data.transcript);
-    if (target !== undefined && (await vault.exists(vault.abs(target)))) return false;
+    // A link out of the vault is no note made ahead: it is left alone, never looked at.
+    if (target !== undefined && (!vault.contains(vault.abs(target)) || (await vault.exists(vault.abs(target))))) return false;
   } catch {
     return false;
   }

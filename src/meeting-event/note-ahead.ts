@@ -9,7 +9,7 @@ import { fileNameOfTitle, localIsoTime, sessionNoteStem } from '../vault/format/
 import { createContextNote } from '../vault/notes/context.js';
 import { readFrontmatterText } from '../vault/scan/note-head.js';
 import { beforeMeetingSection } from './before-meeting.js';
-import { newNoteEventKeys } from './event-keys.js';
+import { eventTitle, newNoteEventKeys } from './event-keys.js';
 import { newMeetingKeys } from './match-meeting.js';
 
 /**
@@ -52,7 +52,7 @@ export async function makeNoteAhead(
   // A note of that name (a session started this minute with this title) is the meeting's already.
   if ((await vault.exists(meetingPath)) || (await vault.exists(contextPath))) return { made: false, why: 'exists' };
 
-  const title = event.title.trim();
+  const title = eventTitle(event);
   const agenda = keys.context.agenda ?? '';
   const body = await beforeMeetingSection(vault, { uid: event.uid, start: event.start, projects, agenda });
   const attendees = (keys.meeting.attendees as string[] | undefined) ?? [];

@@ -145,4 +145,16 @@ describe('readIcs', () => {
   it('throws for a text that is no calendar', () => {
     expect(() => readIcs('<html>Sign in</html>', opts('2026-03-01T00:00:00Z', '2026-03-04T00:00:00Z'))).toThrow();
   });
+
+  it('keeps a real UID as it is, and names one holding markup by its hash, the same at each read (docs/design.md §12)', () => {
+    const text = ics(
+      ...event('UID:040000008200E00074C5B7101A82E008-abc@google.com', 'SUMMARY:Real', 'DTSTART:20260105T090000Z', 'DTEND:20260105T100000Z'),
+      ...event('UID:<% tp.system.command("id") %>', 'SUMMARY:Hostile', 'DTSTART:20260105T110000Z', 'DTEND:20260105T120000Z'),
+    );
+    const read = () => readIcs(text, opts('2026-01-05T00:00:00Z', '2026-01-06T00:00:00Z')).events.map((e) => e.uid);
+    const [real, hostile] = read();
+    expect(real).toBe('040000008200E00074C5B7101A82E008-abc@google.com');
+    expect(hostile).toMatch(/^uid-[0-9a-f]{32}$/);
+    expect(read()[1]).toBe(hostile);
+  });
 });

@@ -1,5 +1,6 @@
 import { AgentError } from '../../agent/loop.js';
 import { isToolsRefused, toolsRefusalAdvice } from '../../agent/model/tools-refused.js';
+import { inertExternalText } from '../../vault/format/inert.js';
 
 /**
  * Why a run goes without tools (docs/design.md §3 step 11, "No tools at all"): the server
@@ -21,7 +22,7 @@ export function toollessCause(err: unknown): ToollessCause | undefined {
 export function causeSentence(cause: ToollessCause, model: string): string {
   if (cause.kind === 'refused') {
     const earlier = cause.remembered ? ' (it refused an earlier run\'s request the same way, so this run did not ask with tools again)' : '';
-    return `the server refused a request with tools for the model \`${model}\`${earlier}; it said: "${cause.serverWords}"`;
+    return `the server refused a request with tools for the model \`${model}\`${earlier}; it said: "${inertExternalText(cause.serverWords)}"`;
   }
   return `the model \`${model}\` answered in text without calling any of the tools, even after a reminder`;
 }

@@ -164,7 +164,9 @@ export const removeAttendee = defineTool({
  * passed on byte for byte.
  */
 function withoutThinking(content: string): string {
-  return /<\/?think(?:ing)?>/i.test(content) ? stripThinking(content) : content;
+  // Only content that opens with reasoning is the model's thinking: a summary of a meeting about
+  // models may quote a `<think>` tag, and loses nothing.
+  return /^\s*<think(?:ing)?>/i.test(content) ? stripThinking(content) : content;
 }
 
 /** A model sometimes starts the body with a frontmatter of its own; the daemon writes that part. */

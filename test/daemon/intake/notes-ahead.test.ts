@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CalendarSourceState } from '../../../src/calendar/types.js';
 import { NotesAhead } from '../../../src/daemon/intake/notes-ahead.js';
@@ -187,6 +188,24 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     expect(await typed.read(typed.abs(note))).toBe(text);
     expect(await trashed(typed)).toEqual([]);
     expect(made).toBe(note);
+  });
+
+  it('a forged record (the file is in the synced vault) naming a file out of the vault moves nothing there', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    await vault.fs.mkdir('/outside', { recursive: true });
+    await vault.fs.writeFile('/outside/secret.md', 'secret\n');
+    const records = vault.abs('.meeting-assistant/notes-ahead.json');
+    const hash = createHash('sha256').update('secret\n').digest('hex');
+    const forged = [...(JSON.parse(await vault.read(records)) as object[]), { ...WEEKLY, meeting: '/outside/secret.md', context: '../../outside/secret.md', uid: 'gone', eventStart: 1, start: Date.parse('2026-12-31T00:00:00Z'), title: 'x', meetingHash: hash, contextHash: hash }];
+    await vault.fs.writeFile(records, JSON.stringify(forged));
+    events.length = 0;
+    later(1);
+    await ahead.tick();
+    expect(await vault.fs.readFile('/outside/secret.md', 'utf8')).toBe('secret\n');
+    expect(await trashed(vault)).toHaveLength(2);
   });
 
   it('nothing is judged while a calendar is failing: an event missing from an unread calendar is not cancelled', async () => {

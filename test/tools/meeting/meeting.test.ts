@@ -175,6 +175,14 @@ describe('write_summary', () => {
     expect(await all.read(SUMMARY)).toBeUndefined();
   });
 
+  it('keeps a summary that quotes a `<think>` tag in its text (a meeting about models)', async () => {
+    const h = harness();
+    const content = '## Summary\nThe model wraps its reasoning in `<think>` tags; we strip them.\n## Next steps\n- Ada: close the <think> parser bug\n';
+    const r = await h.call('write_summary', { content });
+    expect(r.isError).toBe(false);
+    expect((await h.read(SUMMARY))!).toContain('we strip them.\n## Next steps\n- Ada: close the');
+  });
+
   it('refuses empty content', async () => {
     const h = harness();
     const r = await h.call('write_summary', { content: '   ' });
