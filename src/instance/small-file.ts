@@ -1,5 +1,6 @@
 import type { Fs } from '../vault/files/fs.js';
 import { isNotFound } from '../vault/files/fs.js';
+import { FileTooLargeError, NotRegularFileError, openRegular, readAllBounded } from '../vault/files/regular-file.js';
 
 /**
  * A machine's record, read without trusting its size (docs/design.md §2; issue #43 point 4): a
@@ -23,28 +24,21 @@ export async function readSmallText(fs: Fs, file: string, max: number = MAX_RECO
     throw err;
   }
   if (!stat.isFile()) return { problem: 'it is not a plain file' };
-  const tooLarge = (size: number) => ({ problem: `it holds ${size} bytes, more than a record's ${max}` });
-  if (stat.size > max) return tooLarge(stat.size);
-  let handle;
+  if (stat.size > max) return { problem: `it holds ${stat.size} bytes, more than a record's ${max}` };
+  // Opened as every read of vault content is (regular-file.ts): a FIFO swapped in after the
+  // look is refused on the handle, never waited on, and the read stops past the cap.
   try {
-    handle = await fs.open(file, 'r');
-  } catch (err) {
-    if (isNotFound(err)) return undefined;
-    throw err;
-  }
-  try {
-    // One byte more than the cap: a file that grew since the stat is still told apart.
-    const buffer = new Uint8Array(max + 1);
-    let filled = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-      if (filled > max) return tooLarge(filled);
+    const handle = await openRegular(fs, file);
+    if (!handle) return undefined;
+    try {
+      return { text: (await readAllBounded(handle, max, file)).toString('utf8') };
+    } finally {
+      await handle.close().catch(() => undefined);
     }
-    return { text: Buffer.from(buffer.buffer, 0, filled).toString('utf8') };
-  } finally {
-    await handle.close();
+  } catch (err) {
+    if (err instanceof FileTooLargeError) return { problem: `it holds more than a record's ${max} bytes` };
+    if (err instanceof NotRegularFileError) return { problem: 'it is not a plain file' };
+    throw err;
   }
 }
 

@@ -8,6 +8,7 @@ import { createContextNote } from '../vault/notes/context.js';
 import { type MeetingArtifacts, nameList } from '../vault/notes/meeting.js';
 import { defaultNoteName } from '../vault/notes/meeting-paths.js';
 import { meetingNoteOf } from './note-ahead.js';
+import { confinedPlace, readConfinedText } from '../vault/files/real-place.js';
 
 /**
  * A recording joins the meeting note its event already has (docs/design.md §12, the paragraph
@@ -36,7 +37,9 @@ export async function joinableMeeting(vault: Vault, event: CalendarEvent): Promi
   if (meetingPath === undefined) return undefined;
   let data: Record<string, unknown>;
   try {
-    data = parseNote(await vault.read(meetingPath), vault.rel(meetingPath)).data;
+    const text = await readConfinedText(vault, meetingPath);
+    if (text === undefined) return undefined;
+    data = parseNote(text, vault.rel(meetingPath)).data;
   } catch {
     return undefined; // a note the vault cannot read is joined by nothing: the recording makes its own
   }
@@ -48,6 +51,8 @@ export async function joinableMeeting(vault: Vault, event: CalendarEvent): Promi
   try {
     transcript = await resolveOrPlanLink(vault, link('transcript'), folders.Transcripts, name);
     context = await resolveOrPlanLink(vault, link('context'), folders.Context, name);
+    // The notes are written there, perhaps before they exist: their folders must really lie in the vault (real-place.ts).
+    for (const planned of [transcript.path, context.path]) await confinedPlace(vault, path.dirname(planned));
   } catch {
     return undefined; // an ambiguous link or one leaving the vault: the person's to fix; the recording goes on alone
   }

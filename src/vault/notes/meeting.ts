@@ -6,7 +6,7 @@ import { notesLinkingTo } from '../format/backlinks.js';
 import { defaultNoteName, defaultNotePath } from './meeting-paths.js';
 import { type ClaimLook, claimsByOthers, type HeadSource } from './claims.js';
 import { Vault } from '../files/vault.js';
-import { confinedPlace, OutsideVaultError } from '../files/real-place.js';
+import { confinedPlace, OutsideVaultError, readConfinedText } from '../files/real-place.js';
 import { MeetingAssistantError } from '../../errors.js';
 
 /**
@@ -169,9 +169,10 @@ async function outsideItsFolder(
   if (target.exists && otherKind !== 'meeting' && otherKind !== 'transcript') {
     let data: Record<string, unknown> = {};
     try {
-      data = parseNote(await vault.read(target.path), at).data;
+      // Confined as every read of a note vault content names: a link out of the vault is read for nothing.
+      data = parseNote((await readConfinedText(vault, target.path)) ?? '', at).data;
     } catch (err) {
-      if (!(err instanceof FrontmatterError)) throw err;
+      if (!(err instanceof FrontmatterError) && !(err instanceof OutsideVaultError)) throw err;
     }
     if (isOwnNote(kind, data)) return undefined;
   }

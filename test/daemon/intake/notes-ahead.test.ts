@@ -204,7 +204,7 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     events.length = 0;
     later(1);
     await ahead.tick();
-    expect(await vault.fs.readFile('/outside/secret.md', 'utf8')).toBe('secret\n');
+    expect(Buffer.from(await vault.fs.readFile('/outside/secret.md')).toString('utf8')).toBe('secret\n');
     expect(await trashed(vault)).toHaveLength(2);
   });
 
