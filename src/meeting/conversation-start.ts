@@ -104,7 +104,7 @@ export async function conversationStarts(
  * section, the projects' AGENTS.md files, and the template line, read as the agent's would be.
  */
 export async function summaryBrief(deps: ConversationDeps, artifacts: MeetingArtifacts): Promise<{ shape: string; agentsFiles: ProjectAgentsFile[]; template: string }> {
-  const transcript = await deps.vault.readIfExists(artifacts.transcriptPath).catch(() => undefined);
+  const transcript = await readConfinedText(deps.vault, artifacts.transcriptPath).catch(() => undefined);
   const shape = await summaryShapeOf(deps, artifacts, transcript);
   return { shape: summaryShapeSection(shape), agentsFiles: await readAgentsFiles(deps, artifacts), template: templateFact(shape.template) };
 }

@@ -7,8 +7,9 @@ import { createContextNote, isContextState, readContextState } from '../../vault
 import { parseNote } from '../../vault/format/frontmatter.js';
 import { splitLines } from '../../vault/format/lines.js';
 import { type MeetingArtifacts, resolveMeeting } from '../../vault/notes/meeting.js';
-import { NotTextFileError, readTextFile } from '../../vault/files/text-file.js';
-import { confinedPlace, OutsideVaultError } from '../../vault/files/real-place.js';
+import { NotTextFileError } from '../../vault/files/text-file.js';
+import { NotRegularFileError } from '../../vault/files/regular-file.js';
+import { OutsideVaultError, readConfinedText } from '../../vault/files/real-place.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { conversationStarts } from '../conversation-start.js';
 import { fitsRoom } from './condense.js';
@@ -84,12 +85,11 @@ export async function makeLiveNotes(deps: LiveNotesDeps, meetingPath: string, op
   const log = deps.log.child({ meeting: vault.rel(meetingPath) });
   const skipped = (reason: string): LiveNotesOutcome => ({ status: 'skipped', parts: 0, about: 0, requests: 0, reason });
   const artifacts = await resolveMeeting(vault, meetingPath, { writeBack: false });
-  const text = await confinedPlace(vault, artifacts.transcriptPath)
-    .then(() => readTextFile(vault, artifacts.transcriptPath))
+  const text = await readConfinedText(vault, artifacts.transcriptPath)
     .catch((err: unknown) => {
       // Out of the vault or in a dot-folder (a link to the token): not read (docs/design.md §10).
       if (err instanceof OutsideVaultError) return undefined;
-      if (err instanceof NotTextFileError || (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (err instanceof NotTextFileError || err instanceof NotRegularFileError || (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     });
   if (text === undefined) return skipped('no transcript to read');

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { catLine, splitLines } from '../../vault/format/lines.js';
-import { NotTextFileError, readTextFile } from '../../vault/files/text-file.js';
-import { confinedPlace, OutsideVaultError } from '../../vault/files/real-place.js';
+import { NotTextFileError } from '../../vault/files/text-file.js';
+import { NotRegularFileError } from '../../vault/files/regular-file.js';
+import { OutsideVaultError, readConfinedText } from '../../vault/files/real-place.js';
 import { parseNote } from '../../vault/format/frontmatter.js';
 import type { MeetingArtifacts } from '../../vault/notes/meeting.js';
 import { type PartNotes, readNotesSection, type TranscriptNotesSection, writeNotesSection } from '../../vault/notes/transcript-notes-section.js';
@@ -313,13 +314,12 @@ export interface LongTranscriptInput extends Omit<TranscriptNotesOptions, 'notes
  */
 export async function notesForLongTranscript(input: LongTranscriptInput): Promise<string | undefined> {
   const { vault, meeting, log } = input;
-  const text = await confinedPlace(vault, meeting.transcriptPath)
-    .then(() => readTextFile(vault, meeting.transcriptPath))
+  const text = await readConfinedText(vault, meeting.transcriptPath)
     .catch((err: unknown) => {
       // Out of the vault or in a dot-folder (a link to the token): not read (docs/design.md §10).
       if (err instanceof OutsideVaultError) return undefined;
       // A folder or a binary file: the agent's read tool tells it so.
-      if (err instanceof NotTextFileError) return undefined;
+      if (err instanceof NotTextFileError || err instanceof NotRegularFileError) return undefined;
       throw err;
     });
   if (text === undefined) return undefined;
