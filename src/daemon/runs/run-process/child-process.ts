@@ -89,6 +89,9 @@ interface PendingJob {
 /** The problem of an outcome whose run the process's end cut short (run-place deaths are counted by it, host.ts). */
 export const DIED_PROBLEM = 'the run process ended, so no failure report was written';
 
+/** The same, for a run that shared the process with other work when it ended: no sign against this meeting, so not counted. */
+export const DIED_SHARED_PROBLEM = 'the run process ended while it also ran other work, so no failure report was written';
+
 /** The start of the reason of a process ended for silence (`stallMs`). */
 export const STALLED = 'the run process made no progress for';
 
@@ -368,6 +371,7 @@ export class RunProcess {
     this.#exitReason ??= reason;
     clearTimeout(this.#stallTimer);
     const why = this.#failure !== undefined ? `the run process failed (${this.#failure})` : reason;
+    const reportProblem = this.#jobs.size > 1 ? DIED_SHARED_PROBLEM : DIED_PROBLEM;
     for (const [id, job] of this.#jobs) {
       this.#jobs.delete(id);
       const runId = job.runId ?? `run-process-${this.#child.pid ?? 'unstarted'}`;
@@ -375,7 +379,7 @@ export class RunProcess {
         job,
         job.abortTimer
           ? { runId, status: 'failed', aborted: true, error: `${why} after the run was aborted` }
-          : { runId, status: 'failed', error: `${why} before the run ended`, reportProblem: DIED_PROBLEM },
+          : { runId, status: 'failed', error: `${why} before the run ended`, reportProblem },
       );
     }
   }

@@ -6,7 +6,7 @@ import { DEFAULT_IDLE_RELEASE_MS, IdleHolds, realIdleTimers } from '../../../too
 import type { Vault, WriteListener } from '../../../vault/files/vault.js';
 import type { MeetingRuns } from '../job-runner.js';
 import type { RunPlace, RunPlaceOptions } from '../run-place.js';
-import { DIED_PROBLEM, RunProcess, spawnRunChild, STALLED, STOP_EXIT_GRACE_MS, type SpawnRunChild } from './child-process.js';
+import { DIED_PROBLEM, DIED_SHARED_PROBLEM, RunProcess, spawnRunChild, STALLED, STOP_EXIT_GRACE_MS, type SpawnRunChild } from './child-process.js';
 import type { RunOutcome } from '../../../meeting/pipeline.js';
 import type { TrustState } from './messages.js';
 import { sweepTempFiles } from '../../intake/temp-sweep.js';
@@ -39,6 +39,32 @@ const STALL_MARGIN_MS = 60_000;
 export function stallMarginFromEnv(env: Record<string, string | undefined>): number {
   const ms = Number(env.MEETING_ASSISTANT_STALL_MARGIN_MS);
   return Number.isFinite(ms) && ms > 0 ? ms : STALL_MARGIN_MS;
+}
+
+/**
+ * One more outcome of `target` against its deaths in a row: the failure report's text once the
+ * process died under it MAX_RUN_DEATHS times in a row, or stalled; undefined otherwise. A death
+ * while the process also ran other work (DIED_SHARED_PROBLEM) is no sign against this meeting:
+ * it counts neither way, unless the process stalled.
+ */
+export function judgeDeath(deaths: Map<string, number>, target: string, outcome: RunOutcome): string | undefined {
+  const died = outcome.reportProblem === DIED_PROBLEM || outcome.reportProblem === DIED_SHARED_PROBLEM;
+  if (!died || outcome.aborted) {
+    deaths.delete(target);
+    return undefined;
+  }
+  const stalled = outcome.error?.includes(STALLED) === true;
+  if (outcome.reportProblem === DIED_SHARED_PROBLEM && !stalled) return undefined;
+  const times = (deaths.get(target) ?? 0) + 1;
+  if (times < MAX_RUN_DEATHS && !stalled) {
+    deaths.set(target, times);
+    return undefined;
+  }
+  deaths.delete(target);
+  // Said in the vault now, by a process that runs nothing of the meeting (meeting/death-report.ts).
+  return stalled
+    ? `${outcome.error ?? STALLED}; the run was ended`
+    : `the run process ended during each of the last ${times} runs of this meeting (${outcome.error ?? 'unknown'}); it is not run again until you retry it`;
 }
 
 /** The watcher's trust, kept here and passed on to the run process's caches. */
@@ -134,22 +160,8 @@ export async function runsInRunProcess(config: AppConfig, o: RunPlaceOptions & {
   /** Deaths of the run process in a row, by the meeting (or failure report) it was running. */
   const deaths = new Map<string, number>();
   const counted = async (kind: 'summarize' | 'retry', target: string, outcome: RunOutcome): Promise<RunOutcome> => {
-    if (outcome.reportProblem !== DIED_PROBLEM || outcome.aborted) {
-      deaths.delete(target);
-      return outcome;
-    }
-    const times = (deaths.get(target) ?? 0) + 1;
-    const stalled = outcome.error?.includes(STALLED) === true;
-    if (times < MAX_RUN_DEATHS && !stalled) {
-      deaths.set(target, times);
-      return outcome;
-    }
-    deaths.delete(target);
-    // Said in the vault now, by a process that runs nothing of the meeting (meeting/death-report.ts).
-    const message = stalled
-      ? `${outcome.error ?? STALLED}; the run was ended`
-      : `the run process ended during each of the last ${times} runs of this meeting (${outcome.error ?? 'unknown'}); it is not run again until you retry it`;
-    return processForRun().report(kind, target, message);
+    const report = judgeDeath(deaths, target, outcome);
+    return report === undefined ? outcome : processForRun().report(kind, target, report);
   };
   const runs: MeetingRuns = {
     summarize: async (hooks, meetingPath, options) => counted('summarize', meetingPath, await processForRun().run('summarize', hooks, meetingPath, options)),
