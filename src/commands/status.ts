@@ -38,7 +38,7 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   // command (its marker names a live process); otherwise its run ended with the daemon.
   const interrupted = new Set<string>();
   for (const m of stopped ? meetings.filter((m) => m.state === 'summarizing') : []) {
-    if (!(await cliRunOf(vault, vault.abs(m.meeting)))) interrupted.add(m.meeting);
+    if (!(await cliRunOf(vault, vault.abs(m.meeting), undefined, deps.env))) interrupted.add(m.meeting);
   }
   io.out(`vault: ${vault.root}`);
   io.out(`config: ${config.file ?? 'none found, the defaults (another: --config F)'}`);

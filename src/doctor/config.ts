@@ -1,5 +1,5 @@
-import path from 'node:path';
 import { type AppConfig, ConfigError } from '../config.js';
+import { isBundledDefaultConfig } from '../example-vault.js';
 import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
 
 /** The config check: every problem of a config that did not load, or where the settings came from. */
@@ -14,7 +14,7 @@ export function checkConfig(config: AppConfig | ConfigError): DoctorCheck {
   }
   // Which file was taken, and how to check another: `npm start` in the checkout and the
   // commands take the same one (commands/common.ts checkoutConfig, docs/design.md §5).
-  if (config.file && path.basename(config.file) === 'config.default.json') {
+  if (isBundledDefaultConfig(config.file)) {
     return check('config', 'pass', `${config.file} is valid (the bundled config, which npm start runs while the checkout has no config.json; another: --config F)`);
   }
   return config.file

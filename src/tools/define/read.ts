@@ -23,17 +23,9 @@ export async function readTextFile(vault: Vault, abs: string): Promise<string | 
   }
 }
 
-/**
- * The configured dictionary and glossary may be symbolic links to a file out of the vault (the
- * speech recognizer's word list, docs/guarantees.md), as the configuration names them; never
- * to a hidden place (`~/.config`, `~/.ssh`, the vault's `.meeting-assistant/`), where the
- * configuration, keys and the token live.
- */
+/** A configured word list linked out of the vault (Vault.isLinkedWordList); one in it is read confined. */
 async function isLinkedWordList(vault: Vault, abs: string): Promise<boolean> {
   const file = path.resolve(vault.root, abs);
-  const { dictionary, glossary } = vault.layout.files;
-  if (file !== dictionary && file !== glossary) return false;
   const real = await vault.fs.realpath(file).catch(() => undefined);
-  if (real === undefined || vault.contains(real)) return false;
-  return !real.split(path.sep).some((step) => step.startsWith('.'));
+  return real !== undefined && !vault.contains(real) && vault.isLinkedWordList(file, real);
 }

@@ -232,7 +232,7 @@ export class Vault {
     // A sync tool's conflict copy or temporary is never written (docs/design.md §4).
     if (isSyncToolFile(file)) throw new UnwritableFileError(this.relName(file), 'sync-file');
     const target = await writeTargetOf(this.fs, file);
-    if (target !== file && !this.isConfiguredFile(file)) {
+    if (target !== file && !this.isLinkedWordList(file, target)) {
       this.realRoot ??= this.fs.realpath(this.root).catch(() => this.root);
       if (!Vault.isInside(await this.realRoot, target)) throw new LinkOutsideVaultError(this.contains(file) ? this.rel(file) : file, target);
     }
@@ -317,8 +317,14 @@ export class Vault {
     if (result.before !== undefined && result.before !== current && keep(result.before)) await this.keepInTrash(file, result.before);
   }
 
-  private isConfiguredFile(file: string): boolean {
-    return file === this.layout.files.dictionary || file === this.layout.files.glossary;
+  /**
+   * The configured dictionary and glossary may be symbolic links to a file out of the vault (the
+   * speech recognizer's word list, docs/guarantees.md), read and written through; never to a
+   * hidden place (`~/.config`, `~/.bashrc`, a `.meeting-assistant/`), where keys and the token live.
+   */
+  isLinkedWordList(file: string, real: string): boolean {
+    const configured = file === this.layout.files.dictionary || file === this.layout.files.glossary;
+    return configured && !real.split(path.sep).some((step) => step.startsWith('.'));
   }
 
   /** A copy of `content` in `.trash/` under the file's name: what a replaced file held. */
