@@ -194,8 +194,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       continue;
     }
     cuts = 0;
-    // Once the summary is written, an answer of reasoning alone ends the run as any answer without calls does.
-    if (response.reasoningOnly && !askedToAnswer && !options.summaryWritten()) {
+    if (response.reasoningOnly && !askedToAnswer) {
       logTurn(log, turns, response, Date.now() - turnStarted);
       log.info({ turn: turns }, 'the answer held only reasoning: asking once for the answer');
       askedToAnswer = true;
