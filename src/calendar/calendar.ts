@@ -8,7 +8,7 @@ import { type KeptCopy, readKeptCopy, writeKeptCopy } from './kept-copy.js';
 import { expandInThread } from './read-worker.js';
 import { pathSignature, readCalendarPath } from './read-files.js';
 import { type CalendarSource, calendarSources } from './sources.js';
-import type { CalendarEvent, CalendarLookup, CalendarSourceState } from './types.js';
+import { type CalendarEvent, type CalendarLookup, type CalendarSourceState, narrowest, type Span } from './types.js';
 import { isIanaZone, systemZone } from './zones.js';
 
 /**
@@ -91,7 +91,8 @@ export function createCalendar(deps: CalendarDeps): Calendar {
   // Defence in depth: should an address ever reach a log line, the logger masks it (§12: a secret).
   for (const { source } of slots) if (source.kind === 'url') addLogSecret(logger, source.url);
 
-  let window: { from: number; to: number; events: CalendarEvent[] } | undefined;
+  /** The span expanded (from, to) and the part of it every series is whole in (a lookup's answer). */
+  let window: { from: number; to: number; whole: Span; events: CalendarEvent[] } | undefined;
   let loaded: Promise<void> | undefined;
   /** The first read of every source, whatever its outcome; then that wait, bounded, shared by all lookups. */
   let firstRead: Promise<void> | undefined;
@@ -101,12 +102,13 @@ export function createCalendar(deps: CalendarDeps): Calendar {
   let stopped = false;
   const stopping = new AbortController();
 
-  const request = (from: number, to: number) => ({
+  const request = (from: number, to: number, focus?: number) => ({
     sources: slots.filter((s) => s.texts).map((s) => ({ name: s.source.name, texts: s.texts! })),
     from,
     to,
     defaultZone,
     me: settings.Me,
+    focus,
   });
 
   function report(slot: SourceSlot, error: string | null): void {
@@ -187,9 +189,12 @@ export function createCalendar(deps: CalendarDeps): Calendar {
     const from = now - KEPT_BEFORE_MS;
     const to = now + KEPT_AFTER_MS;
     try {
-      const results = await expand(request(from, to));
+      const results = await expand(request(from, to, now));
       apply(results);
-      window = { from, to, events: results.flatMap((r) => r.events).sort(byStart) };
+      // A series with more slots than are followed (a minutely rule) is whole around now only;
+      // a lookup beyond is expanded for itself.
+      const whole = results.reduce<Span>((span, r) => (r.complete ? narrowest(span, r.complete) : span), { from, to });
+      window = { from, to, whole, events: results.flatMap((r) => r.events).sort(byStart) };
     } catch (err) {
       logger.warn({ error: (err as Error).message }, 'the calendars could not be expanded');
     }
@@ -245,7 +250,7 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       }
       const f = from.getTime();
       const t = to.getTime();
-      if (window && f >= window.from && t <= window.to) return window.events.filter((e) => e.start.getTime() <= t && e.end.getTime() >= f);
+      if (window && f >= window.whole.from && t <= window.whole.to) return window.events.filter((e) => e.start.getTime() <= t && e.end.getTime() >= f);
       try {
         return (await expand(request(f, t))).flatMap((r) => r.events).sort(byStart);
       } catch (err) {

@@ -1,5 +1,5 @@
 import { readIcs } from './read-ics.js';
-import type { CalendarEvent } from './types.js';
+import { type CalendarEvent, narrowest, type Span } from './types.js';
 
 /**
  * What one expansion is asked and answers: the texts of the sources, read for one span of time.
@@ -13,6 +13,8 @@ export interface ExpandRequest {
   to: number;
   defaultZone: string;
   me: string[];
+  /** See ReadOptions.focus: the kept window passes now. */
+  focus?: number;
 }
 
 export interface SourceEvents {
@@ -24,6 +26,8 @@ export interface SourceEvents {
   unreadable: number;
   /** Why nothing of it could be read; undefined when something could. */
   error?: string;
+  /** Where a series had more slots than are followed: the span in which its events are whole. */
+  complete?: Span;
 }
 
 export type Expand = (request: ExpandRequest) => Promise<SourceEvents[]>;
@@ -34,8 +38,9 @@ export function expandNow(request: ExpandRequest): SourceEvents[] {
     let failed = 0;
     for (const text of texts) {
       try {
-        const r = readIcs(text, { source: name, from: request.from, to: request.to, defaultZone: request.defaultZone, me: request.me });
+        const r = readIcs(text, { source: name, from: request.from, to: request.to, defaultZone: request.defaultZone, me: request.me, focus: request.focus });
         out.events.push(...r.events);
+        if (r.complete) out.complete = narrowest(out.complete, r.complete);
         out.count += r.count;
         out.unreadable += r.unreadable;
       } catch {

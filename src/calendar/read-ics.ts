@@ -3,7 +3,7 @@ import ICAL from 'ical.js';
 import { fastForwardStart } from './fast-forward.js';
 import { findJoinUrl } from './join-url.js';
 import { attendeesOf, declinedByMe, isRoomOrResource, personOf } from './people.js';
-import type { CalendarEvent } from './types.js';
+import { type CalendarEvent, narrowest, type Span } from './types.js';
 import { ianaZoneOf, isIanaZone, type WallTime, wallToInstant } from './zones.js';
 
 /**
@@ -27,6 +27,11 @@ export interface ReadOptions {
   defaultZone: string;
   /** Calendar.Me, lower case. */
   me: readonly string[];
+  /**
+   * The instant a series with more slots in [from, to] than are followed is followed around
+   * instead of from `from` (the kept window passes now: today is whole, whatever the hour).
+   */
+  focus?: number;
 }
 
 export interface ReadResult {
@@ -35,10 +40,14 @@ export interface ReadResult {
   count: number;
   /** VEVENTs passed over because they could not be read (the rest of the file still is). */
   unreadable: number;
+  /** Where a series had more slots than are followed: the span in which every series is whole. */
+  complete?: Span;
 }
 
 /** A rule without end that started long ago is followed at most this many slots (docs/design.md §12's bounded time). */
 const MAX_SLOTS_PER_SERIES = 20_000;
+/** A series cut short is followed from this long before the focus: the local day of now began less than 25 h ago. */
+const FOCUS_BEFORE_MS = 25 * 3_600_000;
 /** Instances one read lists at most (a few minutely series over the days asked would be millions). */
 export const MAX_INSTANCES = 100_000;
 /** A 5 MB description is kept to this many characters: the agenda is cut far shorter (§12). */
@@ -193,12 +202,26 @@ function keep(c: Component, me: ReadonlySet<string>): boolean {
   return !cancelled(c) && !declinedByMe(attendeesOf(c.getAllProperties('attendee')), me);
 }
 
-/** A series' slots in [from, to], its exceptions in place of the slots they replace. */
-function expandSeries(master: Component, exceptions: readonly Component[], o: ReadOptions, zoning: Zoning, me: ReadonlySet<string>): CalendarEvent[] {
+/**
+ * A series' slots in [from, to], its exceptions in place of the slots they replace. A series
+ * with more slots than are followed (a minutely rule over weeks) is followed again from just
+ * before the focus, and says which span it covers whole.
+ */
+function expandSeries(master: Component, exceptions: readonly Component[], o: ReadOptions, zoning: Zoning, me: ReadonlySet<string>): { events: CalendarEvent[]; complete?: Span } {
+  const first = expandSeriesFrom(master, exceptions, o, zoning, me);
+  if (first.cutAt === undefined) return { events: first.events };
+  const refocused = o.focus === undefined ? o.from : Math.max(o.from, o.focus - FOCUS_BEFORE_MS);
+  if (refocused === o.from) return { events: first.events, complete: { from: o.from, to: first.cutAt } };
+  const again = expandSeriesFrom(master, exceptions, { ...o, from: refocused }, zoning, me);
+  return { events: again.events, complete: { from: refocused, to: again.cutAt ?? o.to } };
+}
+
+/** One pass over a series; `cutAt`: the last slot followed when the series had more in the span. */
+function expandSeriesFrom(master: Component, exceptions: readonly Component[], o: ReadOptions, zoning: Zoning, me: ReadonlySet<string>): { events: CalendarEvent[]; cutAt?: number } {
   const out: CalendarEvent[] = [];
   const span = spanOf(master, zoning);
   const recurring = master.hasProperty('rrule') || master.hasProperty('rdate') || exceptions.length > 0;
-  if (!span || cancelled(master)) return out;
+  if (!span || cancelled(master)) return { events: out };
   const byslot = new Map<number, Component>();
   for (const ex of exceptions) {
     const rid = timeProp(ex, 'recurrence-id');
@@ -226,19 +249,30 @@ function expandSeries(master: Component, exceptions: readonly Component[], o: Re
     }
     if (keepMaster && overlaps(slot, slot + duration, o)) out.push(instance(master, o, slot, slot + duration, slot, recurring));
   };
+  let cutAt: number | undefined;
   if (!master.hasProperty('rrule') && !master.hasProperty('rdate')) emit(span.start);
   else {
     const { tzid, utc, time } = span.startProp;
     // Exceptions given (none: they are matched here by instant), else ical.js looks through every
     // VEVENT of the file for each series: quadratic, 20 ms a series in a 5,000-event export.
     const iterator = new ICAL.Event(withoutExdates(master), { exceptions: [] }).iterator(fastForwardStart(master, time, span.start, duration, o.from));
+    let last: number | undefined;
+    let ended = false;
     for (let n = 0; n < MAX_SLOTS_PER_SERIES; n++) {
       const next = iterator.next();
-      if (!next) break;
+      if (!next) {
+        ended = true;
+        break;
+      }
       const slot = instantOf(next, tzid, utc || next.zone === ICAL.Timezone.utcTimezone, zoning);
-      if (slot > o.to) break;
+      if (slot > o.to) {
+        ended = true;
+        break;
+      }
       emit(slot);
+      last = slot;
     }
+    if (!ended) cutAt = last;
   }
   // An exception moved into the range from a slot outside it (or beyond the slots followed).
   for (const [slot, ex] of byslot) {
@@ -246,7 +280,7 @@ function expandSeries(master: Component, exceptions: readonly Component[], o: Re
     const exSpan = spanOf(ex, zoning);
     if (exSpan && keep(ex, me) && overlaps(exSpan.start, exSpan.end, o)) out.push(instance(ex, o, exSpan.start, exSpan.end, slot, true));
   }
-  return out;
+  return { events: out, cutAt };
 }
 
 /**
@@ -339,6 +373,7 @@ export function readIcs(ics: string, o: ReadOptions): ReadResult {
   const me = new Set(o.me.map((m) => m.toLowerCase().replace(/^mailto:/, '')));
   let count = 0;
   let bad = unreadable;
+  let complete: Span | undefined;
   const events: CalendarEvent[] = [];
   // A file read event by event is many calendars with the same head: they are grouped together.
   const vevents: { c: Component; zoning: Zoning }[] = [];
@@ -357,7 +392,9 @@ export function readIcs(ics: string, o: ReadOptions): ReadResult {
         bad++;
         continue;
       }
-      for (const e of expandSeries(master, grouped.exceptions.get(uid) ?? [], o, zoningOfEvent.get(master)!, me)) events.push(e);
+      const series = expandSeries(master, grouped.exceptions.get(uid) ?? [], o, zoningOfEvent.get(master)!, me);
+      for (const e of series.events) events.push(e);
+      if (series.complete) complete = narrowest(complete, series.complete);
     } catch {
       bad++;
     }
@@ -378,5 +415,5 @@ export function readIcs(ics: string, o: ReadOptions): ReadResult {
     }
   }
   events.sort((a, b) => a.start.getTime() - b.start.getTime() || a.title.localeCompare(b.title));
-  return { events, count, unreadable: bad };
+  return complete ? { events, count, unreadable: bad, complete } : { events, count, unreadable: bad };
 }

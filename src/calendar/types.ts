@@ -59,3 +59,14 @@ export interface CalendarLookup {
   /** Each configured source's state. */
   sources(): CalendarSourceState[];
 }
+
+/** A span of time in milliseconds since the epoch, both ends included. */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/** The span both cover; the first undefined: the second. */
+export function narrowest(a: Span | undefined, b: Span): Span {
+  return a ? { from: Math.max(a.from, b.from), to: Math.min(a.to, b.to) } : b;
+}

@@ -232,6 +232,31 @@ describe('createCalendar', () => {
     expect(localDay('2026-03-02')).toEqual({ from: new Date(2026, 2, 2), to: new Date(2026, 2, 3, 0, 0, 0, -1) });
   });
 
+  it('a minutely rule without end: today and next week are whole at three past midnight, from the kept window; ten days back is expanded for itself', async () => {
+    // 22 days kept are 31,680 minutes, more than a series is followed (20,000 slots): the series
+    // is followed around now, so the day does not depend on the hour the window was built.
+    const fs = memoryFs({ 'work.ics': ics(event('m', 'Every minute', '20010101T000000Z', '20010101T000100Z', 'RRULE:FREQ=MINUTELY')) });
+    const expands: number[] = [];
+    const { calendar } = setup(fs, settings([{ Name: 'Work', Path: 'work.ics' }]), {
+      clock: () => new Date(2026, 2, 2, 0, 3),
+      expand: async (r) => (expands.push(r.to - r.from), expandNow(r)),
+    });
+    await calendar.refresh();
+    const built = expands.length;
+    const today = await todaysCalendar(calendar, () => new Date(2026, 2, 2, 0, 3));
+    expect(today.events).toHaveLength(1440);
+    expect(today.events[0]!.start).toEqual(new Date(2026, 2, 2, 0, 0));
+    expect(expands).toHaveLength(built);
+    const inSevenDays = await calendar.eventsBetween(new Date(2026, 2, 9, 12), new Date(2026, 2, 9, 12, 59, 59));
+    expect(inSevenDays).toHaveLength(61);
+    expect(expands).toHaveLength(built);
+    // Ten days back is kept, but the series was not followed there: read for itself, still whole.
+    const tenDaysBack = await calendar.eventsBetween(new Date(2026, 1, 20, 12), new Date(2026, 1, 20, 12, 59, 59));
+    expect(tenDaysBack).toHaveLength(61);
+    expect(expands).toHaveLength(built + 1);
+    await calendar.stop();
+  });
+
   it('expands in a thread of its own, and answers spans far from now', async () => {
     const fs = memoryFs({ 'work.ics': ics(event('w', 'Weekly', '20200106T090000Z', '20200106T100000Z', 'RRULE:FREQ=WEEKLY')) });
     const { calendar } = setup(fs, settings([{ Name: 'Work', Path: 'work.ics' }]), { expand: (r) => expandInThread(r) });

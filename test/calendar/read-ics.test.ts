@@ -72,6 +72,27 @@ describe('readIcs', () => {
     expect(capped.unreadable).toBeGreaterThan(0);
   });
 
+  it('follows a series with more slots than it follows around the focus, and says which span is whole', () => {
+    const text = ics(...event('UID:m', 'SUMMARY:Minutely', 'DTSTART:20010101T000000Z', 'DTEND:20010101T000100Z', 'RRULE:FREQ=MINUTELY'));
+    const span = opts('2026-02-16T00:03:00Z', '2026-03-10T00:03:00Z');
+    // From `from` on, 20,000 slots: the series stops short of the day of the focus.
+    const plain = readIcs(text, span);
+    expect(plain.complete!.from).toBe(span.from);
+    // The slots followed begin a few periods before `from` (fast-forward.ts keeps a margin).
+    expect(plain.complete!.to).toBeGreaterThan(span.from + 19_990 * 60_000);
+    expect(plain.complete!.to).toBeLessThan(span.from + 20_000 * 60_000);
+    expect(plain.events.some((e) => e.start.toISOString().startsWith('2026-03-02'))).toBe(false);
+    const focus = Date.parse('2026-03-02T00:03:00Z');
+    const focused = readIcs(text, { ...span, focus });
+    const from = focus - 25 * 3_600_000;
+    expect(focused.complete!.from).toBe(from);
+    expect(focused.complete!.to).toBe(span.to);
+    expect(focused.events.filter((e) => e.start.toISOString().startsWith('2026-03-02'))).toHaveLength(1440);
+    expect(focused.events[0]!.start.getTime()).toBe(from - 60_000);
+    // A series followed whole says nothing.
+    expect(readIcs(text, opts('2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z', { focus })).complete).toBeUndefined();
+  });
+
   it('passes over a cancelled series, all-day events and events I declined', () => {
     const text = ics(
       ...event('UID:c', 'SUMMARY:Gone', 'STATUS:CANCELLED', 'DTSTART:20260301T100000Z', 'RRULE:FREQ=DAILY'),
