@@ -36,12 +36,21 @@ export function prettyFormatter(options: PrettyOptions): (line: string) => strin
   });
 }
 
-/** The message, the meeting when the message does not name it, and an error's own words. */
+/**
+ * The message, the meeting when the message does not name it, and an error's own words. A
+ * note's name or an error can hold what a synced file or a server wrote: its control characters
+ * (an escape sequence that clears or retitles the terminal) and bidi overrides are not printed.
+ */
 function messageLine(log: Record<string, unknown>, key: string): string {
   const msg = String(log[key] ?? '');
   const meeting = typeof log.meeting === 'string' && !msg.includes(log.meeting) ? ` [${log.meeting}]` : '';
   const err = errorMessage(log.err ?? log.error);
-  return `${msg}${meeting}${err && !msg.includes(err) ? `: ${err}` : ''}`;
+  return withoutControls(`${msg}${meeting}${err && !msg.includes(err) ? `: ${err}` : ''}`);
+}
+
+function withoutControls(text: string): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what it removes
+  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
 }
 
 function errorMessage(err: unknown): string | undefined {

@@ -405,4 +405,12 @@ describe('readable lines at a terminal (Logging.Pretty)', () => {
     // With details (the logs command, debug level) the fields follow below.
     expect(prettyFormatter({ colorize: false, details: true })(JSON.stringify({ time, level: 'info', msg: 'x', turn: 3 }))).toContain('turn: 3');
   });
+
+  it('prints no control character a synced file name or a server put in a message, the meeting or an error', () => {
+    const format = prettyFormatter({ colorize: false, details: false });
+    const esc = '\u001b';
+    const text = format(JSON.stringify({ time: new Date().toISOString(), level: 'warn', msg: `skipped ${esc}]0;owned\u0007`, meeting: `Meetings/${esc}[2JX\u202e.md`, err: { message: `HTTP 500 ${esc}[31mred` } }));
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(text).toContain('skipped ]0;owned [Meetings/[2JX.md]: HTTP 500 [31mred');
+  });
 });

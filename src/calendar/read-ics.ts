@@ -3,7 +3,7 @@ import ICAL from 'ical.js';
 import { fastForwardStart } from './fast-forward.js';
 import { findJoinUrl } from './join-url.js';
 import { attendeesOf, declinedByMe, isRoomOrResource, personOf } from './people.js';
-import { type CalendarEvent, narrowest, type Span } from './types.js';
+import { type CalendarEvent, type CalendarPerson, narrowest, type Span } from './types.js';
 import { ianaZoneOf, isIanaZone, type WallTime, wallToInstant } from './zones.js';
 
 /**
@@ -108,20 +108,34 @@ function noteSafeUid(uid: string): string {
 
 /** What one VEVENT says, apart from when. */
 function details(c: Component, source: string): Omit<CalendarEvent, 'start' | 'end' | 'eventStart' | 'recurring'> {
-  const description = (text(c, 'description') || text(c, 'x-alt-desc')).slice(0, MAX_DESCRIPTION_CHARS);
-  const location = text(c, 'location').slice(0, 2_000);
+  const description = shown(text(c, 'description') || text(c, 'x-alt-desc'), true).slice(0, MAX_DESCRIPTION_CHARS);
+  const location = shown(text(c, 'location')).slice(0, 2_000);
   const organizerProp = c.getFirstProperty('organizer');
   const xProps = ['x-microsoft-skypeteamsmeetingurl', 'x-microsoft-onlinemeetingconflink', 'x-google-conference', 'conference', 'url'];
+  const person = (p: CalendarPerson): CalendarPerson => ({ ...p, name: shown(p.name) });
   return {
     uid: noteSafeUid(text(c, 'uid')),
-    title: text(c, 'summary').slice(0, 1_000),
+    title: shown(text(c, 'summary')).slice(0, 1_000),
     description,
     location,
-    organizer: organizerProp && !isRoomOrResource(organizerProp) ? personOf(organizerProp) : null,
-    attendees: attendeesOf(c.getAllProperties('attendee')),
+    organizer: organizerProp && !isRoomOrResource(organizerProp) ? person(personOf(organizerProp)) : null,
+    attendees: attendeesOf(c.getAllProperties('attendee')).map(person),
     joinUrl: findJoinUrl([...xProps.flatMap((p) => c.getAllProperties(p).map((v) => String(v.getFirstValue() ?? ''))), location, description]),
     source,
   };
+}
+
+/**
+ * A calendar's text as it may be shown: anyone can put an event in a calendar (an invitation),
+ * and its title reaches a terminal (`calendar`, `status`), notes and the model. Control
+ * characters (an escape sequence that retitles or clears a terminal), DEL, C1 controls and the
+ * bidirectional overrides that reorder what is shown go; a one-line field's line ends and tabs
+ * become spaces.
+ */
+function shown(value: string, lines = false): string {
+  // eslint-disable-next-line no-control-regex -- the control characters are what it removes
+  const cleaned = value.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+  return lines ? cleaned : cleaned.replace(/[\n\t]+/g, ' ');
 }
 
 function cancelled(c: Component): boolean {

@@ -93,6 +93,26 @@ describe('readIcs', () => {
     expect(readIcs(text, opts('2026-03-02T00:00:00Z', '2026-03-03T00:00:00Z', { focus })).complete).toBeUndefined();
   });
 
+  it('an invitation cannot write to a terminal: control characters, escape sequences and bidi overrides leave every shown field', () => {
+    const esc = '\u001b';
+    const text = ics(
+      ...event(
+        'UID:e',
+        `SUMMARY:${esc}]0;owned\u0007Board ${esc}[2Jmeeting\u202e`,
+        `LOCATION:Room\u0085 ${esc}[31m4`,
+        `DESCRIPTION:Line one\\nLine\u0008 two\u0000`,
+        `ORGANIZER;CN="Ann${esc}[8m":mailto:ann@example.org`,
+        `ATTENDEE;CN="Bob\u009b1m":mailto:bob@example.org`,
+        'DTSTART:20260302T100000Z',
+        'DTEND:20260302T110000Z',
+      ),
+    );
+    const [e] = readIcs(text, opts('2026-03-01T00:00:00Z', '2026-03-04T00:00:00Z')).events;
+    const fields = [e!.title, e!.location, e!.description, e!.organizer!.name, e!.attendees[0]!.name];
+    for (const field of fields) expect(field).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+    expect(fields).toEqual([']0;ownedBoard [2Jmeeting', 'Room [31m4', 'Line one\nLine two', 'Ann[8m', 'Bob1m']);
+  });
+
   it('passes over a cancelled series, all-day events and events I declined', () => {
     const text = ics(
       ...event('UID:c', 'SUMMARY:Gone', 'STATUS:CANCELLED', 'DTSTART:20260301T100000Z', 'RRULE:FREQ=DAILY'),

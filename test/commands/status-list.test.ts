@@ -32,6 +32,19 @@ describe('status: the meetings', () => {
     expect(io.text()).not.toContain('T08:00:00Z');
   });
 
+  it('a note named with an escape sequence (a synced file) prints no control character', async () => {
+    const name = 'Evil \u001b]0;owned\u0007\u001b[2J\u202e';
+    const fs = memoryFs({
+      '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Enabled: false } } }),
+      [`Meetings/${name}.md`]: `---\ntitle: x\nstart_time: 2026-11-30T08:00:00Z\n---\n`,
+    });
+    const io = memoryIo();
+    expect(await status({}, { io, fs, env: {}, cwd: '/work', clock: () => new Date() })).toBe(0);
+    // Whole sequences go (ask/terminal-text.ts), not only their escape character.
+    expect(io.text()).toContain('Meetings/Evil .md');
+    expect(io.text()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
+  });
+
   it("with no daemon on the vault, a meeting left `summarizing` reads `was summarizing`, said to resume at the daemon's next start", async () => {
     const note = (name: string, state: string) => ({
       [`Meetings/${name}.md`]: `---\ntitle: ${name}\nstart_time: 2026-11-30T08:00:00Z\ntranscript: "[[Meetings/Transcripts/${name}]]"\ncontext: "[[Meetings/Context/${name}]]"\n---\n`,
