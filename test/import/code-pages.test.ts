@@ -82,6 +82,11 @@ describe('the ISO-8859 pages the detector does not know, on real files', () => {
     }
   });
 
+  it('an accented capital after a small first letter is still a word: Irish `hÉireann`, `nÉirinn` in Windows-1252', () => {
+    const irish = 'Fáilte romhaibh go léir go hÉirinn.\nTá Uachtarán na hÉireann anseo i mBaile Átha Cliath, agus i nÉirinn ar fad.\n';
+    expect(decodeText({ name: 'ga.txt', bytes: iconv.encode(irish, 'windows-1252') })).toBe(irish);
+  });
+
   it('a real file imported as a `.txt` transcript: its paragraphs with their words', async () => {
     const cues = await readTranscript({ name: 'maltese.txt', bytes: readFileSync(path.join(REAL, 'uchardet-mt-iso-8859-3.txt')) }, new ReadReport());
     expect(cues).toHaveLength(1);

@@ -227,8 +227,9 @@ function plausible(text: string): boolean {
       // Latin letters take Latin accents only (Vietnamese in Windows-1258 writes them apart),
       // not Arabic's vowel signs: `iًëjo` is Lithuanian `išėjo` read as Windows-1256.
       if (/\p{Script=Latin}(?![\u0300-\u036f])\p{M}/u.test(word)) return false;
-      // `McDonald` and `iPhone` are words, an accented capital after a small letter is not (`PrancŸzija`).
-      if (/\p{Ll}[^\x00-\x7f\P{Lu}]/u.test(word)) return false;
+      // `McDonald` and `iPhone` are words, and Irish `nÉireann` (a small first letter before the
+      // capital); an accented capital after a small letter further in is not (`PrancŸzija`).
+      if (/.\p{Ll}[^\x00-\x7f\P{Lu}]/u.test(word)) return false;
     } else if (/\p{Ll}\p{Lu}/u.test(word)) return false;
   }
   return true;
