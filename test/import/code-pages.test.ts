@@ -23,9 +23,12 @@ const encodingOf = (name: string) => /-((?:windows|iso|koi8)-[\w-]+)\.txt$/.exec
 describe('legacy code pages, on real files', () => {
   const files = readdirSync(REAL).filter((name) => name.endsWith('.txt') && !name.includes('-iso-2022-'));
 
-  it('cover Windows-1250 to -1258, KOI8-R and the ISO-8859 pages the detector knows', () => {
+  it('cover Windows-1250 to -1258, KOI8-R and the ISO-8859 pages, those the detector does not know too', () => {
     expect(new Set(files.map(encodingOf))).toEqual(
-      new Set(['windows-1250', 'windows-1251', 'windows-1252', 'windows-1253', 'windows-1254', 'windows-1255', 'windows-1256', 'windows-1257', 'windows-1258', 'koi8-r', 'iso-8859-2', 'iso-8859-5', 'iso-8859-6', 'iso-8859-7', 'iso-8859-8', 'iso-8859-9', 'iso-8859-15']),
+      new Set([
+        ...['windows-1250', 'windows-1251', 'windows-1252', 'windows-1253', 'windows-1254', 'windows-1255', 'windows-1256', 'windows-1257', 'windows-1258', 'koi8-r'],
+        ...['iso-8859-2', 'iso-8859-3', 'iso-8859-4', 'iso-8859-5', 'iso-8859-6', 'iso-8859-7', 'iso-8859-8', 'iso-8859-9', 'iso-8859-10', 'iso-8859-13', 'iso-8859-15', 'iso-8859-16'],
+      ]),
     );
   });
 
@@ -39,6 +42,70 @@ describe('legacy code pages, on real files', () => {
   it('an Arabic SubRip file in Windows-1256 whose cues stretch words with tatweel only (`ـــ`) imports', async () => {
     const cues = await readTranscript({ name: 'cp1256-tatweel.srt', bytes: readFileSync(path.join(FIXTURES, 'cp1256-tatweel.srt')) }, new ReadReport());
     expect(cues.map((c) => c.text)).toEqual(['ــــ مرحبا بكم ــــ', 'ـــ لنبدأ الاجتماع']);
+  });
+});
+
+/**
+ * docs/design.md §9 (issue 45, point 2): the Latin ISO-8859 pages chardet has no statistics
+ * for (-3, -4, -10, -13, -16) are tried after the Windows ones, and told apart by the
+ * alphabet their letters fall in. Before, each of these real files was refused or read as a
+ * neighbour (`Pranc¾zija`, `kaþnomo`, `şi` for `și`).
+ */
+describe('the ISO-8859 pages the detector does not know, on real files', () => {
+  const read = (name: string) => decodeText({ name, bytes: readFileSync(path.join(REAL, name)) });
+
+  it.each([
+    ['uchardet-mt-iso-8859-3.txt', ['uffiċjali', 'wieħed', 'għandu', 'ġej', 'Iżda', 'proċess', 'San Ġwann']], // Maltese
+    ['uchardet-eo-iso-8859-3.txt', ['kaŝnomo', 'disvastiĝi', 'ĉi tiun', 'naskiĝtago', 'neŭtralan', 'anstataŭigi']], // Esperanto
+    ['uchardet-lt-iso-8859-4.txt', ['Prancūzija', 'olandų']], // Lithuanian
+    ['uchardet-lv-iso-8859-10.txt', ['nīderlandiešu', 'jūlijā', 'gleznotājs', 'zīmējumu un skiču', 'viņš', 'pēdējo', 'ietekmējis']], // Latvian
+    ['uchardet-et-iso-8859-13.txt', ['„Anton Pavlovitš Tšehhov“', 'eelkõige', 'näidendid', 'psühholoogilised']], // Estonian
+    ['uchardet-ro-iso-8859-16.txt', ['și două țări', 'Țara constă', 'insulițe', '„Arhipelagul Danez”', 'învecinându-se']], // Romanian
+  ])('%s: its words', (name, words) => {
+    const text = read(name);
+    for (const word of words) expect(text).toContain(word);
+  });
+
+  it('Romanian in ISO-8859-16 keeps its comma below (`ș`, `ț`), never the cedilla of ISO-8859-2 (`ş`, `ţ`)', () => {
+    expect(read('uchardet-ro-iso-8859-16.txt')).not.toMatch(/[şţŞŢ]/);
+  });
+
+  it('ISO-8859-13 with its quotes (`„`, `“`: bytes Windows-1257 leaves undefined or reads as `´`) is read as ISO-8859-13', () => {
+    const name = 'uchardet-et-iso-8859-13.txt';
+    expect(read(name)).toBe(iconv.decode(readFileSync(path.join(REAL, name)), 'iso-8859-13'));
+    expect(read(name)).not.toMatch(/´/);
+  });
+
+  it('Lithuanian in ISO-8859-13 with its quotes and `’` (text of ours): not Windows-1256 (`iًëjo`), not Windows-1252 (`dÿArtanjanas`)', () => {
+    for (const line of ['Jis sakė: „Labas“, ir išėjo.\n', 'Jis sakė: “Labas”, ir išėjo į Prancūziją.\n', 'Vincentas van Gogas, olandų tapytojas, d’Artanjanas ir Prancūzija.\n']) {
+      expect(decodeText({ name: 'lt.txt', bytes: iconv.encode(line, 'iso-8859-13') })).toBe(line);
+    }
+  });
+
+  it('an accented capital after a small first letter is still a word: Irish `hÉireann`, `nÉirinn` in Windows-1252', () => {
+    const irish = 'Fáilte romhaibh go léir go hÉirinn.\nTá Uachtarán na hÉireann anseo i mBaile Átha Cliath, agus i nÉirinn ar fad.\n';
+    expect(decodeText({ name: 'ga.txt', bytes: iconv.encode(irish, 'windows-1252') })).toBe(irish);
+  });
+
+  it('a real file imported as a `.txt` transcript: its paragraphs with their words', async () => {
+    const cues = await readTranscript({ name: 'maltese.txt', bytes: readFileSync(path.join(REAL, 'uchardet-mt-iso-8859-3.txt')) }, new ReadReport());
+    expect(cues).toHaveLength(1);
+    expect(cues[0]!.text).toMatch(/^Il-Malti huwa l-ilsien nazzjonali tar-Repubblika ta' Malta\. Huwa l-ilsien uffiċjali flimkien mal-Ingliż;/);
+    expect(cues[0]!.text).toContain('Għarbija');
+  });
+
+  it('Northern Sámi in ISO-8859-10 (text of ours: no detector has a Sámi file) reads with `đ`, `č`, `š`', () => {
+    const sami = 'Buorre beaivi! Giitu go bođiidet.\nČoahkkin álgá dál, ja mii ságastallat ođđa šiehtadusa birra.\n';
+    expect(decodeText({ name: 'sami.txt', bytes: iconv.encode(sami, 'iso-8859-10') })).toBe(sami);
+  });
+
+  it('one short line that reads as a language in two code pages is an import error that says so, not a guess', () => {
+    // In ISO-8859-4, Windows-1250 reads it alike (Sámi) and Windows-1257 as `bošiidet, čoahkkin įlgį`;
+    // in ISO-8859-10, ISO-8859-4 reads `bošiidet, čoahkkin` (Czech letters). Before, Windows-1252's `boðiidet, èoahkkin`.
+    for (const encoding of ['iso-8859-4', 'iso-8859-10']) {
+      const bytes = iconv.encode('Giitu go bođiidet, čoahkkin álgá dál.\n', encoding);
+      expect(() => decodeText({ name: 'short.txt', bytes }), encoding).toThrow(/short\.txt is not UTF-8, and its encoding cannot be told/);
+    }
   });
 });
 

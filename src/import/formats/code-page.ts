@@ -17,6 +17,16 @@ import iconv from 'iconv-lite';
  * Windows-1252 when it is among several (`Café crème` reads as words in most Latin ones).
  * Anything else is undefined: the import says the encoding cannot be told (never a
  * transcript of U+FFFD, nor of `Za¿ó³æ`).
+ *
+ * The Latin ISO-8859 pages chardet has no statistics for (-3 Maltese, Esperanto; -4 and -13
+ * Baltic; -10 Nordic with Sámi; -16 Romanian) are among the tries, and told apart by the
+ * alphabet their letters fall in: their letters sit where the others have other letters or
+ * signs (`Pranc¾zija`, `kaþnomo`, `T¹ehhov`). A text ISO-8859-13 and Windows-1257 read alike
+ * is Windows-1257 (chardet's name for it; the letters are the same); it is ISO-8859-13 when it
+ * holds its quotes `”` or `„` (0xA1, 0xA5, undefined in Windows-1257) or its `’` (0xFF,
+ * Windows-1257's `˙`). Romanian whose letters sit alike in ISO-8859-2, Windows-1250 and -16
+ * (`ş`/`ș` at 0xBA) keeps the cedilla chardet's ISO-8859-2 gives it; -16's own `„` `”` or
+ * Polish letters tell -16.
  */
 const SINGLE_BYTE = /^(?:ISO-8859-\d+|windows-125\d|KOI8-R)$/;
 const MULTI_BYTE = /^(?:Shift_JIS|EUC-JP|EUC-KR|GB18030|Big5)$/;
@@ -55,16 +65,16 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
   // (bytes ISO-8859-8 leaves undefined) is proposed as ISO-8859-8 but is Windows-1255.
   const proposed = proposals.flatMap((p) => [p.encoding, ...(WINDOWS_SIBLING[p.encoding] ? [WINDOWS_SIBLING[p.encoding]!] : [])]);
   const tried = [...new Set([...proposed, ...FALLBACKS])];
-  const plausibleOnes = tried.filter((encoding) => {
-    const text = iconv.decode(sample, encoding);
-    return readable(text) && plausible(text);
-  });
+  const texts = new Map(tried.map((encoding) => [encoding, iconv.decode(sample, encoding)]));
+  const plausibleOnes = distinct(tried.filter((encoding) => readable(texts.get(encoding)!) && plausible(texts.get(encoding)!)), texts);
   // chardet's best plausible proposal; else, of the commonest code pages, the one that reads as
   // words, or Windows-1252 among several (a short Western line reads as words in most of them).
   // Those whose accented letters are one language's come first: on a short Czech line chardet
   // proposes Windows-1252 before -1250, and 'Dìkuji, pøišli' reads as words, but in no language.
-  const oneLanguage = plausibleOnes.filter((encoding) => inOneAlphabet(iconv.decode(sample, encoding)));
-  const picked = pick(oneLanguage, proposals) ?? pick(plausibleOnes, proposals);
+  // Several that are each one language's, none proposed nor Windows-1252, cannot be told: a
+  // short Sámi line in ISO-8859-4 is Sámi in -1250 and `bošiidet, čoahkkin įlgį` in -1257.
+  const oneLanguage = plausibleOnes.filter((encoding) => inOneAlphabet(texts.get(encoding)!));
+  const picked = oneLanguage.length > 1 ? pick(oneLanguage, proposals) : (pick(oneLanguage, proposals) ?? pick(plausibleOnes, proposals));
   if (picked === undefined) return undefined;
   const chosen = picked === 'windows-1252' && latin9Letters(sample) ? 'ISO-8859-15' : picked === 'ISO-8859-7' && greekTonos(sample) ? 'windows-1253' : picked;
   const text = iconv.decode(whole, chosen);
@@ -73,7 +83,18 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
 
 /** chardet's best proposal among `candidates`; else the one candidate, or Windows-1252 among several. */
 function pick(candidates: string[], proposals: { encoding: string }[]): string | undefined {
-  return candidates.find((e) => proposals.some((p) => p.encoding === e)) ?? (candidates.length === 1 ? candidates[0] : candidates.find((e) => e === 'windows-1252'));
+  // Latin-9 is Windows-1252's variant here (latin9Letters): chardet names neither apart.
+  const proposed = (e: string) => proposals.some((p) => p.encoding === e || (e === 'ISO-8859-15' && p.encoding === 'windows-1252'));
+  return candidates.find(proposed) ?? (candidates.length === 1 ? candidates[0] : candidates.find((e) => e === 'windows-1252'));
+}
+
+/**
+ * The encodings whose text differs: of code pages that read the sample alike (a Lithuanian
+ * line in ISO-8859-13 and Windows-1257, a Latvian one in ISO-8859-4 and -10 when its letters
+ * sit where both put them), the first tried stands for all, so they do not count as several.
+ */
+function distinct(encodings: string[], texts: Map<string, string>): string[] {
+  return encodings.filter((encoding, i) => !encodings.slice(0, i).some((earlier) => texts.get(earlier) === texts.get(encoding)));
 }
 
 /**
@@ -89,7 +110,10 @@ const ALPHABETS = [
   'àèéìíîòóùú', // Italian
   'áéëïóöüíú', // Dutch
   'àçèéíïòóúü', // Catalan
-  'åäöæøéáíóúýþðü', // Nordic
+  'åäöéüšž', // Swedish, Finnish
+  'æøåéóàèêòô', // Danish, Norwegian
+  'áéíóúýþðæö', // Icelandic
+  'áíóúýæøð', // Faroese
   'ąćęłńóśźż', // Polish
   'áäčďéěíĺľňóôŕřšťúůýž', // Czech, Slovak
   'áéíóöőúüű', // Hungarian
@@ -100,7 +124,10 @@ const ALPHABETS = [
   'āčēģīķļņšūž', // Latvian
   'äõöüšž', // Estonian
   'çë', // Albanian
-  'áéíóúýàèìòù', // Irish, Welsh, Icelandic vowels
+  'áéíóúýàèìòù', // Irish, Welsh vowels
+  'àèìòùċġħż', // Maltese
+  'ĉĝĥĵŝŭ', // Esperanto
+  'áâäčđŋšŧž', // Sámi (Northern, Inari)
 ];
 
 function inOneAlphabet(text: string): boolean {
@@ -111,11 +138,12 @@ function inOneAlphabet(text: string): boolean {
 
 /**
  * The code pages subtitle files come in, tried when chardet proposes none that reads as words
- * (chardet knows neither Windows-1258 nor Thai; on a short Hebrew or KOI8-R file it may
- * propose nothing). A text that reads as words in several of them is no one's: the caller picks
- * chardet's or Windows-1252, or nothing.
+ * (chardet knows neither Windows-1258 nor Thai, nor ISO-8859-3, -4, -10, -13, -16; on a short
+ * Hebrew or KOI8-R file it may propose nothing; Latin-9 it names ISO-8859-1). A text that
+ * reads as words in several of them is no one's: the caller picks chardet's or Windows-1252,
+ * or nothing.
  */
-const FALLBACKS = ['windows-1252', 'windows-1250', 'windows-1251', 'windows-1256', 'windows-1253', 'windows-1254', 'windows-1257', 'windows-1255', 'windows-1258', 'KOI8-R', 'windows-874'];
+const FALLBACKS = ['windows-1252', 'ISO-8859-15', 'windows-1250', 'windows-1251', 'windows-1256', 'windows-1253', 'windows-1254', 'windows-1257', 'windows-1255', 'windows-1258', 'KOI8-R', 'windows-874', 'ISO-8859-13', 'ISO-8859-4', 'ISO-8859-10', 'ISO-8859-3', 'ISO-8859-16'];
 
 /**
  * Whether a text taken for ISO-8859-7 is Windows-1253, which puts `Ά` where ISO-8859-7 has `’`:
@@ -192,8 +220,16 @@ function plausible(text: string): boolean {
     // A word of no script may hold modifier letters only: Arabic's tatweel (`ـــ`, a stretch
     // subtitles draw), the Japanese long-vowel mark.
     if (scripts.length !== 1) return scripts.length === 0 && !/[^\P{L}\p{Lm}]/u.test(word);
+    // A fraction or superscript between letters is a letter of another code page (`Pranc¾zija`, `T¹ehhov`).
+    if (/\p{L}\p{No}+\p{L}/u.test(word)) return false;
     if (scripts[0]![0] === 'Latin') {
       if (word.length >= 3 && !/[A-Za-z]/.test(word)) return false;
+      // Latin letters take Latin accents only (Vietnamese in Windows-1258 writes them apart),
+      // not Arabic's vowel signs: `iًëjo` is Lithuanian `išėjo` read as Windows-1256.
+      if (/\p{Script=Latin}(?![\u0300-\u036f])\p{M}/u.test(word)) return false;
+      // `McDonald` and `iPhone` are words, and Irish `nÉireann` (a small first letter before the
+      // capital); an accented capital after a small letter further in is not (`PrancŸzija`).
+      if (/.\p{Ll}[^\x00-\x7f\P{Lu}]/u.test(word)) return false;
     } else if (/\p{Ll}\p{Lu}/u.test(word)) return false;
   }
   return true;
