@@ -148,7 +148,7 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
   const name = (start: string, title: string) => `Meetings/${sessionStamp(new Date(start))} ${title}.md`;
 
   /** The notes follow at once: the old ones gone (no trash copy), the new ones as the maker makes them. */
-  async function expectFollowed(vault: Vault, old: string, moved: typeof WEEKLY) {
+  async function followedNote(vault: Vault, old: string, moved: typeof WEEKLY): Promise<string> {
     const notes = await meetingNotes(vault);
     const now = name(moved.start.toISOString(), moved.title);
     expect(notes).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md', now].sort());
@@ -169,6 +169,7 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     // Recorded as made: it follows the next move too.
     const records = JSON.parse(await vault.read(vault.abs('.meeting-assistant/notes-ahead.json'))) as { meeting: string; start: number }[];
     expect(records.map((r) => [r.meeting, r.start])).toEqual([[now, moved.start.getTime()]]);
+    return now;
   }
 
   it('an untouched note follows an instance moved to later today at once: new name, times and section, the old notes removed, nothing in .trash/', async () => {
@@ -181,14 +182,14 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     events[0] = movedTo('2026-12-09T15:00:00Z');
     later(1);
     await ahead.tick();
-    await expectFollowed(vault, first, events[0]);
+    expect(await followedNote(vault, first, events[0])).toBe(name(events[0].start.toISOString(), events[0].title));
 
     // And again: the followed note is followed in its turn, to tomorrow.
     const second = madeNote(await meetingNotes(vault))!;
     events[0] = movedTo('2026-12-10T11:30:00Z');
     later(1);
     await ahead.tick();
-    await expectFollowed(vault, second, events[0]);
+    expect(await followedNote(vault, second, events[0])).toBe(name(events[0].start.toISOString(), events[0].title));
   });
 
   it('an untouched note follows an instance moved to tomorrow, and one retitled at the same time', async () => {
@@ -200,7 +201,7 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     events[0] = movedTo('2026-12-10T09:00:00Z');
     t.later(1);
     await t.ahead.tick();
-    await expectFollowed(tomorrow, first, events[0]);
+    expect(await followedNote(tomorrow, first, events[0])).toBe(name(events[0].start.toISOString(), events[0].title));
 
     const retitled = pastVault();
     const again = [WEEKLY];
@@ -210,7 +211,7 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     again[0] = movedTo(START.toISOString(), 'Weekly Sync (roadmap)');
     r.later(1);
     await r.ahead.tick();
-    await expectFollowed(retitled, made, again[0]);
+    expect(await followedNote(retitled, made, again[0])).toBe(name(again[0].start.toISOString(), again[0].title));
   });
 
   it('a note typed into between the review and its removal stays byte for byte, and the instance gets no second note', async () => {
