@@ -171,8 +171,10 @@ async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise
   const place = await confinedPlace(vault, abs);
   if (place === 'missing') return 'missing';
   return vault.locks.run(place.real, async () => {
+    const stat = await vault.fs.lstat(abs).catch(() => undefined);
+    if (!stat) return 'missing';
     // A symbolic link is no note the daemon made (it wrote a file): left alone.
-    if ((await vault.fs.lstat(abs).catch(() => undefined))?.isSymbolicLink() !== false) return 'changed';
+    if (stat.isSymbolicLink()) return 'changed';
     const aside = tempPathFor(abs);
     try {
       await vault.fs.rename(abs, aside);

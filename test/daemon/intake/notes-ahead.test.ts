@@ -297,6 +297,36 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     expect(made).toBe(note);
   });
 
+  it('lookAgain (a calendar file changed) looks once more after the look in flight, which read the calendar before the change', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const calendar = fakeCalendar(events, READ);
+    const asked = calendar.eventsBetween.bind(calendar);
+    let release: () => void = () => undefined;
+    let gated = true;
+    calendar.eventsBetween = async (from, to) => {
+      const answer = await asked(from, to);
+      if (gated) {
+        gated = false;
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      return answer;
+    };
+    const ahead = new NotesAhead({ vault, calendar, settings: { NotesAhead: 'projects', NotesAheadMinutes: 10, Projects: {} }, clock: () => new Date('2026-12-09T08:52:00Z'), log: silentLogger, isActive: () => true });
+    const inFlight = ahead.tick();
+    await new Promise((resolve) => setImmediate(resolve));
+    events[0] = { ...WEEKLY, title: 'Weekly Sync (roadmap)' };
+    const joined = ahead.tick();
+    const again = ahead.lookAgain();
+    expect(ahead.lookAgain()).toBe(again);
+    release();
+    await Promise.all([inFlight, joined]);
+    // The look in flight had the calendar as it was: the note under the old title.
+    expect((await meetingNotes(vault)).filter((n) => n.includes('2026-12-09'))).toEqual([name(START.toISOString(), 'Weekly Sync')]);
+    await again;
+    expect((await meetingNotes(vault)).filter((n) => n.includes('2026-12-09'))).toEqual([name(START.toISOString(), 'Weekly Sync (roadmap)')]);
+  });
+
   it('a forged record (the file is in the synced vault) naming a file out of the vault moves nothing there', async () => {
     const vault = pastVault();
     const events = [WEEKLY];
