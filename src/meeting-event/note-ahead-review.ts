@@ -151,11 +151,12 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
  * old ones go first: a meeting note someone typed into meanwhile stays, and the instance then
  * gets no second note; the same name (a retitle the file name does not show) is free again.
  */
-async function follow(vault: Vault, record: NoteAheadRecord, instance: CalendarEvent, deps: FollowDeps): Promise<NoteAheadOutcome | 'kept'> {
+async function follow(vault: Vault, record: NoteAheadRecord, instance: CalendarEvent, deps: FollowDeps): Promise<NoteAheadOutcome | { made: false; why: string } | 'kept'> {
   if ((await removeAsWritten(vault, record.meeting, record.meetingHash)) === 'changed') return 'kept';
   // A context note someone wrote in stays where it is (a stray, but theirs).
   await removeAsWritten(vault, record.context, record.contextHash);
-  return makeNoteAhead(vault, deps, instance);
+  // The old notes are gone: a failure now is said, and the look makes the note when the event comes near (its start is new to it).
+  return makeNoteAhead(vault, deps, instance).catch((err: unknown): NoteAheadOutcome | { made: false; why: string } => ({ made: false, why: `could not be written: ${(err as Error)?.message ?? String(err)}` }));
 }
 
 /**

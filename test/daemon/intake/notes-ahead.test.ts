@@ -297,6 +297,29 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     expect(made).toBe(note);
   });
 
+  it('a full disk when the followed note is made: the old notes are gone, and the look makes the new one when it comes near', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const first = madeNote(await meetingNotes(vault))!;
+    const open = vault.fs.open.bind(vault.fs);
+    let full = true;
+    vault.fs.open = async (file, flags, mode) => {
+      if (full && flags === 'wx') throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      return open(file, flags, mode);
+    };
+    events[0] = movedTo('2026-12-09T09:02:00Z');
+    later(1);
+    await ahead.tick();
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
+    full = false;
+    later(1);
+    await ahead.tick();
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md', name('2026-12-09T09:02:00Z', 'Weekly Sync')].sort());
+    expect(first).not.toBe(name('2026-12-09T09:02:00Z', 'Weekly Sync'));
+  });
+
   it('lookAgain (a calendar file changed) looks once more after the look in flight, which read the calendar before the change', async () => {
     const vault = pastVault();
     const events = [WEEKLY];
