@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { CalendarEvent, CalendarSourceState } from '../calendar/types.js';
 import { isNotFound, statIfExists, tempPathFor, writeFileAtomic } from '../vault/files/fs.js';
 import { confinedPlace, readConfinedText } from '../vault/files/real-place.js';
+import { readRegularFile } from '../vault/files/regular-file.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
 import { parseNote } from '../vault/format/frontmatter.js';
@@ -183,21 +184,22 @@ async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise
       if (isNotFound(err)) return 'missing';
       throw err;
     }
-    const text = await vault.readIfExists(aside).catch(() => undefined);
-    if (text !== undefined && hashOf(text) === hash) {
+    const bytes = await readRegularFile(vault.fs, aside, vault.maxFileBytes).catch(() => undefined);
+    if (bytes !== undefined && hashOf(bytes.toString('utf8')) === hash) {
       await vault.fs.unlink(aside);
       return 'removed';
     }
-    if (text === undefined) {
+    if (bytes === undefined) {
       await vault.moveToTrash(aside); // unreadable as a note now: kept, never removed
       return 'changed';
     }
-    // Back under its name only if no save took it meanwhile (created, never replaced); else that save stays and this text is kept in `.trash/`.
-    const back = await vault.fs.writeFile(abs, text, { flag: 'wx' }).then(
+    // Back under its name, byte for byte, only if no save took it meanwhile (created, never
+    // replaced); else that save stays and this text is kept in `.trash/` under the note's name.
+    const back = await vault.fs.writeFile(abs, bytes, { flag: 'wx' }).then(
       () => true,
       (err: unknown) => ((err as { code?: string }).code === 'EEXIST' ? false : Promise.reject(err)),
     );
-    if (!back) await vault.keepInTrash(abs, text);
+    if (!back) await vault.keepInTrash(abs, bytes.toString('utf8'));
     await vault.fs.unlink(aside);
     return 'changed';
   });
