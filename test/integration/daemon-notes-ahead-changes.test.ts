@@ -7,11 +7,12 @@ import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js
 
 /**
  * Notes made ahead whose event changes before it starts (docs/design.md §12), through the real
- * daemon process and an `.ics` file in the vault: the file rewritten with an instance moved (a
+ * daemon process and an `.ics` file in the vault: the file rewritten with instances moved (a
  * RECURRENCE-ID exception with a new DTSTART), one cancelled by EXDATE, one typed into and then
- * cancelled; the daemon reads the changed file at once (its folder is watched), so the notes
- * follow within seconds, not at the next 30-second read and minutely look. And a recorder's
- * session (`POST /api/sessions`) at the event's time joining the note made ahead.
+ * cancelled, one typed into and then moved. The daemon reads the changed file at once (its
+ * folder is watched), so the notes follow within seconds, not at the next 30-second read and
+ * minutely look. And a recorder's session (`POST /api/sessions`) at the event's time joining the
+ * note made ahead.
  */
 
 const file = daemonTestFile();
@@ -59,24 +60,27 @@ async function notesAheadSetup(calendarText: string): Promise<DaemonSetup> {
 }
 
 describe('daemon process: notes made ahead of events that then move or are cancelled', () => {
-  it('the .ics rewritten: a moved instance’s note follows at once under its new name and times (no trash), a cancelled one’s go to .trash/, a typed one stays byte for byte', async () => {
-    const slots = { later: at(3), tomorrow: at(4), cancelled: at(5), typed: at(6) };
+  it('the .ics rewritten: a moved instance’s note follows at once under its new name and times (no trash), a cancelled one’s go to .trash/, typed ones stay byte for byte', async () => {
+    const slots = { later: at(3), tomorrow: at(4), cancelled: at(5), typed: at(6), typedMoved: at(7) };
     const moved = { later: new Date(slots.later.getTime() + 150 * MIN), tomorrow: new Date(slots.tomorrow.getTime() + DAY + 60 * MIN) };
     const series = (extra: { exdate?: string[] } = {}) => [
       weekly('later@example.com', 'Plan Later', slots.later),
       weekly('tomorrow@example.com', 'Plan Tomorrow', slots.tomorrow),
       weekly('cancel@example.com', 'Plan Cancelled', slots.cancelled, extra.exdate ?? []),
       weekly('typed@example.com', 'Plan Typed', slots.typed),
+      weekly('typed-moved@example.com', 'Plan Kept', slots.typedMoved),
     ];
     const setup = await notesAheadSetup(ics(...series()));
     await startDaemonProcess({ configPath: setup.configPath });
-    const name = { later: `${sessionStamp(slots.later)} Plan Later`, tomorrow: `${sessionStamp(slots.tomorrow)} Plan Tomorrow`, cancelled: `${sessionStamp(slots.cancelled)} Plan Cancelled`, typed: `${sessionStamp(slots.typed)} Plan Typed` };
+    const name = { later: `${sessionStamp(slots.later)} Plan Later`, tomorrow: `${sessionStamp(slots.tomorrow)} Plan Tomorrow`, cancelled: `${sessionStamp(slots.cancelled)} Plan Cancelled`, typed: `${sessionStamp(slots.typed)} Plan Typed`, typedMoved: `${sessionStamp(slots.typedMoved)} Plan Kept` };
     const s = setup;
-    await waitFor(() => Object.values(name).every((n) => dataOf(s, `Meetings/${n}.md`) && dataOf(s, `Meetings/Context/${n}.md`)), 'the four notes made ahead');
+    await waitFor(() => Object.values(name).every((n) => dataOf(s, `Meetings/${n}.md`) && dataOf(s, `Meetings/Context/${n}.md`)), 'the five notes made ahead');
     const typed = `${setup.read(`Meetings/${name.typed}.md`)}Typed before it was called off:\n- keep the budget line  \n`;
     setup.write(`Meetings/${name.typed}.md`, typed);
+    const typedMoved = `${setup.read(`Meetings/${name.typedMoved}.md`)}Typed before it moved.\n`;
+    setup.write(`Meetings/${name.typedMoved}.md`, typedMoved);
 
-    // The calendar file rewritten: two instances moved, one cancelled by EXDATE, the typed one cancelled by its exception.
+    // The calendar file rewritten: two instances moved, one cancelled by EXDATE, the typed ones cancelled by an exception and moved.
     setup.write(
       'Calendars/work.ics',
       ics(
@@ -84,11 +88,12 @@ describe('daemon process: notes made ahead of events that then move or are cance
         vevent('later@example.com', 'Plan Later', moved.later, [`RECURRENCE-ID:${utc(slots.later)}`]),
         vevent('tomorrow@example.com', 'Plan Tomorrow', moved.tomorrow, [`RECURRENCE-ID:${utc(slots.tomorrow)}`]),
         vevent('typed@example.com', 'Plan Typed', slots.typed, [`RECURRENCE-ID:${utc(slots.typed)}`, 'STATUS:CANCELLED']),
+        vevent('typed-moved@example.com', 'Plan Kept', new Date(slots.typedMoved.getTime() + 60 * MIN), [`RECURRENCE-ID:${utc(slots.typedMoved)}`]),
       ),
     );
     const now = { later: `${sessionStamp(moved.later)} Plan Later`, tomorrow: `${sessionStamp(moved.tomorrow)} Plan Tomorrow` };
     await waitFor(
-      () => meetingNames(s).join('\n') === [`${now.later}.md`, `${now.tomorrow}.md`, `${name.typed}.md`].sort().join('\n') && trashOf(s, 'Meetings').length === 1,
+      () => meetingNames(s).join('\n') === [`${now.later}.md`, `${now.tomorrow}.md`, `${name.typed}.md`, `${name.typedMoved}.md`].sort().join('\n') && trashOf(s, 'Meetings').length === 1,
       'the moved notes followed and the cancelled one in .trash/',
       AT_ONCE_MS,
     );
@@ -103,6 +108,8 @@ describe('daemon process: notes made ahead of events that then move or are cance
     expect(trashOf(setup, 'Meetings/Context')).toEqual([`${name.cancelled}.md`]);
     expect(setup.read(`Meetings/${name.typed}.md`)).toBe(typed);
     expect(dataOf(setup, `Meetings/Context/${name.typed}.md`)).toBeDefined();
+    // Typed into, then moved: it stays where it is, as typed, and the instance gets no second note.
+    expect(setup.read(`Meetings/${name.typedMoved}.md`)).toBe(typedMoved);
   });
 
   it('a recorder’s session (POST /api/sessions) at the event’s time joins the note made ahead: no second meeting, the transcript linked there, the typed notes byte for byte', async () => {
