@@ -42,6 +42,11 @@ export interface Calendar extends CalendarLookup {
   stop(): Promise<void>;
   /** Reads every source that is due now (a URL whose copy is older than RefreshMinutes, a changed file). */
   refresh(): Promise<void>;
+  /**
+   * A calendar file changed: a refresh that begins after this call, after the one running (which
+   * may have read the file before the change); calls meanwhile share it. No URL is fetched early.
+   */
+  readAgain(): Promise<void>;
 }
 
 const DAY_MS = 86_400_000;
@@ -224,6 +229,17 @@ export function createCalendar(deps: CalendarDeps): Calendar {
     return running;
   }
 
+  let again: Promise<void> | undefined;
+  function readAgain(): Promise<void> {
+    again ??= (running ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => {
+        again = undefined;
+        return stopped ? undefined : refresh();
+      });
+    return again;
+  }
+
   return {
     start() {
       if (timer || stopped) return;
@@ -239,6 +255,7 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       if (running) await bounded(running.catch(() => undefined), STOP_WAIT_MS);
     },
     refresh,
+    readAgain,
     async eventsBetween(from, to, options = {}) {
       // The kept copies, never the network: a lookup does not wait for a fetch (§12), except for
       // the first read of a source that has no kept copy at all, and that once and bounded.

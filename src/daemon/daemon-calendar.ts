@@ -13,6 +13,8 @@ import { ApiError, type Route } from './http/server.js';
 import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
 import { calendarMatch, type EventMatcher, jobMatcher } from './runs/event-match.js';
 import type { VaultFiles } from '../vault/format/links.js';
+import { CalendarChanges } from './intake/calendar-changes.js';
+import type { NotesAhead } from './intake/notes-ahead.js';
 
 export type { CalendarLookup };
 
@@ -55,6 +57,22 @@ export function daemonCalendars(config: AppConfig, o: { vault: Vault; log: Logge
   const matched = given ?? (config.settings.Calendar.Sources.length > 0 ? calendar : undefined);
   const matching = calendarMatch(matched, config.settings.Calendar, o.clock, o.log);
   return { calendar, matched, lookup: matched ?? calendar, matching, runner: jobMatcher(matching, { vault: o.vault, log: o.log, files: o.files }) };
+}
+
+/**
+ * The calendar files in the vault, read again as soon as the watcher sees them change, then the
+ * notes-ahead look (intake/calendar-changes.ts); undefined when the watcher sees none.
+ */
+export function calendarChangesOf(config: AppConfig, cal: DaemonCalendars, o: { vault: Vault; log: Logger; ahead: NotesAhead | undefined }): Promise<CalendarChanges | undefined> {
+  if (config.settings.Calendar.Sources.length === 0) return Promise.resolve(undefined);
+  const { ahead } = o;
+  return CalendarChanges.of({
+    vault: o.vault,
+    settings: config.settings.Calendar,
+    readAgain: () => cal.calendar.readAgain(),
+    ...(ahead && { lookAgain: () => ahead.lookAgain() }),
+    log: o.log.child({ part: 'calendar' }),
+  });
 }
 
 /**

@@ -36,7 +36,7 @@ import { TriggerTracker } from './intake/triggers.js';
 import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
 import { endpointHealthNow } from './http/status-view.js';
 import { healthFromRuns } from './http/endpoint-health.js';
-import { type CalendarLookup, daemonCalendars, type DaemonCalendars } from './daemon-calendar.js';
+import { calendarChangesOf, type CalendarLookup, daemonCalendars, type DaemonCalendars } from './daemon-calendar.js';
 import { NotesAhead } from './intake/notes-ahead.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
@@ -210,6 +210,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: cal.matching });
   // Notes made ahead of the next events (§12), by the active machine only.
   const ahead = cal.matched && new NotesAhead({ vault, calendar: cal.matched, settings: config.settings.Calendar, clock, log: log.child({ part: 'notes-ahead' }), isActive: () => !stopping && instance.role === 'active' });
+  const calendarFiles = await calendarChangesOf(config, cal, { vault, log, ahead });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -234,7 +235,10 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     watch: place.watch,
     onScan: (startup) => inbox.catchUp(startup),
     onRecording: (transcript, inProgress) => recording.seen(transcript, inProgress),
-    onRawChange: (p) => void finishing.changed(p).catch((err: unknown) => log.debug({ err }, 'could not look at a transcript ahead of its settled event')),
+    onRawChange: (p) => {
+      calendarFiles?.changed(p);
+      void finishing.changed(p).catch((err: unknown) => log.debug({ err }, 'could not look at a transcript ahead of its settled event'));
+    },
     // A scan of a large vault leaves tens of MB of garbage V8 may keep for hours in an idle
     // process; with no run to follow, it is collected now (runs/heap-collect.ts).
     afterScan: () => {
@@ -289,7 +293,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
 
   const closeIntake = async () => {
     // What the runs built goes with the daemon: worker threads, texts, the past-summary index.
-    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), ahead?.close(), cal.calendar.stop()]);
+    await Promise.allSettled([intake.close(), inbox.close(), http?.close(), liveNotes?.close(), ahead?.close(), calendarFiles?.close(), cal.calendar.stop()]);
     recording.close();
     finishing.close();
     await place.close();
@@ -301,7 +305,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     // The meeting notes too, so that a run start's claim check (§1) stats none of them
     // (tools/cache/meeting-heads.ts); not when they are the whole vault, which is not watched.
     const meetings = Meetings === vault.root ? {} : { Meetings };
-    await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings)] })), { Projects, Summaries, ...meetings });
+    await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings), ...(calendarFiles?.folders ?? [])] })), { Projects, Summaries, ...meetings });
     await inbox.watch();
     ahead?.start();
   } catch (err) {

@@ -1,17 +1,19 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { CalendarEvent, CalendarSourceState } from '../calendar/types.js';
-import { statIfExists, writeFileAtomic } from '../vault/files/fs.js';
+import { isNotFound, statIfExists, tempPathFor, writeFileAtomic } from '../vault/files/fs.js';
 import { confinedPlace, readConfinedText } from '../vault/files/real-place.js';
+import { readRegularFile } from '../vault/files/regular-file.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
 import { parseNote } from '../vault/format/frontmatter.js';
 import { linkTarget } from '../vault/format/links.js';
+import { makeNoteAhead, type NoteAheadOutcome, type NotesAheadMode } from './note-ahead.js';
 
 /**
  * The notes made ahead whose event moves or is cancelled before it starts (docs/design.md §12):
- * a note nobody has touched follows the event (it goes to `.trash/`, and the next look makes it
- * again for the event's new time and title) or, cancelled, goes to `.trash/`; a note with
+ * a note nobody has touched follows the event at once (made anew for its new time and title, the
+ * old notes removed) or, cancelled, goes to `.trash/`; a note with
  * anything a person or a recorder wrote stays as it is. "Untouched" is decided against what was
  * written: the daemon keeps, in `.meeting-assistant/notes-ahead.json`, the hash of each note it
  * made ahead, so that the judgement survives a restart.
@@ -29,7 +31,7 @@ export interface NoteAheadRecord {
   contextHash: string;
 }
 
-/** How far ahead a moved event is looked for; one moved further is taken for cancelled (an untouched note is made again when it comes). */
+/** How far ahead a moved event is looked for; one moved further is taken for cancelled (its untouched note is made again when it comes near). */
 export const REVIEW_AHEAD_MS = 7 * 24 * 60 * 60 * 1000;
 
 const recordsPath = (vault: Vault) => path.join(vault.root, STATE_FOLDER, 'notes-ahead.json');
@@ -63,17 +65,35 @@ async function writeRecords(vault: Vault, records: NoteAheadRecord[]): Promise<v
 
 /** Remembers a note just made ahead, as it is now. */
 export async function recordNoteAhead(vault: Vault, event: CalendarEvent, notes: { meeting: string; context: string }): Promise<void> {
-  const [meeting, context] = await Promise.all([vault.read(vault.abs(notes.meeting)), vault.read(vault.abs(notes.context))]);
+  const record = await recordOf(vault, event, notes);
   const records = (await readRecords(vault)).filter((r) => r.meeting !== notes.meeting);
-  records.push({ ...notes, uid: event.uid, eventStart: event.eventStart.getTime(), start: event.start.getTime(), title: event.title.trim(), meetingHash: hashOf(meeting), contextHash: hashOf(context) });
+  records.push(record);
   await writeRecords(vault, records);
 }
 
+async function recordOf(vault: Vault, event: CalendarEvent, notes: { meeting: string; context: string }): Promise<NoteAheadRecord> {
+  const [meeting, context] = await Promise.all([vault.read(vault.abs(notes.meeting)), vault.read(vault.abs(notes.context))]);
+  return { meeting: notes.meeting, context: notes.context, uid: event.uid, eventStart: event.eventStart.getTime(), start: event.start.getTime(), title: event.title.trim(), meetingHash: hashOf(meeting), contextHash: hashOf(context) };
+}
+
 export interface ReviewOutcome {
-  /** Meeting notes moved to `.trash/` with their context notes, and why. */
-  removed: { meeting: string; why: 'moved' | 'cancelled' }[];
+  /** Untouched meeting notes of a cancelled event (or one moved beyond REVIEW_AHEAD_MS), moved to `.trash/` with their context notes. */
+  trashed: string[];
+  /**
+   * Untouched meeting notes that followed their moved or retitled event: the old notes removed,
+   * `to` the meeting note made for the instance as it now stands (undefined: none was made, `why`).
+   */
+  followed: { from: string; to: string | undefined; why?: string }[];
   /** Meeting notes left as they are though their event moved or was cancelled: someone wrote in them. */
   kept: string[];
+  /** Notes that could not be looked at or moved (a broken file, a full disk): tried again at the next look. */
+  failed: { meeting: string; error: unknown }[];
+}
+
+/** What the maker of a note made ahead needs (note-ahead.ts): a followed note is made as any other. */
+export interface FollowDeps {
+  projects: Readonly<Record<string, string>>;
+  mode: NotesAheadMode;
 }
 
 /**
@@ -81,8 +101,8 @@ export interface ReviewOutcome {
  * from now to REVIEW_AHEAD_MS ahead. Nothing is judged while a source is unread or failing: an
  * event missing from a calendar that could not be read is no cancelled event.
  */
-export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEvent[], sources: readonly CalendarSourceState[], now: Date): Promise<ReviewOutcome> {
-  const outcome: ReviewOutcome = { removed: [], kept: [] };
+export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEvent[], sources: readonly CalendarSourceState[], now: Date, deps: FollowDeps): Promise<ReviewOutcome> {
+  const outcome: ReviewOutcome = { trashed: [], followed: [], kept: [], failed: [] };
   const records = await readRecords(vault);
   if (records.length === 0) return outcome;
   if (sources.length === 0 || sources.some((s) => !s.ok || s.readAt === null)) return outcome;
@@ -95,19 +115,94 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
       left.push(record);
       continue;
     }
-    if (!(await untouched(vault, record))) {
-      outcome.kept.push(record.meeting);
-      continue; // someone wrote in it: it stays, and is no longer followed
+    try {
+      if (!(await untouched(vault, record))) {
+        outcome.kept.push(record.meeting);
+        continue; // someone wrote in it: it stays, and is no longer followed
+      }
+      if (!instance) {
+        for (const rel of [record.context, record.meeting]) {
+          // Confined as every read of a path vault content names (real-place.ts): never a file a link leads out to.
+          const place = await confinedPlace(vault, vault.abs(rel)).catch(() => 'missing' as const);
+          if (place !== 'missing') await vault.moveToTrash(vault.abs(rel));
+        }
+        outcome.trashed.push(record.meeting);
+        continue;
+      }
+      const followed = await follow(vault, record, instance, deps);
+      if (followed === 'kept') outcome.kept.push(record.meeting);
+      else {
+        outcome.followed.push(followed.made ? { from: record.meeting, to: followed.meeting } : { from: record.meeting, to: undefined, why: followed.why });
+        if (followed.made) left.push(await recordOf(vault, instance, followed));
+      }
+    } catch (error) {
+      left.push(record);
+      outcome.failed.push({ meeting: record.meeting, error });
     }
-    for (const rel of [record.context, record.meeting]) {
-      // Confined as every read of a path vault content names (real-place.ts): never a file a link leads out to.
-      const place = await confinedPlace(vault, vault.abs(rel)).catch(() => 'missing' as const);
-      if (place !== 'missing') await vault.moveToTrash(vault.abs(rel));
-    }
-    outcome.removed.push({ meeting: record.meeting, why: instance ? 'moved' : 'cancelled' });
   }
   await writeRecords(vault, left);
   return outcome;
+}
+
+/**
+ * An untouched note follows its moved or retitled instance at once (docs/design.md §12): the old
+ * notes are removed when they are still as the daemon wrote them at the removal (no trash copy:
+ * they hold nothing anyone wrote), then the notes of the instance as it now stands are made by
+ * the maker of every note made ahead (new name, times, agenda, Before-the-meeting section). The
+ * old ones go first: a meeting note someone typed into meanwhile stays, and the instance then
+ * gets no second note; the same name (a retitle the file name does not show) is free again.
+ */
+async function follow(vault: Vault, record: NoteAheadRecord, instance: CalendarEvent, deps: FollowDeps): Promise<NoteAheadOutcome | { made: false; why: string } | 'kept'> {
+  if ((await removeAsWritten(vault, record.meeting, record.meetingHash)) === 'changed') return 'kept';
+  // A context note someone wrote in stays where it is (a stray, but theirs).
+  await removeAsWritten(vault, record.context, record.contextHash);
+  // The old notes are gone: a failure now is said, and the look makes the note when the event comes near (its start is new to it).
+  return makeNoteAhead(vault, deps, instance).catch((err: unknown): NoteAheadOutcome | { made: false; why: string } => ({ made: false, why: `could not be written: ${(err as Error)?.message ?? String(err)}` }));
+}
+
+/**
+ * Removes the file when its text is still the one hashed, decided on the file as it is at the
+ * removal: it is first renamed aside (atomic: an editor's save after that lands under the
+ * note's own name, a file of its own), then read; a text someone changed goes back under its
+ * name, or into `.trash/` when a save took the name meanwhile. Under the file's lock, so no write
+ * of this daemon's (a recording joining the note) falls between. A crash between leaves a
+ * temporary file the next start sweeps (temp-sweep.ts); it held the daemon's text.
+ */
+async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise<'removed' | 'changed' | 'missing'> {
+  const abs = vault.abs(rel);
+  const place = await confinedPlace(vault, abs);
+  if (place === 'missing') return 'missing';
+  return vault.locks.run(place.real, async () => {
+    const stat = await vault.fs.lstat(abs).catch(() => undefined);
+    if (!stat) return 'missing';
+    // A symbolic link is no note the daemon made (it wrote a file): left alone.
+    if (stat.isSymbolicLink()) return 'changed';
+    const aside = tempPathFor(abs);
+    try {
+      await vault.fs.rename(abs, aside);
+    } catch (err) {
+      if (isNotFound(err)) return 'missing';
+      throw err;
+    }
+    const bytes = await readRegularFile(vault.fs, aside, vault.maxFileBytes).catch(() => undefined);
+    if (bytes !== undefined && hashOf(bytes.toString('utf8')) === hash) {
+      await vault.fs.unlink(aside);
+      return 'removed';
+    }
+    if (bytes === undefined) {
+      await vault.moveToTrash(aside); // unreadable as a note now: kept, never removed
+      return 'changed';
+    }
+    // Back under its name, byte for byte, only if no save took it meanwhile (created, never
+    // replaced); else that save stays and this text is kept in `.trash/` under the note's name.
+    const back = await vault.fs.writeFile(abs, bytes, { flag: 'wx' }).then(
+      () => true,
+      (err: unknown) => ((err as { code?: string }).code === 'EEXIST' ? false : Promise.reject(err)),
+    );
+    if (!back) await vault.keepInTrash(abs, bytes.toString('utf8'));
+    await vault.fs.unlink(aside);
+    return 'changed';
+  });
 }
 
 /** The record's instance: the same UID and slot; a single event (no series) moved has a new slot, so its UID alone. */

@@ -83,6 +83,37 @@ describe('createCalendar', () => {
     expect(lines.some((l) => l.level === 'warn' && l.calendar === 'Work')).toBe(true);
   });
 
+  it('readAgain after a change reads the file once more after the refresh in flight, which had read it before the change', async () => {
+    const fs = memoryFs({ 'Calendars/work.ics': ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z')) });
+    let release: () => void = () => undefined;
+    let entered: () => void = () => undefined;
+    const read = new Promise<void>((resolve) => (entered = resolve));
+    let gated = true;
+    const { calendar } = setup(fs, settings([{ Name: 'Work', Path: 'Calendars/work.ics' }]), {
+      expand: async (r) => {
+        // The first expansion of the file's text waits: the file changes meanwhile.
+        if (gated && r.sources.length > 0) {
+          gated = false;
+          entered();
+          await new Promise<void>((resolve) => (release = resolve));
+        }
+        return expandNow(r);
+      },
+    });
+    const inFlight = calendar.refresh();
+    await read;
+    await fs.writeFile('/vault/Calendars/work.ics', ics(event('a', 'Planning (moved)', '20260302T110000Z', '20260302T120000Z')));
+    const joined = calendar.refresh();
+    const again = calendar.readAgain();
+    expect(calendar.readAgain()).toBe(again);
+    release();
+    await Promise.all([inFlight, joined]);
+    // What the refresh in flight read is the file before the change.
+    expect((await calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning']);
+    await again;
+    expect((await calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning (moved)']);
+  });
+
   it('fetches a URL with its validators, keeps the copy, and a daemon started offline still knows the day', async () => {
     const fs = memoryFs();
     const requests: Record<string, string>[] = [];

@@ -34,6 +34,7 @@ export class NotesAhead {
   readonly #seen = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
+  #again: Promise<void> | undefined;
 
   constructor(options: NotesAheadOptions) {
     this.#o = options;
@@ -51,6 +52,18 @@ export class NotesAhead {
   tick(): Promise<void> {
     this.#running ??= this.#look().finally(() => (this.#running = undefined));
     return this.#running;
+  }
+
+  /**
+   * A look that begins after this call (after the one running, which may have read the calendar
+   * before it changed); calls meanwhile share it. What a change of a calendar file asks for.
+   */
+  lookAgain(): Promise<void> {
+    this.#again ??= (this.#running ?? Promise.resolve()).then(() => {
+      this.#again = undefined;
+      return this.tick();
+    });
+    return this.#again;
   }
 
   async close(): Promise<void> {
@@ -71,11 +84,17 @@ export class NotesAhead {
       log.debug({ err }, 'notes ahead: the calendar could not be read');
       return;
     }
-    // First the notes made earlier whose event moved or was cancelled (§12): a moved one is made again below.
+    // First the notes made earlier whose event moved or was cancelled (§12): an untouched one follows a moved event at once.
+    const deps = { projects: settings.Projects, mode: settings.NotesAhead };
     try {
-      const review = await reviewNotesAhead(vault, ahead, calendar.sources(), now);
-      for (const { meeting, why } of review.removed) log.info({ meeting, why }, `the event of ${meeting} was ${why}: the untouched note made ahead went to .trash/`);
+      const review = await reviewNotesAhead(vault, ahead, calendar.sources(), now, deps);
+      for (const meeting of review.trashed) log.info({ meeting }, `the event of ${meeting} was cancelled: the untouched note made ahead went to .trash/`);
+      for (const { from, to, why } of review.followed) {
+        if (to) log.info({ from, to }, `the event of ${from} moved or was renamed: its untouched note made ahead follows it, now ${to}`);
+        else log.info({ from, why }, `the event of ${from} moved or was renamed: its untouched note made ahead was removed, and none made for it now (${why ?? 'none'})`);
+      }
       for (const meeting of review.kept) log.info({ meeting }, `the event of ${meeting} moved or was cancelled; the note has someone's writing and stays`);
+      for (const { meeting, error } of review.failed) log.warn({ err: error, meeting }, `could not look at ${meeting}, made ahead of an event that changed; tried again at the next look`);
     } catch (err) {
       log.warn({ err }, 'could not look at the notes made ahead whose events changed');
     }

@@ -144,15 +144,20 @@ export function tempFileOwner(file: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
+/** A new temporary name next to `file`, this process's (tempFileOwner), swept when a crash leaves it (temp-sweep.ts). */
+export function tempPathFor(file: string): string {
+  const tail = `.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
+  // A note may have a name of up to 255 bytes (the file system's limit): its temporary name
+  // keeps only as much of it as fits, or every write of that note fails (docs/design.md §9).
+  return path.join(path.dirname(file), `.${cutToBytes(path.basename(file), NAME_MAX_BYTES - 1 - tail.length)}${tail}`);
+}
+
 /**
  * A temporary file next to `file` holding `content`, synced, with exactly `mode` (open
  * honours the umask; chmod makes it exact). Removed again when anything fails.
  */
 export async function writeTempFile(fs: Fs, file: string, content: string | Uint8Array, mode: number): Promise<string> {
-  const tail = `.${process.pid}-${randomBytes(6).toString('hex')}${TEMP_SUFFIX}`;
-  // A note may have a name of up to 255 bytes (the file system's limit): its temporary name
-  // keeps only as much of it as fits, or every write of that note fails (docs/design.md §9).
-  const tmp = path.join(path.dirname(file), `.${cutToBytes(path.basename(file), NAME_MAX_BYTES - 1 - tail.length)}${tail}`);
+  const tmp = tempPathFor(file);
   let handle: FileHandleLike | undefined;
   try {
     handle = await fs.open(tmp, 'wx', mode);

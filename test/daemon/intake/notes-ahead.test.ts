@@ -8,6 +8,7 @@ import { parseNote } from '../../../src/vault/format/frontmatter.js';
 import type { Vault } from '../../../src/vault/files/vault.js';
 import { calendarEvent, failingCalendar, fakeCalendar } from '../../helpers/calendar-events.js';
 import { memoryVault } from '../../helpers/memfs.js';
+import { sessionStamp } from '../../../src/vault/format/note-names.js';
 
 /**
  * Notes made ahead (docs/design.md §12, "Before the meeting"): the daemon's look, with a fake
@@ -142,25 +143,131 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
   }
   const trashed = async (vault: Vault) => (await vault.listMarkdown(vault.abs('.trash')).catch(() => [])).map((p) => vault.rel(p));
 
-  it('an untouched note follows a moved instance: the old notes go to .trash/, the new time and title get theirs', async () => {
+  /** The instance of WEEKLY moved to `start` (an hour long), its title `title`. */
+  const movedTo = (start: string, title = WEEKLY.title) => ({ ...WEEKLY, title, start: new Date(start), end: new Date(Date.parse(start) + 3_600_000) });
+  const name = (start: string, title: string) => `Meetings/${sessionStamp(new Date(start))} ${title}.md`;
+
+  /** The notes follow at once: the old ones gone (no trash copy), the new ones as the maker makes them. */
+  async function followedNote(vault: Vault, old: string, moved: typeof WEEKLY): Promise<string> {
+    const notes = await meetingNotes(vault);
+    const now = name(moved.start.toISOString(), moved.title);
+    expect(notes).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md', now].sort());
+    expect(notes).not.toContain(old);
+    expect(await vault.exists(vault.abs(old.replace('Meetings/', 'Meetings/Context/')))).toBe(false);
+    expect(await trashed(vault)).toEqual([]);
+    const meeting = parseNote(await vault.read(vault.abs(now)));
+    expect(meeting.data).toMatchObject({ title: moved.title, event: UID, projects: ['Platform'] });
+    expect(Date.parse(String(meeting.data.start_time))).toBe(moved.start.getTime());
+    // The slot stays the instance's: the recording at the new time joins this note.
+    expect(Date.parse(String(meeting.data.event_start))).toBe(START.getTime());
+    const contextRel = String(meeting.data.context).replace(/^\[\[|\]\]$/g, '') + '.md';
+    expect(contextRel).toBe(now.replace('Meetings/', 'Meetings/Context/'));
+    const context = parseNote(await vault.read(vault.abs(contextRel)));
+    expect(Date.parse(String(context.data.scheduled_end))).toBe(moved.end.getTime());
+    expect(context.data.agenda).toBe('Review the roadmap.');
+    expect(context.body.startsWith('## Before the meeting\n')).toBe(true);
+    // Recorded as made: it follows the next move too.
+    const records = JSON.parse(await vault.read(vault.abs('.meeting-assistant/notes-ahead.json'))) as { meeting: string; start: number }[];
+    expect(records.map((r) => [r.meeting, r.start])).toEqual([[now, moved.start.getTime()]]);
+    return now;
+  }
+
+  it('an untouched note follows an instance moved to later today at once: new name, times and section, the old notes removed, nothing in .trash/', async () => {
     const vault = pastVault();
     const events = [WEEKLY];
     const { ahead, later } = reviewed(vault, events);
     await ahead.tick();
     const first = madeNote(await meetingNotes(vault))!;
-    events[0] = { ...WEEKLY, start: new Date('2026-12-09T09:05:00Z'), end: new Date('2026-12-09T10:05:00Z'), title: 'Weekly Sync (moved)' };
+    // Out of the NotesAheadMinutes window: made all the same, at once.
+    events[0] = movedTo('2026-12-09T15:00:00Z');
     later(1);
     await ahead.tick();
-    // Moved out of the window: the untouched note is gone at once, made again when the new time comes near.
-    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
-    later(2);
+    expect(await followedNote(vault, first, events[0])).toBe(name(events[0].start.toISOString(), events[0].title));
+
+    // And again: the followed note is followed in its turn, to tomorrow.
+    const second = madeNote(await meetingNotes(vault))!;
+    events[0] = movedTo('2026-12-10T11:30:00Z');
+    later(1);
     await ahead.tick();
-    const notes = await meetingNotes(vault);
-    expect(notes).not.toContain(first);
-    const moved = notes.find((n) => n.endsWith('Weekly Sync (moved).md'));
-    expect(moved).toBeDefined();
-    expect(Date.parse(String(parseNote(await vault.read(vault.abs(moved!))).data.start_time))).toBe(Date.parse('2026-12-09T09:05:00Z'));
-    expect(await trashed(vault)).toHaveLength(2);
+    expect(await followedNote(vault, second, events[0])).toBe(name(events[0].start.toISOString(), events[0].title));
+  });
+
+  it('an untouched note follows an instance moved to tomorrow, and one retitled at the same time', async () => {
+    const tomorrow = pastVault();
+    const events = [WEEKLY];
+    const t = reviewed(tomorrow, events);
+    await t.ahead.tick();
+    const first = madeNote(await meetingNotes(tomorrow))!;
+    events[0] = movedTo('2026-12-10T09:00:00Z');
+    t.later(1);
+    await t.ahead.tick();
+    expect(await followedNote(tomorrow, first, events[0])).toBe(name(events[0].start.toISOString(), events[0].title));
+
+    const retitled = pastVault();
+    const again = [WEEKLY];
+    const r = reviewed(retitled, again);
+    await r.ahead.tick();
+    const made = madeNote(await meetingNotes(retitled))!;
+    again[0] = movedTo(START.toISOString(), 'Weekly Sync (roadmap)');
+    r.later(1);
+    await r.ahead.tick();
+    expect(await followedNote(retitled, made, again[0])).toBe(name(again[0].start.toISOString(), again[0].title));
+  });
+
+  it('a note typed into between the review and its removal stays byte for byte, and the instance gets no second note', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const note = madeNote(await meetingNotes(vault))!;
+    const typed = `${await vault.read(vault.abs(note))}typed just now\n`;
+    // The person saves the note in the instant between the review's judgement and the removal.
+    const rename = vault.fs.rename.bind(vault.fs);
+    let saved = false;
+    vault.fs.rename = async (from, to) => {
+      if (!saved && from === vault.abs(note)) {
+        saved = true;
+        await vault.fs.writeFile(from, typed);
+      }
+      return rename(from, to);
+    };
+    events[0] = movedTo('2026-12-09T15:00:00Z');
+    later(1);
+    await ahead.tick();
+    expect(saved).toBe(true);
+    expect(await vault.read(vault.abs(note))).toBe(typed);
+    expect(await vault.exists(vault.abs(note.replace('Meetings/', 'Meetings/Context/')))).toBe(true);
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md', note].sort());
+    expect(await trashed(vault)).toEqual([]);
+    // No temporary file is left beside it.
+    expect((await vault.fs.readdir(vault.abs('Meetings'), { withFileTypes: true })).map((e) => e.name).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('a save that took the name while the old note was aside stays; what that note held is kept in .trash/', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const note = madeNote(await meetingNotes(vault))!;
+    const before = await vault.read(vault.abs(note));
+    const rename = vault.fs.rename.bind(vault.fs);
+    let step = 0;
+    vault.fs.rename = async (from, to) => {
+      await rename(from, to);
+      // Right after the note is renamed aside: a person types into it (an editor writing in place into the open file) and another saves a new file under the name.
+      if (step === 0 && from === vault.abs(note)) {
+        step = 1;
+        await vault.fs.writeFile(to, `${before}typed in place\n`);
+        await vault.fs.writeFile(from, 'saved anew\n');
+      }
+    };
+    events[0] = movedTo('2026-12-09T15:00:00Z');
+    later(1);
+    await ahead.tick();
+    expect(await vault.read(vault.abs(note))).toBe('saved anew\n');
+    expect(await trashed(vault)).toEqual([`.trash/${note}`]);
+    expect(await vault.read(vault.abs(`.trash/${note}`))).toBe(`${before}typed in place\n`);
+    expect((await meetingNotes(vault)).filter((n) => n.includes('Weekly Sync') && !n.includes('2026-12-02'))).toEqual([note]);
   });
 
   it('an untouched note of a cancelled instance goes to .trash/; one a person typed into stays', async () => {
@@ -188,6 +295,59 @@ describe('NotesAhead: an event that moves or is cancelled before it starts', () 
     expect(await typed.read(typed.abs(note))).toBe(text);
     expect(await trashed(typed)).toEqual([]);
     expect(made).toBe(note);
+  });
+
+  it('a full disk when the followed note is made: the old notes are gone, and the look makes the new one when it comes near', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const { ahead, later } = reviewed(vault, events);
+    await ahead.tick();
+    const first = madeNote(await meetingNotes(vault))!;
+    const open = vault.fs.open.bind(vault.fs);
+    let full = true;
+    vault.fs.open = async (file, flags, mode) => {
+      if (full && flags === 'wx') throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      return open(file, flags, mode);
+    };
+    events[0] = movedTo('2026-12-09T09:02:00Z');
+    later(1);
+    await ahead.tick();
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md']);
+    full = false;
+    later(1);
+    await ahead.tick();
+    expect(await meetingNotes(vault)).toEqual(['Meetings/2026-12-02 0900 Weekly Sync.md', name('2026-12-09T09:02:00Z', 'Weekly Sync')].sort());
+    expect(first).not.toBe(name('2026-12-09T09:02:00Z', 'Weekly Sync'));
+  });
+
+  it('lookAgain (a calendar file changed) looks once more after the look in flight, which read the calendar before the change', async () => {
+    const vault = pastVault();
+    const events = [WEEKLY];
+    const calendar = fakeCalendar(events, READ);
+    const asked = calendar.eventsBetween.bind(calendar);
+    let release: () => void = () => undefined;
+    let gated = true;
+    calendar.eventsBetween = async (from, to) => {
+      const answer = await asked(from, to);
+      if (gated) {
+        gated = false;
+        await new Promise<void>((resolve) => (release = resolve));
+      }
+      return answer;
+    };
+    const ahead = new NotesAhead({ vault, calendar, settings: { NotesAhead: 'projects', NotesAheadMinutes: 10, Projects: {} }, clock: () => new Date('2026-12-09T08:52:00Z'), log: silentLogger, isActive: () => true });
+    const inFlight = ahead.tick();
+    await new Promise((resolve) => setImmediate(resolve));
+    events[0] = { ...WEEKLY, title: 'Weekly Sync (roadmap)' };
+    const joined = ahead.tick();
+    const again = ahead.lookAgain();
+    expect(ahead.lookAgain()).toBe(again);
+    release();
+    await Promise.all([inFlight, joined]);
+    // The look in flight had the calendar as it was: the note under the old title.
+    expect((await meetingNotes(vault)).filter((n) => n.includes('2026-12-09'))).toEqual([name(START.toISOString(), 'Weekly Sync')]);
+    await again;
+    expect((await meetingNotes(vault)).filter((n) => n.includes('2026-12-09'))).toEqual([name(START.toISOString(), 'Weekly Sync (roadmap)')]);
   });
 
   it('a forged record (the file is in the synced vault) naming a file out of the vault moves nothing there', async () => {
