@@ -14,7 +14,7 @@ import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
 import { calendarMatch, type EventMatcher, jobMatcher } from './runs/event-match.js';
 import type { VaultFiles } from '../vault/format/links.js';
 import { CalendarChanges } from './intake/calendar-changes.js';
-import type { NotesAhead } from './intake/notes-ahead.js';
+import { NotesAhead } from './intake/notes-ahead.js';
 
 export type { CalendarLookup };
 
@@ -60,19 +60,26 @@ export function daemonCalendars(config: AppConfig, o: { vault: Vault; log: Logge
 }
 
 /**
- * The calendar files in the vault, read again as soon as the watcher sees them change, then the
- * notes-ahead look (intake/calendar-changes.ts); undefined when the watcher sees none.
+ * The notes made ahead of the next events (§12), by the active machine only; and the calendar
+ * files in the vault, read again as soon as the watcher sees them change, then the notes-ahead
+ * look (intake/calendar-changes.ts). Each undefined when there is nothing for it.
  */
-export function calendarChangesOf(config: AppConfig, cal: DaemonCalendars, o: { vault: Vault; log: Logger; ahead: NotesAhead | undefined }): Promise<CalendarChanges | undefined> {
-  if (config.settings.Calendar.Sources.length === 0) return Promise.resolve(undefined);
-  const { ahead } = o;
-  return CalendarChanges.of({
+export async function notesAheadOf(
+  config: AppConfig,
+  cal: DaemonCalendars,
+  o: { vault: Vault; log: Logger; clock: Clock; isActive: () => boolean },
+): Promise<{ ahead: NotesAhead | undefined; files: CalendarChanges | undefined }> {
+  const settings = config.settings.Calendar;
+  const ahead = cal.matched && new NotesAhead({ vault: o.vault, calendar: cal.matched, settings, clock: o.clock, log: o.log.child({ part: 'notes-ahead' }), isActive: o.isActive });
+  if (settings.Sources.length === 0) return { ahead, files: undefined };
+  const files = await CalendarChanges.of({
     vault: o.vault,
-    settings: config.settings.Calendar,
+    settings,
     readAgain: () => cal.calendar.readAgain(),
     ...(ahead && { lookAgain: () => ahead.lookAgain() }),
     log: o.log.child({ part: 'calendar' }),
   });
+  return { ahead, files };
 }
 
 /**

@@ -36,8 +36,7 @@ import { TriggerTracker } from './intake/triggers.js';
 import { type DaemonStatus, daemonStatus, endpointState } from './daemon-status.js';
 import { endpointHealthNow } from './http/status-view.js';
 import { healthFromRuns } from './http/endpoint-health.js';
-import { calendarChangesOf, type CalendarLookup, daemonCalendars, type DaemonCalendars } from './daemon-calendar.js';
-import { NotesAhead } from './intake/notes-ahead.js';
+import { type CalendarLookup, daemonCalendars, type DaemonCalendars, notesAheadOf } from './daemon-calendar.js';
 
 export type { PipelineFns } from './runs/job-runner.js';
 export type { DaemonStatus } from './daemon-status.js';
@@ -208,9 +207,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
   const cal = daemonCalendars(config, { vault, log, clock, files: () => listing.files() }, options.calendar);
   const { tracker, board, queue, enqueue, catchUp, endpoint, liveNotes } = await assembleWork(config, options, place, listing, { onEndpointBack: () => rescan.now(), runner: cal.runner });
   const inbox = createInbox(config.settings.Import, { vault, log, clock, calendar: cal.matching });
-  // Notes made ahead of the next events (§12), by the active machine only.
-  const ahead = cal.matched && new NotesAhead({ vault, calendar: cal.matched, settings: config.settings.Calendar, clock, log: log.child({ part: 'notes-ahead' }), isActive: () => !stopping && instance.role === 'active' });
-  const calendarFiles = await calendarChangesOf(config, cal, { vault, log, ahead });
+  const { ahead, files: calendarFiles } = await notesAheadOf(config, cal, { vault, log, clock, isActive: () => !stopping && instance.role === 'active' });
   const collect = collectorOf(options);
   // A meeting being recorded holds the run process, started and warmed ahead of its run (§8).
   const recording = new MeetingsInProgress({ hold: () => place.hold(), warm: () => place.warm(), clock });
@@ -239,8 +236,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
       calendarFiles?.changed(p);
       void finishing.changed(p).catch((err: unknown) => log.debug({ err }, 'could not look at a transcript ahead of its settled event'));
     },
-    // A scan of a large vault leaves tens of MB of garbage V8 may keep for hours in an idle
-    // process; with no run to follow, it is collected now (runs/heap-collect.ts).
+    // A large vault's scan leaves tens of MB of garbage an idle V8 keeps for hours: collected now (runs/heap-collect.ts).
     afterScan: () => {
       const { pending, running } = queue.size;
       if (pending !== 0 || running !== 0) return;
