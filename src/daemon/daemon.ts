@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
@@ -12,6 +13,7 @@ import { DaemonRunningError } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
 import { VaultClaim } from '../instance/vault-claim.js';
 import { watchFolder } from '../instance/folder-watch.js';
+import { whyLooksShared } from '../instance/shared-vault.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
 import { createInbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
@@ -179,8 +181,11 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
 async function claimActive(config: AppConfig, options: DaemonOptions): Promise<VaultClaim> {
   const { Daemon } = config.settings;
   const vault = new Vault(options.fs ?? nodeFs, config.layout);
+  // Only a first start that finds no other machine's record needs it; looked at once, cheaply.
+  const looksShared = await whyLooksShared(vault.fs, vault.root, { home: homedir(), machineName: Daemon.MachineName });
   const claim = await VaultClaim.claim(vault, {
     machine: machineName(Daemon.MachineName),
+    ...(looksShared !== undefined && { looksShared }),
     heartbeatMs: Daemon.HeartbeatSeconds * 1000,
     clock: clockOf(options),
     log: options.log,
