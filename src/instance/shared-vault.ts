@@ -106,7 +106,6 @@ function foldersUp(root: string, home: string): string[] {
  * in `status`; undefined when nothing says so. The first sign found is given.
  */
 export async function whyLooksShared(fs: Fs, root: string, o: SharedVaultOptions): Promise<string | undefined> {
-  if (o.machineName?.trim()) return `MeetingAssistant.Daemon.MachineName is set (${o.machineName.trim()}), so more than one machine may run it`;
   // The folder as it is on disk: a vault reached through a link lies where the link points.
   const real = await fs.realpath(root).catch(() => root);
   const posix = real.split(path.sep).join('/');
@@ -119,5 +118,7 @@ export async function whyLooksShared(fs: Fs, root: string, o: SharedVaultOptions
   }
   const plugins = path.join(real, '.obsidian', 'core-plugins.json');
   if (obsidianSyncOn(await smallTextOrUndefined(fs, plugins))) return `Obsidian Sync is on in it (${plugins})`;
+  // Last: a sync tool's own sign says more in the log than the name does.
+  if (o.machineName?.trim()) return `MeetingAssistant.Daemon.MachineName is set (${o.machineName.trim()}), so more than one machine may run it`;
   return undefined;
 }
