@@ -1,4 +1,3 @@
-import { homedir } from 'node:os';
 import path from 'node:path';
 import { type Clock, systemClock } from '../clock.js';
 import type { AppConfig } from '../config.js';
@@ -173,19 +172,16 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
 
 /**
  * One daemon per vault: a second one would run the same meetings and write the same files. On
- * this machine a second daemon is refused; on a vault a sync tool shares with other machines,
- * this one waits as a standby, writing nothing but its own record, until it is the active
- * machine (docs/design.md §2, two machines). Before that nothing of the daemon's work exists:
- * no run process, no token, no watcher, no scan.
+ * this machine a second daemon is refused; on a vault a sync tool shares with other machines
+ * (or that looks shared, at a first start) it waits, writing nothing but its own record, until
+ * it is the active machine (docs/design.md §2). Before that no run process, token, watcher or scan exists.
  */
 async function claimActive(config: AppConfig, options: DaemonOptions): Promise<VaultClaim> {
   const { Daemon } = config.settings;
   const vault = new Vault(options.fs ?? nodeFs, config.layout);
-  // Only a first start that finds no other machine's record needs it; looked at once, cheaply.
-  const looksShared = await whyLooksShared(vault.fs, vault.root, { home: homedir(), machineName: Daemon.MachineName });
   const claim = await VaultClaim.claim(vault, {
     machine: machineName(Daemon.MachineName),
-    ...(looksShared !== undefined && { looksShared }),
+    looksShared: await whyLooksShared(vault.fs, vault.root, { machineName: Daemon.MachineName }),
     heartbeatMs: Daemon.HeartbeatSeconds * 1000,
     clock: clockOf(options),
     log: options.log,

@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import path from 'node:path';
 import type { Fs } from '../vault/files/fs.js';
 import { smallTextOrUndefined } from './small-file.js';
@@ -15,8 +16,8 @@ import { smallTextOrUndefined } from './small-file.js';
  */
 
 export interface SharedVaultOptions {
-  /** The home folder; parents are looked at up to it, not it. */
-  home: string;
+  /** The home folder (this user's by default); parents are looked at up to it, not it. */
+  home?: string;
   /** `Daemon.MachineName` as configured: someone who names machines expects more than one. */
   machineName?: string;
 }
@@ -111,7 +112,8 @@ export async function whyLooksShared(fs: Fs, root: string, o: SharedVaultOptions
   const posix = real.split(path.sep).join('/');
   const segments = posix.split('/').filter(Boolean);
   for (const sign of PATH_SIGNS) if (sign.test(posix, segments)) return `it is in ${sign.tool} (${real})`;
-  const home = await fs.realpath(o.home).catch(() => path.resolve(o.home));
+  const given = o.home ?? homedir();
+  const home = await fs.realpath(given).catch(() => path.resolve(given));
   for (const folder of foldersUp(real, home)) {
     const found = await markerIn(fs, folder);
     if (found) return `${found.tool} shares ${folder === real ? 'it' : 'a folder it is in'} (${found.file})`;

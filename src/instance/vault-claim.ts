@@ -45,7 +45,7 @@ export interface VaultClaimOptions {
    * Why the vault looks shared between machines (shared-vault.ts), when it does: a first start
    * that finds no other machine's record then waits as a candidate (machine-roles.ts `startingRole`).
    */
-  looksShared?: string;
+  looksShared?: string | undefined;
 }
 
 /** Another machine as the status shows it. */
