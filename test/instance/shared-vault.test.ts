@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { memfs } from 'memfs';
 import { describe, expect, it } from 'vitest';
@@ -9,6 +10,7 @@ import { readText } from '../../src/vault/files/fs.js';
 import type { Fs } from '../../src/vault/files/fs.js';
 import { Vault } from '../../src/vault/files/vault.js';
 import { capturedLogger } from '../helpers/captured-log.js';
+import { describeVault, SHARED_VAULT } from '../helpers/fixture-vaults.js';
 import { testConfig } from '../helpers/memfs.js';
 
 /**
@@ -119,6 +121,16 @@ describe('Obsidian Sync', () => {
     const V = `${HOME}/Vault`;
     expect(await why(fsWith(V, { [`${V}/.obsidian/core-plugins.json`]: '{"sync": true}' }), V)).toBe(`Obsidian Sync is on in it (${V}/.obsidian/core-plugins.json)`);
     expect(await why(fsWith(V, { [`${V}/.obsidian/core-plugins.json`]: '{"sync": false}' }), V)).toBeUndefined();
+  });
+});
+
+describeVault(SHARED_VAULT, `Obsidian Sync in a real vault's settings: ${SHARED_VAULT.title}`, () => {
+  it("reads newer Obsidian's core-plugins.json, which names sync and turns it off: not shared", async () => {
+    const text = readFileSync(path.join(SHARED_VAULT.dir, '.obsidian', 'core-plugins.json'), 'utf8');
+    expect(JSON.parse(text)).toHaveProperty('sync', false);
+    expect(obsidianSyncOn(text)).toBe(false);
+    // The same file with Sync turned on, as Obsidian writes it when the plugin is switched on.
+    expect(obsidianSyncOn(text.replace('"sync": false', '"sync": true'))).toBe(true);
   });
 });
 
