@@ -9,6 +9,7 @@ import { daemonProof, NotOurDaemonError } from '../instance/daemon-proof.js';
 import { machineName } from '../instance/machine-name.js';
 import { type MachinesNow, machinesNow } from '../instance/machines-now.js';
 import { describeClaim } from '../instance/vault-claim.js';
+import { whyLooksShared } from '../instance/shared-vault.js';
 import { triggerLabel } from '../daemon/http/trigger-labels.js';
 import type { EndpointHealth } from '../daemon/http/endpoint-health.js';
 import type { LiveRun } from '../daemon/runs/run-board.js';
@@ -49,7 +50,10 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
   for (const line of meetingTable(meetings, interrupted)) io.out(line);
   io.out('');
   if (daemon.kind === 'down') {
-    for (const line of machineLines(machine, machines!, daemon.reason, now)) io.out(line);
+    // A candidate with no other machine's record to wait for: a first start on a vault that looks shared.
+    const first = machines?.here?.role === 'candidate' && machines.others.length === 0;
+    const looksShared = first ? await whyLooksShared(deps.fs, vault.root, { machineName: config.settings.Daemon.MachineName }) : undefined;
+    for (const line of machineLines(machine, machines!, daemon.reason, now, looksShared)) io.out(line);
     return EXIT_OK;
   }
   if (daemon.kind === 'error') {
@@ -82,11 +86,12 @@ export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = 
  * No daemon runs the vault on this machine: whether one waits here as a standby, and which
  * machine runs the vault (docs/design.md §2, two machines).
  */
-function machineLines(machine: string, m: MachinesNow, reason: string, now: Date): string[] {
+function machineLines(machine: string, m: MachinesNow, reason: string, now: Date, looksShared?: string): string[] {
   const elsewhere = m.activeElsewhere;
   const active = elsewhere ? `machine ${elsewhere.machine} is active on this vault (last heartbeat ${Math.round(elsewhere.silentMs / 1000)} s ago)` : undefined;
   if (m.here) {
-    return [`daemon: ${m.here.role} on this machine (${machine}), pid ${m.here.pid}, since ${when(m.here.startedAt, now)}${active ? `: ${active}; it takes over when that one stops` : ''}`];
+    const waits = looksShared ? `: no machine has run this vault yet, but it looks shared (${looksShared}); it waits 2 heartbeats for another machine's claim` : '';
+    return [`daemon: ${m.here.role} on this machine (${machine}), pid ${m.here.pid}, since ${when(m.here.startedAt, now)}${active ? `: ${active}; it takes over when that one stops` : waits}`];
   }
   return [active ? `daemon: not running on this machine (${machine}); ${active}` : `daemon: not running (${reason})`];
 }

@@ -12,6 +12,7 @@ import { DaemonRunningError } from '../instance/daemon-claim.js';
 import { machineName } from '../instance/machine-name.js';
 import { VaultClaim } from '../instance/vault-claim.js';
 import { watchFolder } from '../instance/folder-watch.js';
+import { whyLooksShared } from '../instance/shared-vault.js';
 import { HttpStartError, type RunningHttpServer } from './http/server.js';
 import { createInbox } from './intake/inbox.js';
 import { Intake } from './intake/intake.js';
@@ -170,16 +171,16 @@ export async function startDaemon(config: AppConfig, options: DaemonOptions): Pr
 
 /**
  * One daemon per vault: a second one would run the same meetings and write the same files. On
- * this machine a second daemon is refused; on a vault a sync tool shares with other machines,
- * this one waits as a standby, writing nothing but its own record, until it is the active
- * machine (docs/design.md §2, two machines). Before that nothing of the daemon's work exists:
- * no run process, no token, no watcher, no scan.
+ * this machine a second daemon is refused; on a vault a sync tool shares with other machines
+ * (or that looks shared, at a first start) it waits, writing nothing but its own record, until
+ * it is the active machine (docs/design.md §2). Before that no run process, token, watcher or scan exists.
  */
 async function claimActive(config: AppConfig, options: DaemonOptions): Promise<VaultClaim> {
   const { Daemon } = config.settings;
   const vault = new Vault(options.fs ?? nodeFs, config.layout);
   const claim = await VaultClaim.claim(vault, {
     machine: machineName(Daemon.MachineName),
+    looksShared: await whyLooksShared(vault.fs, vault.root, { machineName: Daemon.MachineName }),
     heartbeatMs: Daemon.HeartbeatSeconds * 1000,
     clock: clockOf(options),
     log: options.log,

@@ -178,8 +178,10 @@ export function nextRole(me: string, state: RoleState, fresh: readonly MachineRe
 
 /**
  * The role a daemon starts in (docs/design.md §2; issue #45 point 1). Where no other machine
- * has ever left a record (a vault no sync tool shares, or this machine's copy before the
- * sync tool has brought anything) it is active at once, as a single machine always was; so is
+ * has ever left a record it is active at once, as a single machine always was, unless this is
+ * its first start there (no record of its own either) and the vault looks shared
+ * (`looksShared`: shared-vault.ts): two machines started together on a brand-new vault would
+ * both be active until their records cross, so that first start waits as a candidate. So is
  * a daemon whose own last record was active and fresh (a restart: the others still see it
  * active). Otherwise, whatever the age of the others' records, it starts as `nextRole` says:
  * a standby while another machine is active and fresh, else a candidate that waits
@@ -195,9 +197,10 @@ export function startingRole(
   fresh: readonly MachineRecord[],
   now: number,
   settleMs: number,
+  looksShared = false,
 ): RoleDecision {
   const freshActive = fresh.some((r) => r.role === 'active');
-  if (others.length === 0) return { role: 'active' };
+  if (others.length === 0 && (own !== undefined || !looksShared)) return { role: 'active' };
   const ownFresh = own?.role === 'active' && now - Date.parse(own.beatAt) < STALE_BEATS * own.heartbeatMs;
   if (!freshActive && ownFresh) return { role: 'active' };
   return nextRole(me, { role: 'standby' }, fresh, now, settleMs);

@@ -41,6 +41,11 @@ export interface VaultClaimOptions {
   env?: NodeJS.ProcessEnv;
   /** Hears the machines' folder change (folder-watch.ts); without it, only heartbeats read it. */
   watch?: FolderWatch;
+  /**
+   * Why the vault looks shared between machines (shared-vault.ts), when it does: a first start
+   * that finds no other machine's record then waits as a candidate (machine-roles.ts `startingRole`).
+   */
+  looksShared?: string | undefined;
 }
 
 /** Another machine as the status shows it. */
@@ -166,7 +171,7 @@ export class VaultClaim {
     const watch = new HeartbeatWatch();
     watch.observe(others, now);
     const fresh = others.filter((r) => watch.isFresh(r, now));
-    const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs);
+    const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs, o.looksShared !== undefined);
     const beatAt = o.clock().toISOString();
     const fields = { machine: o.machine, role: start.role, beatAt, heartbeatMs: o.heartbeatMs, ...(start.role === 'active' && { activeSince: beatAt }) };
     const lock = await claimVault(vault, { clock: o.clock, probe: o.probe ?? systemProbe, machine: o.machine, fields, ...(o.env && { env: o.env }) });
@@ -301,7 +306,15 @@ export class VaultClaim {
     if (next.role === 'active') {
       if (was !== undefined || this.#others.length > 0) log.info(fields, `active on this vault: machine ${machine}`);
     } else if (next.role === 'candidate') {
-      log.info(fields, `no other machine is active on this vault: machine ${machine} claims it, active in ${seconds(SETTLE_BEATS * heartbeatMs)} unless another machine's claim arrives meanwhile`);
+      // A first start on a vault no machine has left a record in: said why it waits at all.
+      const first = was === undefined && this.#others.length === 0 && this.#o.looksShared !== undefined;
+      const why = first
+        ? `; no machine has run this vault yet, but it looks shared (${this.#o.looksShared}): another machine starting now would claim it too, and its claim arrives through the sync tool`
+        : '';
+      log.info(
+        { ...fields, ...(first && { looksShared: this.#o.looksShared }) },
+        `no other machine is active on this vault: machine ${machine} claims it, active in ${seconds(SETTLE_BEATS * heartbeatMs)} unless another machine's claim arrives meanwhile${why}`,
+      );
     } else if (next.role === 'standby' && by) {
       const how =
         was === 'active'
