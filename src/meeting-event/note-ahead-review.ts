@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { CalendarEvent, CalendarSourceState } from '../calendar/types.js';
-import { isNotFound, statIfExists, tempPathFor, writeFileAtomic } from '../vault/files/fs.js';
+import { isNotFound, statIfExists, writeFileAtomic } from '../vault/files/fs.js';
 import { confinedPlace, readConfinedText } from '../vault/files/real-place.js';
 import { readRegularFile } from '../vault/files/regular-file.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
-import type { Vault } from '../vault/files/vault.js';
+import type { NoteKind, Vault } from '../vault/files/vault.js';
 import { parseNote } from '../vault/format/frontmatter.js';
 import { linkTarget } from '../vault/format/links.js';
 import { makeNoteAhead, type NoteAheadOutcome, type NotesAheadMode } from './note-ahead.js';
@@ -42,16 +42,19 @@ const MAX_RECORDS_BYTES = 1024 * 1024;
 
 /**
  * The records, as the daemon wrote them: the file is in the vault, which a sync tool and other
- * people write, so a record naming a note out of the vault (or without its hashes) is dropped.
+ * people write, so a record naming anything but a meeting note and a context note of the
+ * vault's folders (a project's note, Obsidian's settings, a file out of the vault), or without
+ * its hashes, is dropped: the daemon made no other note ahead, and removes no other.
  */
 async function readRecords(vault: Vault): Promise<NoteAheadRecord[]> {
   try {
     const stat = await statIfExists(vault.fs, recordsPath(vault));
     if (!stat || stat.size > MAX_RECORDS_BYTES) return [];
     const parsed: unknown = JSON.parse(Buffer.from(await vault.fs.readFile(recordsPath(vault))).toString('utf8'));
-    const inVault = (rel: unknown) => typeof rel === 'string' && vault.contains(vault.abs(rel));
+    const noteOf = (rel: unknown, kind: NoteKind) =>
+      typeof rel === 'string' && rel.toLowerCase().endsWith('.md') && vault.contains(vault.abs(rel)) && vault.kindOf(vault.abs(rel)) === kind;
     return Array.isArray(parsed)
-      ? (parsed as NoteAheadRecord[]).filter((r) => inVault(r?.meeting) && inVault(r.context) && typeof r.meetingHash === 'string' && typeof r.contextHash === 'string')
+      ? (parsed as NoteAheadRecord[]).filter((r) => noteOf(r?.meeting, 'meeting') && noteOf(r.context, 'context') && typeof r.meetingHash === 'string' && typeof r.contextHash === 'string')
       : [];
   } catch {
     return []; // none yet, or unreadable: no note is judged untouched, so none is moved
@@ -162,11 +165,13 @@ async function follow(vault: Vault, record: NoteAheadRecord, instance: CalendarE
 
 /**
  * Removes the file when its text is still the one hashed, decided on the file as it is at the
- * removal: it is first renamed aside (atomic: an editor's save after that lands under the
- * note's own name, a file of its own), then read; a text someone changed goes back under its
- * name, or into `.trash/` when a save took the name meanwhile. Under the file's lock, so no write
- * of this daemon's (a recording joining the note) falls between. A crash between leaves a
- * temporary file the next start sweeps (temp-sweep.ts); it held the daemon's text.
+ * removal: it is first moved aside into `.trash/` (atomic: an editor's save after that lands
+ * under the note's own name, a file of its own), then read; a text someone changed goes back
+ * under its name, or stays in `.trash/` when a save took the name meanwhile. Under the file's
+ * lock, so no write of this daemon's (a recording joining the note) falls between. Aside in
+ * `.trash/`, not under a temporary name: a crash between the steps leaves the text there, where
+ * the start's sweep of temporary files (temp-sweep.ts) never removes it, and a person typed
+ * into it in the instant before the move may be what it holds.
  */
 async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise<'removed' | 'changed' | 'missing'> {
   const abs = vault.abs(rel);
@@ -177,9 +182,9 @@ async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise
     if (!stat) return 'missing';
     // A symbolic link is no note the daemon made (it wrote a file): left alone.
     if (stat.isSymbolicLink()) return 'changed';
-    const aside = tempPathFor(abs);
+    let aside: string;
     try {
-      await vault.fs.rename(abs, aside);
+      aside = await vault.moveToTrash(abs);
     } catch (err) {
       if (isNotFound(err)) return 'missing';
       throw err;
@@ -189,18 +194,15 @@ async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise
       await vault.fs.unlink(aside);
       return 'removed';
     }
-    if (bytes === undefined) {
-      await vault.moveToTrash(aside); // unreadable as a note now: kept, never removed
-      return 'changed';
-    }
+    // Unreadable as a note now: kept in `.trash/`, never removed.
+    if (bytes === undefined) return 'changed';
     // Back under its name, byte for byte, only if no save took it meanwhile (created, never
-    // replaced); else that save stays and this text is kept in `.trash/` under the note's name.
+    // replaced); else that save stays and this text stays in `.trash/` under the note's name.
     const back = await vault.fs.writeFile(abs, bytes, { flag: 'wx' }).then(
       () => true,
       (err: unknown) => ((err as { code?: string }).code === 'EEXIST' ? false : Promise.reject(err)),
     );
-    if (!back) await vault.keepInTrash(abs, bytes.toString('utf8'));
-    await vault.fs.unlink(aside);
+    if (back) await vault.fs.unlink(aside);
     return 'changed';
   });
 }

@@ -1,0 +1,92 @@
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { CalendarSourceState } from '../../src/calendar/types.js';
+import { NotesAhead } from '../../src/daemon/intake/notes-ahead.js';
+import { sweepTempFiles } from '../../src/daemon/intake/temp-sweep.js';
+import { silentLogger } from '../../src/log.js';
+import type { Vault } from '../../src/vault/files/vault.js';
+import { calendarEvent, fakeCalendar } from '../helpers/calendar-events.js';
+import { memoryVault } from '../helpers/memfs.js';
+
+/**
+ * The review of the notes made ahead (meeting-event/note-ahead-review.ts, docs/design.md §12)
+ * under attack: a crash while an old note is aside, a forged record in the synced vault.
+ */
+
+const UID = 'weekly@example.com';
+const START = new Date('2026-12-09T09:00:00Z');
+const WEEKLY = calendarEvent({ uid: UID, title: 'Weekly Sync', start: START, end: new Date('2026-12-09T10:00:00Z'), recurring: true });
+const READ: CalendarSourceState[] = [{ name: 'Work', ok: true, readAt: '2026-12-09T08:00:00.000Z', events: 1, error: null }];
+const OVERVIEW = '# Platform\n';
+
+function setup() {
+  const vault = memoryVault({
+    'Projects/Platform/Overview.md': OVERVIEW,
+    'Meetings/2026-12-02 0900 Weekly Sync.md': `---\ntitle: Weekly Sync\nstart_time: 2026-12-02T09:00:00Z\nevent: ${UID}\nevent_start: 2026-12-02T09:00:00Z\nprojects: [Platform]\n---\n`,
+  });
+  const events = [WEEKLY];
+  let now = new Date('2026-12-09T08:52:00Z');
+  const ahead = new NotesAhead({ vault, calendar: fakeCalendar(events, READ), settings: { NotesAhead: 'projects', NotesAheadMinutes: 10, Projects: {} }, clock: () => now, log: silentLogger, isActive: () => true });
+  return { vault, events, ahead, later: () => (now = new Date(now.getTime() + 60_000)) };
+}
+
+async function madeNote(vault: Vault): Promise<string> {
+  const notes = (await vault.listNotesOf('Meetings')).map((abs) => vault.rel(abs));
+  const made = notes.find((n) => n.endsWith(' Weekly Sync.md') && !n.includes('2026-12-02'));
+  expect(made).toBeDefined();
+  return made!;
+}
+
+/** Every file of the vault (memfs) whose text is `text`. */
+async function filesHolding(vault: Vault, text: string, folder = vault.root): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await vault.fs.readdir(folder, { withFileTypes: true })) {
+    const abs = `${folder}/${entry.name}`;
+    if (entry.isDirectory()) out.push(...(await filesHolding(vault, text, abs)));
+    else if (entry.isFile() && Buffer.from(await vault.fs.readFile(abs)).toString('utf8') === text) out.push(vault.rel(abs));
+  }
+  return out;
+}
+
+describe('the review of the notes made ahead: attacks', () => {
+  it('a crash while the old note is aside loses nothing typed into it: the restart finds it in .trash/, not in a temporary file its sweep removes', async () => {
+    const { vault, events, ahead, later } = setup();
+    await ahead.tick();
+    const note = await madeNote(vault);
+    const typed = `${await vault.read(vault.abs(note))}typed in the last instant\n`;
+    const rename = vault.fs.rename.bind(vault.fs);
+    let crashed = false;
+    vault.fs.rename = async (from, to) => {
+      if (crashed || from !== vault.abs(note)) return rename(from, to);
+      // The person's save lands just before the move aside; the process dies right after the move.
+      await vault.fs.writeFile(from, typed);
+      await rename(from, to);
+      crashed = true;
+      return new Promise<void>(() => undefined);
+    };
+    events[0] = { ...WEEKLY, start: new Date('2026-12-09T15:00:00Z'), end: new Date('2026-12-09T16:00:00Z') };
+    later();
+    void ahead.tick();
+    const deadline = Date.now() + 5_000;
+    while (!crashed && Date.now() < deadline) await new Promise((r) => setImmediate(r));
+    expect(crashed).toBe(true);
+    // The next start sweeps temporary files left by dead writers (and any older than an hour).
+    await sweepTempFiles(vault, silentLogger, { isAlive: () => false, clock: () => new Date(Date.now() + 2 * 3_600_000) });
+    expect(await filesHolding(vault, typed)).toEqual([`.trash/${note}`]);
+  });
+
+  it('a forged record naming a note of the vault that is no meeting note made ahead (a project note, with its hash) moves and removes nothing', async () => {
+    const { vault, events, ahead, later } = setup();
+    await ahead.tick();
+    const records = vault.abs('.meeting-assistant/notes-ahead.json');
+    const hash = createHash('sha256').update(OVERVIEW).digest('hex');
+    const forged = (uid: string, start: string) => ({ meeting: 'Projects/Platform/Overview.md', context: 'Projects/Platform/Overview.md', uid, eventStart: START.getTime(), start: Date.parse(start), title: 'Weekly Sync', meetingHash: hash, contextHash: hash });
+    // One whose event is "cancelled" (trashed) and one whose event "moved" (removed outright).
+    await vault.fs.writeFile(records, JSON.stringify([forged('gone@example.com', '2026-12-31T00:00:00Z'), forged(UID, '2026-12-09T08:59:00Z')]));
+    events[0] = { ...WEEKLY, start: new Date('2026-12-09T15:00:00Z'), end: new Date('2026-12-09T16:00:00Z') };
+    later();
+    await ahead.tick();
+    expect(await vault.read(vault.abs('Projects/Platform/Overview.md'))).toBe(OVERVIEW);
+    expect(await filesHolding(vault, OVERVIEW)).toEqual(['Projects/Platform/Overview.md']);
+  });
+});
