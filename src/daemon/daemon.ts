@@ -302,7 +302,7 @@ async function startClaimed(config: AppConfig, options: DaemonOptions, place: Ru
     // The meeting notes too, so that a run start's claim check (§1) stats none of them
     // (tools/cache/meeting-heads.ts); not when they are the whole vault, which is not watched.
     const meetings = Meetings === vault.root ? {} : { Meetings };
-    await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings), ...(calendarFiles?.folders ?? [])] })), { Projects, Summaries, ...meetings });
+    await intake.watch(options.watch ?? ((v) => watchVault(v, settings, log, { cacheFolders: [Projects, ...Object.values(meetings)], icsFolders: calendarFiles?.folders ?? [] })), { Projects, Summaries, ...meetings });
     await inbox.watch();
     ahead?.start();
   } catch (err) {

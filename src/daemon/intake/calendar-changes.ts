@@ -2,6 +2,7 @@ import path from 'node:path';
 import { calendarSources } from '../../calendar/sources.js';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
+import { realPlace } from '../../vault/files/real-place.js';
 import { Vault } from '../../vault/files/vault.js';
 import { createDebouncer, type Debouncer, isIgnoredPath, type TimerApi } from './file-events.js';
 
@@ -48,6 +49,9 @@ export async function watchedCalendarPaths(vault: Vault, settings: Settings['Cal
     const folder = isFolder ? source.path : path.dirname(source.path);
     // A file in the vault's root is not watched: its folder's watch would be the whole vault's.
     if (folder === vault.root || !vault.contains(folder)) continue;
+    // A folder that is a link out of the vault (or into one of its hidden folders) is no folder
+    // of the vault's: the watcher follows a root as given, so it would watch all below it there.
+    if (!(await inVaultReally(vault, folder))) continue;
     out.push({ source: isFolder ? { kind: 'folder', folder } : { kind: 'file', file: source.path }, folder });
   }
   return out;
@@ -119,4 +123,10 @@ export class CalendarChanges {
       } while (this.#again && !this.#closed);
     })().finally(() => (this.#running = undefined));
   }
+}
+
+/** Whether the folder, links followed, is in the vault out of its dot-folders (a dot-folder named as such is ignored before), or not there yet. */
+async function inVaultReally(vault: Vault, folder: string): Promise<boolean> {
+  const place = await realPlace(vault, folder).catch(() => undefined);
+  return place !== undefined && (place.where === 'vault' || place.where === 'missing');
 }

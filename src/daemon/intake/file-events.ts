@@ -33,10 +33,11 @@ export interface VaultEventSource {
    */
   onChange?(listener: (absPath: string) => void): void;
   /**
-   * Told (once) when a folder could not be watched: changes below it reach no listener, so the
-   * caches must not trust the watcher; the catch-up scans still see its notes.
+   * Told of each folder that could not be watched (the log says the first): changes below it
+   * reach no listener, so the caches must not trust the watcher there; the catch-up scans still
+   * see its notes.
    */
-  onIncomplete?(listener: () => void): void;
+  onIncomplete?(listener: (absFolder: string) => void): void;
   /** Resolves once the initial tree is known, so a scan after it misses nothing. */
   readonly ready: Promise<void>;
   close(): Promise<void>;
@@ -115,6 +116,13 @@ export interface WatchOptions {
   folders?: string[];
   /** More folders watched only for `onChange` (the projects, for the search cache). */
   cacheFolders?: string[];
+  /**
+   * More folders watched only for `onChange` of their own `.ics` files (the calendar folders,
+   * intake/calendar-changes.ts): nothing else in them, nothing below them is watched, so a
+   * calendar kept in a large folder costs no watch per folder of it (§12). One inside another
+   * watched folder is watched as that one is; the watched folders inside one stay watched whole.
+   */
+  icsFolders?: string[];
   /** How long a file must go without an event (or, polling, keep its size) before it counts as written. */
   stabilityMs?: number;
   /** Quiet period per file before its event is passed on. */
@@ -140,7 +148,16 @@ export function watchVault(
   options: WatchOptions = {},
 ): VaultEventSource {
   const folders = options.folders ?? triggerFolders(vault);
-  const watched = Vault.outermost([...folders, ...(options.cacheFolders ?? [])]);
+  const deep = Vault.outermost([...folders, ...(options.cacheFolders ?? [])]);
+  // A calendar folder inside a watched one is watched with it; one around a watched one is a root.
+  const shallow = [...new Set((options.icsFolders ?? []).map((f) => path.resolve(f)))].filter((f) => !deep.some((d) => Vault.isInside(d, f)));
+  const watched = Vault.outermost([...deep, ...shallow]);
+  // Below a calendar folder only its own `.ics` files, the watched folders and the way to them
+  // are looked at: a note or another folder there is no calendar's.
+  const kept = (abs: string) =>
+    deep.some((d) => Vault.isInside(d, abs)) || [...deep, ...shallow].some((f) => Vault.isInside(abs, f)) || shallow.some((f) => path.dirname(abs) === f && abs.toLowerCase().endsWith('.ics'));
+  const outOfShallow = (abs: string) => shallow.some((f) => Vault.isBelow(f, abs)) && !kept(abs);
+  const ignored = (abs: string) => isIgnoredPath(vault.root, abs) || outOfShallow(path.resolve(abs));
   const listeners: VaultEventListener[] = [];
   const changeListeners: ((absPath: string) => void)[] = [];
   const debouncer = createDebouncer(options.debounceMs ?? 50, (event) => {
@@ -161,18 +178,17 @@ export function watchVault(
     const abs = path.resolve(p);
     for (const listener of changeListeners) listener(abs);
   };
-  const incomplete = { told: false, listeners: [] as (() => void)[] };
+  const incomplete = { failed: [] as string[], listeners: [] as ((folder: string) => void)[] };
   const unwatched = (folder: string, err: unknown) => {
-    if (incomplete.told) return;
-    incomplete.told = true;
-    log.error({ err, folder: vault.rel(folder) }, unwatchedMessage(vault.rel(folder), err));
-    for (const listener of incomplete.listeners) listener();
+    if (incomplete.failed.length === 0) log.error({ err, folder: vault.rel(folder) }, unwatchedMessage(vault.rel(folder), err));
+    incomplete.failed.push(folder);
+    for (const listener of incomplete.listeners) listener(folder);
   };
   const backend = options.usePolling
-    ? pollingWatch(vault, watched, { stabilityMs: options.stabilityMs ?? 150, forward, changed, log })
+    ? pollingWatch(watched, { stabilityMs: options.stabilityMs ?? 150, ignored, forward, changed, log })
     : new DirectoryWatcher({
         roots: watched,
-        ignored: (p) => isIgnoredPath(vault.root, p),
+        ignored,
         onRaw: changed,
         onSettled: (type, p) => forward(type)(p),
         quietMs: options.stabilityMs ?? 150,
@@ -193,7 +209,7 @@ export function watchVault(
     },
     onIncomplete(listener) {
       incomplete.listeners.push(listener);
-      if (incomplete.told) listener();
+      for (const folder of incomplete.failed) listener(folder);
     },
     ready,
     async close() {
@@ -232,16 +248,15 @@ function unwatchedMessage(folder: string, err: unknown): string {
  * mtime was set back is seen only by the caches' version check and the next catch-up.
  */
 function pollingWatch(
-  vault: Vault,
   watched: string[],
-  on: { stabilityMs: number; forward: (type: VaultEventType) => (p: string) => void; changed: (p: string) => void; log: Logger },
+  on: { stabilityMs: number; ignored: (p: string) => boolean; forward: (type: VaultEventType) => (p: string) => void; changed: (p: string) => void; log: Logger },
 ): { ready: Promise<void>; close(): Promise<void> } {
   const watcher: FSWatcher = watch(watched, {
     ignoreInitial: true,
     persistent: true,
     usePolling: true,
     // Stats are only known for some events; directories must never be ignored by extension.
-    ignored: (p: string) => isIgnoredPath(vault.root, p),
+    ignored: (p: string) => on.ignored(p),
     awaitWriteFinish: { stabilityThreshold: on.stabilityMs, pollInterval: 50 },
     atomic: true,
   });

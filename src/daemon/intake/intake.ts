@@ -3,7 +3,7 @@ import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import type { FileWatch } from '../../tools/cache/file-cache.js';
 import { findMeetingOfSummary, findMeetingOfTranscript } from '../../vault/notes/locate-meeting.js';
-import type { Vault } from '../../vault/files/vault.js';
+import { Vault } from '../../vault/files/vault.js';
 import { triggerFolders, type VaultEvent, type VaultEventSource } from './file-events.js';
 import { resumedTrigger, takeLeftover } from '../runs/unstarted-jobs.js';
 import type { Job } from '../runs/queue.js';
@@ -133,14 +133,17 @@ export class Intake {
       this.#o.watch.invalidate(p);
       this.#o.onRawChange?.(p);
     });
-    // A folder left unwatched (the system's watch limit) would leave its cached files trusted.
+    // A folder left unwatched (the system's watch limit) would leave its cached files trusted;
+    // one out of the cached folders (a calendar's, §12) leaves nothing cached unheard of.
+    const trusted = [folders.Summaries, folders.Projects, ...(folders.Meetings ? [folders.Meetings] : [])];
     let complete = true;
-    watcher.onIncomplete?.(() => {
+    watcher.onIncomplete?.((folder) => {
+      if (!trusted.some((f) => Vault.isInside(f, folder) || Vault.isInside(folder, f))) return;
       complete = false;
       this.#o.watch.stopTrusting();
     });
     await watcher.ready;
-    if (watcher.onChange && complete) this.#o.watch.trust([folders.Summaries, folders.Projects, ...(folders.Meetings ? [folders.Meetings] : [])], { clock: this.#o.clock });
+    if (watcher.onChange && complete) this.#o.watch.trust(trusted, { clock: this.#o.clock });
   }
 
   /**

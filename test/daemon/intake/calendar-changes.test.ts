@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, watch as fsWatch, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -88,6 +88,16 @@ describe('CalendarChanges: which sources the watcher sees', () => {
     ]));
     expect(none).toBeUndefined();
   });
+
+  it('a calendar folder that is a link out of the vault, or into its hidden state, is not watched (the watcher would follow it there); a link within the vault is', async () => {
+    const vault = memoryVault({ '/home/me/calendars/a.ics': '', '.meeting-assistant/x.ics': '', 'Shared/Team/b.ics': '' });
+    await vault.fs.symlink!('/home/me/calendars', vault.abs('Linked'));
+    await vault.fs.symlink!(vault.abs('.meeting-assistant'), vault.abs('State'));
+    const o = (Sources: Sources): CalendarChangesOptions => ({ vault, settings: calendarSettings(Sources), readAgain: () => Promise.resolve(), log: silentLogger });
+    expect(await CalendarChanges.of(o([{ Name: 'Linked', Path: 'Linked' }, { Name: 'State', Path: 'State/x.ics' }]))).toBeUndefined();
+    await vault.fs.symlink!(vault.abs('Shared/Team'), vault.abs('Team'));
+    expect((await CalendarChanges.of(o([{ Name: 'Team', Path: 'Team' }])))?.folders).toEqual([vault.abs('Team')]);
+  });
 });
 
 describe('CalendarChanges: the dispatch', () => {
@@ -165,5 +175,32 @@ describe('CalendarChanges: the vault watcher hands it an .ics change', () => {
     renameSync(path.join(dir, 'Calendars/.work.ics.tmp'), path.join(dir, 'Calendars/work.ics'));
     while (reads === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     expect(reads).toBe(1);
+  });
+
+  it('a calendar kept in a large folder: only that folder is watched (and a calendar folder or a watched folder inside it), none of the folders below', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-calendar-shallow-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const config = resolveConfig({ MeetingAssistant: { VaultPath: dir } });
+    for (const folder of Object.values(config.layout.folders)) mkdirSync(folder, { recursive: true });
+    for (let i = 0; i < 20; i++) mkdirSync(path.join(dir, `Notes/Archive/${2000 + i}/a`), { recursive: true });
+    mkdirSync(path.join(dir, 'Notes/Team/sub'), { recursive: true });
+    mkdirSync(path.join(dir, 'Notes/Cached/deep'), { recursive: true });
+    const vault = new Vault(nodeFs, config.layout);
+    const watchedNow: string[] = [];
+    const watchFolder = ((p: string, ...rest: unknown[]) => {
+      watchedNow.push(path.relative(dir, path.resolve(p)));
+      return (fsWatch as (...a: unknown[]) => ReturnType<typeof fsWatch>)(p, ...rest);
+    }) as typeof fsWatch;
+    const source = watchVault(vault, config.settings, silentLogger, { cacheFolders: [path.join(dir, 'Notes/Cached')], icsFolders: [path.join(dir, 'Notes'), path.join(dir, 'Notes/Team')], watchFolder });
+    onTestFinished(() => source.close());
+    const raw: string[] = [];
+    source.onChange?.((p) => raw.push(path.relative(dir, p)));
+    await source.ready;
+    expect(watchedNow.filter((f) => f.startsWith('Notes')).sort()).toEqual(['Notes', 'Notes/Cached', 'Notes/Cached/deep', 'Notes/Team']);
+    writeFileSync(path.join(dir, 'Notes/Team/b.ics'), 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n');
+    writeFileSync(path.join(dir, 'Notes/work.ics'), 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n');
+    const deadline = Date.now() + 10_000;
+    while (!(raw.includes('Notes/work.ics') && raw.includes('Notes/Team/b.ics')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(raw).toEqual(expect.arrayContaining(['Notes/work.ics', 'Notes/Team/b.ics']));
   });
 });

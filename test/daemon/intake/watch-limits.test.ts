@@ -78,6 +78,25 @@ describe('a folder the system will not let the daemon watch', () => {
     expect(events.map((e) => e.path)).toContain(note);
   });
 
+  it('a folder out of the cached ones (a calendar folder) that cannot be watched leaves the caches trusting the watcher', async () => {
+    const { log, lines } = capturedLogger('info');
+    const config = testConfig({ VaultPath: dir, Http: { Enabled: false } });
+    const runtime = await createRuntime(config, { log, fs: nodeFs, fetch: () => Promise.reject(new Error('offline')) });
+    const calendars = path.join(dir, 'Calendars');
+    mkdirSync(calendars);
+    daemon = await startDaemon(config, {
+      log,
+      runtime,
+      pipeline: never,
+      schedule: false,
+      watch: (vault) => watchVault(vault, config.settings, log, { cacheFolders: [vault.layout.folders.Projects, calendars], watchFolder: failingFor(calendars) }),
+    });
+    await daemon.startupScan;
+    expect(lines.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([expect.stringContaining('cannot watch the folder Calendars')]);
+    expect(runtime.caches.watch.covers(path.join(dir, 'Projects/Alpha/Plan.md'))).toBe(true);
+    expect(runtime.caches.watch.covers(path.join(dir, 'Meetings/2026-12-01 Sync.md'))).toBe(true);
+  });
+
   it('with every folder watched, the caches do trust the watcher', async () => {
     const { log } = capturedLogger('info');
     const config = testConfig({ VaultPath: dir, Http: { Enabled: false } });
