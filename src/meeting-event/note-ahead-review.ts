@@ -124,12 +124,12 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
         continue; // someone wrote in it: it stays, and is no longer followed
       }
       if (!instance) {
-        for (const rel of [record.context, record.meeting]) {
-          // Confined as every read of a path vault content names (real-place.ts): never a file a link leads out to.
-          const place = await confinedPlace(vault, vault.abs(rel)).catch(() => 'missing' as const);
-          if (place !== 'missing') await vault.moveToTrash(vault.abs(rel));
+        // Judged again at the move, as a followed note is: one typed into meanwhile stays.
+        if ((await removeAsWritten(vault, record.meeting, record.meetingHash, 'trash')) === 'changed') outcome.kept.push(record.meeting);
+        else {
+          await removeAsWritten(vault, record.context, record.contextHash, 'trash');
+          outcome.trashed.push(record.meeting);
         }
-        outcome.trashed.push(record.meeting);
         continue;
       }
       const followed = await follow(vault, record, instance, deps);
@@ -165,15 +165,16 @@ async function follow(vault: Vault, record: NoteAheadRecord, instance: CalendarE
 
 /**
  * Removes the file when its text is still the one hashed, decided on the file as it is at the
- * removal: it is first moved aside into `.trash/` (atomic: an editor's save after that lands
- * under the note's own name, a file of its own), then read; a text someone changed goes back
- * under its name, or stays in `.trash/` when a save took the name meanwhile. Under the file's
- * lock, so no write of this daemon's (a recording joining the note) falls between. Aside in
- * `.trash/`, not under a temporary name: a crash between the steps leaves the text there, where
- * the start's sweep of temporary files (temp-sweep.ts) never removes it, and a person typed
- * into it in the instant before the move may be what it holds.
+ * removal (`trash`: left in `.trash/`, as a cancelled event's notes are): it is first moved aside
+ * into `.trash/` (atomic: an editor's save after that lands under the note's own name, a file of
+ * its own), then read; a text someone changed goes back under its name, or stays in `.trash/`
+ * when a save took the name meanwhile. Under the file's lock, so no write of this daemon's (a
+ * recording joining the note) falls between. Aside in `.trash/`, not under a temporary name: a
+ * crash between the steps leaves the text there, where the start's sweep of temporary files
+ * (temp-sweep.ts) never removes it, and a person typed into it in the instant before the move
+ * may be what it holds.
  */
-async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise<'removed' | 'changed' | 'missing'> {
+async function removeAsWritten(vault: Vault, rel: string, hash: string, as: 'delete' | 'trash' = 'delete'): Promise<'removed' | 'changed' | 'missing'> {
   const abs = vault.abs(rel);
   const place = await confinedPlace(vault, abs);
   if (place === 'missing') return 'missing';
@@ -191,7 +192,7 @@ async function removeAsWritten(vault: Vault, rel: string, hash: string): Promise
     }
     const bytes = await readRegularFile(vault.fs, aside, vault.maxFileBytes).catch(() => undefined);
     if (bytes !== undefined && hashOf(bytes.toString('utf8')) === hash) {
-      await vault.fs.unlink(aside);
+      if (as === 'delete') await vault.fs.unlink(aside);
       return 'removed';
     }
     // Unreadable as a note now: kept in `.trash/`, never removed.

@@ -90,3 +90,30 @@ describe('the review of the notes made ahead: attacks', () => {
     expect(await filesHolding(vault, OVERVIEW)).toEqual(['Projects/Platform/Overview.md']);
   });
 });
+
+describe('the review of the notes made ahead: a cancelled event', () => {
+  it('a note typed into in the instant before its move to .trash/ stays where it is, byte for byte, with its context note', async () => {
+    const { vault, events, ahead, later } = setup();
+    await ahead.tick();
+    const note = await madeNote(vault);
+    const context = note.replace('Meetings/', 'Meetings/Context/');
+    const typed = `${await vault.read(vault.abs(note))}typed just now\n`;
+    const rename = vault.fs.rename.bind(vault.fs);
+    let saved = false;
+    vault.fs.rename = async (from, to) => {
+      // The person's save lands after the review judged the note untouched, before it is moved.
+      if (!saved && (from === vault.abs(note) || from === vault.abs(context))) {
+        saved = true;
+        await vault.fs.writeFile(vault.abs(note), typed);
+      }
+      return rename(from, to);
+    };
+    events.length = 0;
+    later();
+    await ahead.tick();
+    expect(saved).toBe(true);
+    expect(await vault.read(vault.abs(note))).toBe(typed);
+    expect(await vault.exists(vault.abs(context))).toBe(true);
+    expect(await filesHolding(vault, typed)).toEqual([note]);
+  });
+});
