@@ -29,6 +29,11 @@ export interface NoteAheadRecord {
   title: string;
   meetingHash: string;
   contextHash: string;
+  /**
+   * The meeting notes this one was made to replace when its event moved: one of them back under
+   * its name (an editor that had it open saving after its removal) is the instance's note again.
+   */
+  replaced?: string[];
 }
 
 /** How far ahead a moved event is looked for; one moved further is taken for cancelled (its untouched note is made again when it comes near). */
@@ -53,9 +58,10 @@ async function readRecords(vault: Vault): Promise<NoteAheadRecord[]> {
     const parsed: unknown = JSON.parse(Buffer.from(await vault.fs.readFile(recordsPath(vault))).toString('utf8'));
     const noteOf = (rel: unknown, kind: NoteKind) =>
       typeof rel === 'string' && rel.toLowerCase().endsWith('.md') && vault.contains(vault.abs(rel)) && vault.kindOf(vault.abs(rel)) === kind;
-    return Array.isArray(parsed)
-      ? (parsed as NoteAheadRecord[]).filter((r) => noteOf(r?.meeting, 'meeting') && noteOf(r.context, 'context') && typeof r.meetingHash === 'string' && typeof r.contextHash === 'string')
-      : [];
+    if (!Array.isArray(parsed)) return [];
+    return (parsed as NoteAheadRecord[])
+      .filter((r) => noteOf(r?.meeting, 'meeting') && noteOf(r.context, 'context') && typeof r.meetingHash === 'string' && typeof r.contextHash === 'string')
+      .map((r) => ({ ...r, replaced: Array.isArray(r.replaced) ? r.replaced.filter((rel) => noteOf(rel, 'meeting')) : [] }));
   } catch {
     return []; // none yet, or unreadable: no note is judged untouched, so none is moved
   }
@@ -91,6 +97,8 @@ export interface ReviewOutcome {
   kept: string[];
   /** Notes that could not be looked at or moved (a broken file, a full disk): tried again at the next look. */
   failed: { meeting: string; error: unknown }[];
+  /** Untouched notes made for a moved event, moved to `.trash/` because the note they replaced came back (`to`). */
+  yielded: { meeting: string; to: string }[];
 }
 
 /** What the maker of a note made ahead needs (note-ahead.ts): a followed note is made as any other. */
@@ -105,7 +113,7 @@ export interface FollowDeps {
  * event missing from a calendar that could not be read is no cancelled event.
  */
 export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEvent[], sources: readonly CalendarSourceState[], now: Date, deps: FollowDeps): Promise<ReviewOutcome> {
-  const outcome: ReviewOutcome = { trashed: [], followed: [], kept: [], failed: [] };
+  const outcome: ReviewOutcome = { trashed: [], followed: [], kept: [], failed: [], yielded: [] };
   const records = await readRecords(vault);
   if (records.length === 0) return outcome;
   if (sources.length === 0 || sources.some((s) => !s.ok || s.readAt === null)) return outcome;
@@ -113,6 +121,20 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
   for (const record of records) {
     // Begun: it is the meeting's now, never moved again.
     if (record.start <= now.getTime()) continue;
+    const back = await replacedBack(vault, record);
+    if (back !== undefined) {
+      // Two notes of one instance: the one a person saved stays, ours (untouched) goes; both typed into stay.
+      try {
+        const ours = (await untouched(vault, record)) && (await removeAsWritten(vault, record.meeting, record.meetingHash, 'trash')) === 'removed';
+        if (ours) await removeAsWritten(vault, record.context, record.contextHash, 'trash');
+        if (ours) outcome.yielded.push({ meeting: record.meeting, to: back });
+        else outcome.kept.push(record.meeting);
+      } catch (error) {
+        left.push(record);
+        outcome.failed.push({ meeting: record.meeting, error });
+      }
+      continue;
+    }
     const instance = instanceOf(events, record);
     if (instance && instance.start.getTime() === record.start && instance.title.trim() === record.title) {
       left.push(record);
@@ -136,7 +158,7 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
       if (followed === 'kept') outcome.kept.push(record.meeting);
       else {
         outcome.followed.push(followed.made ? { from: record.meeting, to: followed.meeting } : { from: record.meeting, to: undefined, why: followed.why });
-        if (followed.made) left.push(await recordOf(vault, instance, followed));
+        if (followed.made) left.push({ ...(await recordOf(vault, instance, followed)), replaced: [...(record.replaced ?? []), record.meeting] });
       }
     } catch (error) {
       left.push(record);
@@ -206,6 +228,22 @@ async function removeAsWritten(vault: Vault, rel: string, hash: string, as: 'del
     if (back) await vault.fs.unlink(aside);
     return 'changed';
   });
+}
+
+/** A note this one replaced that is there again and names the same event (vault-relative), if any. */
+async function replacedBack(vault: Vault, record: NoteAheadRecord): Promise<string | undefined> {
+  for (const rel of record.replaced ?? []) {
+    if (rel === record.meeting) continue; // a retitle the file name does not show: the same name
+    const text = await readConfinedText(vault, vault.abs(rel)).catch(() => undefined);
+    if (text === undefined) continue;
+    try {
+      const event = parseNote(text).data.event;
+      if (typeof event === 'string' && event.trim() === record.uid) return rel;
+    } catch {
+      // a note that cannot be read names no event
+    }
+  }
+  return undefined;
 }
 
 /** The record's instance: the same UID and slot; a single event (no series) moved has a new slot, so its UID alone. */

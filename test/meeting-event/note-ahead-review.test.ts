@@ -117,3 +117,29 @@ describe('the review of the notes made ahead: a cancelled event', () => {
     expect(await filesHolding(vault, typed)).toEqual([note]);
   });
 });
+
+describe('the review of the notes made ahead: an editor saves the old note after it followed its event', () => {
+  it('the old note back under its name (typed into) is the instance’s note again: the untouched one made for the move goes to .trash/, no second meeting stays', async () => {
+    const { vault, events, ahead, later } = setup();
+    await ahead.tick();
+    const old = await madeNote(vault);
+    const typed = `${await vault.read(vault.abs(old))}typed while it followed\n`;
+    events[0] = { ...WEEKLY, start: new Date('2026-12-09T15:00:00Z'), end: new Date('2026-12-09T16:00:00Z') };
+    later();
+    await ahead.tick();
+    const moved = await madeNote(vault);
+    expect(moved).not.toBe(old);
+    // Obsidian had the old note open: its save after the removal makes the file again.
+    await vault.fs.writeFile(vault.abs(old), typed);
+    later();
+    await ahead.tick();
+    const notes = (await vault.listNotesOf('Meetings')).map((abs) => vault.rel(abs));
+    expect(notes.filter((n) => n.includes('Weekly Sync') && !n.includes('2026-12-02'))).toEqual([old]);
+    expect(await vault.read(vault.abs(old))).toBe(typed);
+    expect(await vault.exists(vault.abs(`.trash/${moved}`))).toBe(true);
+    // The next looks leave the person's note alone.
+    later();
+    await ahead.tick();
+    expect(await vault.read(vault.abs(old))).toBe(typed);
+  });
+});

@@ -93,6 +93,7 @@ export class NotesAhead {
         if (to) log.info({ from, to }, `the event of ${from} moved or was renamed: its untouched note made ahead follows it, now ${to}`);
         else log.info({ from, why }, `the event of ${from} moved or was renamed: its untouched note made ahead was removed, and none made for it now (${why ?? 'none'})`);
       }
+      for (const { meeting, to } of review.yielded) log.info({ meeting, to }, `${to} came back (an editor saved it after it followed its event): it is the meeting's note, and ${meeting}, made for the move, went to .trash/`);
       for (const meeting of review.kept) log.info({ meeting }, `the event of ${meeting} moved or was cancelled; the note has someone's writing and stays`);
       for (const { meeting, error } of review.failed) log.warn({ err: error, meeting }, `could not look at ${meeting}, made ahead of an event that changed; tried again at the next look`);
     } catch (err) {
