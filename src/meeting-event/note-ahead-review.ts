@@ -142,7 +142,10 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
     }
     try {
       if (!(await untouched(vault, record))) {
-        outcome.kept.push(record.meeting);
+        // The meeting note gone (a person deleted it, or a crash while it followed: it is in
+        // `.trash/`): its context note, as written, follows it there rather than stay a stray.
+        if (!(await vault.exists(vault.abs(record.meeting)))) await removeAsWritten(vault, record.context, record.contextHash, 'trash');
+        else outcome.kept.push(record.meeting);
         continue; // someone wrote in it: it stays, and is no longer followed
       }
       if (!instance) {

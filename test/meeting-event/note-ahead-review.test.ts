@@ -73,6 +73,15 @@ describe('the review of the notes made ahead: attacks', () => {
     // The next start sweeps temporary files left by dead writers (and any older than an hour).
     await sweepTempFiles(vault, silentLogger, { isAlive: () => false, clock: () => new Date(Date.now() + 2 * 3_600_000) });
     expect(await filesHolding(vault, typed)).toEqual([`.trash/${note}`]);
+
+    // The restarted daemon's look: no second copy, and the old context note joins its meeting note in .trash/.
+    const context = note.replace('Meetings/', 'Meetings/Context/');
+    const contextText = await vault.read(vault.abs(context));
+    vault.fs.rename = rename;
+    const restarted = new NotesAhead({ vault, calendar: fakeCalendar(events, READ), settings: { NotesAhead: 'projects', NotesAheadMinutes: 10, Projects: {} }, clock: () => new Date('2026-12-09T08:54:00Z'), log: silentLogger, isActive: () => true });
+    await restarted.tick();
+    expect(await filesHolding(vault, typed)).toEqual([`.trash/${note}`]);
+    expect(await filesHolding(vault, contextText)).toEqual([`.trash/${context}`]);
   });
 
   it('a forged record naming a note of the vault that is no meeting note made ahead (a project note, with its hash) moves and removes nothing', async () => {
