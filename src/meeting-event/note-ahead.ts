@@ -86,7 +86,12 @@ export async function hasMeetingNote(vault: Vault, event: CalendarEvent): Promis
   return (await meetingNoteOf(vault, event)) !== undefined;
 }
 
-/** The meeting note (absolute path) whose `event` and `event_start` name this instance; the first in path order of several. */
+/**
+ * The meeting note (absolute path) whose `event` and `event_start` name this instance. Of several
+ * (an editor saving a note the daemon had just followed to its event's new time), the one with
+ * the most written below its frontmatter, so that a recording joins what the person typed into;
+ * then the first in path order.
+ */
 export async function meetingNoteOf(vault: Vault, event: CalendarEvent): Promise<string | undefined> {
   let notes: string[];
   try {
@@ -107,5 +112,16 @@ export async function meetingNoteOf(vault: Vault, event: CalendarEvent): Promise
       // a note that cannot be read names no event
     }
   });
-  return found.sort()[0];
+  if (found.length <= 1) return found[0];
+  const written = new Map(await Promise.all(found.map(async (note) => [note, await bodyLength(vault, note)] as const)));
+  return found.sort((a, b) => written.get(b)! - written.get(a)! || (a < b ? -1 : 1))[0];
+}
+
+/** How much a note holds below its frontmatter, blank space aside; 0 when it cannot be read. */
+async function bodyLength(vault: Vault, note: string): Promise<number> {
+  try {
+    return parseNote(await vault.read(note)).body.trim().length;
+  } catch {
+    return 0;
+  }
 }

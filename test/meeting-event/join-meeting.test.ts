@@ -53,6 +53,17 @@ describe('session start at the time of an event whose meeting note exists', () =
     expect(parseNote(await vault.read(vault.abs(notes.context))).body.startsWith('## Before the meeting')).toBe(true);
   });
 
+  it('of two notes of the instance (an editor saved the old one after it was followed), joins the one typed into', async () => {
+    const { vault, meeting } = await madeAhead();
+    // An empty note of the same instance whose name sorts first.
+    const text = await vault.read(vault.abs(meeting));
+    const empty = 'Meetings/0000 Weekly Sync.md';
+    await vault.write(vault.abs(empty), text.slice(0, text.indexOf('\n---\n') + 5));
+    const notes = await startSession(vault, {}, () => NOW, deps);
+    expect(notes.meeting).toBe(meeting);
+    expect(bodyOf(await vault.read(vault.abs(meeting)))).toBe(TYPED);
+  });
+
   it('a second session start of the same instance, the transcript being written, makes a meeting of its own', async () => {
     const { vault, meeting } = await madeAhead();
     const first = await startSession(vault, {}, () => NOW, deps);
