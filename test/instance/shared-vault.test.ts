@@ -90,6 +90,18 @@ describe('a sync tool marker', () => {
   });
 });
 
+describe('a look that does not end', () => {
+  it('a marker on a hung mount (its stat never answers): taken as shared at the deadline, never a start that hangs', async () => {
+    const V = `${HOME}/Notes`;
+    const fs = fsWith(V, { [`${V}/.stfolder`]: null });
+    const hung = new Proxy(fs, {
+      get: (target, key) => (key === 'stat' ? () => new Promise(() => undefined) : (Reflect.get(target, key) as unknown)),
+    });
+    const reason = await whyLooksShared(hung, V, { home: HOME, deadlineMs: 50 });
+    expect(reason).toBe('its folders did not answer within 0.05 s (a slow or hung mount?), so it is taken as shared');
+  });
+});
+
 describe('a cloud drive by its path', () => {
   it.each([
     ['iCloud Drive', '/Users/ann/Library/Mobile Documents/iCloud~md~obsidian/Documents/Vault'],
