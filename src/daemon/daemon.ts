@@ -180,7 +180,7 @@ async function claimActive(config: AppConfig, options: DaemonOptions): Promise<V
   const vault = new Vault(options.fs ?? nodeFs, config.layout);
   const claim = await VaultClaim.claim(vault, {
     machine: machineName(Daemon.MachineName),
-    looksShared: await whyLooksShared(vault.fs, vault.root, { machineName: Daemon.MachineName }),
+    looksShared: () => whyLooksShared(vault.fs, vault.root, { machineName: Daemon.MachineName }),
     heartbeatMs: Daemon.HeartbeatSeconds * 1000,
     clock: clockOf(options),
     log: options.log,

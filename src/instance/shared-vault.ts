@@ -20,7 +20,12 @@ export interface SharedVaultOptions {
   home?: string;
   /** `Daemon.MachineName` as configured: someone who names machines expects more than one. */
   machineName?: string;
+  /** How long the look may take (DEADLINE_MS): folders on a hung mount never answer. */
+  deadlineMs?: number;
 }
+
+/** Far above a look on a sane disk (1–4 ms), short of a start that seems to hang. */
+const DEADLINE_MS = 10_000;
 
 type Kind = 'file' | 'dir' | 'any';
 
@@ -104,9 +109,25 @@ function foldersUp(root: string, home: string): string[] {
 
 /**
  * Why the vault at `root` looks shared between machines, in words a person reads in the log and
- * in `status`; undefined when nothing says so. The first sign found is given.
+ * in `status`; undefined when nothing says so. The first sign found is given. A look that does
+ * not end within its deadline (a marker, or a folder above the vault, on a hung network mount)
+ * counts as a sign: the first start then waits 2 heartbeats instead of hanging.
  */
 export async function whyLooksShared(fs: Fs, root: string, o: SharedVaultOptions): Promise<string | undefined> {
+  const ms = o.deadlineMs ?? DEADLINE_MS;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<string>((resolve) => {
+    timer = setTimeout(() => resolve(`its folders did not answer within ${ms / 1000} s (a slow or hung mount?), so it is taken as shared`), ms);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([look(fs, root, o), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function look(fs: Fs, root: string, o: SharedVaultOptions): Promise<string | undefined> {
   // The folder as it is on disk: a vault reached through a link lies where the link points.
   const real = await fs.realpath(root).catch(() => root);
   const posix = real.split(path.sep).join('/');

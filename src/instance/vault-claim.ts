@@ -42,10 +42,11 @@ export interface VaultClaimOptions {
   /** Hears the machines' folder change (folder-watch.ts); without it, only heartbeats read it. */
   watch?: FolderWatch;
   /**
-   * Why the vault looks shared between machines (shared-vault.ts), when it does: a first start
-   * that finds no other machine's record then waits as a candidate (machine-roles.ts `startingRole`).
+   * Why the vault looks shared (shared-vault.ts), if it does: asked only at a first start with no
+   * record at all, which then waits as a candidate (machine-roles.ts `startingRole`); any other
+   * start is decided by the records, and pays nor waits for the look (a slow or hung mount).
    */
-  looksShared?: string | undefined;
+  looksShared?: () => Promise<string | undefined>;
 }
 
 /** Another machine as the status shows it. */
@@ -139,6 +140,7 @@ export class VaultClaim {
   #released = false;
   #sameName = false;
   #unwatch: (() => void) | undefined;
+  #looksShared: string | undefined;
   /** Ends the wait between two heartbeats of untilActive (a record that arrived made this machine active). */
   #wake: (() => void) | undefined;
 
@@ -163,19 +165,24 @@ export class VaultClaim {
    * in the role the other machines' records leave it (machine-roles.ts `startingRole`).
    */
   static async claim(vault: Vault, o: VaultClaimOptions): Promise<VaultClaim> {
-    const now = o.clock().getTime();
     const said = new Set<string>();
-    const parsed = parseMachineRecord(await smallTextOrUndefined(vault.fs, instanceFile(vault, o.machine)));
-    const own = parsed && !implausible(parsed, now) ? parsed : undefined;
-    const others = await readMachineRecords(vault, o.machine, { now, ignored: sayIgnored(o.log, said) });
+    const read = async (now = o.clock().getTime()) => {
+      const parsed = parseMachineRecord(await smallTextOrUndefined(vault.fs, instanceFile(vault, o.machine)));
+      return { now, own: parsed && !implausible(parsed, now) ? parsed : undefined, others: await readMachineRecords(vault, o.machine, { now, ignored: sayIgnored(o.log, said) }) };
+    };
+    const first = await read();
+    const looksShared = first.own === undefined && first.others.length === 0 ? await o.looksShared?.() : undefined;
+    // Read again after a look (it may take a while): a candidate's wait starts once its record is written.
+    const { now, own, others } = looksShared === undefined ? first : await read();
     const watch = new HeartbeatWatch();
     watch.observe(others, now);
     const fresh = others.filter((r) => watch.isFresh(r, now));
-    const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs, o.looksShared !== undefined);
+    const start = startingRole(o.machine, own, others, fresh, now, SETTLE_BEATS * o.heartbeatMs, looksShared !== undefined);
     const beatAt = o.clock().toISOString();
     const fields = { machine: o.machine, role: start.role, beatAt, heartbeatMs: o.heartbeatMs, ...(start.role === 'active' && { activeSince: beatAt }) };
     const lock = await claimVault(vault, { clock: o.clock, probe: o.probe ?? systemProbe, machine: o.machine, fields, ...(o.env && { env: o.env }) });
     const claim = new VaultClaim(vault, o, lock, watch, start, others, said);
+    claim.#looksShared = looksShared;
     claim.#announce(undefined, start);
     claim.#watchOthers();
     return claim;
@@ -307,14 +314,9 @@ export class VaultClaim {
       if (was !== undefined || this.#others.length > 0) log.info(fields, `active on this vault: machine ${machine}`);
     } else if (next.role === 'candidate') {
       // A first start on a vault no machine has left a record in: said why it waits at all.
-      const first = was === undefined && this.#others.length === 0 && this.#o.looksShared !== undefined;
-      const why = first
-        ? `; no machine has run this vault yet, but it looks shared (${this.#o.looksShared}): another machine starting now would claim it too, and its claim arrives through the sync tool`
-        : '';
-      log.info(
-        { ...fields, ...(first && { looksShared: this.#o.looksShared }) },
-        `no other machine is active on this vault: machine ${machine} claims it, active in ${seconds(SETTLE_BEATS * heartbeatMs)} unless another machine's claim arrives meanwhile${why}`,
-      );
+      const first = was === undefined && this.#others.length === 0 && this.#looksShared !== undefined;
+      const why = first ? `; no machine has run this vault yet, but it looks shared (${this.#looksShared}): another machine starting now would claim it too, and its claim arrives through the sync tool` : '';
+      log.info({ ...fields, ...(first && { looksShared: this.#looksShared }) }, `no other machine is active on this vault: machine ${machine} claims it, active in ${seconds(SETTLE_BEATS * heartbeatMs)} unless another machine's claim arrives meanwhile${why}`);
     } else if (next.role === 'standby' && by) {
       const how =
         was === 'active'

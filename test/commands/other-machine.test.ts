@@ -89,7 +89,7 @@ describe('the daemon here waits at its first start on a vault that looks shared'
   it('status says why it waits: the sync tool marker it found', async () => {
     const io = memoryIo();
     const fs = memoryFs({ '/work/config.json': JSON.stringify({ MeetingAssistant: { VaultPath: '/vault', Http: { Token: 'secret' }, Daemon: { MachineName: 'laptop' } } }), '.stfolder/.keep': '' });
-    const claim = await VaultClaim.claim(new Vault(fs, testConfig().layout), { machine: 'laptop', heartbeatMs: 30_000, clock: () => NOW, log: silentLogger, env: ENV, looksShared: 'Syncthing shares it (/vault/.stfolder)' });
+    const claim = await VaultClaim.claim(new Vault(fs, testConfig().layout), { machine: 'laptop', heartbeatMs: 30_000, clock: () => NOW, log: silentLogger, env: ENV, looksShared: async () => 'Syncthing shares it (/vault/.stfolder)' });
     onTestFinished(() => claim.release());
     expect(claim.role).toBe('candidate');
     expect(await status({}, { io, fs, env: ENV, cwd: '/work', clock: () => NOW })).toBe(0);

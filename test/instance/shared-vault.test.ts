@@ -90,6 +90,18 @@ describe('a sync tool marker', () => {
   });
 });
 
+describe('a look that does not end', () => {
+  it('a marker on a hung mount (its stat never answers): taken as shared at the deadline, never a start that hangs', async () => {
+    const V = `${HOME}/Notes`;
+    const fs = fsWith(V, { [`${V}/.stfolder`]: null });
+    const hung = new Proxy(fs, {
+      get: (target, key) => (key === 'stat' ? () => new Promise(() => undefined) : (Reflect.get(target, key) as unknown)),
+    });
+    const reason = await whyLooksShared(hung, V, { home: HOME, deadlineMs: 50 });
+    expect(reason).toBe('its folders did not answer within 0.05 s (a slow or hung mount?), so it is taken as shared');
+  });
+});
+
 describe('a cloud drive by its path', () => {
   it.each([
     ['iCloud Drive', '/Users/ann/Library/Mobile Documents/iCloud~md~obsidian/Documents/Vault'],
@@ -166,7 +178,7 @@ describe('the first start on a vault that looks shared', () => {
     let now = T0;
     const log = capturedLogger('info');
     const vault = vaultOn();
-    const claim = await VaultClaim.claim(vault, { machine: 'alpha', heartbeatMs: HEARTBEAT, clock: () => new Date(now), log: log.log, looksShared: 'Syncthing shares it (/vault/.stfolder)' });
+    const claim = await VaultClaim.claim(vault, { machine: 'alpha', heartbeatMs: HEARTBEAT, clock: () => new Date(now), log: log.log, looksShared: async () => 'Syncthing shares it (/vault/.stfolder)' });
     expect(claim.role).toBe('candidate');
     const line = log.lines.find((l) => String(l.msg).startsWith('no other machine is active on this vault'));
     expect(line?.msg).toContain('no machine has run this vault yet, but it looks shared (Syncthing shares it (/vault/.stfolder))');
@@ -177,9 +189,45 @@ describe('the first start on a vault that looks shared', () => {
     expect(claim.role).toBe('active');
     await claim.release();
     // Its record stays: the next start is at once, though the vault still looks shared.
-    const again = await VaultClaim.claim(vault, { machine: 'alpha', heartbeatMs: HEARTBEAT, clock: () => new Date(now + 86_400_000), log: log.log, looksShared: 'x' });
+    const again = await VaultClaim.claim(vault, { machine: 'alpha', heartbeatMs: HEARTBEAT, clock: () => new Date(now + 86_400_000), log: log.log, looksShared: async () => 'x' });
     expect(again.role).toBe('active');
     await again.release();
+  });
+
+  it('is asked only at a first start with no record at all: not at a restart, nor once another machine left its record', async () => {
+    let asked = 0;
+    const looksShared = async () => (asked++, 'Syncthing shares it');
+    const vault = vaultOn();
+    const o = { heartbeatMs: HEARTBEAT, clock: () => new Date(T0), log: capturedLogger('info').log, looksShared };
+    const first = await VaultClaim.claim(vault, { ...o, machine: 'alpha' });
+    expect([first.role, asked]).toEqual(['candidate', 1]);
+    await first.release();
+    const again = await VaultClaim.claim(vault, { ...o, machine: 'alpha' });
+    expect([again.role, asked]).toEqual(['active', 1]);
+    await again.release();
+    // beta's first start on a copy that holds alpha's record (stopped): the records decide.
+    const beta = await VaultClaim.claim(vault, { ...o, machine: 'beta' });
+    expect([beta.role, asked]).toEqual(['candidate', 1]);
+    await beta.release();
+  });
+
+  it('a look that takes long (folders on a slow mount) shortens no wait: the settle time counts from the claim', async () => {
+    let now = T0;
+    const looksShared = async () => {
+      now += 10 * HEARTBEAT;
+      return 'Syncthing shares it';
+    };
+    const claim = await VaultClaim.claim(vaultOn(), { machine: 'alpha', heartbeatMs: HEARTBEAT, clock: () => new Date(now), log: capturedLogger('info').log, looksShared });
+    expect(claim.role).toBe('candidate');
+    for (let i = 1; i < SETTLE_BEATS; i++) {
+      now += HEARTBEAT;
+      await claim.beat();
+      expect(claim.role).toBe('candidate');
+    }
+    now += HEARTBEAT;
+    await claim.beat();
+    expect(claim.role).toBe('active');
+    await claim.release();
   });
 
   it('a vault that looks shared by nothing starts at once, as before', async () => {
@@ -192,7 +240,7 @@ describe('the first start on a vault that looks shared', () => {
     let now = T0;
     const clock = () => new Date(now);
     const [va, vb] = [vaultOn(), vaultOn()];
-    const o = { heartbeatMs: HEARTBEAT, clock, looksShared: 'Syncthing shares it' };
+    const o = { heartbeatMs: HEARTBEAT, clock, looksShared: async () => 'Syncthing shares it' };
     const a = await VaultClaim.claim(va, { ...o, machine: 'alpha', log: capturedLogger('info').log });
     const b = await VaultClaim.claim(vb, { ...o, machine: 'beta', log: capturedLogger('info').log });
     expect([a.role, b.role]).toEqual(['candidate', 'candidate']);
