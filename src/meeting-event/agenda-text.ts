@@ -1,4 +1,4 @@
-import { inertMarkdown } from '../vault/format/inert.js';
+import { inertExternalText } from '../vault/format/inert.js';
 
 /**
  * An event's description as the context note's `agenda` (docs/design.md §12): plain text, the
@@ -27,7 +27,7 @@ export function agendaText(description: string): string {
     .trim();
   // Made inert before the cap: an escape adds a character (`<%` → `<\%`), and cutting inert text
   // never makes it run (a cut only shortens a `text` fence, an escaped tag or span).
-  return capped(inertMarkdown(text), AGENDA_MAX_CHARS);
+  return capped(inertExternalText(text), AGENDA_MAX_CHARS);
 }
 
 /** At most `max` characters, cut at a word when one ends near the limit, marked with an ellipsis. */

@@ -6,9 +6,10 @@ import { BEFORE_MEETING_HEADING, BEFORE_MEETING_LABEL } from '../vault/notes/bef
 import { nameList } from '../vault/notes/meeting.js';
 import { ACTION_HEADING, FENCE, HEADING, LANGUAGES, TASK_LINE } from '../vault/notes/summary-sections.js';
 import { parseNote } from '../vault/format/frontmatter.js';
-import { inertMarkdown } from '../vault/format/inert.js';
+import { inertExternalText } from '../vault/format/inert.js';
 import { formatLink, linkTarget } from '../vault/format/links.js';
 import { readFrontmatterText } from '../vault/scan/note-head.js';
+import { readConfinedText } from '../vault/files/real-place.js';
 
 /**
  * The `## Before the meeting` section at the top of a note made ahead's context note
@@ -73,7 +74,7 @@ export async function beforeMeetingSection(vault: Vault, input: BeforeMeetingInp
 
   out.push('', '### Agenda', '');
   out.push(input.agenda.trim() === '' ? 'The calendar gives none.' : input.agenda.trim());
-  return `${inertMarkdown(out.join('\n'))}\n`;
+  return `${inertExternalText(out.join('\n'))}\n`;
 }
 
 /** The earlier summaries (not failure reports) of the series' meeting notes and of the projects. */
@@ -194,7 +195,8 @@ async function headOf(vault: Vault, abs: string, mustInclude?: string): Promise<
 
 async function bodyOf(vault: Vault, abs: string): Promise<string | undefined> {
   try {
-    return parseNote(await vault.read(abs), path.basename(abs)).body;
+    const text = await readConfinedText(vault, abs);
+    return text === undefined ? undefined : parseNote(text, path.basename(abs)).body;
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import type { CalendarEvent } from '../calendar/types.js';
 import { localIsoTime } from '../vault/format/note-names.js';
-import { inertMarkdown } from '../vault/format/inert.js';
+import { inertExternalText } from '../vault/format/inert.js';
 import { agendaText } from './agenda-text.js';
 
 /**
@@ -14,7 +14,7 @@ import { agendaText } from './agenda-text.js';
  * is written inert as the agenda is (`<%` as `<\%`; docs/design.md §12).
  */
 function inertText(text: string | undefined): string {
-  return inertMarkdown(text?.trim() ?? '');
+  return inertExternalText(text?.trim() ?? '');
 }
 
 /**

@@ -8,6 +8,7 @@ import { type EventWritten, findMeetingEvent, type MeetingEventDeps, writeEventT
 import { contextKeysOf, isEmptyValue } from './event-keys.js';
 import { createContextNote } from '../vault/notes/context.js';
 import { resolveMeeting } from '../vault/notes/meeting.js';
+import { readConfinedText } from '../vault/files/real-place.js';
 
 /**
  * A meeting without a match yet, matched when its transcript finishes (docs/design.md §12): a
@@ -33,7 +34,7 @@ export async function matchFinishedMeeting(vault: Vault, deps: MeetingEventDeps,
   const files = options.files ?? vaultFiles(vault);
   let end = Date.parse(String(data.end_time ?? ''));
   if (!Number.isFinite(end)) {
-    const transcript = typeof data.transcript === 'string' ? await resolveLink(vault, data.transcript, files).then((p) => vault.readIfExists(p), () => undefined) : undefined;
+    const transcript = typeof data.transcript === 'string' ? await resolveLink(vault, data.transcript, files).then((p) => readConfinedText(vault, p)).catch(() => undefined) : undefined;
     end = Date.parse(endTimeOf(startTime, transcript, deps.clock()));
   }
   const event = await findMeetingEvent(deps, { start: new Date(start), end: new Date(Math.max(start, end)) });

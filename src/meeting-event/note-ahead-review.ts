@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import type { CalendarEvent, CalendarSourceState } from '../calendar/types.js';
-import { isNotFound, statIfExists, writeFileAtomic } from '../vault/files/fs.js';
+import { isNotFound, writeFileAtomic } from '../vault/files/fs.js';
 import { confinedPlace, readConfinedText } from '../vault/files/real-place.js';
 import { readRegularFile } from '../vault/files/regular-file.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
@@ -53,9 +53,10 @@ const MAX_RECORDS_BYTES = 1024 * 1024;
  */
 async function readRecords(vault: Vault): Promise<NoteAheadRecord[]> {
   try {
-    const stat = await statIfExists(vault.fs, recordsPath(vault));
-    if (!stat || stat.size > MAX_RECORDS_BYTES) return [];
-    const parsed: unknown = JSON.parse(Buffer.from(await vault.fs.readFile(recordsPath(vault))).toString('utf8'));
+    // A regular file only, bounded: a synced link to /dev/zero or a FIFO is no record (regular-file.ts).
+    const bytes = await readRegularFile(vault.fs, recordsPath(vault), MAX_RECORDS_BYTES);
+    if (bytes === undefined) return [];
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
     const noteOf = (rel: unknown, kind: NoteKind) =>
       typeof rel === 'string' && rel.toLowerCase().endsWith('.md') && vault.contains(vault.abs(rel)) && vault.kindOf(vault.abs(rel)) === kind;
     if (!Array.isArray(parsed)) return [];
@@ -168,7 +169,8 @@ export async function reviewNotesAhead(vault: Vault, events: readonly CalendarEv
       outcome.failed.push({ meeting: record.meeting, error });
     }
   }
-  await writeRecords(vault, left);
+  // Written when it changed only: the file is synced, and the look comes every minute.
+  if (JSON.stringify(left) !== JSON.stringify(records)) await writeRecords(vault, left);
   return outcome;
 }
 

@@ -11,6 +11,7 @@ import { readFrontmatterText } from '../vault/scan/note-head.js';
 import { beforeMeetingSection } from './before-meeting.js';
 import { eventTitle, newNoteEventKeys } from './event-keys.js';
 import { newMeetingKeys } from './match-meeting.js';
+import { readConfinedText } from '../vault/files/real-place.js';
 
 /**
  * One note made ahead of its event (docs/design.md §12, "Before the meeting"): the meeting note
@@ -120,7 +121,7 @@ export async function meetingNoteOf(vault: Vault, event: CalendarEvent): Promise
 /** How much a note holds below its frontmatter, blank space aside; 0 when it cannot be read. */
 async function bodyLength(vault: Vault, note: string): Promise<number> {
   try {
-    return parseNote(await vault.read(note)).body.trim().length;
+    return parseNote((await readConfinedText(vault, note)) ?? '').body.trim().length;
   } catch {
     return 0;
   }

@@ -5,6 +5,7 @@ import { runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.j
 import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, summarizingModel } from '../helpers/daemon-helpers.js';
 import { userTexts } from '../helpers/scripted-server.js';
 import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js';
+import { icsCalendar as ics, icsEvent, MIN, minutesFromNow as at } from '../helpers/ics-text.js';
 
 /**
  * The calendar's matching (docs/design.md §12) through the real daemon process, chokidar, the
@@ -14,28 +15,8 @@ import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js
 
 const file = daemonTestFile();
 
-const MIN = 60_000;
-const utc = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-/** Minutes from now, on the minute (the notes' names carry minutes). */
-const at = (minutes: number) => new Date(Math.floor(Date.now() / MIN) * MIN + minutes * MIN);
 
-function vevent(fields: { uid: string; title: string; start: Date; end: Date; rrule?: string; description?: string; attendees?: string[] }): string {
-  return [
-    'BEGIN:VEVENT',
-    `UID:${fields.uid}`,
-    `DTSTAMP:${utc(new Date())}`,
-    `DTSTART:${utc(fields.start)}`,
-    `DTEND:${utc(fields.end)}`,
-    ...(fields.rrule ? [`RRULE:${fields.rrule}`] : []),
-    `SUMMARY:${fields.title}`,
-    ...(fields.description ? [`DESCRIPTION:${fields.description}`] : []),
-    'ORGANIZER;CN=Carol Chief:mailto:carol@example.com',
-    ...(fields.attendees ?? []),
-    'END:VEVENT',
-  ].join('\r\n');
-}
 
-const ics = (...events: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//calendar//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
 
 const PEOPLE = [
   'ATTENDEE;CN=Bob Builder;PARTSTAT=ACCEPTED:mailto:bob@example.com',
@@ -65,14 +46,14 @@ describe('daemon process: meetings matched to calendar events', () => {
     file.server.setFallback(summarizingModel());
     const start = at(-90);
     const end = at(-60);
-    const weekly = vevent({
+    const weekly = icsEvent({
       uid: 'weekly-review@example.com',
       title: 'Weekly Release Review',
       start: new Date(start.getTime() - 7 * 24 * 60 * MIN),
       end: new Date(end.getTime() - 7 * 24 * 60 * MIN),
       rrule: 'FREQ=WEEKLY;COUNT=4',
       description: 'Pick the release date.\\n```dataviewjs\\ndv.el("p"\\, 1)\\n```\\n\\nJoin Zoom Meeting\\nhttps://zoom.us/j/123',
-      attendees: PEOPLE,
+      lines: PEOPLE,
     });
     const setup = await calendarSetup(ics(weekly));
     // Last week's meeting of the series, bound to a project by a person.
@@ -99,7 +80,7 @@ describe('daemon process: meetings matched to calendar events', () => {
   });
 
   it('session start without --title takes the event in progress; without one it exits 1 naming the calendar', async () => {
-    const event = vevent({ uid: 'standup@example.com', title: 'Daily Standup', start: at(-5), end: at(25), attendees: PEOPLE });
+    const event = icsEvent({ uid: 'standup@example.com', title: 'Daily Standup', start: at(-5), end: at(25), lines: PEOPLE });
     const setup = await calendarSetup(ics(event));
     const started = await runCli(['session', 'start', '--config', setup.configPath]);
     expect(started.stderr).toBe('');
@@ -108,7 +89,7 @@ describe('daemon process: meetings matched to calendar events', () => {
     expect(meeting).toMatch(/ Daily Standup\.md$/);
     expect(dataOf(setup, meeting!)).toMatchObject({ title: 'Daily Standup', attendees: ['Carol Chief', 'Bob Builder'], event: 'standup@example.com' });
 
-    setup.write('Calendars/work.ics', ics(vevent({ uid: 'later@example.com', title: 'Later', start: at(60), end: at(90) })));
+    setup.write('Calendars/work.ics', ics(icsEvent({ uid: 'later@example.com', title: 'Later', start: at(60), end: at(90) })));
     const refused = await runCli(['session', 'start', '--config', setup.configPath]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/no event is in progress in the calendars "Work"/);
@@ -129,7 +110,7 @@ describe('daemon process: meetings matched to calendar events', () => {
   it('a transcript finishing for a meeting without a match: its event is written before the run’s first message', async () => {
     file.server.setFallback(summarizingModel());
     const start = at(-60);
-    const setup = await calendarSetup(ics(vevent({ uid: 'planning@example.com', title: 'Planning', start, end: at(-30), description: 'Plan Q1.', attendees: PEOPLE })));
+    const setup = await calendarSetup(ics(icsEvent({ uid: 'planning@example.com', title: 'Planning', start, end: at(-30), description: 'Plan Q1.', lines: PEOPLE })));
     setup.write('Meetings/Recorded.md', `---\ntitle: Recorded\nstart_time: ${localIsoTime(start)}\nend_time: ${localIsoTime(at(-31))}\nattendees: [Speaker 1]\ntranscript: "[[Meetings/Transcripts/Recorded]]"\n---\n`);
     setup.write('Meetings/Transcripts/Recorded.md', '---\nmeeting: "[[Meetings/Recorded]]"\nstate: transcribing\n---\n[00:00:05] Speaker 1: Hello.\n');
     await calendarRead(setup);

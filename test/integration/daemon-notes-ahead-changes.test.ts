@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup } from '../helpers/daemon-helpers.js';
 import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js';
+import { BOB_ACCEPTED, icsCalendar as ics, icsEvent, icsUtc as utc, MIN, minutesFromNow as at } from '../helpers/ics-text.js';
 
 /**
  * Notes made ahead whose event changes before it starts (docs/design.md §12), through the real
@@ -16,11 +17,8 @@ import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js
  */
 
 const file = daemonTestFile();
-const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
 const WEEK = 7 * DAY;
-const utc = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-const at = (minutes: number) => new Date(Math.floor(Date.now() / MIN) * MIN + minutes * MIN);
 /** Well under the calendar's 30-second re-read plus the minutely look: the change is acted on at once. */
 const AT_ONCE_MS = 20_000;
 
@@ -31,21 +29,8 @@ function weekly(uid: string, title: string, slot: Date, more: string[] = []): st
 }
 
 function vevent(uid: string, title: string, start: Date, more: string[] = []): string {
-  return [
-    'BEGIN:VEVENT',
-    `UID:${uid}`,
-    `DTSTAMP:${utc(new Date())}`,
-    `DTSTART:${utc(start)}`,
-    `DTEND:${utc(new Date(start.getTime() + 30 * MIN))}`,
-    `SUMMARY:${title}`,
-    'DESCRIPTION:Go through the open items.',
-    'ORGANIZER;CN=Carol Chief:mailto:carol@example.com',
-    'ATTENDEE;CN=Bob Builder;PARTSTAT=ACCEPTED:mailto:bob@example.com',
-    ...more,
-    'END:VEVENT',
-  ].join('\r\n');
+  return icsEvent({ uid, title, start, end: new Date(start.getTime() + 30 * MIN), description: 'Go through the open items.', lines: [BOB_ACCEPTED, ...more] });
 }
-const ics = (...events: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//calendar//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
 
 const meetingNames = (setup: DaemonSetup) => readdirSync(path.join(setup.vault, 'Meetings')).filter((n) => n.endsWith('.md')).sort();
 const trashOf = (setup: DaemonSetup, folder: string) => {

@@ -5,6 +5,7 @@ import { runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.j
 import { daemonSetup, daemonTestFile, dataOf, summarizingModel } from '../helpers/daemon-helpers.js';
 import { startSyncLoop } from '../helpers/sync-loop.js';
 import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js';
+import { BOB_ACCEPTED, icsCalendar as ics, icsEvent, MIN, minutesFromNow as at } from '../helpers/ics-text.js';
 
 /**
  * Notes made ahead (docs/design.md §12, "Before the meeting") through the real daemon process
@@ -15,27 +16,8 @@ import { localIsoTime, sessionStamp } from '../../src/vault/format/note-names.js
  */
 
 const file = daemonTestFile();
-const MIN = 60_000;
 const WEEK = 7 * 24 * 60 * MIN;
-const utc = (d: Date) => d.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-const at = (minutes: number) => new Date(Math.floor(Date.now() / MIN) * MIN + minutes * MIN);
 
-function vevent(fields: { uid: string; title: string; start: Date; end: Date; rrule?: string; description?: string }): string {
-  return [
-    'BEGIN:VEVENT',
-    `UID:${fields.uid}`,
-    `DTSTAMP:${utc(new Date())}`,
-    `DTSTART:${utc(fields.start)}`,
-    `DTEND:${utc(fields.end)}`,
-    ...(fields.rrule ? [`RRULE:${fields.rrule}`] : []),
-    `SUMMARY:${fields.title}`,
-    ...(fields.description ? [`DESCRIPTION:${fields.description}`] : []),
-    'ORGANIZER;CN=Carol Chief:mailto:carol@example.com',
-    'ATTENDEE;CN=Bob Builder;PARTSTAT=ACCEPTED:mailto:bob@example.com',
-    'END:VEVENT',
-  ].join('\r\n');
-}
-const ics = (...events: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//calendar//EN', ...events, 'END:VCALENDAR', ''].join('\r\n');
 
 describe('daemon process: notes made ahead of calendar events', () => {
   it("makes the next instance's meeting note and context note with last time's decisions and open items, once, and leaves a one-off without a project alone", async () => {
@@ -45,8 +27,8 @@ describe('daemon process: notes made ahead of calendar events', () => {
     setup.write(
       'Calendars/work.ics',
       ics(
-        vevent({ uid: 'weekly@example.com', title: 'Weekly Sync', start: lastWeek, end: new Date(lastWeek.getTime() + 30 * MIN), rrule: 'FREQ=WEEKLY;COUNT=3', description: 'Pick the release date.' }),
-        vevent({ uid: 'coffee@example.com', title: 'Coffee', start: at(3), end: at(20) }),
+        icsEvent({ uid: 'weekly@example.com', title: 'Weekly Sync', start: lastWeek, end: new Date(lastWeek.getTime() + 30 * MIN), rrule: 'FREQ=WEEKLY;COUNT=3', description: 'Pick the release date.', lines: [BOB_ACCEPTED] }),
+        icsEvent({ uid: 'coffee@example.com', title: 'Coffee', start: at(3), end: at(20), lines: [BOB_ACCEPTED] }),
       ),
     );
     setup.write('Projects/Beta/Overview.md', '# Beta\n');
@@ -105,7 +87,7 @@ describe('daemon process: notes made ahead of calendar events', () => {
     const start = at(6);
     const calendar = { Calendar: { Sources: [{ Name: 'Work', Path: 'Calendars/work.ics' }], NotesAhead: 'all' }, Daemon: { HeartbeatSeconds: 0.5 } };
     const [alpha, beta] = [await daemonSetup(file.server, calendar), await daemonSetup(file.server, calendar)];
-    const text = ics(vevent({ uid: 'sync@example.com', title: 'Team Sync', start, end: new Date(start.getTime() + 30 * MIN) }));
+    const text = ics(icsEvent({ uid: 'sync@example.com', title: 'Team Sync', start, end: new Date(start.getTime() + 30 * MIN), lines: [BOB_ACCEPTED] }));
     for (const side of [alpha, beta]) side.write('Calendars/work.ics', text);
     // The calendar read once and kept, so that the daemon's first look knows the event (as in the test above).
     const read = await runCli(['calendar', '--config', alpha.configPath]);

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { AGENDA_MAX_CHARS, agendaText } from '../../src/meeting-event/agenda-text.js';
 import { executableBlocks } from '../../src/vault/format/inert.js';
+import { eventTitle } from '../../src/meeting-event/event-keys.js';
+import { calendarEvent } from '../helpers/calendar-events.js';
 
 const TEAMS = [
   'Quarterly budget review: decide on Q1 hiring.',
@@ -74,6 +76,11 @@ describe('agendaText', () => {
     expect(agenda).toContain('<\\%');
     const html = agendaText('<pre>```dataviewjs\ndv.el(1)\n```</pre>');
     expect(executableBlocks(html)).toEqual([]);
+  });
+
+  test("an invitation's Dataview inline query shows no other note: `= …` is written `\\= …`, in the agenda and a title", () => {
+    expect(agendaText('Budget: `= [[Salaries]].total`')).toBe('Budget: `\\= [[Salaries]].total`');
+    expect(eventTitle(calendarEvent({ title: 'Pay `= [[Salaries]].total`', start: '2026-12-09T09:00:00Z', end: '2026-12-09T10:00:00Z' }))).toBe('Pay `\\= [[Salaries]].total`');
   });
 
   test('at most 2,000 characters once made inert too: escapes never push it over', () => {

@@ -1,10 +1,17 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CalendarSourceState } from '../../src/calendar/types.js';
 import { NotesAhead } from '../../src/daemon/intake/notes-ahead.js';
 import { sweepTempFiles } from '../../src/daemon/intake/temp-sweep.js';
 import { silentLogger } from '../../src/log.js';
-import type { Vault } from '../../src/vault/files/vault.js';
+import { resolveConfig } from '../../src/config.js';
+import { reviewNotesAhead } from '../../src/meeting-event/note-ahead-review.js';
+import { nodeFs } from '../../src/vault/files/fs.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { calendarEvent, fakeCalendar } from '../helpers/calendar-events.js';
 import { memoryVault } from '../helpers/memfs.js';
 
@@ -150,5 +157,22 @@ describe('the review of the notes made ahead: an editor saves the old note after
     later();
     await ahead.tick();
     expect(await vault.read(vault.abs(old))).toBe(typed);
+  });
+});
+
+describe('the records file as a sync tool may bring it', () => {
+  it('a FIFO (or a link to /dev/zero) in place of notes-ahead.json is no record: the review returns at once, moving nothing', { timeout: 20_000 }, async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ma-notes-ahead-records-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const config = resolveConfig({ MeetingAssistant: { VaultPath: dir } });
+    mkdirSync(path.join(dir, '.meeting-assistant'));
+    const vault = new Vault(nodeFs, config.layout);
+    const deps = { projects: {}, mode: 'all' as const };
+    // Before, a plain read: a FIFO with no writer blocked the look (and the daemon's stop) for ever.
+    execFileSync('mkfifo', [path.join(dir, '.meeting-assistant', 'notes-ahead.json')]);
+    expect(await reviewNotesAhead(vault, [WEEKLY], READ, new Date('2026-12-09T08:52:00Z'), deps)).toMatchObject({ trashed: [], followed: [], kept: [], failed: [] });
+    rmSync(path.join(dir, '.meeting-assistant', 'notes-ahead.json'));
+    symlinkSync('/dev/zero', path.join(dir, '.meeting-assistant', 'notes-ahead.json'));
+    expect(await reviewNotesAhead(vault, [WEEKLY], READ, new Date('2026-12-09T08:52:00Z'), deps)).toMatchObject({ trashed: [], followed: [], kept: [], failed: [] });
   });
 });
