@@ -177,6 +177,13 @@ export function createCalendar(deps: CalendarDeps): Calendar {
       const texts = await readCalendarPath(fs, source.path, maxBytes);
       if (texts.length > 0 && !texts.some(looksLikeCalendar)) throw new Error(texts.length === 1 ? 'not an iCalendar file' : 'none of its files is an iCalendar file');
       const readAt = clock().toISOString();
+      // Read again unchanged (the re-read every RefreshMinutes, a restart after the kept copy):
+      // nothing to expand again, no kept copy to write again.
+      if (slot.texts !== undefined && sameTexts(slot.texts, texts)) {
+        slot.state.readAt = readAt;
+        report(slot, null);
+        return false;
+      }
       slot.kept = { texts, validators: {}, readAt };
       slot.texts = texts;
       slot.state.readAt = readAt;
@@ -287,6 +294,10 @@ function bounded(work: Promise<void>, ms: number): Promise<void> {
     timer.unref();
   });
   return Promise.race([work, waited]).finally(() => clearTimeout(timer));
+}
+
+function sameTexts(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((text, i) => text === b[i]);
 }
 
 function looksLikeCalendar(text: string): boolean {

@@ -53,3 +53,46 @@ export function expandNow(request: ExpandRequest): SourceEvents[] {
     return out;
   });
 }
+
+/** The fields of an event that a series' instances share, whose text can be long (a 100,000-character agenda). */
+const SHARED_TEXTS = ['description', 'title', 'location'] as const;
+
+/**
+ * Results as they cross from the reading thread to the daemon's: a structured clone copies a
+ * string once for every event that holds it, so a minutely series with a long description was
+ * that description 13,000 times over in the daemon's heap (1.3 GB from one invitation). Each
+ * distinct text crosses once, the events name it by its index, and `unpackResults` puts the
+ * one string back into every event.
+ */
+export interface PackedResults {
+  results: SourceEvents[];
+  texts: string[];
+}
+
+/** Mutates `results` (the thread's own, about to be dropped): the shared texts become indexes. */
+export function packResults(results: SourceEvents[]): PackedResults {
+  const texts: string[] = [];
+  const index = new Map<string, number>();
+  for (const r of results) {
+    for (const e of r.events) {
+      const packed = e as unknown as Record<string, string | number>;
+      for (const field of SHARED_TEXTS) {
+        const text = e[field];
+        let i = index.get(text);
+        if (i === undefined) index.set(text, (i = texts.push(text) - 1));
+        packed[field] = i;
+      }
+    }
+  }
+  return { results, texts };
+}
+
+export function unpackResults(packed: PackedResults): SourceEvents[] {
+  for (const r of packed.results) {
+    for (const e of r.events) {
+      const fields = e as unknown as Record<string, string | number>;
+      for (const field of SHARED_TEXTS) fields[field] = packed.texts[fields[field] as number] ?? '';
+    }
+  }
+  return packed.results;
+}

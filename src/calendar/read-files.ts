@@ -15,6 +15,11 @@ export class CalendarFileError extends MeetingAssistantError {
   }
 }
 
+/** A calendar file of a source folder: an `.ics`, not a hidden one (a sync tool's or an editor's). */
+export function isCalendarFileName(name: string): boolean {
+  return name.toLowerCase().endsWith('.ics') && !name.startsWith('.');
+}
+
 /** What changes when the source changes: the files' names, sizes and times. */
 export async function pathSignature(fs: Fs, abs: string): Promise<string> {
   try {
@@ -22,7 +27,7 @@ export async function pathSignature(fs: Fs, abs: string): Promise<string> {
     if (!stat.isDirectory()) return `${stat.size}:${stat.mtimeMs}`;
     const parts: string[] = [];
     for (const entry of await fs.readdir(abs, { withFileTypes: true })) {
-      if (!entry.name.toLowerCase().endsWith('.ics')) continue;
+      if (!isCalendarFileName(entry.name)) continue;
       const s = await fs.stat(path.join(abs, entry.name)).catch(() => undefined);
       if (s?.isFile()) parts.push(`${entry.name}:${s.size}:${s.mtimeMs}`);
     }
@@ -46,7 +51,7 @@ export async function readCalendarPath(fs: Fs, abs: string, maxBytes: number): P
   const texts: string[] = [];
   let total = 0;
   const names = (await fs.readdir(abs, { withFileTypes: true }))
-    .filter((e) => e.name.toLowerCase().endsWith('.ics') && !e.name.startsWith('.'))
+    .filter((e) => isCalendarFileName(e.name))
     .map((e) => e.name)
     .sort();
   for (const name of names) {

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { ExpandRequest, SourceEvents } from './expand.js';
+import { type ExpandRequest, type PackedResults, type SourceEvents, unpackResults } from './expand.js';
 
 /**
  * Calendars are parsed and expanded in a thread of their own, started for one request and
@@ -28,8 +28,8 @@ export function expandInThread(request: ExpandRequest, timeoutMs = EXPAND_TIMEOU
       fn();
     };
     const timer = setTimeout(() => finish(() => reject(new Error(`reading the calendars took more than ${timeoutMs / 1000} s`))), timeoutMs);
-    worker.once('message', (reply: { ok: true; result: SourceEvents[] } | { ok: false; error: string }) =>
-      finish(() => (reply.ok ? resolve(reply.result) : reject(new Error(reply.error)))),
+    worker.once('message', (reply: { ok: true; result: PackedResults } | { ok: false; error: string }) =>
+      finish(() => (reply.ok ? resolve(unpackResults(reply.result)) : reject(new Error(reply.error)))),
     );
     worker.once('error', (err) => finish(() => reject(new Error(`the calendar reader failed: ${err.message}`))));
     worker.once('exit', (code) => finish(() => reject(new Error(`the calendar reader ended (${code})`))));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type CalendarDeps, createCalendar } from '../../src/calendar/calendar.js';
-import { expandNow } from '../../src/calendar/expand.js';
+import { expandNow, packResults } from '../../src/calendar/expand.js';
 import type { FetchLike } from '../../src/calendar/fetch-source.js';
 import { localDay, todaysCalendar } from '../../src/calendar/listing.js';
 import { expandInThread } from '../../src/calendar/read-worker.js';
@@ -81,6 +81,21 @@ describe('createCalendar', () => {
     expect((await calendar.eventsBetween(...day('2026-03-02'))).map((e) => e.title)).toEqual(['Planning (moved)']);
     expect(calendar.sources()[0]).toMatchObject({ ok: false, error: 'the file or folder does not exist', readAt: new Date(NOW.getTime() + 1000).toISOString() });
     expect(lines.some((l) => l.level === 'warn' && l.calendar === 'Work')).toBe(true);
+  });
+
+  it('a file read again unchanged (the re-read every RefreshMinutes) is not expanded again, nor its kept copy written again', async () => {
+    const fs = memoryFs({ 'work.ics': ics(event('a', 'Planning', '20260302T090000Z', '20260302T100000Z')) });
+    let expands = 0;
+    const { calendar, advance } = setup(fs, settings([{ Name: 'Work', Path: 'work.ics' }]), { expand: async (r) => (expands++, expandNow(r)) });
+    await calendar.refresh();
+    const kept = (await fs.readdir('/vault/.meeting-assistant/calendar', { withFileTypes: true }))[0]!.name;
+    const keptText = String(await fs.readFile(`/vault/.meeting-assistant/calendar/${kept}`));
+    const before = expands;
+    advance(16 * 60_000);
+    await calendar.refresh();
+    expect(expands).toBe(before);
+    expect(String(await fs.readFile(`/vault/.meeting-assistant/calendar/${kept}`))).toBe(keptText);
+    expect(calendar.sources()[0]).toMatchObject({ ok: true, readAt: new Date(NOW.getTime() + 16 * 60_000).toISOString() });
   });
 
   it('readAgain after a change reads the file once more after the refresh in flight, which had read it before the change', async () => {
@@ -286,6 +301,19 @@ describe('createCalendar', () => {
     expect(tenDaysBack).toHaveLength(61);
     expect(expands).toHaveLength(built + 1);
     await calendar.stop();
+  });
+
+  it("a series' long description crosses from the reading thread once, not once per instance, and arrives whole", async () => {
+    const description = 'Agenda point. '.repeat(5_000);
+    const text = ics(event('m', 'Every minute', '20010101T000000Z', '20010101T000100Z', 'RRULE:FREQ=MINUTELY', `DESCRIPTION:${description}`));
+    const request = { sources: [{ name: 'Work', texts: [text] }], from: Date.parse('2026-03-02T00:00:00Z'), to: Date.parse('2026-03-02T23:59:59Z'), defaultZone: 'UTC', me: [] };
+    const packed = packResults(expandNow(request));
+    expect(packed.results[0]!.events).toHaveLength(1_441);
+    // Description, title and location: three texts for 1,441 events.
+    expect(packed.texts).toHaveLength(3);
+    const threaded = await expandInThread(request);
+    expect(threaded).toEqual(expandNow(request));
+    expect(threaded[0]!.events[700]!.description.length).toBeGreaterThan(60_000);
   });
 
   it('expands in a thread of its own, and answers spans far from now', async () => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isCalendarFileName } from '../../calendar/read-files.js';
 import { calendarSources } from '../../calendar/sources.js';
 import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
@@ -84,7 +85,7 @@ export class CalendarChanges {
   isCalendarPath(absPath: string): boolean {
     const abs = path.resolve(absPath);
     return this.#watched.some((w) =>
-      w.kind === 'file' ? abs === w.file : abs === w.folder || (path.dirname(abs) === w.folder && abs.toLowerCase().endsWith('.ics') && !path.basename(abs).startsWith('.')),
+      w.kind === 'file' ? abs === w.file : abs === w.folder || (path.dirname(abs) === w.folder && isCalendarFileName(path.basename(abs))),
     );
   }
 

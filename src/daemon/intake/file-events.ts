@@ -6,6 +6,7 @@ import type { Settings } from '../../config.js';
 import type { Logger } from '../../log.js';
 import { isEditorTempName } from '../../vault/files/sync-files.js';
 import { Vault } from '../../vault/files/vault.js';
+import { isCalendarFileName } from '../../calendar/read-files.js';
 
 /**
  * Normalised file events for the daemon: only Markdown notes, only after they stopped
@@ -155,7 +156,7 @@ export function watchVault(
   // Below a calendar folder only its own `.ics` files, the watched folders and the way to them
   // are looked at: a note or another folder there is no calendar's.
   const kept = (abs: string) =>
-    deep.some((d) => Vault.isInside(d, abs)) || [...deep, ...shallow].some((f) => Vault.isInside(abs, f)) || shallow.some((f) => path.dirname(abs) === f && abs.toLowerCase().endsWith('.ics'));
+    deep.some((d) => Vault.isInside(d, abs)) || [...deep, ...shallow].some((f) => Vault.isInside(abs, f)) || shallow.some((f) => path.dirname(abs) === f && isCalendarFileName(path.basename(abs)));
   const outOfShallow = (abs: string) => shallow.some((f) => Vault.isBelow(f, abs)) && !kept(abs);
   const ignored = (abs: string) => isIgnoredPath(vault.root, abs) || outOfShallow(path.resolve(abs));
   const listeners: VaultEventListener[] = [];
