@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import pino, { type DestinationStream } from 'pino';
 import type PinoPretty from 'pino-pretty';
+import { terminalSafe } from './vault/format/terminal-text.js';
 
 /** Loaded for a terminal only: a service's JSON lines never need it (1 MB of heap kept otherwise). */
 const requireCjs = createRequire(import.meta.url);
@@ -48,9 +49,9 @@ function messageLine(log: Record<string, unknown>, key: string): string {
   return withoutControls(`${msg}${meeting}${err && !msg.includes(err) ? `: ${err}` : ''}`);
 }
 
+/** Escape sequences whole and control characters out (vault/format/terminal-text.ts), on one line. */
 function withoutControls(text: string): string {
-  // eslint-disable-next-line no-control-regex -- the control characters are what it removes
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+  return terminalSafe(text).replace(/[\n\t]+/g, ' ');
 }
 
 function errorMessage(err: unknown): string | undefined {

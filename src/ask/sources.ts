@@ -53,8 +53,11 @@ function namedIn(answer: string, rel: string): boolean {
 
 /** `- [[<note>]] <title>, <date>`: the line the answer ends with, one per source. */
 export function sourceLine(source: AskSource): string {
-  const link = `[[${source.path.replace(/\.md$/i, '')}]]`;
+  // One line each, whatever a synced note's name or title holds: a line break in either would
+  // print a forged `- [[…` line of its own under the sources' header.
+  const oneLine = (text: string) => text.replace(/\s+/g, ' ');
+  const link = `[[${oneLine(source.path).replace(/\.md$/i, '')}]]`;
   const date = source.start_time ? source.start_time.slice(0, 10) : undefined;
-  const rest = [source.title ?? undefined, date].filter((s) => s !== undefined).join(', ');
+  const rest = [source.title ? oneLine(source.title) : undefined, date].filter((s) => s !== undefined).join(', ');
   return rest ? `- ${link} ${rest}` : `- ${link}`;
 }

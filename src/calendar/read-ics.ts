@@ -4,6 +4,7 @@ import { fastForwardStart } from './fast-forward.js';
 import { findJoinUrl } from './join-url.js';
 import { attendeesOf, declinedByMe, isRoomOrResource, personOf } from './people.js';
 import { type CalendarEvent, type CalendarPerson, narrowest, type Span } from './types.js';
+import { terminalSafe } from '../vault/format/terminal-text.js';
 import { ianaZoneOf, isIanaZone, type WallTime, wallToInstant } from './zones.js';
 
 /**
@@ -128,13 +129,12 @@ function details(c: Component, source: string): Omit<CalendarEvent, 'start' | 'e
 /**
  * A calendar's text as it may be shown: anyone can put an event in a calendar (an invitation),
  * and its title reaches a terminal (`calendar`, `status`), notes and the model. Control
- * characters (an escape sequence that retitles or clears a terminal), DEL, C1 controls and the
- * bidirectional overrides that reorder what is shown go; a one-line field's line ends and tabs
- * become spaces.
+ * characters and escape sequences whole (one that retitles or clears a terminal), DEL, C1
+ * controls and the bidirectional overrides that reorder what is shown go
+ * (vault/format/terminal-text.ts); a one-line field's line ends and tabs become spaces.
  */
 function shown(value: string, lines = false): string {
-  // eslint-disable-next-line no-control-regex -- the control characters are what it removes
-  const cleaned = value.replace(/\r\n?/g, '\n').replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, '');
+  const cleaned = terminalSafe(value.replace(/\r\n?/g, '\n'));
   return lines ? cleaned : cleaned.replace(/[\n\t]+/g, ' ');
 }
 

@@ -7,7 +7,8 @@ import { sourceLine } from '../ask/sources.js';
 import { createLoggerFromConfig, flushLogger } from '../log.js';
 import { RunCaches } from '../tools/binding/run-caches.js';
 import { Vault } from '../vault/files/vault.js';
-import { answerPrinter, SOURCES_HEADER, terminalSafe } from '../ask/terminal-text.js';
+import { answerPrinter, SOURCES_HEADER } from '../ask/terminal-text.js';
+import { terminalSafe } from '../vault/format/terminal-text.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, loadCommandConfig, withDefaults } from './common.js';
 
 export interface AskOptions extends GlobalOptions {
@@ -64,7 +65,7 @@ export async function ask(question: string, opts: AskOptions, given: Partial<Ask
     }
     if (!streamed) answer.push(result.answer);
     answer.end();
-    const sources = result.sources.map((source) => terminalSafe(sourceLine({ ...source, title: source.title?.replace(/\s+/g, ' ') ?? null })));
+    const sources = result.sources.map((source) => terminalSafe(sourceLine(source)));
     deps.stdout.write(`\n${sources.length > 0 ? `\n${SOURCES_HEADER}\n${sources.join('\n')}\n` : ''}`);
     return EXIT_OK;
   } catch (err) {

@@ -1,4 +1,4 @@
-import { terminalSafe } from '../ask/terminal-text.js';
+import { terminalSafe } from '../vault/format/terminal-text.js';
 import type { DaemonStatus } from '../daemon/daemon.js';
 import { importLines } from '../daemon/http/import-status.js';
 import { listMeetingStates, type MeetingState } from '../vault/notes/meeting-overview.js';
@@ -27,7 +27,7 @@ import { type CommandDeps, EXIT_OK, type GlobalOptions, loadCommandConfig, withD
  */
 export async function status(opts: GlobalOptions, given: Partial<CommandDeps> = {}): Promise<number> {
   const deps = withDefaults(given);
-  // Note names and titles are what a synced file says: no escape sequence reaches the terminal (ask/terminal-text.ts).
+  // Note names and titles are what a synced file says: no escape sequence reaches the terminal (vault/format/terminal-text.ts).
   const io = { out: (line: string) => deps.io.out(terminalSafe(line)), err: (line: string) => deps.io.err(terminalSafe(line)) };
   const now = deps.clock();
   const config = await loadCommandConfig(opts, deps);

@@ -71,6 +71,8 @@ describe('ask: the sources are the notes the run read', () => {
     expect(result.sources.map((s) => s.path)).toEqual([summaryPath(SYNC), summaryPath(KICKOFF)]);
     expect(result.sources.find((s) => s.path === summaryPath(KICKOFF))).toEqual({ path: summaryPath(KICKOFF), title: 'Kickoff', start_time: '2026-11-02T09:00:00+01:00' });
     expect(sourceLine(result.sources.find((s) => s.path === summaryPath(KICKOFF))!)).toBe(`- [[Meetings/Summaries/${KICKOFF}]] Kickoff, 2026-11-02`);
+    // A synced note named or titled with a line break still gives one line: no forged source line of its own.
+    expect(sourceLine({ path: 'Meetings/Summaries/Odd\n- [[Fake]] Board.md', title: 'Odd\n- [[Forged]]', start_time: null })).toBe('- [[Meetings/Summaries/Odd - [[Fake]] Board]] Odd - [[Forged]]');
     expect(result.turns).toBe(3);
     // Streamed as it came, and the same text as the answer.
     expect(pieces.slice(0, 2)).toEqual(['The release', ' was planned']);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerPrinter, ForgedLineGuard, TerminalFilter, terminalSafe } from '../../src/ask/terminal-text.js';
+import { answerPrinter, ForgedLineGuard } from '../../src/ask/terminal-text.js';
+import { TerminalFilter, terminalSafe } from '../../src/vault/format/terminal-text.js';
 
 /** What `ask` prints (issue 43 point 6, docs/design.md §11): the filter and the guard on their own, piece by piece. */
 describe('TerminalFilter', () => {

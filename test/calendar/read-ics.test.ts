@@ -110,7 +110,8 @@ describe('readIcs', () => {
     const [e] = readIcs(text, opts('2026-03-01T00:00:00Z', '2026-03-04T00:00:00Z')).events;
     const fields = [e!.title, e!.location, e!.description, e!.organizer!.name, e!.attendees[0]!.name];
     for (const field of fields) expect(field).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
-    expect(fields).toEqual([']0;ownedBoard [2Jmeeting', 'Room [31m4', 'Line one\nLine two', 'Ann[8m', 'Bob1m']);
+    // Whole sequences go (vault/format/terminal-text.ts), not only their escape character.
+    expect(fields).toEqual(['Board meeting', 'Room 4', 'Line one\nLine two', 'Ann', 'Bob']);
   });
 
   it('passes over a cancelled series, all-day events and events I declined', () => {

@@ -40,7 +40,7 @@ describe('status: the meetings', () => {
     });
     const io = memoryIo();
     expect(await status({}, { io, fs, env: {}, cwd: '/work', clock: () => new Date() })).toBe(0);
-    // Whole sequences go (ask/terminal-text.ts), not only their escape character.
+    // Whole sequences go (vault/format/terminal-text.ts), not only their escape character.
     expect(io.text()).toContain('Meetings/Evil .md');
     expect(io.text()).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
   });

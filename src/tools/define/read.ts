@@ -26,6 +26,8 @@ export async function readTextFile(vault: Vault, abs: string): Promise<string | 
 /** A configured word list linked out of the vault (Vault.isLinkedWordList); one in it is read confined. */
 async function isLinkedWordList(vault: Vault, abs: string): Promise<boolean> {
   const file = path.resolve(vault.root, abs);
+  // Only the two configured word lists can be: no realpath for every other read.
+  if (file !== vault.layout.files.dictionary && file !== vault.layout.files.glossary) return false;
   const real = await vault.fs.realpath(file).catch(() => undefined);
   return real !== undefined && !vault.contains(real) && vault.isLinkedWordList(file, real);
 }
