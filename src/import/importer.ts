@@ -15,7 +15,7 @@ import type { ReadMeeting } from './read-meeting.js';
 import { assertDocxWithin } from './docx-limits.js';
 import { extensionOf, isRecording } from './formats/index.js';
 import { contentHash, findImported, handleHash, recordImported } from './ledger.js';
-import { planMeeting } from './meeting-notes.js';
+import { type MeetingPlan, planMeeting } from './meeting-notes.js';
 import { linkJoined } from '../meeting-event/join-meeting.js';
 import type { MeetingEventDeps } from '../meeting-event/match-meeting.js';
 
@@ -85,6 +85,8 @@ interface Plan {
   /** In placing order: staged name (in the staging folder) → final absolute path. */
   notes: { staged: string; final: string }[];
   summary: string;
+  /** The event's meeting note this import joins (§12): its links are written at completion, a recovered one's too. */
+  join?: MeetingPlan['join'];
 }
 
 const STAGING = 'imports';
@@ -143,10 +145,10 @@ export async function importFile(deps: ImportDeps, request: ImportRequest): Prom
     notes: [plan.join?.contextExists ? undefined : plan.context, plan.join ? undefined : plan.meeting, plan.transcript]
       .map((note, i) => note && { staged: `${i}.md`, final: note.path, content: note.content })
       .filter((note) => note !== undefined),
+    ...(plan.join && { join: plan.join }),
   });
   await commitOriginal(vault, request.file, source, request.keep);
   await complete(vault, staged.dir, staged.plan, deps.clock);
-  if (plan.join) await linkJoined(vault, plan.join, { end_time: plan.join.endTime, source: plan.join.source });
   return {
     kind: 'imported',
     meeting: vault.rel(plan.meeting.path),
@@ -343,6 +345,8 @@ async function complete(vault: Vault, dir: string, plan: Plan, clock: Clock): Pr
     }
     await vault.fs.rename(staged, note.final);
   }
+  // Before the import is recorded: a crash between the notes and the links is completed at the next start.
+  if (plan.join) await linkJoined(vault, plan.join, { end_time: plan.join.endTime, source: plan.join.source });
   await recordImported(vault, plan.hash, { meeting: vault.rel(plan.meeting), source: vault.rel(plan.source), importedAt: clock().toISOString() });
   if (plan.keep === 'move') await clearFailureNote(vault, plan.original);
   await vault.fs.rm(dir, { recursive: true, force: true });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { importFile } from '../../src/import/importer.js';
+import { importFile, recoverImports } from '../../src/import/importer.js';
 import { makeNoteAhead } from '../../src/meeting-event/note-ahead.js';
 import { startSession } from '../../src/sessions/sessions.js';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
-import type { Vault } from '../../src/vault/files/vault.js';
+import { Vault } from '../../src/vault/files/vault.js';
 import { calendarEvent, fakeCalendar } from '../helpers/calendar-events.js';
 import { memoryVault } from '../helpers/memfs.js';
 
@@ -109,6 +109,28 @@ describe('an import at the time of an event whose meeting note exists', () => {
     expect(transcript).toContain('We ship on Friday.');
     // The context note made ahead is kept, its Before-the-meeting section with it.
     expect(parseNote(await vault.read(vault.abs(outcome.kind === 'imported' ? outcome.context : ''))).body.startsWith('## Before the meeting')).toBe(true);
+  });
+
+  it('a crash after the notes are placed and before the links are written: the next start writes them', async () => {
+    const { vault, meeting } = await madeAhead();
+    await vault.write(vault.abs(INBOX), VTT);
+    const meetingAbs = vault.abs(meeting);
+    // The process dies at the write of the meeting note's links (the rename that replaces it).
+    const dying = new Vault(
+      new Proxy(vault.fs, {
+        get: (target, prop, receiver) =>
+          prop === 'rename' ? (from: string, to: string) => (to === meetingAbs ? Promise.reject(new Error('killed')) : target.rename(from, to)) : Reflect.get(target, prop, receiver),
+      }),
+      vault.layout,
+    );
+    await expect(importFile({ vault: dying, clock: () => NOW, calendar: deps }, { file: vault.abs(INBOX), keep: 'move' })).rejects.toThrow('killed');
+    expect(parseNote(await vault.read(meetingAbs)).data.end_time).toBeUndefined();
+    await recoverImports(vault, () => NOW);
+    const data = parseNote(await vault.read(meetingAbs)).data;
+    expect(String(data.transcript)).toMatch(/^\[\[Meetings\/Transcripts\//);
+    expect(data.end_time).toBeTruthy();
+    expect(String(data.source)).toMatch(/^\[\[Meetings\/Sources\//);
+    expect(bodyOf(await vault.read(meetingAbs))).toBe(TYPED);
   });
 
   it('a meeting that has its transcript already gets a meeting of its own', async () => {
