@@ -2,8 +2,9 @@ import path from 'node:path';
 import { type Clock, systemClock } from '../../clock.js';
 import type { Vault } from '../../vault/files/vault.js';
 import { looksBinary } from '../../vault/files/confine.js';
-import { confinedPlace } from '../../vault/files/real-place.js';
+import { confinedPlace, readConfinedText } from '../../vault/files/real-place.js';
 import { readRegularFile } from '../../vault/files/regular-file.js';
+import { NotTextFileError } from '../../vault/files/text-file.js';
 import { type FileVersion, fileVersion, sameVersion } from '../../vault/files/file-version.js';
 
 /**
@@ -162,16 +163,24 @@ async function readSearchable(vault: Vault, abs: string, known?: Known): Promise
   if (link && (await confinedPlace(vault, abs).catch(() => 'missing' as const)) === 'missing') return { skipped: 'missing' };
   const version = fileVersion(stats);
   if (known && !known.stale && sameVersion(known.version, version)) return 'unchanged';
-  let bytes: Uint8Array | undefined;
-  try {
-    // Opened non-blocking: a FIFO swapped in after the stat fails at once instead of waiting for a writer.
-    bytes = await readRegularFile(vault.fs, abs, MAX_SEARCH_FILE_BYTES);
-  } catch {
-    bytes = undefined;
-  }
+  // A link is read as every read of a path vault content names (real-place.ts): its place checked
+  // again on the file opened, so a link re-pointed since the check is not followed out. A file
+  // that was none is opened without following one: turned into a link since, it is skipped.
+  // Non-blocking either way: a FIFO swapped in fails at once instead of waiting for a writer.
+  const bytes = await (link ? readConfinedBytes(vault, abs) : readRegularFile(vault.fs, abs, MAX_SEARCH_FILE_BYTES, abs, { noFollow: true }).catch(() => undefined));
   if (bytes === undefined) return { skipped: 'missing' };
-  if (looksBinary(bytes)) return { skipped: 'binary', version, link };
-  return { text: Buffer.from(bytes).toString('utf8'), bytes: bytes.length, version, link };
+  if (bytes === 'binary' || looksBinary(bytes)) return { skipped: 'binary', version, link };
+  return { text: bytes.toString('utf8'), bytes: bytes.length, version, link };
+}
+
+/** A linked file's bytes through readConfinedText; 'binary' when it is one, undefined when it cannot be read there. */
+async function readConfinedBytes(vault: Vault, abs: string): Promise<Buffer | 'binary' | undefined> {
+  try {
+    const text = await readConfinedText(vault, abs);
+    return text === undefined ? undefined : Buffer.from(text, 'utf8');
+  } catch (err) {
+    return err instanceof NotTextFileError ? 'binary' : undefined;
+  }
 }
 
 /** A file to search: its handle in the worker, and its text when the worker does not hold it yet. */

@@ -123,13 +123,14 @@ export async function readAllBounded(handle: FileHandleLike, maxBytes: number, n
  * and size are checked before the read; the read itself opens non-blocking, so a FIFO swapped
  * in after the check fails at once (EAGAIN) instead of waiting for a writer.
  */
-export async function readRegularFile(fs: Fs, file: string, maxBytes: number, name = file): Promise<Buffer | undefined> {
+export async function readRegularFile(fs: Fs, file: string, maxBytes: number, name = file, options: { noFollow?: boolean } = {}): Promise<Buffer | undefined> {
   const stats = await statRegular(fs, file, name);
   if (!stats) return undefined;
   if (stats.size > maxBytes) throw new FileTooLargeError(name, maxBytes);
   let bytes: Uint8Array;
   try {
-    bytes = await fs.readFile(file, { flag: READ_FLAGS });
+    // noFollow: a file the caller saw as no link, turned into one since, fails (ELOOP) rather than being read through it.
+    bytes = await fs.readFile(file, { flag: READ_FLAGS | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0) });
   } catch (err) {
     if (isNotFound(err)) return undefined;
     throw err;
