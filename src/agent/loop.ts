@@ -45,8 +45,6 @@ export class AgentError extends MeetingAssistantError {
   constructor(
     readonly kind: AgentErrorKind,
     message: string,
-    /** `no-tool-calls`: the model's last answer, kept in the context note (docs/design.md §2). */
-    readonly lastAnswer?: string,
   ) {
     super(message, false);
   }
@@ -234,7 +232,7 @@ function reminderOnStop(options: AgentLoopOptions, reminded: ReadonlySet<string>
   if (!options.summaryWritten()) {
     if (reminded.has(options.summaryReminder) && textOnly !== undefined) {
       // docs/design.md §2: many small local models have no tool calling at all.
-      throw new AgentError('no-tool-calls', 'the model answered in text without ever calling a tool, even after a reminder', textOnly);
+      throw new AgentError('no-tool-calls', 'the model answered in text without ever calling a tool, even after a reminder');
     }
     if (reminded.has(options.summaryReminder)) throw new AgentError('no-summary', 'the model stopped without writing the summary, even after a reminder');
     options.log.info({ turn }, 'model stopped without write_summary: reminding it once');

@@ -82,7 +82,7 @@ export async function readCommandConfig(opts: GlobalOptions, deps: Pick<CommandD
  * no config and checked the defaults while `npm start` ran another (docs/design.md §5).
  * Elsewhere undefined: the default places of §5.
  */
-export async function checkoutConfig(fs: Fs, cwd: string): Promise<string | undefined> {
+async function checkoutConfig(fs: Fs, cwd: string): Promise<string | undefined> {
   const inCwd = (name: string) => path.join(cwd, name);
   const [start, bundled] = await Promise.all([statIfExists(fs, inCwd('scripts/start.mjs')), statIfExists(fs, inCwd('config.default.json'))]);
   if (!start?.isFile() || !bundled?.isFile()) return undefined;

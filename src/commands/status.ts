@@ -162,7 +162,7 @@ async function queryDaemon(config: AppConfig, vault: Vault, env: NodeJS.ProcessE
 // the endpoint, what a running run does or waits for.
 
 /** The zone every time of `status` is in, said once: `local time, Europe/Berlin (UTC+01:00)`. */
-export function zoneLine(now: Date): string {
+function zoneLine(now: Date): string {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const minutes = -now.getTimezoneOffset();
   const sign = minutes < 0 ? '-' : '+';
@@ -172,7 +172,7 @@ export function zoneLine(now: Date): string {
 }
 
 /** How long ago, as a person says it: `40 s ago`, `12 min ago`, `3 h ago`, `2 days ago`. */
-export function ago(iso: string, now: Date): string {
+function ago(iso: string, now: Date): string {
   const ms = now.getTime() - new Date(iso).getTime();
   if (Number.isNaN(ms)) return '';
   if (ms < 0) return 'in the future';
@@ -184,13 +184,13 @@ export function ago(iso: string, now: Date): string {
 }
 
 /** A moment: local time to the second, and how long ago. Text that is no time as written. */
-export function when(iso: string, now: Date): string {
+function when(iso: string, now: Date): string {
   const local = localDateTime(iso, { seconds: true });
   return local ? `${local} (${ago(iso, now)})` : iso;
 }
 
 /** `endpoint: <url> (model): up, last answered …` / `down since … : <error>; 2 runs waiting for it`. */
-export function endpointLine(where: string, health: EndpointHealth | undefined, now: Date): string {
+function endpointLine(where: string, health: EndpointHealth | undefined, now: Date): string {
   if (!health || health.state === 'unknown') return `endpoint: ${where}: not asked yet by a run since the daemon started`;
   if (health.state === 'up') return `endpoint: ${where}: up${health.since ? `, last answered ${when(health.since, now)}` : ''}`;
   const waiting = health.waiting ? `; ${health.waiting.runs} run${health.waiting.runs === 1 ? '' : 's'} waiting for it` : '';
@@ -198,7 +198,7 @@ export function endpointLine(where: string, health: EndpointHealth | undefined, 
 }
 
 /** What a running run does or waits for, as the page's progress cell says it. */
-export function runDoing(run: LiveRun | undefined, health: EndpointHealth | undefined, now: Date): string {
+function runDoing(run: LiveRun | undefined, health: EndpointHealth | undefined, now: Date): string {
   if (!run) return '';
   if (run.waitingForEndpoint) {
     const since = health?.state === 'down' && health.since ? `, not answering since ${when(health.since, now)}` : '';

@@ -37,7 +37,7 @@ export function runtimeFolder(env: NodeJS.ProcessEnv, uid: number | undefined = 
  * Terminal), so a command looks in each of them, and a daemon refuses to start while another
  * runs the vault from any of them.
  */
-export function runtimeFolders(env: NodeJS.ProcessEnv, uid: number | undefined = currentUid()): string[] {
+function runtimeFolders(env: NodeJS.ProcessEnv, uid: number | undefined = currentUid()): string[] {
   // systemd's runtime folder, where the environment does not name it (cron, a bare ssh).
   const runs = process.platform === 'linux' && uid !== undefined ? [`/run/user/${uid}`] : [];
   const temps = [os.tmpdir(), process.platform === 'win32' ? undefined : '/tmp'].filter((t): t is string => !!t && path.isAbsolute(t));
@@ -69,7 +69,7 @@ export async function ensureRuntimeFolder(fs: Fs, env: NodeJS.ProcessEnv): Promi
 }
 
 /** The folder when it exists and is private; undefined when missing; throws when it is not private. */
-export async function existingRuntimeFolder(fs: Fs, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+async function existingRuntimeFolder(fs: Fs, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   const uid = currentUid();
   const folder = runtimeFolder(env, uid);
   let problem;
@@ -89,13 +89,13 @@ export async function existingRuntimeFolder(fs: Fs, env: NodeJS.ProcessEnv): Pro
  * (not ours to trust, nor ours to complain of).
  */
 export async function existingRuntimeFolders(fs: Fs, env: NodeJS.ProcessEnv): Promise<string[]> {
-  const [own, ...others] = runtimeFolders(env);
+  const [, ...others] = runtimeFolders(env);
   const found: string[] = [];
   const first = await existingRuntimeFolder(fs, env);
   if (first !== undefined) found.push(first);
   for (const folder of others) {
     const problem = await problemOf(fs, folder, currentUid()).catch(() => 'missing');
-    if (problem === undefined && folder !== own) found.push(folder);
+    if (problem === undefined) found.push(folder);
   }
   return found;
 }

@@ -10,11 +10,11 @@ import { inertExternalText } from '../../vault/format/inert.js';
  */
 export type ToollessCause =
   | { kind: 'refused'; serverWords: string; remembered?: boolean }
-  | { kind: 'text-only'; lastAnswer: string };
+  | { kind: 'text-only' };
 
 export function toollessCause(err: unknown): ToollessCause | undefined {
   if (isToolsRefused(err)) return { kind: 'refused', serverWords: err.serverWords };
-  if (err instanceof AgentError && err.kind === 'no-tool-calls') return { kind: 'text-only', lastAnswer: err.lastAnswer ?? '' };
+  if (err instanceof AgentError && err.kind === 'no-tool-calls') return { kind: 'text-only' };
   return undefined;
 }
 

@@ -52,7 +52,7 @@ describe('cutToTokens', () => {
 describe('why a run goes without tools', () => {
   it('only a refusal or a text-only model; any other failure is not a reason', () => {
     expect(toollessCause(new ToolsRefusedError('HTTP 500', 'tools param requires --jinja flag', { status: 500 }))).toEqual({ kind: 'refused', serverWords: 'tools param requires --jinja flag' });
-    expect(toollessCause(new AgentError('no-tool-calls', 'text only', 'I summarize: …'))).toEqual({ kind: 'text-only', lastAnswer: 'I summarize: …' });
+    expect(toollessCause(new AgentError('no-tool-calls', 'text only'))).toEqual({ kind: 'text-only' });
     expect(toollessCause(new AgentError('max-turns', 'too many'))).toBeUndefined();
     expect(toollessCause(new ModelError('HTTP 500', { kind: 'http', status: 500 }))).toBeUndefined();
   });
@@ -60,7 +60,7 @@ describe('why a run goes without tools', () => {
     expect(causeAdvice({ kind: 'refused', serverWords: 'tools param requires --jinja flag' })).toMatch(/llama-server with `--jinja`/);
     expect(causeAdvice({ kind: 'refused', serverWords: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' })).toMatch(/vLLM with `--enable-auto-tool-choice --tool-call-parser/);
     expect(causeAdvice({ kind: 'refused', serverWords: 'registry.ollama.ai/library/phi4:latest does not support tools' })).toMatch(/models tagged "tools"/);
-    expect(causeAdvice({ kind: 'text-only', lastAnswer: '' })).toMatch(/LM Studio: a chat template with tool support/);
+    expect(causeAdvice({ kind: 'text-only' })).toMatch(/LM Studio: a chat template with tool support/);
   });
   it("the shape section speaks of the answer, not of write_summary", () => {
     expect(toollessShape("Summary structure (write_summary's content), exactly these sections:")).toBe('Summary structure, exactly these sections:');
