@@ -17,6 +17,7 @@ import { errorText } from './error-text.js';
  */
 
 const FOLDER_KEYS: FolderKey[] = ['Meetings', 'Transcripts', 'Summaries', 'Context', 'Projects', 'Identities'];
+const MADE_AT_START: FolderKey[] = ['Transcripts', 'Summaries', 'Projects'];
 
 export async function checkVault(config: AppConfig, fs: Fs): Promise<DoctorCheck[]> {
   const root = config.layout.root;
@@ -26,7 +27,9 @@ export async function checkVault(config: AppConfig, fs: Fs): Promise<DoctorCheck
   }
   const checks = [vault];
   for (const key of FOLDER_KEYS) {
-    checks.push(await checkFolder(fs, `folder ${key}`, config.layout.folders[key], `Folders.${key}`, 'run creates it at first start'));
+    // `run` makes the folders it watches at its start (intake.ts); the others with their first note.
+    const made = MADE_AT_START.includes(key) ? 'run creates it at first start' : 'made with the first note written there';
+    checks.push(await checkFolder(fs, `folder ${key}`, config.layout.folders[key], `Folders.${key}`, made));
   }
   const { glossary, dictionary } = config.layout.files;
   checks.push(await checkFile(fs, 'file Glossary', glossary, 'Files.Glossary', 'the agent reads it as empty'));
@@ -37,10 +40,11 @@ export async function checkVault(config: AppConfig, fs: Fs): Promise<DoctorCheck
 
 /** A file the daemon may create: its folder must be usable; the file itself may not exist yet. */
 async function checkFile(fs: Fs, name: string, file: string, setting: string, whenMissing: string): Promise<DoctorCheck> {
-  const folder = await checkFolder(fs, name, path.dirname(file), setting, 'made at first start');
+  const madeWith = 'made with the file';
+  const folder = await checkFolder(fs, name, path.dirname(file), setting, madeWith);
   if (folder.status === 'pass') {
     const exists = await existsFile(fs, file);
-    const madeLater = folder.detail.endsWith('made at first start') ? `; its folder ${path.dirname(file)} is made at first start` : '';
+    const madeLater = folder.detail.endsWith(madeWith) ? `; its folder ${path.dirname(file)} is made with it` : '';
     folder.detail = exists ? `${file} exists` : `${file} does not exist yet (${whenMissing})${madeLater}`;
   }
   return folder;

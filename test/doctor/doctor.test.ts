@@ -172,6 +172,8 @@ describe('doctor against the scripted endpoint', () => {
     const summaries = path.join(vault, 'Meetings/Summaries');
     expect(io.lines.find((l) => l.startsWith('[ok  ] folder Summaries'))).toMatch(/does not exist yet: run creates it at first start$/);
     expect(io.text()).toContain(`${summaries} does not exist yet: run creates it at first start`);
+    // Only the folders run watches are made at its start; the others come with their first note.
+    expect(io.lines.find((l) => l.startsWith('[ok  ] folder Context'))).toMatch(/does not exist yet: made with the first note written there$/);
     expect(io.lines.find((l) => l.startsWith('[ok  ] file Glossary'))).toContain('its folder');
     expect(io.text()).not.toContain('mkdir -p');
     expect(io.text()).toContain('1 check failed.');
