@@ -1,7 +1,9 @@
-import type { Settings } from '../config.js';
+import path from 'node:path';
+import type { AppConfig, Settings } from '../config.js';
 import type { Clock } from '../clock.js';
 import { addLogSecret, type Logger } from '../log.js';
 import type { Fs } from '../vault/files/fs.js';
+import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Expand, SourceEvents } from './expand.js';
 import { type FetchLike, fetchCalendar } from './fetch-source.js';
 import { type KeptCopy, readKeptCopy, writeKeptCopy } from './kept-copy.js';
@@ -306,4 +308,20 @@ function looksLikeCalendar(text: string): boolean {
 
 function byStart(a: CalendarEvent, b: CalendarEvent): number {
   return a.start.getTime() - b.start.getTime();
+}
+
+/**
+ * The calendar of a configuration (docs/design.md §12), as the daemon, `calendar` and `session
+ * start` read it: the vault's sources, their kept copies under `.meeting-assistant/calendar/`,
+ * nothing larger than Agent.MaxFileBytes.
+ */
+export function calendarOfConfig(config: AppConfig, o: Pick<CalendarDeps, 'fs' | 'clock' | 'logger' | 'fetch'>): Calendar {
+  const root = config.layout.root;
+  return createCalendar({
+    settings: config.settings.Calendar,
+    vaultRoot: root,
+    stateDir: path.join(root, STATE_FOLDER),
+    maxBytes: config.settings.Agent.MaxFileBytes,
+    ...o,
+  });
 }

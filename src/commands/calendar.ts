@@ -1,12 +1,10 @@
-import path from 'node:path';
-import { createCalendar } from '../calendar/calendar.js';
+import { calendarOfConfig } from '../calendar/calendar.js';
 import type { FetchLike } from '../calendar/fetch-source.js';
 import { joinHost } from '../calendar/join-url.js';
 import { calendarJson, type CalendarJson, eventsStarting, localDay, today } from '../calendar/listing.js';
 import { calendarSources } from '../calendar/sources.js';
 import { localDateTime } from '../clock.js';
 import { silentLogger } from '../log.js';
-import { STATE_FOLDER } from '../vault/files/state.js';
 import { Vault } from '../vault/files/vault.js';
 import { EventNotes } from '../meeting-event/event-notes.js';
 import { CliError, type CommandDeps, EXIT_FAILED, EXIT_OK, EXIT_USAGE, type GlobalOptions, type Io, loadCommandConfig, withDefaults } from './common.js';
@@ -43,16 +41,7 @@ export async function calendar(opts: CalendarOptions, given: Partial<CalendarCom
   const config = await loadCommandConfig(opts, deps);
   const settings = config.settings.Calendar;
   const vault = new Vault(deps.fs, config.layout);
-  const cal = createCalendar({
-    settings,
-    vaultRoot: vault.root,
-    stateDir: path.join(vault.root, STATE_FOLDER),
-    fs: deps.fs,
-    clock: deps.clock,
-    logger: silentLogger,
-    maxBytes: config.settings.Agent.MaxFileBytes,
-    ...(deps.fetch ? { fetch: deps.fetch } : {}),
-  });
+  const cal = calendarOfConfig(config, { fs: deps.fs, clock: deps.clock, logger: silentLogger, ...(deps.fetch ? { fetch: deps.fetch } : {}) });
   let report: CalendarJson;
   try {
     await cal.refresh();

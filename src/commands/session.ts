@@ -1,11 +1,9 @@
 import { parseProjects, SessionError, setSessionState, startSession, stopSession } from '../sessions/sessions.js';
 import { finishSession } from '../sessions/session-finish.js';
 import type { AppConfig } from '../config.js';
-import path from 'node:path';
-import { createCalendar } from '../calendar/calendar.js';
+import { calendarOfConfig } from '../calendar/calendar.js';
 import type { CalendarLookup } from '../calendar/types.js';
 import { silentLogger } from '../log.js';
-import { STATE_FOLDER } from '../vault/files/state.js';
 import { meetingEventDeps } from '../meeting-event/match-meeting.js';
 import { Vault } from '../vault/files/vault.js';
 import { noteArgument } from './note-argument.js';
@@ -49,16 +47,7 @@ export interface SessionStartDeps extends CommandDeps {
 /** The configured calendars read now, as `calendar` reads them (a URL's kept copy when fresh); none when none is configured. */
 async function readCalendar(config: AppConfig, deps: CommandDeps): Promise<(CalendarLookup & { stop(): Promise<void> }) | undefined> {
   if (config.settings.Calendar.Sources.length === 0) return undefined;
-  const root = config.layout.root;
-  const cal = createCalendar({
-    settings: config.settings.Calendar,
-    vaultRoot: root,
-    stateDir: path.join(root, STATE_FOLDER),
-    fs: deps.fs,
-    clock: deps.clock,
-    logger: silentLogger,
-    maxBytes: config.settings.Agent.MaxFileBytes,
-  });
+  const cal = calendarOfConfig(config, { fs: deps.fs, clock: deps.clock, logger: silentLogger });
   await cal.refresh();
   return cal;
 }

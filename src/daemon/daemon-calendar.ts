@@ -1,12 +1,10 @@
 import type { ServerResponse } from 'node:http';
-import path from 'node:path';
-import { type Calendar, type CalendarDeps, createCalendar } from '../calendar/calendar.js';
+import { type Calendar, calendarOfConfig } from '../calendar/calendar.js';
 import { calendarJson, eventsStarting, localDay, today } from '../calendar/listing.js';
 import type { CalendarLookup } from '../calendar/types.js';
 import type { Clock } from '../clock.js';
 import type { AppConfig } from '../config.js';
 import type { Logger } from '../log.js';
-import { STATE_FOLDER } from '../vault/files/state.js';
 import type { Vault } from '../vault/files/vault.js';
 import { EventNotes } from '../meeting-event/event-notes.js';
 import { ApiError, type Route } from './http/server.js';
@@ -23,17 +21,8 @@ export type { CalendarLookup };
  * copies read at once, its sources kept fresh. The HTTP API, the status page, the importer and
  * the sessions are given this one lookup; GET /api/calendar reads it.
  */
-export function startDaemonCalendar(config: AppConfig, vault: Vault, log: Logger, clock: Clock, more: Partial<Pick<CalendarDeps, 'fetch' | 'expand'>> = {}): Calendar {
-  const calendar = createCalendar({
-    settings: config.settings.Calendar,
-    vaultRoot: vault.root,
-    stateDir: path.join(vault.root, STATE_FOLDER),
-    fs: vault.fs,
-    clock,
-    logger: log.child({ part: 'calendar' }),
-    maxBytes: config.settings.Agent.MaxFileBytes,
-    ...more,
-  });
+function startDaemonCalendar(config: AppConfig, vault: Vault, log: Logger, clock: Clock): Calendar {
+  const calendar = calendarOfConfig(config, { fs: vault.fs, clock, logger: log.child({ part: 'calendar' }) });
   if (config.settings.Calendar.Sources.length > 0) calendar.start();
   return calendar;
 }
