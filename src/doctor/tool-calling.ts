@@ -1,7 +1,7 @@
 import type { AppConfig } from '../config.js';
 import { createModelClient } from '../agent/model/client.js';
 import { check, type DoctorCheck } from '../agent/model/endpoint-check.js';
-import { isToolsRefused, toolsRefusalAdvice } from '../agent/model/tools-refused.js';
+import { isToolsRefused, MODEL_WITH_TOOLS, toolsRefusalAdvice } from '../agent/model/tools-refused.js';
 import { ModelError, type ModelClient } from '../agent/types.js';
 
 /**
@@ -14,9 +14,7 @@ import { ModelError, type ModelClient } from '../agent/types.js';
 
 const TOOL = 'confirm_check';
 
-const MODEL_FIX =
-  'Set MeetingAssistant.Endpoint.Model to a model with tool calling (on Ollama, the models tagged "tools", e.g. qwen3 or llama3.1; ' +
-  'ollama show <model> lists "tools" under Capabilities), then run doctor again.';
+const MODEL_FIX = `Set MeetingAssistant.Endpoint.Model to ${MODEL_WITH_TOOLS} (ollama show <model> lists "tools" under Capabilities), then run doctor again.`;
 
 const TEXT_CALL_FIX =
   "Let the server turn the model's calls into structured ones: llama.cpp, start llama-server with --jinja; vLLM, start it with " +

@@ -61,6 +61,9 @@ export function isToolsRefused(err: unknown): err is ToolsRefusedError {
   return err instanceof ToolsRefusedError;
 }
 
+/** The model to choose for the agent's tools: said wherever a model without them is (doctor, the context note, `ask`). */
+export const MODEL_WITH_TOOLS = 'a model with tool calling (on Ollama, the models tagged "tools", e.g. qwen3 or llama3.1)';
+
 /**
  * What gives the full agent, for a refusal in the server's words (docs/models-and-servers.md):
  * the setting that server needs, or a model with tool calling. Said by the context note of a
@@ -73,8 +76,5 @@ export function toolsRefusalAdvice(serverWords: string): string {
   if (/--enable-auto-tool-choice|--tool-call-parser/i.test(serverWords)) {
     return 'start vLLM with `--enable-auto-tool-choice --tool-call-parser <the parser for the model>` (e.g. `hermes` for Qwen, `llama3_json` for Llama 3.x, `mistral` for Mistral), then retry';
   }
-  return (
-    'set `Endpoint.Model` to a model with tool calling (on Ollama, the models tagged "tools", e.g. qwen3 or llama3.1: ' +
-    '`ollama show <model>` lists "tools" under Capabilities; on LM Studio, a model whose chat template supports tools), then retry'
-  );
+  return `set \`Endpoint.Model\` to ${MODEL_WITH_TOOLS} (\`ollama show <model>\` lists "tools" under Capabilities; on LM Studio, a model whose chat template supports tools), then retry`;
 }

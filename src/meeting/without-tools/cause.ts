@@ -1,5 +1,5 @@
 import { AgentError } from '../../agent/loop.js';
-import { isToolsRefused, toolsRefusalAdvice } from '../../agent/model/tools-refused.js';
+import { isToolsRefused, MODEL_WITH_TOOLS, toolsRefusalAdvice } from '../../agent/model/tools-refused.js';
 import { inertExternalText } from '../../vault/format/inert.js';
 
 /**
@@ -32,7 +32,7 @@ export function causeAdvice(cause: ToollessCause): string {
   const fix =
     cause.kind === 'refused'
       ? toolsRefusalAdvice(cause.serverWords)
-      : 'set `Endpoint.Model` to a model with tool calling (on Ollama, the models tagged "tools", e.g. qwen3 or llama3.1), or, when the model has it, ' +
+      : `set \`Endpoint.Model\` to ${MODEL_WITH_TOOLS}, or, when the model has it, ` +
         "the server's setting that turns its tool calls into structured calls (llama.cpp: `--jinja`; vLLM: `--enable-auto-tool-choice --tool-call-parser …`; " +
         "LM Studio: a chat template with tool support), then retry";
   return `${fix}. \`meeting-assistant doctor\` says how the model calls tools.`;
