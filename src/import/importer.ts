@@ -5,7 +5,7 @@ import { processIsAlive } from '../instance/liveness.js';
 import { cutToBytes, type FileHandleLike, isNotFound, statIfExists, writeFileAtomic } from '../vault/files/fs.js';
 import { fileNameOfTitle, MADE_NAME_MAX_BYTES } from '../vault/format/note-names.js';
 import { isOpenedAt, realPlace } from '../vault/files/real-place.js';
-import { FileTooLargeError, NotRegularFileError, openRegular } from '../vault/files/regular-file.js';
+import { FileTooLargeError, NotRegularFileError, openRegular, readAllBounded } from '../vault/files/regular-file.js';
 import { STATE_FOLDER } from '../vault/files/state.js';
 import { Vault } from '../vault/files/vault.js';
 import { ImportError, type SourceFile } from './cues.js';
@@ -188,36 +188,13 @@ async function readSourceFile(vault: Vault, file: string, name: string, o: { rec
     if (o.recording) return { hash: await handleHash(handle) };
     const size = (await handle.stat()).size;
     assertWithinLimit(name, size, vault.maxFileBytes);
-    const bytes = await readWhole(handle, size, vault.maxFileBytes, name).catch((err: unknown) => {
+    const bytes = await readAllBounded(handle, vault.maxFileBytes, name, size).catch((err: unknown) => {
       throw err instanceof FileTooLargeError ? new ImportError(`${name} grew past Agent.MaxFileBytes (${vault.maxFileBytes} bytes) while it was read; it is not read`, TOO_LARGE_HINT) : err;
     });
     return { bytes, hash: await contentHash(bytes) };
   } finally {
     await handle.close().catch(() => undefined);
   }
-}
-
-/**
- * The file's bytes, read into one buffer of the size it had (the reads fill it in libuv's
- * threads): read in chunks and joined, 20 MB were copied on the daemon's thread, 180 ms on a
- * busy machine (docs/design.md §9). A file that grows while it is read gets a larger buffer,
- * up to `maxBytes`.
- */
-async function readWhole(handle: FileHandleLike, size: number, maxBytes: number, name: string): Promise<Buffer> {
-  let buffer = Buffer.allocUnsafeSlow(Math.min(size, maxBytes) + 1);
-  let total = 0;
-  for (;;) {
-    if (total === buffer.length) {
-      const larger = Buffer.allocUnsafeSlow(Math.min(buffer.length * 2, maxBytes + 1));
-      buffer.copy(larger, 0, 0, total);
-      buffer = larger;
-    }
-    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
-    if (bytesRead === 0) break;
-    total += bytesRead;
-    if (total > maxBytes) throw new FileTooLargeError(name, maxBytes);
-  }
-  return buffer.subarray(0, total);
 }
 
 /** The file opened must be the one the real place of `file` names, in the vault, out of its dot-folders. */

@@ -103,19 +103,27 @@ export async function openRegular(fs: Fs, file: string, name = file): Promise<Fi
   }
 }
 
-/** Every byte of an open file, or a FileTooLargeError past `maxBytes` (read stops there: a growing file cannot eat memory). */
-export async function readAllBounded(handle: FileHandleLike, maxBytes: number, name: string): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/**
+ * Every byte of an open file, or a FileTooLargeError past `maxBytes` (read stops there: a growing
+ * file cannot eat memory). Read into one buffer of the size expected (`sizeHint`, the file's size
+ * at its stat), grown when the file grew: the reads fill it in libuv's threads, where chunks
+ * joined afterwards copied 20 MB on the daemon's thread, 180 ms on a busy machine (§9).
+ */
+export async function readAllBounded(handle: FileHandleLike, maxBytes: number, name: string, sizeHint = 64 * 1024): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafeSlow(Math.min(sizeHint, maxBytes) + 1);
   let total = 0;
   for (;;) {
-    const buffer = Buffer.alloc(Math.min(64 * 1024, maxBytes + 1 - total));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, total);
+    if (total === buffer.length) {
+      const larger = Buffer.allocUnsafeSlow(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(larger, 0, 0, total);
+      buffer = larger;
+    }
+    const { bytesRead } = await handle.read(buffer, total, buffer.length - total, total);
     if (bytesRead === 0) break;
-    chunks.push(buffer.subarray(0, bytesRead));
     total += bytesRead;
     if (total > maxBytes) throw new FileTooLargeError(name, maxBytes);
   }
-  return Buffer.concat(chunks);
+  return buffer.subarray(0, total);
 }
 
 /**
