@@ -55,19 +55,33 @@ export async function isOpenedAt(vault: Vault, handle: FileHandleLike, abs: stri
  * imports), so a link turned elsewhere between the check and the open is not read either.
  */
 
+/**
+ * A read refused because the file is not, or cannot be shown to be, where a confined read may
+ * go. 'changing': the file at the path was another one after each open, so which file was read
+ * cannot be told (a link turned back and forth looks the same as that).
+ */
 export class OutsideVaultError extends MeetingAssistantError {
   constructor(
     readonly file: string,
-    readonly where: 'outside' | 'dot-folder',
+    readonly where: 'outside' | 'dot-folder' | 'changing',
   ) {
-    super(
-      where === 'outside'
-        ? `${file} lies outside the vault (a link or a symbolic link leads there); it is not read.`
-        : `${file} lies in one of the vault's dot-folders (.meeting-assistant, .obsidian …); it is not read.`,
-      true,
-    );
+    super(OutsideVaultError.say(file, where), true);
+  }
+
+  private static say(file: string, where: 'outside' | 'dot-folder' | 'changing'): string {
+    if (where === 'outside') return `${file} lies outside the vault (a link or a symbolic link leads there); it is not read.`;
+    if (where === 'dot-folder') return `${file} lies in one of the vault's dot-folders (.meeting-assistant, .obsidian …); it is not read.`;
+    return `${file} was replaced by another file each time it was opened (${OPEN_ATTEMPTS} times), so what would be read cannot be checked; it is not read.`;
   }
 }
+
+/**
+ * How often a confined read opens its file. Another writer's atomic write (a rename over the
+ * file: the other run, a sync tool, an editor) between the open and the check after it is
+ * common and lands once; the file is then simply opened again. A link turned back and forth at
+ * each open is refused after these.
+ */
+const OPEN_ATTEMPTS = 4;
 
 /** The folders a confined read may reach: the vault and the configured folders outside it. */
 function rootsOf(vault: Vault): string[] {
@@ -127,15 +141,18 @@ async function sameFileThere(vault: Vault, handle: FileHandleLike, abs: string):
 export async function readConfinedText(vault: Vault, abs: string): Promise<string | undefined> {
   const file = path.resolve(vault.root, abs);
   const name = nameOf(vault, file);
-  if ((await confinedPlace(vault, file)) === 'missing') return undefined;
-  const handle = await openRegular(vault.fs, file, name);
-  if (!handle) return undefined;
-  try {
-    if (!(await sameFileThere(vault, handle, file))) throw new OutsideVaultError(name, 'outside');
-    const bytes = await readAllBounded(handle, vault.maxFileBytes, name);
-    if (looksBinary(bytes)) throw new NotTextFileError(`${name} is a binary file; only text files can be read.`);
-    return bytes.toString('utf8');
-  } finally {
-    await handle.close().catch(() => undefined);
+  for (let attempt = 0; attempt < OPEN_ATTEMPTS; attempt++) {
+    if ((await confinedPlace(vault, file)) === 'missing') return undefined;
+    const handle = await openRegular(vault.fs, file, name);
+    if (!handle) return undefined;
+    try {
+      if (!(await sameFileThere(vault, handle, file))) continue;
+      const bytes = await readAllBounded(handle, vault.maxFileBytes, name);
+      if (looksBinary(bytes)) throw new NotTextFileError(`${name} is a binary file; only text files can be read.`);
+      return bytes.toString('utf8');
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
   }
+  throw new OutsideVaultError(name, 'changing');
 }
