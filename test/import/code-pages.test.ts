@@ -94,6 +94,16 @@ describe('the ISO-8859 pages the detector does not know, on real files', () => {
     expect(cues[0]!.text).toContain('Għarbija');
   });
 
+  it('Latin-9 (ISO-8859-15) whose only sign of it is the euro beside an amount reads `€`, not `¤`; Windows-1252 with its own `€` (0x80) stays Windows-1252', () => {
+    const french = 'Le devis est de 1 250 € HT, soit 25€ de plus que prévu.\nÀ régler avant la fin du mois, €12 d\'acompte compris.\n';
+    expect(decodeText({ name: 'fr-latin9.txt', bytes: iconv.encode(french, 'iso-8859-15') })).toBe(french);
+    const windows = 'Le devis est de 1 250 € HT, soit 25€ de plus que prévu.\n';
+    expect(decodeText({ name: 'fr-1252.txt', bytes: iconv.encode(windows, 'windows-1252') })).toBe(windows);
+    // The generic sign away from any figure does not make a file Latin-9.
+    const sign = 'Le symbole ¤ désigne une monnaie quelconque, dit-il à l’équipe.\n';
+    expect(decodeText({ name: 'fr-sign.txt', bytes: iconv.encode(sign, 'windows-1252') })).toBe(sign);
+  });
+
   it('Northern Sámi in ISO-8859-10 (text of ours: no detector has a Sámi file) reads with `đ`, `č`, `š`', () => {
     const sami = 'Buorre beaivi! Giitu go bođiidet.\nČoahkkin álgá dál, ja mii ságastallat ođđa šiehtadusa birra.\n';
     expect(decodeText({ name: 'sami.txt', bytes: iconv.encode(sami, 'iso-8859-10') })).toBe(sami);

@@ -76,14 +76,14 @@ export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
   const oneLanguage = plausibleOnes.filter((encoding) => inOneAlphabet(texts.get(encoding)!));
   const picked = oneLanguage.length > 1 ? pick(oneLanguage, proposals) : (pick(oneLanguage, proposals) ?? pick(plausibleOnes, proposals));
   if (picked === undefined) return undefined;
-  const chosen = picked === 'windows-1252' && latin9Letters(sample) ? 'ISO-8859-15' : picked === 'ISO-8859-7' && greekTonos(sample) ? 'windows-1253' : picked;
+  const chosen = picked === 'windows-1252' && !c1 && latin9Signs(sample) ? 'ISO-8859-15' : picked === 'ISO-8859-7' && greekTonos(sample) ? 'windows-1253' : picked;
   const text = iconv.decode(whole, chosen);
   return readable(text) ? { text, encoding: chosen } : undefined;
 }
 
 /** chardet's best proposal among `candidates`; else the one candidate, or Windows-1252 among several. */
 function pick(candidates: string[], proposals: { encoding: string }[]): string | undefined {
-  // Latin-9 is Windows-1252's variant here (latin9Letters): chardet names neither apart.
+  // Latin-9 is Windows-1252's variant here (latin9Signs): chardet names neither apart.
   const proposed = (e: string) => proposals.some((p) => p.encoding === e || (e === 'ISO-8859-15' && p.encoding === 'windows-1252'));
   return candidates.find(proposed) ?? (candidates.length === 1 ? candidates[0] : candidates.find((e) => e === 'windows-1252'));
 }
@@ -154,14 +154,16 @@ function greekTonos(sample: Buffer): boolean {
 }
 
 /**
- * Whether a text taken for Windows-1252 is ISO-8859-15 (Latin-9), which puts œ, Œ, š, Š, ž, Ž
- * and Ÿ where Windows-1252 has ½, ¼, ¨, ¦, ¸, ´ and ¾: one of those signs inside or at the edge
- * of a word (`½uf`, `Pavlovit¨`) is the letter. ´ alone (an apostrophe typed as an accent) and
- * ¤ (€ in Latin-9, a currency sign either way) do not tell.
+ * Whether a text taken for Windows-1252 is ISO-8859-15 (Latin-9), which puts €, œ, Œ, š, Š, ž,
+ * Ž and Ÿ where Windows-1252 has ¤, ½, ¼, ¨, ¦, ¸, ´ and ¾: one of those signs inside or at the
+ * edge of a word (`½uf`, `Pavlovit¨`) is the letter, and ¤ beside a figure (`25 ¤`, `¤12`) is
+ * the euro: the generic currency sign is next to never written with an amount. ´ alone (an
+ * apostrophe typed as an accent) does not tell. A file with bytes 0x80–0x9F is not Latin-9
+ * (those are its control characters; Windows-1252's `€` is 0x80).
  */
-function latin9Letters(sample: Buffer): boolean {
+function latin9Signs(sample: Buffer): boolean {
   const text = iconv.decode(sample, 'windows-1252');
-  return /\p{L}[½¼¨¦¸¾]|[½¼¨¦¸¾]\p{L}/u.test(text);
+  return /\p{L}[½¼¨¦¸¾]|[½¼¨¦¸¾]\p{L}|\d[ \u00a0]?¤|¤[ \u00a0]?\d/u.test(text);
 }
 
 /**
