@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'vitest';
-import { type DaemonProcess, listFiles, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, meetingOfRequest, meetingNote, summarizingModel, testScope, transcriptNote } from '../helpers/daemon-helpers.js';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { type DaemonProcess, listFiles, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { daemonSetup, daemonTestFile, dataOf, meetingOfRequest, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 import { toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { startSyncLoop } from '../helpers/sync-loop.js';
 import { contextAndSummaryLinks } from '../helpers/notes.js';
@@ -20,13 +20,9 @@ import { contextAndSummaryLinks } from '../helpers/notes.js';
  * 25 s): what the rules weigh is the sync delay against the heartbeat, and each ratio is kept.
  * A candidate's window (2 heartbeats, 3 s) stays well above a daemon's start on a loaded
  * machine (0.5-0.7 s at load 3), so the race is really run, not won by whoever starts first.
- *
- * The scenarios run at once, each with vaults, a sync loop, a scripted endpoint and daemons of
- * its own: most of a scenario is waiting out sync delays and heartbeats, which overlap.
  */
 
-// Each test ends its own daemons and server (testScope); the vaults go after the file.
-daemonTestFile('all');
+const file = daemonTestFile();
 const machineEnv = (name: string) => ({ MeetingAssistant__Daemon__MachineName: name });
 const WEEK_AGO = new Date(Date.now() - 8 * 24 * 3600_000).toISOString();
 
@@ -45,15 +41,14 @@ interface Scenario {
 describe('two machines that start together', () => {
   // The sync tool carries a file once it has stood still for its delay: a heartbeat must be
   // longer, or a record that beats is never carried (docs/install.md).
-  it.concurrent.for<Scenario>([
+  it.each<Scenario>([
     { syncMs: 1000, heartbeatSeconds: 1.5, first: 'alpha', brandNew: false, takeover: true },
     { syncMs: 1000, heartbeatSeconds: 1.5, first: 'beta', brandNew: false, takeover: true },
     { syncMs: 2000, heartbeatSeconds: 2.5, first: 'beta', brandNew: false, takeover: false },
     { syncMs: 1000, heartbeatSeconds: 1.5, first: 'together', brandNew: true, takeover: false },
-  ])('sync $syncMs ms, heartbeat $heartbeatSeconds s, $first first, brand-new vault: $brandNew: each meeting once, by one machine, no conflict copy', { timeout: 120_000 }, async ({ syncMs, heartbeatSeconds, first, brandNew, takeover }, { expect, onTestFinished }) => {
-    // Names of this case's own, as each case's were when they shared an endpoint.
+  ])('sync $syncMs ms, heartbeat $heartbeatSeconds s, $first first, brand-new vault: $brandNew: each meeting once, by one machine, no conflict copy', { timeout: 120_000 }, async ({ syncMs, heartbeatSeconds, first, brandNew, takeover }) => {
+    // Names of this case's own: the scripted endpoint counts the requests of every case.
     const day = `2026-12-0${(cases++ % 9) + 1}`;
-    const file = await testScope(onTestFinished);
     const MEETINGS = [`${day} 0900 Planning`, `${day} 1000 Review`, `${day} 1100 Call`];
     file.server.setFallback(summarizingModel());
     const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
@@ -80,7 +75,7 @@ describe('two machines that start together', () => {
     onTestFinished(() => sync.stop());
 
     const heartbeatMs = heartbeatSeconds * 1000;
-    const start = (name: 'alpha' | 'beta') => file.start({ configPath: sides[name].configPath, env: machineEnv(name), waitReady: false });
+    const start = (name: 'alpha' | 'beta') => startDaemonProcess({ configPath: sides[name].configPath, env: machineEnv(name), waitReady: false });
     const candidate = (l: { msg?: unknown }) => String(l.msg).startsWith('no other machine is active on this vault');
     let a: DaemonProcess;
     let b: DaemonProcess;
