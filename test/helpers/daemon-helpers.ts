@@ -1,7 +1,7 @@
 import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type RecordedRequest, type ScriptedServer, type Step, startScriptedServer, toolCallsSoFar, toolNamesOf, userTexts } from './scripted-server.js';
-import { cleanUpAll, freePort, makeTempSetup, type TempSetup } from './daemon-process.js';
+import { cleanUpAll, type DaemonProcess, freePort, makeTempSetup, type StartOptions, startDaemonProcess, type TempSetup } from './daemon-process.js';
 
 /** Shared pieces of the daemon integration tests: notes, the scripted "model", config. */
 
@@ -70,6 +70,34 @@ export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly ser
     get server() {
       if (!server) throw new Error('the scripted server starts in beforeAll; use it inside a hook or a test');
       return server;
+    },
+  };
+}
+
+/**
+ * What one test owns when the tests of a file run at once (`it.concurrent`, with
+ * `daemonTestFile('all')`): a scripted server of its own, whose fallback and request count no
+ * other test changes, and the daemons it starts, all ended once it finishes (pass the test
+ * context's `onTestFinished`), not when another test beside it does.
+ */
+export interface TestScope {
+  server: ScriptedServer;
+  start(options: StartOptions): Promise<DaemonProcess>;
+}
+
+export async function testScope(onTestFinished: (fn: () => Promise<void>) => void): Promise<TestScope> {
+  const server = await startScriptedServer();
+  const daemons: DaemonProcess[] = [];
+  onTestFinished(async () => {
+    await Promise.all(daemons.map((d) => d.kill()));
+    await server.close();
+  });
+  return {
+    server,
+    start: async (options) => {
+      const daemon = await startDaemonProcess(options);
+      daemons.push(daemon);
+      return daemon;
     },
   };
 }

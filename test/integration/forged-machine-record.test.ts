@@ -2,9 +2,9 @@ import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+import { describe, it } from 'vitest';
+import { runCli, waitFor } from '../helpers/daemon-process.js';
+import { daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, testScope, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Where a command finds this machine's daemon (docs/design.md §2; issue #43 point 2): never in
@@ -13,15 +13,19 @@ import { daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, tra
  * records what it is sent, gets no request, with the token or without: not from `status`,
  * `summarize`, `import` nor `open --print`, before the daemon runs or while it does; and the
  * daemon starts although the record names a live pid.
+ *
+ * The tests run at once, each with a vault, a scripted endpoint and a daemon of its own; the
+ * commands that only read run at once too.
  */
 
-const file = daemonTestFile();
+// Each test ends its own daemon and server (testScope); the vaults go after the file.
+daemonTestFile('all');
 const MACHINE = 'here';
 const TOKEN = 'configured-secret-token';
 const VTT = 'WEBVTT\n\n00:00:01.000 --> 00:00:04.000\n<v Alice>We ship on Friday.\n';
 
 /** A server that answers as a daemon would be expected to (`/healthz` ok, `{}` elsewhere) and keeps every request. */
-async function recordingServer() {
+async function recordingServer(onTestFinished: (fn: () => Promise<void>) => void) {
   const seen: { method: string; url: string; authorization?: string }[] = [];
   const server = http.createServer((req, res) => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', ...(req.headers.authorization !== undefined && { authorization: req.headers.authorization }) });
@@ -37,10 +41,11 @@ async function recordingServer() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
 }
 
-describe('a forged machine record in the vault', () => {
-  it('gets no request from any command, before or while the daemon runs; the daemon starts', { timeout: 180_000 }, async () => {
+describe.concurrent('a forged machine record in the vault', () => {
+  it('gets no request from any command, before or while the daemon runs; the daemon starts', { timeout: 180_000 }, async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
     file.server.setFallback(summarizingModel());
-    const recorder = await recordingServer();
+    const recorder = await recordingServer(onTestFinished);
     const setup = await daemonSetup(file.server, { Http: { Token: TOKEN }, Import: { SettleSeconds: 0.3 } });
     const env = { MeetingAssistant__Daemon__MachineName: MACHINE, XDG_RUNTIME_DIR: path.join(setup.dir, 'run') };
     const forge = () => {
@@ -53,34 +58,32 @@ describe('a forged machine record in the vault', () => {
     forge();
 
     // No daemon yet: status says so; open --print gives the configured address.
-    const before = await cli('status');
+    const [before, printed] = await Promise.all([cli('status'), cli('open', '--print')]);
     expect(before.code, before.stderr).toBe(0);
     expect(before.stdout).toContain('daemon: not running');
-    const printed = await cli('open', '--print');
     expect(printed.stdout.trim()).toBe(`http://127.0.0.1:${setup.port}/?token=${TOKEN}`);
 
     // The daemon starts: a record in the vault does not say that a daemon runs here.
-    const daemon = await startDaemonProcess({ configPath: setup.configPath, env });
+    const daemon = await file.start({ configPath: setup.configPath, env });
     // A sync tool brings the forged record back over the daemon's own.
     forge();
 
-    const status = await cli('status');
+    const [status, open] = await Promise.all([cli('status'), cli('open', '--print')]);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`daemon: running, pid ${daemon.child.pid}`);
-    const open = await cli('open', '--print');
     expect(open.stdout.trim()).toBe(`http://127.0.0.1:${setup.port}/?token=${TOKEN}`);
 
     const name = '2026-12-02 1000 Handed';
     setup.write(`Meetings/${name}.md`, meetingNote(name));
     setup.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
-    const summarize = await cli('summarize', `Meetings/${name}.md`);
+    const vtt = path.join(setup.dir, '2026-12-03 0930 Imported.vtt');
+    writeFileSync(vtt, VTT);
+    // Two meetings of their own: the commands run at once.
+    const [summarize, imported] = await Promise.all([cli('summarize', `Meetings/${name}.md`), cli('import', vtt)]);
     expect(summarize.stderr).toMatch(new RegExp(`a daemon \\(pid ${daemon.child.pid}, http://127\\.0\\.0\\.1:${setup.port}\\) runs on this vault`));
     expect(summarize.code, summarize.stderr).toBe(0);
     expect(dataOf(setup, `Meetings/Summaries/${name}.md`)?.status).toBe('done');
 
-    const vtt = path.join(setup.dir, '2026-12-03 0930 Imported.vtt');
-    writeFileSync(vtt, VTT);
-    const imported = await cli('import', vtt);
     expect(imported.code, imported.stderr).toBe(0);
     expect(dataOf(setup, 'Meetings/Summaries/2026-12-03 0930 Imported.md')?.status).toBe('done');
 
@@ -96,8 +99,9 @@ function peakMb(pid: number): number {
   return Number(line?.[1] ?? 0) / 1024;
 }
 
-describe('machine records out of bounds (issue #43 points 3 and 4)', () => {
-  it.skipIf(process.platform !== 'linux')('a 700 MB record, a heartbeat of 1e308 ms and a beat a day ahead keep no daemon standby, and are never read whole', { timeout: 120_000 }, async () => {
+describe.concurrent('machine records out of bounds (issue #43 points 3 and 4)', () => {
+  it.skipIf(process.platform !== 'linux')('a 700 MB record, a heartbeat of 1e308 ms and a beat a day ahead keep no daemon standby, and are never read whole', { timeout: 120_000 }, async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
     const setup = await daemonSetup(file.server, { Daemon: { HeartbeatSeconds: 0.2 } });
     const env = { MeetingAssistant__Daemon__MachineName: 'zed', XDG_RUNTIME_DIR: path.join(setup.dir, 'run') };
     const folder = path.join(setup.vault, '.meeting-assistant', 'machines');
@@ -111,7 +115,7 @@ describe('machine records out of bounds (issue #43 points 3 and 4)', () => {
     writeFileSync(big, record('gamma', {}));
     truncateSync(big, 700 * 1024 * 1024);
 
-    const daemon = await startDaemonProcess({ configPath: setup.configPath, env });
+    const daemon = await file.start({ configPath: setup.configPath, env });
     // Twenty heartbeats: each one reads the folder.
     const own = path.join(folder, 'zed.json');
     const beats = new Set<string>();

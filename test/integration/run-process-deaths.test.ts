@@ -1,17 +1,19 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COLD_RUN_WAIT_MS, type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+import { COLD_RUN_WAIT_MS, type DaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, testScope, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * Issue 43 point 10 with the real daemon (docs/design.md §3 step 4, §8): a run process that
  * dies under the same meeting every time is not given it for ever, and one that stops answering
  * (SIGSTOP) does not hold the slot for ever; both end in a failure report that says so.
+ *
+ * The two tests run at once, each with a vault, a scripted endpoint and a daemon of its own.
  */
 
-const file = daemonTestFile();
-let daemon: DaemonProcess | undefined;
+// Each test ends its own daemon and server (testScope); the vaults go after the file.
+daemonTestFile('all');
 
 async function runProcessPid(d: DaemonProcess, after: number): Promise<number> {
   const line = await waitFor(() => d.logs.slice(after).find((l) => l.msg?.startsWith('run process started')), 'the run process to start', COLD_RUN_WAIT_MS);
@@ -24,12 +26,14 @@ async function summarizeNow(s: DaemonSetup, meeting: string): Promise<void> {
   expect(res.status, await res.text()).toBe(202);
 }
 
-describe('a run process that dies or stops under a meeting', () => {
-  it(`killed at each of three runs of the same meeting: the third death writes a failure report that says so`, async () => {
+describe.concurrent('a run process that dies or stops under a meeting', () => {
+  it(`killed at each of three runs of the same meeting: the third death writes a failure report that says so`, async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let daemon: DaemonProcess | undefined;
     file.server.setFallback({ hang: true });
     const setup = await daemonSetup(file.server);
     try {
-      daemon = await startDaemonProcess({ configPath: setup.configPath });
+      daemon = await file.start({ configPath: setup.configPath });
       setup.write('Meetings/Dies.md', meetingNote('Dies'));
       setup.write('Meetings/Transcripts/Dies.md', transcriptNote('Dies', 'finished'));
       for (let death = 1; death <= 3; death++) {
@@ -51,12 +55,14 @@ describe('a run process that dies or stops under a meeting', () => {
     }
   }, 180_000);
 
-  it('stopped (SIGSTOP) in its run: ended after Endpoint.TimeoutSeconds and the margin, the failure report says so, the slot is free', async () => {
+  it('stopped (SIGSTOP) in its run: ended after Endpoint.TimeoutSeconds and the margin, the failure report says so, the slot is free', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let daemon: DaemonProcess | undefined;
     file.server.setFallback({ hang: true });
     const setup = await daemonSetup(file.server, { Endpoint: { TimeoutSeconds: 3 } });
     let stopped: number | undefined;
     try {
-      daemon = await startDaemonProcess({ configPath: setup.configPath, env: { MEETING_ASSISTANT_STALL_MARGIN_MS: '1500' } });
+      daemon = await file.start({ configPath: setup.configPath, env: { MEETING_ASSISTANT_STALL_MARGIN_MS: '1500' } });
       const seen = file.server.modelRequests().length;
       setup.write('Meetings/Frozen.md', meetingNote('Frozen'));
       setup.write('Meetings/Transcripts/Frozen.md', transcriptNote('Frozen', 'finished'));

@@ -1,8 +1,8 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { COLD_RUN_WAIT_MS, type DaemonProcess, exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+import { describe, it } from 'vitest';
+import { COLD_RUN_WAIT_MS, type DaemonProcess, exitWithin, waitFor } from '../helpers/daemon-process.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, summarizingModel, testScope, transcriptNote } from '../helpers/daemon-helpers.js';
 
 /**
  * The run process (docs/design.md §8): the real daemon runs each meeting in a process of its
@@ -10,11 +10,14 @@ import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, meetingNote, sum
  * status), whatever happens to either process: a kill of the daemon ends its run process too,
  * Ctrl-C at a terminal (the whole group) is the daemon's graceful stop, and a run process
  * killed on its own fails the meeting it had, not the daemon.
+ *
+ * The tests run at once, each with a vault, a scripted endpoint and daemons of its own
+ * (testScope): most of each is waiting for timers (the idle release, a grace period), which
+ * overlap. The one whose assertion depends on this process's timers being prompt runs alone.
  */
 
-const file = daemonTestFile();
-let setup: DaemonSetup;
-let daemon: DaemonProcess;
+// Each test ends its own daemons and server; the vaults go after the file.
+daemonTestFile('all');
 
 const IDLE_ENV = { MEETING_ASSISTANT_IDLE_RELEASE_MS: '1500' };
 
@@ -58,12 +61,18 @@ function meeting(s: DaemonSetup, name: string, state = 'finished'): void {
   s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, state));
 }
 
-describe('daemon process: meetings in the run process', () => {
-  it('runs a meeting in a process of its own whose log lines are the daemon’s, ends it at the idle release, starts another for the next meeting', async () => {
+describe.concurrent('daemon process: meetings in the run process', () => {
+  it('runs a meeting in a process of its own whose log lines are the daemon’s, ends it at the idle release, starts another for the next meeting', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let setup: DaemonSetup;
+    let daemon: DaemonProcess;
     file.server.setFallback(summarizingModel());
     setup = await daemonSetup(file.server);
-    daemon = await startDaemonProcess({ configPath: setup.configPath, env: IDLE_ENV });
+    // Finished before the start: the catch-up scan makes its job. Written while the daemon runs,
+    // its transcript would start the process ahead (runs/finishing-ahead.ts), whose own hold
+    // keeps it 10 s (FINISHING_HOLD_MS) whatever the run, and the idle release would wait that out.
     meeting(setup, 'First');
+    daemon = await file.start({ configPath: setup.configPath, env: IDLE_ENV });
     const first = await runProcessPid(daemon);
     expect(first).not.toBe(daemon.child.pid);
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/First.md')?.status === 'done', 'the first summary', COLD_RUN_WAIT_MS);
@@ -92,10 +101,13 @@ describe('daemon process: meetings in the run process', () => {
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Second.md')?.status === 'done', 'the second summary', COLD_RUN_WAIT_MS);
   }, 120_000);
 
-  it('the daemon killed on its own (SIGKILL to its pid only): its run process ends too, and the next start resumes the meeting', async () => {
+  it('the daemon killed on its own (SIGKILL to its pid only): its run process ends too, and the next start resumes the meeting', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let setup: DaemonSetup;
+    let daemon: DaemonProcess;
     file.server.setFallback({ hang: true });
     setup = await daemonSetup(file.server);
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon = await file.start({ configPath: setup.configPath });
     const seen = file.server.modelRequests().length;
     meeting(setup, 'Orphan');
     const runPid = await runProcessPid(daemon);
@@ -106,19 +118,22 @@ describe('daemon process: meetings in the run process', () => {
     expect(dataOf(setup, 'Meetings/Summaries/Orphan.md')?.status).not.toBe('done');
 
     file.server.setFallback(summarizingModel());
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon = await file.start({ configPath: setup.configPath });
     // The restarted daemon's catch-up, a new run process started cold, and the run's turns: on a
     // loaded machine more than waitFor's 15 s (issue 37), though nothing waits for anything else.
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Orphan.md')?.status === 'done', 'the summary after the restart', COLD_RUN_WAIT_MS);
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Orphan.md' && l.trigger === 'catch-up')).toBe(true);
   }, 120_000);
 
-  it('Ctrl-C at a terminal (SIGINT to the whole group) is the daemon’s graceful stop: the run process is not cut off, the run finishes, exit 0', async () => {
+  it('Ctrl-C at a terminal (SIGINT to the whole group) is the daemon’s graceful stop: the run process is not cut off, the run finishes, exit 0', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let setup: DaemonSetup;
+    let daemon: DaemonProcess;
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     file.server.setFallback({ handler: async () => (await released, summarizingModel()) });
     setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 } });
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon = await file.start({ configPath: setup.configPath });
     const seen = file.server.modelRequests().length;
     meeting(setup, 'Group');
     const runPid = await runProcessPid(daemon);
@@ -134,10 +149,13 @@ describe('daemon process: meetings in the run process', () => {
     await waitFor(() => !alive(runPid), 'the run process to have ended');
   }, 120_000);
 
-  it('a run process that no longer answers (frozen by SIGSTOP) at the stop: killed once the grace period and the abort’s answer time are over; the daemon stops cleanly, leaves no process, and the next start resumes the meeting', async () => {
+  it('a run process that no longer answers (frozen by SIGSTOP) at the stop: killed once the grace period and the abort’s answer time are over; the daemon stops cleanly, leaves no process, and the next start resumes the meeting', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let setup: DaemonSetup;
+    let daemon: DaemonProcess;
     file.server.setFallback({ hang: true });
     setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 1 } });
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon = await file.start({ configPath: setup.configPath });
     const seen = file.server.modelRequests().length;
     meeting(setup, 'Frozen');
     const runPid = await runProcessPid(daemon);
@@ -151,16 +169,77 @@ describe('daemon process: meetings in the run process', () => {
     expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ finished: 0, aborted: 1 });
 
     file.server.setFallback(summarizingModel());
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon = await file.start({ configPath: setup.configPath });
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Frozen.md')?.status === 'done', 'the summary after the restart', COLD_RUN_WAIT_MS);
   }, 120_000);
 
-  it('a transcript written finished starts the run process at its first raw event, while the write has not settled yet (runs/finishing-ahead.ts)', async () => {
+  it('a stop while the run process is still starting reaches its run: a run then waiting to retry ends at once, not after the grace period', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let setup: DaemonSetup;
+    let daemon: DaemonProcess;
+    file.server.setFallback({ status: 500, body: { error: { message: 'busy', type: 'server_error', param: null, code: null } } });
+    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 }, Reconnect: { Attempts: 3, DelaySeconds: 60 } });
+    daemon = await file.start({ configPath: setup.configPath });
+    meeting(setup, 'Starting');
+    const runPid = await runProcessPid(daemon);
+    // Held before it reads its first message: the job and the stop's stop-waiting arrive while it starts.
+    process.kill(runPid, 'SIGSTOP');
+    // The process may have been started ahead of the job, at the transcript's first raw event
+    // (runs/finishing-ahead.ts): the stop comes once the settled event has made the job and it runs.
+    await waitFor(() => runningMeetings(setup).then((running) => running.some((t) => t.endsWith('Meetings/Starting.md'))), 'the meeting’s job to be running');
+    daemon.child.kill('SIGTERM');
+    await daemon.waitForLog((l) => l.msg === 'stopping (SIGTERM)', 10_000, 'the stop');
+    process.kill(runPid, 'SIGCONT');
+    // Before the 30 s grace period could have run out (and the retry's 60 s wait): the deadline
+    // bounds the wait, it is no figure for how quick the stop is.
+    expect(await exitWithin(daemon, 20_000, 'the exit before the grace period is over')).toEqual({ code: 0, signal: null });
+    expect(daemon.logs.some((l) => l.msg?.startsWith('the run process did not end its aborted run'))).toBe(false);
+    expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ aborted: 1 });
+    await waitFor(() => !alive(runPid), 'the run process to have ended');
+  });
+
+  it('the run process killed on its own: the daemon stays up, says what happened, runs the next meeting in a new run process and the failed one again at its next start', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let setup: DaemonSetup;
+    let daemon: DaemonProcess;
+    file.server.setFallback({ hang: true });
+    setup = await daemonSetup(file.server);
+    daemon = await file.start({ configPath: setup.configPath });
+    const seen = file.server.modelRequests().length;
+    meeting(setup, 'Killed');
+    const runPid = await runProcessPid(daemon);
+    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model', COLD_RUN_WAIT_MS);
+    process.kill(runPid, 'SIGKILL');
+    const failed = await daemon.waitForLog((l) => l.msg?.startsWith('meeting failed: Meetings/Killed.md') === true, 10_000, 'the failure');
+    expect(failed.msg).toContain('the run process was ended by SIGKILL before the run ended');
+    expect(failed.msg).toContain('tried again at the next catch-up');
+
+    file.server.setFallback(summarizingModel());
+    const after = daemon.logs.length;
+    meeting(setup, 'Next');
+    const next = await runProcessPid(daemon, after);
+    expect(next).not.toBe(runPid);
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Next.md')?.status === 'done', 'the next meeting’s summary', COLD_RUN_WAIT_MS);
+    expect(alive(daemon.child.pid!)).toBe(true);
+
+    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
+    daemon = await file.start({ configPath: setup.configPath });
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Killed.md')?.status === 'done', 'the killed meeting summarized at the next start', COLD_RUN_WAIT_MS);
+  }, 120_000);
+});
+
+// Alone, after the tests above: its check of the order holds only when this process's timers
+// keep their 20 ms (below), which tests running beside it in this process would blur.
+describe('daemon process: the run process started ahead', () => {
+  it('a transcript written finished starts the run process at its first raw event, while the write has not settled yet (runs/finishing-ahead.ts)', async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
+    let setup: DaemonSetup;
+    let daemon: DaemonProcess;
     file.server.setFallback(summarizingModel());
     setup = await daemonSetup(file.server);
     // Before the start: the meeting note's own settled event would otherwise make the job.
     setup.write('Meetings/Ahead.md', meetingNote('Ahead'));
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
+    daemon = await file.start({ configPath: setup.configPath });
     // After the start's catch-up scan, which would find the finished transcript and make its job.
     await waitFor(() => status(setup).then((st) => st.lastScan?.startup === true), 'the start’s catch-up scan');
     // A transcript that reads as finished from its first write on, and keeps growing: the watcher's
@@ -188,52 +267,4 @@ describe('daemon process: meetings in the run process', () => {
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Ahead.md')?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
     expect(daemon.logs.filter((l) => l.msg?.startsWith('run process started'))).toHaveLength(1);
   });
-
-  it('a stop while the run process is still starting reaches its run: a run then waiting to retry ends at once, not after the grace period', async () => {
-    file.server.setFallback({ status: 500, body: { error: { message: 'busy', type: 'server_error', param: null, code: null } } });
-    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 }, Reconnect: { Attempts: 3, DelaySeconds: 60 } });
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
-    meeting(setup, 'Starting');
-    const runPid = await runProcessPid(daemon);
-    // Held before it reads its first message: the job and the stop's stop-waiting arrive while it starts.
-    process.kill(runPid, 'SIGSTOP');
-    // The process may have been started ahead of the job, at the transcript's first raw event
-    // (runs/finishing-ahead.ts): the stop comes once the settled event has made the job and it runs.
-    await waitFor(() => runningMeetings(setup).then((running) => running.some((t) => t.endsWith('Meetings/Starting.md'))), 'the meeting’s job to be running');
-    daemon.child.kill('SIGTERM');
-    await daemon.waitForLog((l) => l.msg === 'stopping (SIGTERM)', 10_000, 'the stop');
-    process.kill(runPid, 'SIGCONT');
-    // Before the 30 s grace period could have run out (and the retry's 60 s wait): the deadline
-    // bounds the wait, it is no figure for how quick the stop is.
-    expect(await exitWithin(daemon, 20_000, 'the exit before the grace period is over')).toEqual({ code: 0, signal: null });
-    expect(daemon.logs.some((l) => l.msg?.startsWith('the run process did not end its aborted run'))).toBe(false);
-    expect(daemon.logs.find((l) => l.msg === 'stopped')).toMatchObject({ aborted: 1 });
-    await waitFor(() => !alive(runPid), 'the run process to have ended');
-  });
-
-  it('the run process killed on its own: the daemon stays up, says what happened, runs the next meeting in a new run process and the failed one again at its next start', async () => {
-    file.server.setFallback({ hang: true });
-    setup = await daemonSetup(file.server);
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
-    const seen = file.server.modelRequests().length;
-    meeting(setup, 'Killed');
-    const runPid = await runProcessPid(daemon);
-    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model', COLD_RUN_WAIT_MS);
-    process.kill(runPid, 'SIGKILL');
-    const failed = await daemon.waitForLog((l) => l.msg?.startsWith('meeting failed: Meetings/Killed.md') === true, 10_000, 'the failure');
-    expect(failed.msg).toContain('the run process was ended by SIGKILL before the run ended');
-    expect(failed.msg).toContain('tried again at the next catch-up');
-
-    file.server.setFallback(summarizingModel());
-    const after = daemon.logs.length;
-    meeting(setup, 'Next');
-    const next = await runProcessPid(daemon, after);
-    expect(next).not.toBe(runPid);
-    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Next.md')?.status === 'done', 'the next meeting’s summary', COLD_RUN_WAIT_MS);
-    expect(alive(daemon.child.pid!)).toBe(true);
-
-    expect(await daemon.stop()).toEqual({ code: 0, signal: null });
-    daemon = await startDaemonProcess({ configPath: setup.configPath });
-    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Killed.md')?.status === 'done', 'the killed meeting summarized at the next start', COLD_RUN_WAIT_MS);
-  }, 120_000);
 });

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, onTestFinished } from 'vitest';
-import { listFiles, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, meetingOfRequest, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+import { describe, it } from 'vitest';
+import { listFiles, runCli, waitFor } from '../helpers/daemon-process.js';
+import { daemonSetup, daemonTestFile, dataOf, meetingOfRequest, meetingNote, summarizingModel, testScope, transcriptNote } from '../helpers/daemon-helpers.js';
 import { toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { startSyncLoop } from '../helpers/sync-loop.js';
 import { contextAndSummaryLinks } from '../helpers/notes.js';
@@ -13,9 +13,12 @@ import { contextAndSummaryLinks } from '../helpers/notes.js';
  * its own, one scripted endpoint. Each meeting is summarized once, by the active machine; the
  * standby writes nothing but its own record; no conflict copy appears; the standby takes over
  * once the active daemon is killed; `status` says which machine is active.
+ *
+ * The two tests run at once, each with vaults, a scripted endpoint and daemons of its own.
  */
 
-const file = daemonTestFile();
+// Each test ends its own daemons and server (testScope); the vaults go after the file.
+daemonTestFile('all');
 
 // A heartbeat of 500 ms: a standby takes over after 6 silent beats (3 s) and 2 more as a candidate;
 // short for the test, long enough that a loaded machine delaying a beat is not taken for a machine gone.
@@ -25,8 +28,9 @@ const SYNC_DELAY_MS = 150;
 const machineEnv = (name: string) => ({ MeetingAssistant__Daemon__MachineName: name });
 const record = (vault: string, machine: string) => path.join(vault, '.meeting-assistant', 'machines', `${machine}.json`);
 
-describe('two machines, one synced vault', () => {
-  it('each meeting is summarized once, by the active machine, with no conflict copy; the standby takes over when the active daemon is killed', { timeout: 240_000 }, async () => {
+describe.concurrent('two machines, one synced vault', () => {
+  it('each meeting is summarized once, by the active machine, with no conflict copy; the standby takes over when the active daemon is killed', { timeout: 240_000 }, async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
     file.server.setFallback(summarizingModel());
     const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
     for (const s of [alpha, beta]) s.configure({ Daemon: { HeartbeatSeconds: HEARTBEAT_SECONDS } });
@@ -37,9 +41,9 @@ describe('two machines, one synced vault', () => {
     onTestFinished(() => sync.stop());
 
     // alpha is alone on the vault: active at once, as a single machine always was.
-    const a = await startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha') });
+    const a = await file.start({ configPath: alpha.configPath, env: machineEnv('alpha') });
     await waitFor(() => existsSync(record(beta.vault, 'alpha')), "alpha's record on beta's copy");
-    const b = await startDaemonProcess({ configPath: beta.configPath, env: machineEnv('beta'), waitReady: false });
+    const b = await file.start({ configPath: beta.configPath, env: machineEnv('beta'), waitReady: false });
     await b.waitForLog((l) => l.msg?.startsWith('standby: machine alpha is active on this vault') === true, 30_000, "beta's standby line");
 
     const done = (s: typeof alpha, name: string) => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done';
@@ -68,13 +72,16 @@ describe('two machines, one synced vault', () => {
     expect(written('b')).toEqual(['.meeting-assistant/machines/beta.json', `Meetings/${second}.md`, `Meetings/Transcripts/${second}.md`]);
     expect(b.logs.some((l) => l.msg?.startsWith('ready:'))).toBe(false);
 
-    // status, on either machine, says which machine is active.
-    const statusB = await runCli(['status', '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 });
+    // status, on either machine, says which machine is active. (The three commands only read:
+    // they run at once.)
+    const [statusB, statusA, summarizeB] = await Promise.all([
+      runCli(['status', '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 }),
+      runCli(['status', '--config', alpha.configPath], { env: machineEnv('alpha'), timeoutMs: 60_000 }),
+      runCli(['summarize', `Meetings/${second}.md`, '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 }),
+    ]);
     expect(statusB.stdout).toMatch(/daemon: standby on this machine \(beta\), pid \d+, since .*: machine alpha is active on this vault \(last heartbeat \d+ s ago\)/);
-    const statusA = await runCli(['status', '--config', alpha.configPath], { env: machineEnv('alpha'), timeoutMs: 60_000 });
     expect(statusA.stdout).toContain('machine: alpha, active; other machines on this vault: beta (standby)');
     // A summarize on the standby's machine would run the meeting alpha runs: refused, naming alpha.
-    const summarizeB = await runCli(['summarize', `Meetings/${second}.md`, '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 });
     expect(summarizeB.code).toBe(1);
     expect(summarizeB.stderr).toContain('machine alpha runs this vault');
 
@@ -85,12 +92,13 @@ describe('two machines, one synced vault', () => {
     const fourth = '2026-12-01 1400 Retro';
     beta.write(`Meetings/${fourth}.md`, meetingNote(fourth));
     beta.write(`Meetings/Transcripts/${fourth}.md`, transcriptNote(fourth, 'finished'));
-    await waitFor(() => done(beta, fourth), 'the fourth summary, by beta', 60_000);
+    // status while beta runs it: what it says of the machines does not wait for the run.
     const statusAfter = await runCli(['status', '--config', beta.configPath], { env: machineEnv('beta'), timeoutMs: 60_000 });
+    await waitFor(() => done(beta, fourth), 'the fourth summary, by beta', 60_000);
     expect(statusAfter.stdout).toContain('machine: beta, active; other machines on this vault: alpha (active, silent)');
 
     // alpha's machine comes back: beta is active, so alpha is its standby; a stop ends its wait at once.
-    const again = await startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha'), waitReady: false });
+    const again = await file.start({ configPath: alpha.configPath, env: machineEnv('alpha'), waitReady: false });
     await again.waitForLog((l) => l.msg?.startsWith('standby: machine beta is active on this vault') === true, 30_000, "alpha's standby line");
     const stopped = await again.stop('SIGTERM', 15_000);
     expect(stopped.code).toBe(0);
@@ -109,13 +117,14 @@ describe('two machines, one synced vault', () => {
     expect((await b.stop('SIGTERM', 15_000)).code).toBe(0);
   });
 
-  it("two daemons that start at once on a vault neither has run: once the sync tool brings the other's record, the later name stops its work and waits as the standby", { timeout: 120_000 }, async () => {
+  it("two daemons that start at once on a vault neither has run: once the sync tool brings the other's record, the later name stops its work and waits as the standby", { timeout: 120_000 }, async ({ expect, onTestFinished }) => {
+    const file = await testScope(onTestFinished);
     const [alpha, beta] = [await daemonSetup(file.server), await daemonSetup(file.server)];
     for (const s of [alpha, beta]) s.configure({ Daemon: { HeartbeatSeconds: HEARTBEAT_SECONDS } });
     // Both are up before the sync tool carries anything: neither has seen the other.
     const [a, b] = await Promise.all([
-      startDaemonProcess({ configPath: alpha.configPath, env: machineEnv('alpha') }),
-      startDaemonProcess({ configPath: beta.configPath, env: machineEnv('beta') }),
+      file.start({ configPath: alpha.configPath, env: machineEnv('alpha') }),
+      file.start({ configPath: beta.configPath, env: machineEnv('beta') }),
     ]);
     const sync = startSyncLoop({ a: alpha.vault, b: beta.vault }, { delayMs: SYNC_DELAY_MS });
     onTestFinished(() => sync.stop());
