@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { COLD_RUN_WAIT_MS, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { csrfValue, sessionCookieName, sessionValue } from '../../src/daemon/http/page-routes.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, summarizingModel } from '../helpers/daemon-helpers.js';
@@ -11,9 +11,15 @@ import { daemonSetup, daemonTestFile, dataOf, editProperty, summarizingModel } f
 /**
  * The inbox (docs/design.md §9) with the real daemon process, chokidar and the scripted
  * endpoint: files dropped into Meetings/Inbox become meetings with their summaries.
+ *
+ * Each test has a vault, a port and a daemon of its own and the one model every test may
+ * meet (the summarizing one), so the tests run at once: most of a test's time is waiting
+ * (a process's start, a settle period, a run's turns), which the others fill. Every daemon
+ * is killed and every vault removed once the file is done.
  */
 
-const file = daemonTestFile();
+const file = daemonTestFile('all');
+beforeAll(() => file.server.setFallback(summarizingModel()));
 const STAND_IN = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'import', 'stand-in-transcriber.mjs');
 
 const VTT =
@@ -22,9 +28,8 @@ const VTT =
 const NAME = '2026-12-02 1000 Release review';
 const IMPORT = { Import: { SettleSeconds: 0.3 } };
 
-describe('daemon process: the inbox', () => {
+describe.concurrent('daemon process: the inbox', () => {
   it('a dropped .vtt becomes a meeting and its summary; the original moves to Sources', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const daemon = await startDaemonProcess({ configPath: setup.configPath });
     setup.write(`Meetings/Inbox/Alpha/${NAME}.vtt`, VTT);
@@ -46,7 +51,6 @@ describe('daemon process: the inbox', () => {
   });
 
   it('names sync tools and browsers write under are left alone until the file is renamed into place', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const daemon = await startDaemonProcess({ configPath: setup.configPath });
     for (const partial of ['call.vtt.part', 'call.vtt.crdownload', '.syncthing.call.vtt.tmp', '~syncthing~call.vtt.tmp', 'call.sync-conflict-20261202-101010-ABC.vtt', '.hidden.vtt']) {
@@ -64,7 +68,6 @@ describe('daemon process: the inbox', () => {
   });
 
   it('a bad file gets its error note; fixing it and ticking retry imports it; the note goes to .trash', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     await startDaemonProcess({ configPath: setup.configPath });
     setup.write('Meetings/Inbox/broken.vtt', 'WEBVTT\n\nNOTE only a note\n');
@@ -84,7 +87,6 @@ describe('daemon process: the inbox', () => {
   });
 
   it("the status page's Retry button runs the import again", async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const daemon = await startDaemonProcess({ configPath: setup.configPath });
     setup.write('Meetings/Inbox/late.srt', 'garbage\n');
@@ -110,7 +112,6 @@ describe('daemon process: the inbox', () => {
   });
 
   it('the same content again is kept beside the first in Sources, no second meeting', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const daemon = await startDaemonProcess({ configPath: setup.configPath });
     setup.write(`Meetings/Inbox/${NAME}.vtt`, VTT);
@@ -124,7 +125,6 @@ describe('daemon process: the inbox', () => {
   });
 
   it('a file dropped while the daemon was down is imported at start', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     setup.write(`Meetings/Inbox/${NAME}.vtt`, VTT);
     await startDaemonProcess({ configPath: setup.configPath });
@@ -136,7 +136,6 @@ describe('daemon process: the inbox', () => {
   });
 
   it('a recording goes through the transcriber; without a command it waits with an error note saying how to set one', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     setup.write('Meetings/Inbox/2026-12-02 0900 Standup.m4a', 'the budget');
     const first = await startDaemonProcess({ configPath: setup.configPath });
@@ -169,9 +168,8 @@ describe('daemon process: the inbox', () => {
   });
 });
 
-describe('daemon process: POST /api/import', () => {
+describe.concurrent('daemon process: POST /api/import', () => {
   it('201 with the meeting; 401 without the token; 400 with the reason; 413 beyond 100 MB, streamed', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const daemon = await startDaemonProcess({ configPath: setup.configPath });
     const token = readToken(setup.vault);
@@ -235,7 +233,7 @@ describe('daemon process: POST /api/import', () => {
   });
 });
 
-describe('daemon process: POST /api/import past the limit, from a client that reads only once it has sent everything', () => {
+describe.concurrent('daemon process: POST /api/import past the limit, from a client that reads only once it has sent everything', () => {
   it('gets the 413: the rest of the body is read and dropped before the answer, so no reset overtakes it', async () => {
     const setup = await daemonSetup(file.server, IMPORT);
     const daemon = await startDaemonProcess({ configPath: setup.configPath });

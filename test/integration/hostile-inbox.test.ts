@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, summarizingModel } from '../helpers/daemon-helpers.js';
 import { docxOf } from '../helpers/zip.mjs';
@@ -10,9 +10,15 @@ import { docxOf } from '../helpers/zip.mjs';
  * The inbox against hostile files with the real daemon process and chokidar (issue 33,
  * docs/design.md §9 "Limits"): links out of the vault and into its dot-folders, a FIFO, a
  * .docx zip bomb at every start, 255-byte names, a retry ticked while the file still grows.
+ *
+ * Each test has a vault, a port and a daemon of its own and the one model every test may
+ * meet (the summarizing one), so the tests run at once: most of a test's time is waiting
+ * (a process's start, a settle period, a run's turns), which the others fill. Every daemon
+ * is killed and every vault removed once the file is done.
  */
 
-const file = daemonTestFile();
+const file = daemonTestFile('all');
+beforeAll(() => file.server.setFallback(summarizingModel()));
 const IMPORT = { Import: { SettleSeconds: 0.3 } };
 const cue = (i: number) => `${i + 1}\n00:00:${String(i * 2).padStart(2, '0')},000 --> 00:00:${String(i * 2 + 1).padStart(2, '0')},000\nAlice Example: Cue number ${i + 1}.\n\n`;
 const SRT = cue(0) + cue(1);
@@ -20,9 +26,8 @@ const hasMkfifo = spawnSync('mkfifo', ['--version']).error === undefined;
 
 const healthz = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
 
-describe('daemon process: links in the inbox', () => {
+describe.concurrent('daemon process: links in the inbox', () => {
   it('a link out of the vault or into a dot-folder is refused with its note, by the watcher and the scan alike; nothing outside is moved', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const outside = path.join(setup.dir, 'outside');
     mkdirSync(path.join(outside, 'folder'), { recursive: true });
@@ -52,7 +57,6 @@ describe('daemon process: links in the inbox', () => {
   });
 
   it.skipIf(!hasMkfifo)('a FIFO in the inbox blocks nothing: the API answers and the next file is imported (skipped without mkfifo)', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     mkdirSync(path.join(setup.vault, 'Meetings/Inbox'), { recursive: true });
     expect(spawnSync('mkfifo', [path.join(setup.vault, 'Meetings/Inbox/pipe.vtt')]).status).toBe(0);
@@ -65,9 +69,8 @@ describe('daemon process: links in the inbox', () => {
   });
 });
 
-describe('daemon process: a .docx zip bomb', () => {
+describe.concurrent('daemon process: a .docx zip bomb', () => {
   it('is an import error naming the limit, and the next start does not fall into it again', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, { ...IMPORT, Agent: { MaxFileBytes: 2 * 1024 * 1024 } });
     const bomb = docxOf(['Alice Example  0:00:01', 'Hello.'], 64 * 1024 * 1024);
     expect(bomb.length).toBeLessThan(200 * 1024);
@@ -92,11 +95,10 @@ describe('daemon process: a .docx zip bomb', () => {
 });
 });
 
-describe('daemon process: names of 255 bytes', () => {
+describe.concurrent('daemon process: names of 255 bytes', () => {
   const stem = (prefix: string, ext: string) => prefix + 'x'.repeat(255 - Buffer.byteLength(prefix) - ext.length);
 
   it('a file named with 255 bytes is imported under a shortened name that keeps the date and the start of the title, and summarized', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const name = `${stem('2026-12-02 1000 Quarterly planning ', '.srt')}.srt`;
     expect(Buffer.byteLength(name)).toBe(255);
@@ -114,7 +116,6 @@ describe('daemon process: names of 255 bytes', () => {
   });
 
   it('a broken file named with 255 bytes gets a shortened error note, and ticking its retry imports the fixed file', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     const name = `${stem('2026-12-02 1100 Broken ', '.srt')}.srt`;
     await startDaemonProcess({ configPath: setup.configPath });
@@ -130,7 +131,6 @@ describe('daemon process: names of 255 bytes', () => {
   });
 
   it('over HTTP: a session title of 300 bytes makes a shortened meeting (201), an upload name past 255 bytes is a 400', async () => {
-    file.server.setFallback(summarizingModel());
     const setup = await daemonSetup(file.server, IMPORT);
     await startDaemonProcess({ configPath: setup.configPath });
     const token = readFileSync(path.join(setup.vault, '.meeting-assistant', 'token'), 'utf8').trim();
@@ -145,9 +145,8 @@ describe('daemon process: names of 255 bytes', () => {
   });
 });
 
-describe('daemon process: a ticked retry and the settle rule', () => {
+describe.concurrent('daemon process: a ticked retry and the settle rule', () => {
   it('ticked while the fixed file is still being written, the import waits until it has settled: every cue is kept', async () => {
-    file.server.setFallback(summarizingModel());
     // The writer's gaps (200 ms) must stay shorter than the settle period, or the half-written
     // file rightly counts as settled: 3 s leaves a loaded machine 2.8 s to be late by.
     const setup = await daemonSetup(file.server, { Import: { SettleSeconds: 3 } });
