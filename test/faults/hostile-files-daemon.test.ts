@@ -3,7 +3,7 @@ import { existsSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { COLD_RUN_WAIT_MS, exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { lastToolResults, projectStepCalls, type ScriptedServer, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, meetingOfRequest, SUMMARY_BODY, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 import { machineName } from '../../src/instance/machine-name.js';
@@ -16,7 +16,8 @@ import { machineName } from '../../src/instance/machine-name.js';
  * Each test has a vault, a daemon and a scripted server of its own (its model, its count of
  * requests), so the tests run at once: most of a test's time is waiting (a process's start, a
  * run's turns, the stop's forced end), which the others fill. Every daemon is killed and every
- * vault removed once the file is done.
+ * vault removed once the file is done. Sharing the machine with each other, their waits for a
+ * run are bounded as for a cold run's start (COLD_RUN_WAIT_MS).
  */
 
 const file = daemonTestFile('all');
@@ -35,7 +36,7 @@ const requestsFor = (server: ScriptedServer, name: string) => server.requests.fi
 async function sentinel(s: DaemonSetup, name: string): Promise<void> {
   s.write(`Meetings/${name}.md`, meetingNote(name));
   s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
-  await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', `the summary of ${name}`, 30_000);
+  await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', `the summary of ${name}`, COLD_RUN_WAIT_MS);
 }
 
 describe.concurrent("sync tools' files are not notes", () => {
@@ -122,8 +123,8 @@ describe.concurrent('files that are not files', () => {
     s.write(`Meetings/${name}.md`, meetingNote(name));
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
     const d = await startDaemonProcess({ configPath: s.configPath });
-    await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary despite the FIFO', 30_000);
-    await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'finished', 'the project phase to end', 30_000);
+    await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary despite the FIFO', COLD_RUN_WAIT_MS);
+    await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'finished', 'the project phase to end', COLD_RUN_WAIT_MS);
     const texts = results.map((r) => r.output);
     expect(texts[0]).not.toContain('pipe.md');
     expect(texts[1]).toMatch(/^Error: Projects\/Alpha\/pipe.md is a FIFO \(named pipe\), not a regular file/);
@@ -165,7 +166,7 @@ describe.concurrent('files that are not files', () => {
     });
     s.write('Meetings/Swapped.md', meetingNote('Swapped'));
     s.write('Meetings/Transcripts/Swapped.md', transcriptNote('Swapped', 'finished'));
-    await waitFor(() => dataOf(s, 'Meetings/Summaries/Swapped.md')?.status === 'done', 'the summary of Swapped', 30_000);
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Swapped.md')?.status === 'done', 'the summary of Swapped', COLD_RUN_WAIT_MS);
     expect(result).toMatch(/^Error: Meetings\/Transcripts\/Swapped.md (is a device, not a regular file|lies outside the vault)/);
     const rss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     expect(rss).toBeLessThan(1024 * 1024 * 1024);
