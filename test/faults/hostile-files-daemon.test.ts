@@ -3,8 +3,8 @@ import { existsSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { lastToolResults, projectStepCalls, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
+import { COLD_RUN_WAIT_MS, exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { lastToolResults, projectStepCalls, type ScriptedServer, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, meetingOfRequest, SUMMARY_BODY, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 import { machineName } from '../../src/instance/machine-name.js';
 
@@ -12,9 +12,15 @@ import { machineName } from '../../src/instance/machine-name.js';
  * Issue #24 under the real daemon (docs/design.md §4): sync tools' conflict copies are no
  * triggers, a FIFO in a project does not hang the run or the stop, a transcript linked to
  * /dev/zero does not eat memory.
+ *
+ * Each test has a vault, a daemon and a scripted server of its own (its model, its count of
+ * requests), so the tests run at once: most of a test's time is waiting (a process's start, a
+ * run's turns, the stop's forced end), which the others fill. Every daemon is killed and every
+ * vault removed once the file is done. Sharing the machine with each other, their waits for a
+ * run are bounded as for a cold run's start (COLD_RUN_WAIT_MS).
  */
 
-const file = daemonTestFile();
+const file = daemonTestFile('all');
 const hasMkfifo = (() => {
   try {
     execFileSync('mkfifo', ['--version'], { stdio: 'ignore' });
@@ -24,19 +30,19 @@ const hasMkfifo = (() => {
   }
 })();
 
-const requestsFor = (name: string) => file.server.requests.filter((r) => meetingOfRequest(r) === `Meetings/${name}.md`).length;
+const requestsFor = (server: ScriptedServer, name: string) => server.requests.filter((r) => meetingOfRequest(r) === `Meetings/${name}.md`).length;
 
 /** A meeting the daemon summarizes after the step under test: once it is done, the events before it were handled. */
 async function sentinel(s: DaemonSetup, name: string): Promise<void> {
   s.write(`Meetings/${name}.md`, meetingNote(name));
   s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
-  await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', `the summary of ${name}`, 30_000);
+  await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', `the summary of ${name}`, COLD_RUN_WAIT_MS);
 }
 
-describe("sync tools' files are not notes", () => {
+describe.concurrent("sync tools' files are not notes", () => {
   it('a conflict copy of a failure report with retry: true retries nothing and is not written; the real report still retries', async () => {
-    file.server.setFallback(failingModel);
-    const s = await daemonSetup(file.server);
+    const server = await file.ownServer(failingModel);
+    const s = await daemonSetup(server);
     const name = 'Conflict Retry';
     s.write(`Meetings/${name}.md`, meetingNote(name));
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
@@ -44,13 +50,13 @@ describe("sync tools' files are not notes", () => {
     editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
     const rel = `Meetings/Summaries/${name}.md`;
     await waitFor(() => dataOf(s, rel)?.status === 'failed', 'the failure report');
-    file.server.setFallback(summarizingModel());
+    server.setFallback(summarizingModel());
     const copies = [`Meetings/Summaries/${name}.sync-conflict-20261130-101500-ABCDEFG.md`, `Meetings/Summaries/${name} (Conflicted copy 2026-11-30 101500).md`];
     const copyText = s.read(rel).replace(/^retry: false$/m, 'retry: true');
     for (const copy of copies) s.write(copy, copyText);
-    const before = requestsFor(name);
+    const before = requestsFor(server, name);
     await sentinel(s, 'After Copies');
-    expect(requestsFor(name)).toBe(before);
+    expect(requestsFor(server, name)).toBe(before);
     for (const copy of copies) expect(s.read(copy)).toBe(copyText);
     expect(dataOf(s, rel)?.status).toBe('failed');
     // The watcher never even reported them.
@@ -60,7 +66,7 @@ describe("sync tools' files are not notes", () => {
     const again = await startDaemonProcess({ configPath: s.configPath });
     await again.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan:'), 20_000, 'the start-up scan');
     await sentinel(s, 'After Restart');
-    expect(requestsFor(name)).toBe(before);
+    expect(requestsFor(server, name)).toBe(before);
     for (const copy of copies) expect(s.read(copy)).toBe(copyText);
     // The real note's own retry works.
     editProperty(s, rel, 'retry', 'false', 'true');
@@ -69,8 +75,8 @@ describe("sync tools' files are not notes", () => {
   });
 
   it('a conflict copy of a transcript saying finished starts no run; the real transcript does, when it is finished', async () => {
-    file.server.setFallback(summarizingModel());
-    const s = await daemonSetup(file.server);
+    const server = await file.ownServer(summarizingModel());
+    const s = await daemonSetup(server);
     const name = 'Conflict Transcript';
     s.write(`Meetings/${name}.md`, meetingNote(name));
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing', '[00:00:05] Alice: first half.\n'));
@@ -78,7 +84,7 @@ describe("sync tools' files are not notes", () => {
     s.write(`Meetings/Transcripts/${name}.sync-conflict-20261130-101500-ABCDEFG.md`, transcriptNote(name, 'finished', '[00:00:05] Alice: first half.\n'));
     s.write(`Meetings/Transcripts/${name} (Ann's conflicted copy 2026-11-30).md`, transcriptNote(name, 'finished', '[00:00:05] Alice: first half.\n'));
     await sentinel(s, 'After Transcript Copies');
-    expect(requestsFor(name)).toBe(0);
+    expect(requestsFor(server, name)).toBe(0);
     expect(s.readIfExists(`Meetings/Summaries/${name}.md`)).toBeUndefined();
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished', '[00:00:05] Alice: first half.\n[00:30:00] Bob: second half.\n'));
     await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary of the real transcript');
@@ -86,12 +92,13 @@ describe("sync tools' files are not notes", () => {
   });
 });
 
-describe('files that are not files', () => {
+describe.concurrent('files that are not files', () => {
   it.skipIf(!hasMkfifo)('a FIFO named pipe.md in a project is an Error for the model; the run ends and SIGTERM stops the daemon at once (needs mkfifo)', async () => {
-    const s = await daemonSetup(file.server);
+    const server = await file.ownServer();
+    const s = await daemonSetup(server);
     execFileSync('mkfifo', [path.join(s.vault, 'Projects/Alpha/pipe.md')]);
     let results: ReturnType<typeof lastToolResults> = [];
-    file.server.setFallback({
+    server.setFallback({
       handler: (req): Step => {
         // The project tools are used after the summary (in one conversation, or its own phase).
         const calls = projectStepCalls(req);
@@ -116,8 +123,8 @@ describe('files that are not files', () => {
     s.write(`Meetings/${name}.md`, meetingNote(name));
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
     const d = await startDaemonProcess({ configPath: s.configPath });
-    await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary despite the FIFO', 30_000);
-    await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'finished', 'the project phase to end', 30_000);
+    await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary despite the FIFO', COLD_RUN_WAIT_MS);
+    await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'finished', 'the project phase to end', COLD_RUN_WAIT_MS);
     const texts = results.map((r) => r.output);
     expect(texts[0]).not.toContain('pipe.md');
     expect(texts[1]).toMatch(/^Error: Projects\/Alpha\/pipe.md is a FIFO \(named pipe\), not a regular file/);
@@ -128,8 +135,8 @@ describe('files that are not files', () => {
   });
 
   it('a transcript linked to /dev/zero is refused by the catch-up and by read_transcript, memory stays bounded, other meetings run', async () => {
-    file.server.setFallback(summarizingModel());
-    const s = await daemonSetup(file.server);
+    const server = await file.ownServer(summarizingModel());
+    const s = await daemonSetup(server);
     s.write('Meetings/Zero.md', meetingNote('Zero'));
     s.write('Meetings/Transcripts/Zero.md', 'placeholder');
     const zero = path.join(s.vault, 'Meetings/Transcripts/Zero.md');
@@ -139,7 +146,7 @@ describe('files that are not files', () => {
     const d = await startDaemonProcess({ configPath: s.configPath });
     await d.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan:'), 20_000, 'the start-up scan');
     // The agent of another meeting whose transcript becomes the link during its run.
-    file.server.setFallback({
+    server.setFallback({
       handler: (req): Step => {
         const calls = toolCallsSoFar(req);
         // A project phase after the summary (a run in phases, issue 21) has nothing to do here.
@@ -159,7 +166,7 @@ describe('files that are not files', () => {
     });
     s.write('Meetings/Swapped.md', meetingNote('Swapped'));
     s.write('Meetings/Transcripts/Swapped.md', transcriptNote('Swapped', 'finished'));
-    await waitFor(() => dataOf(s, 'Meetings/Summaries/Swapped.md')?.status === 'done', 'the summary of Swapped', 30_000);
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Swapped.md')?.status === 'done', 'the summary of Swapped', COLD_RUN_WAIT_MS);
     expect(result).toMatch(/^Error: Meetings\/Transcripts\/Swapped.md (is a device, not a regular file|lies outside the vault)/);
     const rss = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${d.child.pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
     expect(rss).toBeLessThan(1024 * 1024 * 1024);
@@ -167,7 +174,7 @@ describe('files that are not files', () => {
   });
 });
 
-describe('a stop that always stops', () => {
+describe.concurrent('a stop that always stops', () => {
   it.skipIf(!hasMkfifo)('SIGTERM ends the process once the grace period and the margin are over, even with every libuv thread stuck in a read (needs mkfifo)', async () => {
     const s = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 1 } });
     // At the signal, four reads of FIFOs nobody writes take libuv's four threads: every file

@@ -50,9 +50,12 @@ export function dataOf(setup: TempSetup, rel: string): Record<string, unknown> |
  * The hooks of a file of daemon tests: one scripted server for the whole file; after each test
  * (`each`) or after the file (`all`), every daemon killed and every temporary vault removed;
  * after each test the server's fallback model is cleared. `server` is there once tests run.
+ * `ownServer` starts a scripted server for one test alone (tests that run at once, each with
+ * its model and its count of requests), closed after the file.
  */
-export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly server: ScriptedServer } {
+export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly server: ScriptedServer; ownServer(fallback?: Step): Promise<ScriptedServer> } {
   let server: ScriptedServer | undefined;
+  const own: ScriptedServer[] = [];
   beforeAll(async () => {
     server = await startScriptedServer();
   });
@@ -65,11 +68,17 @@ export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly ser
   afterAll(async () => {
     await cleanUpAll();
     await server?.close();
+    await Promise.all(own.splice(0).map((s) => s.close()));
   });
   return {
     get server() {
       if (!server) throw new Error('the scripted server starts in beforeAll; use it inside a hook or a test');
       return server;
+    },
+    async ownServer(fallback) {
+      const started = await startScriptedServer({ fallback });
+      own.push(started);
+      return started;
     },
   };
 }

@@ -397,7 +397,14 @@ export function listFiles(dir: string): string[] {
  */
 const PORTS = { first: 20_000, last: 32_767 };
 
-/** A port that was free a moment ago on 127.0.0.1 (config ports must be 1-65535, so not 0). */
+/**
+ * Ports this process handed out already: tests of a file that run at once each ask for ports
+ * before their daemon or late server listens on them, and one must not be handed the port
+ * another holds for later.
+ */
+const handedOut = new Set<number>();
+
+/** A port that was free a moment ago on 127.0.0.1 and not handed out before (config ports must be 1-65535, so not 0). */
 export async function freePort(): Promise<number> {
   const net = await import('node:net');
   const free = (port: number) =>
@@ -408,6 +415,8 @@ export async function freePort(): Promise<number> {
     });
   for (let tries = 0; tries < 100; tries++) {
     const port = PORTS.first + Math.floor(Math.random() * (PORTS.last - PORTS.first + 1));
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
     if (await free(port)) return port;
   }
   throw new Error(`no free port on 127.0.0.1 between ${PORTS.first} and ${PORTS.last} in 100 tries`);

@@ -23,6 +23,12 @@ const ANSWER_PIECES = ['The release', ' is planned', ` for December ([[Meetings/
 /** Requests held until the test lets them go: the question's final answer, to watch what waits behind it. */
 const held: (() => void)[] = [];
 let holdAnswers = false;
+/**
+ * The pause before each piece of an answer: the API's tests read the pieces off the stream
+ * whatever it is; the box's tests set 150 ms, for the page to show the first piece while the
+ * last has not come.
+ */
+let pieceDelayMs = 20;
 
 /** A question's model: first it reads the Kickoff summary, then it answers in pieces. Summary runs get the summarizing model. */
 const model: Step = {
@@ -30,7 +36,7 @@ const model: Step = {
     if (toolNamesOf(req).includes('write_summary') || !toolNamesOf(req).includes('list_meetings')) return summarizingModel();
     if (lastToolResults(req).length === 0) return { reply: { toolCalls: [{ name: 'read_meeting', arguments: { meeting: summaryPath(KICKOFF) } }] } };
     if (holdAnswers) await new Promise<void>((resolve) => held.push(resolve));
-    return { reply: { content: ANSWER_PIECES.join(''), stream: { pieces: ANSWER_PIECES, pieceDelayMs: 150 } } };
+    return { reply: { content: ANSWER_PIECES.join(''), stream: { pieces: ANSWER_PIECES, pieceDelayMs } } };
   },
 };
 
@@ -161,6 +167,7 @@ describe('POST /api/ask and the Ask box', () => {
     let browser: Browser;
     let page: Page;
     beforeAll(async () => {
+      pieceDelayMs = 150;
       browser = await launchChromium();
       page = await (await browser.newContext()).newPage();
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { freePort, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
@@ -7,13 +7,17 @@ import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summari
  * docs/design.md §2, "The endpoint down": a model server that starts after the daemon costs a
  * delay, never a failure. The real daemon, a port where nothing listens yet, then the scripted
  * server started on it.
+ *
+ * Each test has a vault, a port, a daemon and a late server of its own, so the tests run at
+ * once: most of a test's time is waiting (a process's start, the probes' pauses, a run's
+ * turns), which the others fill. Every daemon is killed, every server closed and every vault
+ * removed once the file is done.
  */
 
-const file = daemonTestFile();
-let late: ScriptedServer | undefined;
-afterEach(async () => {
-  await late?.close();
-  late = undefined;
+const file = daemonTestFile('all');
+const lateServers: ScriptedServer[] = [];
+afterAll(async () => {
+  await Promise.all(lateServers.splice(0).map((server) => server.close()));
 });
 
 /** Probes every 100 ms (doubling to 800 ms) instead of 5 s: the test need not wait. */
@@ -27,9 +31,13 @@ async function downSetup() {
   return { setup, port };
 }
 
-const startLate = async (port: number) => (late = await startScriptedServer({ port, fallback: summarizingModel() }));
+async function startLate(port: number): Promise<ScriptedServer> {
+  const late = await startScriptedServer({ port, fallback: summarizingModel() });
+  lateServers.push(late);
+  return late;
+}
 
-describe('daemon process: the model server starts after the daemon', () => {
+describe.concurrent('daemon process: the model server starts after the daemon', () => {
   it('a meeting finished while nothing answers waits, then is summarized once the server starts: no failure report', async () => {
     const { setup, port } = await downSetup();
     setup.write('Meetings/Late.md', meetingNote('Late'));
@@ -44,14 +52,14 @@ describe('daemon process: the model server starts after the daemon', () => {
     await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('still waiting for the model endpoint'), 15_000, 'a second probe');
     expect(dataOf(setup, 'Meetings/Summaries/Late.md')).toBeUndefined();
 
-    await startLate(port);
+    const late = await startLate(port);
     await waitFor(() => dataOf(setup, 'Meetings/Summaries/Late.md')?.status === 'done', 'the summary');
     await waitFor(() => dataOf(setup, 'Meetings/Context/Late.md')?.state === 'finished', 'context state finished');
     expect(daemon.logs.some((l) => l.msg?.startsWith('the model endpoint answers again'))).toBe(true);
     expect(daemon.logs.some((l) => l.msg?.startsWith('meeting failed'))).toBe(false);
     // The probes asked GET /models; the summary came from the late server.
-    expect(late!.requests.some((r) => r.kind === 'models')).toBe(true);
-    expect(late!.modelRequests().length).toBe(2);
+    expect(late.requests.some((r) => r.kind === 'models')).toBe(true);
+    expect(late.modelRequests().length).toBe(2);
 });
 
   it('SIGTERM while a run waits stops at once; the next start with the server up summarizes it', async () => {

@@ -5,15 +5,20 @@ import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daem
 import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, failingModel } from '../helpers/daemon-helpers.js';
 import { transcriptLines } from '../helpers/long-meeting.js';
 import { readerOnServer } from '../helpers/reader-model.js';
-import { type RecordedRequest, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
+import { type RecordedRequest, type ScriptedServer, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
 
 /**
  * Notes while the meeting runs (docs/design.md §3 step 9), with the real daemon and its run
  * process on a real vault: a 3-hour transcript written in batches while `transcribing`, the
  * scripted reader model behind the scripted server at an 8,192-token window.
+ *
+ * Each test has a vault, a daemon and a scripted server of its own (its model, its count of
+ * requests), so the tests run at once: most of a test's time is waiting (a process's start,
+ * the settle of the notes, a run's turns), which the others fill. Every daemon is killed and
+ * every vault removed once the file is done.
  */
 
-const file = daemonTestFile();
+const file = daemonTestFile('all');
 const NAME = 'Quarterly Planning';
 const TRANSCRIPT = `Meetings/Transcripts/${NAME}.md`;
 const CONTEXT = `Meetings/Context/${NAME}.md`;
@@ -28,12 +33,13 @@ const meetingNote =
   `transcript: "[[Meetings/Transcripts/${NAME}]]"\n---\n`;
 const transcript = (state: string, lines: readonly string[]) => `---\nmeeting: "[[Meetings/${NAME}]]"\nstate: ${state}\n---\n${lines.join('\n')}\n`;
 
-async function setup(more: Record<string, unknown> = {}): Promise<DaemonSetup> {
-  const s = await daemonSetup(file.server, { ContextWindow: { Tokens: 8192, MaxOutputTokens: 1024 }, ...more });
+/** A vault with the meeting begun, and the test's own server answering as the reader model. */
+async function setup(more: Record<string, unknown> = {}): Promise<{ s: DaemonSetup; server: ScriptedServer }> {
+  const server = await file.ownServer(readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
+  const s = await daemonSetup(server, { ContextWindow: { Tokens: 8192, MaxOutputTokens: 1024 }, ...more });
   s.write(`Meetings/${NAME}.md`, meetingNote);
   s.write(TRANSCRIPT, transcript('transcribing', []));
-  file.server.setFallback(readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
-  return s;
+  return { s, server };
 }
 
 const isNotes = (r: RecordedRequest) => JSON.stringify(r.body).includes('Write the notes of lines');
@@ -50,9 +56,9 @@ async function writeBatch(s: DaemonSetup, d: DaemonProcess, lines: readonly stri
   await waitFor(() => passes(d) > before, `the notes pass over ${lines.length} lines`, 60_000);
 }
 
-describe('daemon process: notes while the meeting runs', () => {
+describe.concurrent('daemon process: notes while the meeting runs', () => {
   it('notes the parts of a growing transcript before it is finished, notes again a corrected part, and summarizes within 4 requests of finished', async () => {
-    const s = await setup();
+    const { s, server } = await setup();
     let daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
     const batch = Math.ceil(speech.length / BATCHES);
     for (let n = 1; n <= BATCHES - 2; n++) await writeBatch(s, daemon, speech.slice(0, n * batch));
@@ -81,9 +87,9 @@ describe('daemon process: notes while the meeting runs', () => {
     const second = section(s)!.parts[1]!;
     const renamed = speech.slice(0, (BATCHES - 1) * batch).map((line, i) => (i + 1 + HEADER_LINES >= second.from && i + 1 + HEADER_LINES <= second.to ? line.replace('Speaker 5', 'Erin Park') : line));
     expect(renamed).not.toEqual(speech.slice(0, (BATCHES - 1) * batch));
-    const asked = file.server.modelRequests().length;
+    const asked = server.modelRequests().length;
     await writeBatch(s, daemon, renamed);
-    const again = file.server.modelRequests().slice(asked).filter(isNotes);
+    const again = server.modelRequests().slice(asked).filter(isNotes);
     expect(again.map((r) => /Write the notes of lines (\d+-\d+)/.exec(JSON.stringify(r.body))?.[1])).toContain(`${second.from}-${second.to}`);
     expect(section(s)!.parts[1]!.hash).not.toBe(second.hash);
     expect(section(s)!.parts[0]!.hash).toBe(early.parts[0]!.hash);
@@ -91,11 +97,11 @@ describe('daemon process: notes while the meeting runs', () => {
     // The last lines, then finished: the summary's run notes only what is left.
     const all = speech.map((line, i) => (i < renamed.length ? renamed[i]! : line));
     await writeBatch(s, daemon, all);
-    const atFinish = file.server.modelRequests().length;
+    const atFinish = server.modelRequests().length;
     s.write(TRANSCRIPT, transcript('finished', all));
     await waitFor(() => dataOf(s, SUMMARY)?.status === 'done', 'the summary', 60_000);
     await waitFor(() => dataOf(s, CONTEXT)?.state === 'finished', 'context state finished');
-    const after = file.server.modelRequests().slice(atFinish);
+    const after = server.modelRequests().slice(atFinish);
     // Requests until the summary is written: those before the first that shows its write_summary
     // call, or that no longer offers it (the project phase that follows).
     const toSummary = after.findIndex((r, i) => i > 0 && !isNotes(r) && (toolCallsSoFar(r).some((c) => c.name === 'write_summary') || !toolNamesOf(r).includes('write_summary')));
@@ -106,45 +112,45 @@ describe('daemon process: notes while the meeting runs', () => {
   });
 
   it('the endpoint down during the meeting: the pass fails in the log, the daemon goes on, and the finished meeting is summarized', async () => {
-    const s = await setup();
-    file.server.setFallback(failingModel);
+    const { s, server } = await setup();
+    server.setFallback(failingModel);
     const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
     s.write(TRANSCRIPT, transcript('transcribing', speech.slice(0, 600)));
     const failed = await daemon.waitForLog((l) => l.msg?.startsWith('notes while the meeting runs failed') === true, 60_000, 'the failed pass');
     expect(failed.level).toBe('warn');
     expect(dataOf(s, SUMMARY)).toBeUndefined();
-    file.server.setFallback(readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
+    server.setFallback(readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
     s.write(TRANSCRIPT, transcript('finished', speech));
     await waitFor(() => dataOf(s, SUMMARY)?.status === 'done', 'the summary', 60_000);
     expect(daemon.child.exitCode).toBeNull();
   });
 
   it('off (Daemon.LiveNotes: false): no request before the finish', async () => {
-    const s = await setup({ Daemon: { LiveNotes: false } });
+    const { s, server } = await setup({ Daemon: { LiveNotes: false } });
     const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
-    const base = file.server.modelRequests().length;
+    const base = server.modelRequests().length;
     for (let n = 1; n <= 2; n++) {
       const before = daemon.logs.filter((l) => l.msg === 'file event' && l.path === TRANSCRIPT).length;
       s.write(TRANSCRIPT, transcript('transcribing', speech.slice(0, n * 600)));
       await waitFor(() => daemon.logs.filter((l) => l.msg === 'file event' && l.path === TRANSCRIPT).length > before, 'the change to be seen');
     }
-    expect(file.server.modelRequests().length).toBe(base);
+    expect(server.modelRequests().length).toBe(base);
     s.write(TRANSCRIPT, transcript('finished', speech));
     await waitFor(() => dataOf(s, SUMMARY)?.status === 'done', 'the summary', 60_000);
     expect(passes(daemon)).toBe(0);
   });
 
   it('a short meeting: its passes make no request, and no notes', async () => {
-    const s = await setup();
+    const { s, server } = await setup();
     const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
-    const base = file.server.modelRequests().length;
+    const base = server.modelRequests().length;
     await writeBatch(s, daemon, speech.slice(0, 20));
     await writeBatch(s, daemon, speech.slice(0, 40));
     // The two batches (the start resumes nothing: no notes were begun): each found the meeting fits the window whole.
     const statuses = daemon.logs.filter((l) => l.msg === 'live notes pass').map((l) => l.status);
     expect(statuses.length).toBeGreaterThanOrEqual(2);
     expect(new Set(statuses)).toEqual(new Set(['fits']));
-    expect(file.server.modelRequests().length).toBe(base);
+    expect(server.modelRequests().length).toBe(base);
     expect(section(s)).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { daemonSetup, daemonTestFile, meetingNote, summarizingModel } from '../helpers/daemon-helpers.js';
 import { transcriptLines } from '../helpers/long-meeting.js';
@@ -8,9 +8,13 @@ import { transcriptLines } from '../helpers/long-meeting.js';
  * rewritten every 100 ms never goes quiet. Its live notes are made all the same, and a state
  * flipped between `finished` and `transcribing` every 2 s during such rewrites starts the
  * summary: the write-stability waits give up after their maximum and act on what they read.
+ *
+ * The two tests have a vault and a daemon each and the one model both may meet (the
+ * summarizing one), so they run at once: most of their time is the rewrites' waits.
  */
 
-const file = daemonTestFile();
+const file = daemonTestFile('all');
+beforeAll(() => file.server.setFallback(summarizingModel()));
 const ENV = { MEETING_ASSISTANT_LIVE_NOTES_SETTLE_MS: '200' };
 const speech = transcriptLines(400);
 const transcript = (name: string, state: string, lines: readonly string[]) => `---\nmeeting: "[[Meetings/${name}]]"\nstate: ${state}\n---\n${lines.join('\n')}\n`;
@@ -23,9 +27,8 @@ function rewriter(write: (text: string) => void, name: string, stateAt: (ms: num
   return () => clearInterval(timer);
 }
 
-describe('a transcript that never goes quiet', () => {
+describe.concurrent('a transcript that never goes quiet', () => {
   it('rewritten every 100 ms while transcribing: its live notes passes come while the rewrites go on', async () => {
-    file.server.setFallback(summarizingModel());
     const s = await daemonSetup(file.server);
     s.write('Meetings/Busy.md', meetingNote('Busy'));
     s.write('Meetings/Transcripts/Busy.md', transcript('Busy', 'transcribing', []));
@@ -55,7 +58,6 @@ describe('a transcript that never goes quiet', () => {
   }, 90_000);
 
   it('its state flipped finished/transcribing every 2 s during the rewrites: the summary starts', async () => {
-    file.server.setFallback(summarizingModel());
     const s = await daemonSetup(file.server);
     s.write('Meetings/Flip.md', meetingNote('Flip'));
     s.write('Meetings/Transcripts/Flip.md', transcript('Flip', 'transcribing', []));

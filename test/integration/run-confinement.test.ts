@@ -50,33 +50,39 @@ describe('summarize reads no transcript that leads out of the vault (issue #43 p
       setup.write(`Meetings/${c.name}.md`, meetingNote(c.name, context));
       if (c.link === 'Context') setup.write(`Meetings/Transcripts/${c.name}.md`, transcriptNote(c.name, 'finished'));
       symlinkSync(c.target, path.join(setup.vault, 'Meetings', c.link, `${c.name}.md`));
-      const before = file.server.requests.length;
-      const run = await runCli(['summarize', `Meetings/${c.name}.md`, '--config', setup.configPath], { env, timeoutMs: 60_000 });
-      const sent = file.server.requests.slice(before).map((r) => r.rawBody).join('\n');
-      expect(sent, `${c.name}: ${run.stderr}`).not.toContain(TOKEN);
-      expect(sent, `${c.name}: ${run.stderr}`).not.toContain(OUTSIDE);
-      // The meeting is broken, saying why; nothing was sent for it.
-      expect(run.code, c.name).not.toBe(0);
-      expect(run.stderr, c.name).toMatch(/outside the vault|dot-folders|outside Meetings\/Context\//);
-      expect(sent, c.name).toBe('');
     }
+    // The three commands run at once (each is mostly a process's start): none may send a
+    // request, so any request the server got meanwhile, of whichever, fails them all.
+    const summarize = (name: string) => runCli(['summarize', `Meetings/${name}.md`, '--config', setup.configPath], { env, timeoutMs: 60_000 });
+    const before = file.server.requests.length;
+    const runs = await Promise.all(cases.map(async (c) => ({ name: c.name, run: await summarize(c.name) })));
+    const sent = file.server.requests.slice(before).map((r) => r.rawBody).join('\n');
+    const said = runs.map(({ name, run }) => `${name}: ${run.stderr}`).join('\n');
+    expect(sent, said).not.toContain(TOKEN);
+    expect(sent, said).not.toContain(OUTSIDE);
+    // Each meeting is broken, saying why; nothing was sent for any.
+    expect(sent, said).toBe('');
+    for (const { name, run } of runs) {
+      expect(run.code, name).not.toBe(0);
+      expect(run.stderr, name).toMatch(/outside the vault|dot-folders|outside Meetings\/Context\//);
+    }
+
     // A summary template the meeting names, which goes into the instructions: a link to the token.
     mkdirSync(path.join(setup.vault, 'Templates'), { recursive: true });
     symlinkSync(token, path.join(setup.vault, 'Templates', 'Leak.md'));
     setup.write('Meetings/Templated.md', meetingNote('Templated', 'template: "[[Templates/Leak]]"\n'));
     setup.write('Meetings/Transcripts/Templated.md', transcriptNote('Templated', 'finished'));
-    const before = file.server.requests.length;
-    const templated = await runCli(['summarize', 'Meetings/Templated.md', '--config', setup.configPath], { env, timeoutMs: 60_000 });
-    const sent = file.server.requests.slice(before).map((r) => r.rawBody).join('\n');
-    expect(sent, templated.stderr).not.toContain(TOKEN);
-    expect(templated.code, templated.stderr).not.toBe(0);
-    expect(templated.stderr).toMatch(/dot-folders/);
-
     // A link that stays in the vault is followed as before.
     setup.write('Meetings/Kept.md', meetingNote('Kept'));
     setup.write('Elsewhere/Kept transcript.md', transcriptNote('Kept', 'finished'));
     symlinkSync(path.join(setup.vault, 'Elsewhere', 'Kept transcript.md'), path.join(setup.vault, 'Meetings', 'Transcripts', 'Kept.md'));
-    const kept = await runCli(['summarize', 'Meetings/Kept.md', '--config', setup.configPath], { env, timeoutMs: 60_000 });
+    // The two at once: no request of either (Kept's run talks to the model) holds the token.
+    const afterCases = file.server.requests.length;
+    const [templated, kept] = await Promise.all([summarize('Templated'), summarize('Kept')]);
+    const sentSince = file.server.requests.slice(afterCases).map((r) => r.rawBody).join('\n');
+    expect(sentSince, templated.stderr).not.toContain(TOKEN);
+    expect(templated.code, templated.stderr).not.toBe(0);
+    expect(templated.stderr).toMatch(/dot-folders/);
     expect(kept.code, kept.stderr).toBe(0);
   });
 });
