@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COLD_RUN_WAIT_MS, exitWithin, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { lastToolResults, projectStepCalls, type ScriptedServer, type Step, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
-import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, meetingOfRequest, SUMMARY_BODY, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
+import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, failingModel, meetingNote, meetingOfRequest, SUMMARY_BODY, summarizingModel, testScope, transcriptNote } from '../helpers/daemon-helpers.js';
 import { machineName } from '../../src/instance/machine-name.js';
 
 /**
@@ -40,8 +40,8 @@ async function sentinel(s: DaemonSetup, name: string): Promise<void> {
 }
 
 describe.concurrent("sync tools' files are not notes", () => {
-  it('a conflict copy of a failure report with retry: true retries nothing and is not written; the real report still retries', async () => {
-    const server = await file.ownServer(failingModel);
+  it('a conflict copy of a failure report with retry: true retries nothing and is not written; the real report still retries', async ({ onTestFinished }) => {
+    const server = (await testScope(onTestFinished, failingModel)).server;
     const s = await daemonSetup(server);
     const name = 'Conflict Retry';
     s.write(`Meetings/${name}.md`, meetingNote(name));
@@ -74,8 +74,8 @@ describe.concurrent("sync tools' files are not notes", () => {
     for (const copy of copies) expect(s.read(copy)).toBe(copyText);
   });
 
-  it('a conflict copy of a transcript saying finished starts no run; the real transcript does, when it is finished', async () => {
-    const server = await file.ownServer(summarizingModel());
+  it('a conflict copy of a transcript saying finished starts no run; the real transcript does, when it is finished', async ({ onTestFinished }) => {
+    const server = (await testScope(onTestFinished, summarizingModel())).server;
     const s = await daemonSetup(server);
     const name = 'Conflict Transcript';
     s.write(`Meetings/${name}.md`, meetingNote(name));
@@ -93,8 +93,8 @@ describe.concurrent("sync tools' files are not notes", () => {
 });
 
 describe.concurrent('files that are not files', () => {
-  it.skipIf(!hasMkfifo)('a FIFO named pipe.md in a project is an Error for the model; the run ends and SIGTERM stops the daemon at once (needs mkfifo)', async () => {
-    const server = await file.ownServer();
+  it.skipIf(!hasMkfifo)('a FIFO named pipe.md in a project is an Error for the model; the run ends and SIGTERM stops the daemon at once (needs mkfifo)', async ({ onTestFinished }) => {
+    const server = (await testScope(onTestFinished)).server;
     const s = await daemonSetup(server);
     execFileSync('mkfifo', [path.join(s.vault, 'Projects/Alpha/pipe.md')]);
     let results: ReturnType<typeof lastToolResults> = [];
@@ -134,8 +134,8 @@ describe.concurrent('files that are not files', () => {
     expect(exit.code).toBe(0);
   });
 
-  it('a transcript linked to /dev/zero is refused by the catch-up and by read_transcript, memory stays bounded, other meetings run', async () => {
-    const server = await file.ownServer(summarizingModel());
+  it('a transcript linked to /dev/zero is refused by the catch-up and by read_transcript, memory stays bounded, other meetings run', async ({ onTestFinished }) => {
+    const server = (await testScope(onTestFinished, summarizingModel())).server;
     const s = await daemonSetup(server);
     s.write('Meetings/Zero.md', meetingNote('Zero'));
     s.write('Meetings/Transcripts/Zero.md', 'placeholder');

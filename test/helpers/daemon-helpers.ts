@@ -50,12 +50,10 @@ export function dataOf(setup: TempSetup, rel: string): Record<string, unknown> |
  * The hooks of a file of daemon tests: one scripted server for the whole file; after each test
  * (`each`) or after the file (`all`), every daemon killed and every temporary vault removed;
  * after each test the server's fallback model is cleared. `server` is there once tests run.
- * `ownServer` starts a scripted server for one test alone (tests that run at once, each with
- * its model and its count of requests), closed after the file.
+ * Tests that run at once take a server of their own from testScope.
  */
-export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly server: ScriptedServer; ownServer(fallback?: Step): Promise<ScriptedServer> } {
+export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly server: ScriptedServer } {
   let server: ScriptedServer | undefined;
-  const own: ScriptedServer[] = [];
   beforeAll(async () => {
     server = await startScriptedServer();
   });
@@ -68,17 +66,11 @@ export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly ser
   afterAll(async () => {
     await cleanUpAll();
     await server?.close();
-    await Promise.all(own.splice(0).map((s) => s.close()));
   });
   return {
     get server() {
       if (!server) throw new Error('the scripted server starts in beforeAll; use it inside a hook or a test');
       return server;
-    },
-    async ownServer(fallback) {
-      const started = await startScriptedServer({ fallback });
-      own.push(started);
-      return started;
     },
   };
 }
@@ -87,15 +79,19 @@ export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly ser
  * What one test owns when the tests of a file run at once (`it.concurrent`, with
  * `daemonTestFile('all')`): a scripted server of its own, whose fallback and request count no
  * other test changes, and the daemons it starts, all ended once it finishes (pass the test
- * context's `onTestFinished`), not when another test beside it does.
+ * context's `onTestFinished`), not when another test beside it does. `fallback`: the server's
+ * model from the start.
  */
 export interface TestScope {
   server: ScriptedServer;
   start(options: StartOptions): Promise<DaemonProcess>;
 }
 
-export async function testScope(onTestFinished: (fn: () => Promise<void>) => void): Promise<TestScope> {
-  const server = await startScriptedServer();
+/** The test context's `onTestFinished`, as testScope needs it. */
+export type OnTestFinished = (fn: () => Promise<void>) => void;
+
+export async function testScope(onTestFinished: OnTestFinished, fallback?: Step): Promise<TestScope> {
+  const server = await startScriptedServer({ fallback });
   const daemons: DaemonProcess[] = [];
   onTestFinished(async () => {
     await Promise.all(daemons.map((d) => d.kill()));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { parseNotesSection, type TranscriptNotesSection } from '../../src/vault/notes/transcript-notes-section.js';
 import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, failingModel } from '../helpers/daemon-helpers.js';
+import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, failingModel, type OnTestFinished, testScope } from '../helpers/daemon-helpers.js';
 import { transcriptLines } from '../helpers/long-meeting.js';
 import { readerOnServer } from '../helpers/reader-model.js';
 import { type RecordedRequest, type ScriptedServer, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
@@ -18,7 +18,7 @@ import { type RecordedRequest, type ScriptedServer, toolCallsSoFar, toolNamesOf 
  * every vault removed once the file is done.
  */
 
-const file = daemonTestFile('all');
+daemonTestFile('all');
 const NAME = 'Quarterly Planning';
 const TRANSCRIPT = `Meetings/Transcripts/${NAME}.md`;
 const CONTEXT = `Meetings/Context/${NAME}.md`;
@@ -34,8 +34,8 @@ const meetingNote =
 const transcript = (state: string, lines: readonly string[]) => `---\nmeeting: "[[Meetings/${NAME}]]"\nstate: ${state}\n---\n${lines.join('\n')}\n`;
 
 /** A vault with the meeting begun, and the test's own server answering as the reader model. */
-async function setup(more: Record<string, unknown> = {}): Promise<{ s: DaemonSetup; server: ScriptedServer }> {
-  const server = await file.ownServer(readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
+async function setup(onTestFinished: OnTestFinished, more: Record<string, unknown> = {}): Promise<{ s: DaemonSetup; server: ScriptedServer }> {
+  const { server } = await testScope(onTestFinished, readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
   const s = await daemonSetup(server, { ContextWindow: { Tokens: 8192, MaxOutputTokens: 1024 }, ...more });
   s.write(`Meetings/${NAME}.md`, meetingNote);
   s.write(TRANSCRIPT, transcript('transcribing', []));
@@ -57,8 +57,8 @@ async function writeBatch(s: DaemonSetup, d: DaemonProcess, lines: readonly stri
 }
 
 describe.concurrent('daemon process: notes while the meeting runs', () => {
-  it('notes the parts of a growing transcript before it is finished, notes again a corrected part, and summarizes within 4 requests of finished', async () => {
-    const { s, server } = await setup();
+  it('notes the parts of a growing transcript before it is finished, notes again a corrected part, and summarizes within 4 requests of finished', async ({ onTestFinished }) => {
+    const { s, server } = await setup(onTestFinished);
     let daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
     const batch = Math.ceil(speech.length / BATCHES);
     for (let n = 1; n <= BATCHES - 2; n++) await writeBatch(s, daemon, speech.slice(0, n * batch));
@@ -111,8 +111,8 @@ describe.concurrent('daemon process: notes while the meeting runs', () => {
     expect(atFinish).toBeGreaterThan(section(s)!.parts.length);
   });
 
-  it('the endpoint down during the meeting: the pass fails in the log, the daemon goes on, and the finished meeting is summarized', async () => {
-    const { s, server } = await setup();
+  it('the endpoint down during the meeting: the pass fails in the log, the daemon goes on, and the finished meeting is summarized', async ({ onTestFinished }) => {
+    const { s, server } = await setup(onTestFinished);
     server.setFallback(failingModel);
     const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
     s.write(TRANSCRIPT, transcript('transcribing', speech.slice(0, 600)));
@@ -125,8 +125,8 @@ describe.concurrent('daemon process: notes while the meeting runs', () => {
     expect(daemon.child.exitCode).toBeNull();
   });
 
-  it('off (Daemon.LiveNotes: false): no request before the finish', async () => {
-    const { s, server } = await setup({ Daemon: { LiveNotes: false } });
+  it('off (Daemon.LiveNotes: false): no request before the finish', async ({ onTestFinished }) => {
+    const { s, server } = await setup(onTestFinished, { Daemon: { LiveNotes: false } });
     const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
     const base = server.modelRequests().length;
     for (let n = 1; n <= 2; n++) {
@@ -140,8 +140,8 @@ describe.concurrent('daemon process: notes while the meeting runs', () => {
     expect(passes(daemon)).toBe(0);
   });
 
-  it('a short meeting: its passes make no request, and no notes', async () => {
-    const { s, server } = await setup();
+  it('a short meeting: its passes make no request, and no notes', async ({ onTestFinished }) => {
+    const { s, server } = await setup(onTestFinished);
     const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
     const base = server.modelRequests().length;
     await writeBatch(s, daemon, speech.slice(0, 20));
