@@ -13,5 +13,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Integration tests spawn daemons and servers; two workers fit the 2-core machines.
     maxWorkers: 2,
+    // Worker threads, not child processes: a test file's start (its imports) costs less in a
+    // thread, 6:45 for the suite where forks took 8:10 on Node 20 (BENCHMARKS.md, "The suite").
+    // The code under test changes no process-wide state (no chdir, no umask), so nothing needs
+    // a process of its own; the daemons the integration tests start are processes anyway.
+    pool: 'threads',
   },
 });
