@@ -43,12 +43,14 @@ describe('the next catch-up tick, from the local clock', () => {
   });
 
   it.each([
-    ['Europe/Berlin', Date.UTC(2026, 9, 25, 1, 16)],
-    ['America/New_York', Date.UTC(2026, 10, 1, 6, 16)],
-  ])('%s: in the hour the autumn change repeats, the next tick is after now, not an hour back', (zone, afterMs) => {
+    ['Europe/Berlin', Date.UTC(2026, 9, 25, 1, 16), -60],
+    ['America/New_York', Date.UTC(2026, 10, 1, 6, 16), 300],
+  ])('%s: in the hour the autumn change repeats, the next tick is after now, not an hour back', (zone, afterMs, offset) => {
     const old = process.env.TZ;
     process.env.TZ = zone;
     try {
+      // The zone must really be in force: a worker thread ignores process.env.TZ, and in UTC this test would prove nothing.
+      expect(new Date(afterMs).getTimezoneOffset(), `${zone} in force`).toBe(offset);
       const after = new Date(afterMs);
       for (const expression of ['*/5 * * * *', '30 * * * *', '@hourly']) {
         const fields = plainFields(expression)!;
