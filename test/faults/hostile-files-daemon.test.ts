@@ -15,9 +15,10 @@ import { machineName } from '../../src/instance/machine-name.js';
  *
  * Each test has a vault, a daemon and a scripted server of its own (its model, its count of
  * requests), so the tests run at once: most of a test's time is waiting (a process's start, a
- * run's turns, the stop's forced end), which the others fill. Every daemon is killed and every
- * vault removed once the file is done. Sharing the machine with each other, their waits for a
- * run are bounded as for a cold run's start (COLD_RUN_WAIT_MS).
+ * run's turns, the stop's forced end), which the others fill. Each test's daemons and server
+ * end with it (testScope; the stop test's with the file); the vaults go once the file is
+ * done. Sharing the machine with each other, their waits for a run are bounded as for a cold
+ * run's start (COLD_RUN_WAIT_MS).
  */
 
 const file = daemonTestFile('all');
@@ -41,15 +42,16 @@ async function sentinel(s: DaemonSetup, name: string): Promise<void> {
 
 describe.concurrent("sync tools' files are not notes", () => {
   it('a conflict copy of a failure report with retry: true retries nothing and is not written; the real report still retries', async ({ onTestFinished }) => {
-    const server = (await testScope(onTestFinished, failingModel)).server;
+    const scope = await testScope(onTestFinished, failingModel);
+    const server = scope.server;
     const s = await daemonSetup(server);
     const name = 'Conflict Retry';
     s.write(`Meetings/${name}.md`, meetingNote(name));
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing'));
-    const d = await startDaemonProcess({ configPath: s.configPath });
+    const d = await scope.start({ configPath: s.configPath });
     editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
     const rel = `Meetings/Summaries/${name}.md`;
-    await waitFor(() => dataOf(s, rel)?.status === 'failed', 'the failure report');
+    await waitFor(() => dataOf(s, rel)?.status === 'failed', 'the failure report', COLD_RUN_WAIT_MS);
     server.setFallback(summarizingModel());
     const copies = [`Meetings/Summaries/${name}.sync-conflict-20261130-101500-ABCDEFG.md`, `Meetings/Summaries/${name} (Conflicted copy 2026-11-30 101500).md`];
     const copyText = s.read(rel).replace(/^retry: false$/m, 'retry: true');
@@ -63,38 +65,40 @@ describe.concurrent("sync tools' files are not notes", () => {
     expect(d.logs.some((l) => l.msg === 'file event' && /sync-conflict|Conflicted copy/.test(String(l.path)))).toBe(false);
     // The catch-up scan of a restart does not take them for retries either.
     await d.stop();
-    const again = await startDaemonProcess({ configPath: s.configPath });
+    const again = await scope.start({ configPath: s.configPath });
     await again.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan:'), 20_000, 'the start-up scan');
     await sentinel(s, 'After Restart');
     expect(requestsFor(server, name)).toBe(before);
     for (const copy of copies) expect(s.read(copy)).toBe(copyText);
     // The real note's own retry works.
     editProperty(s, rel, 'retry', 'false', 'true');
-    await waitFor(() => dataOf(s, rel)?.status === 'done', 'the retried summary');
+    await waitFor(() => dataOf(s, rel)?.status === 'done', 'the retried summary', COLD_RUN_WAIT_MS);
     for (const copy of copies) expect(s.read(copy)).toBe(copyText);
   });
 
   it('a conflict copy of a transcript saying finished starts no run; the real transcript does, when it is finished', async ({ onTestFinished }) => {
-    const server = (await testScope(onTestFinished, summarizingModel())).server;
+    const scope = await testScope(onTestFinished, summarizingModel());
+    const server = scope.server;
     const s = await daemonSetup(server);
     const name = 'Conflict Transcript';
     s.write(`Meetings/${name}.md`, meetingNote(name));
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'transcribing', '[00:00:05] Alice: first half.\n'));
-    const d = await startDaemonProcess({ configPath: s.configPath });
+    const d = await scope.start({ configPath: s.configPath });
     s.write(`Meetings/Transcripts/${name}.sync-conflict-20261130-101500-ABCDEFG.md`, transcriptNote(name, 'finished', '[00:00:05] Alice: first half.\n'));
     s.write(`Meetings/Transcripts/${name} (Ann's conflicted copy 2026-11-30).md`, transcriptNote(name, 'finished', '[00:00:05] Alice: first half.\n'));
     await sentinel(s, 'After Transcript Copies');
     expect(requestsFor(server, name)).toBe(0);
     expect(s.readIfExists(`Meetings/Summaries/${name}.md`)).toBeUndefined();
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished', '[00:00:05] Alice: first half.\n[00:30:00] Bob: second half.\n'));
-    await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary of the real transcript');
+    await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary of the real transcript', COLD_RUN_WAIT_MS);
     expect(d.logs.some((l) => l.msg === `summarize queued: Meetings/${name}.md`)).toBe(true);
   });
 });
 
 describe.concurrent('files that are not files', () => {
   it.skipIf(!hasMkfifo)('a FIFO named pipe.md in a project is an Error for the model; the run ends and SIGTERM stops the daemon at once (needs mkfifo)', async ({ onTestFinished }) => {
-    const server = (await testScope(onTestFinished)).server;
+    const scope = await testScope(onTestFinished);
+    const server = scope.server;
     const s = await daemonSetup(server);
     execFileSync('mkfifo', [path.join(s.vault, 'Projects/Alpha/pipe.md')]);
     let results: ReturnType<typeof lastToolResults> = [];
@@ -122,7 +126,7 @@ describe.concurrent('files that are not files', () => {
     const name = 'Fifo Meeting';
     s.write(`Meetings/${name}.md`, meetingNote(name));
     s.write(`Meetings/Transcripts/${name}.md`, transcriptNote(name, 'finished'));
-    const d = await startDaemonProcess({ configPath: s.configPath });
+    const d = await scope.start({ configPath: s.configPath });
     await waitFor(() => dataOf(s, `Meetings/Summaries/${name}.md`)?.status === 'done', 'the summary despite the FIFO', COLD_RUN_WAIT_MS);
     await waitFor(() => dataOf(s, `Meetings/Context/${name}.md`)?.state === 'finished', 'the project phase to end', COLD_RUN_WAIT_MS);
     const texts = results.map((r) => r.output);
@@ -135,7 +139,8 @@ describe.concurrent('files that are not files', () => {
   });
 
   it('a transcript linked to /dev/zero is refused by the catch-up and by read_transcript, memory stays bounded, other meetings run', async ({ onTestFinished }) => {
-    const server = (await testScope(onTestFinished, summarizingModel())).server;
+    const scope = await testScope(onTestFinished, summarizingModel());
+    const server = scope.server;
     const s = await daemonSetup(server);
     s.write('Meetings/Zero.md', meetingNote('Zero'));
     s.write('Meetings/Transcripts/Zero.md', 'placeholder');
@@ -143,7 +148,7 @@ describe.concurrent('files that are not files', () => {
     unlinkSync(zero);
     symlinkSync('/dev/zero', zero);
     let result = '';
-    const d = await startDaemonProcess({ configPath: s.configPath });
+    const d = await scope.start({ configPath: s.configPath });
     await d.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('catch-up scan:'), 20_000, 'the start-up scan');
     // The agent of another meeting whose transcript becomes the link during its run.
     server.setFallback({

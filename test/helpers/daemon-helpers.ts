@@ -49,7 +49,8 @@ export function dataOf(setup: TempSetup, rel: string): Record<string, unknown> |
 /**
  * The hooks of a file of daemon tests: one scripted server for the whole file; after each test
  * (`each`) or after the file (`all`), every daemon killed and every temporary vault removed;
- * after each test the server's fallback model is cleared. `server` is there once tests run.
+ * with `each`, the server's fallback model is cleared after each test too. `server` is there
+ * once tests run.
  * Tests that run at once take a server of their own from testScope.
  */
 export function daemonTestFile(cleanUp: 'each' | 'all' = 'each'): { readonly server: ScriptedServer } {

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { COLD_RUN_WAIT_MS, freePort, runCli, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
 import { type ScriptedServer, startScriptedServer } from '../helpers/scripted-server.js';
 import { daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, transcriptNote } from '../helpers/daemon-helpers.js';
 
@@ -45,7 +45,7 @@ describe.concurrent('daemon process: the model server starts after the daemon', 
     const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
     editProperty(setup, 'Meetings/Transcripts/Late.md', 'state', 'transcribing', 'finished');
 
-    const down = await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), 15_000, 'the wait');
+    const down = await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), COLD_RUN_WAIT_MS, 'the wait');
     expect(down.msg).toMatch(/since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d/);
     expect(typeof down.since).toBe('string');
     // It keeps asking, less and less often, and the run does not fail meanwhile (Reconnect.Attempts is 0).
@@ -53,8 +53,8 @@ describe.concurrent('daemon process: the model server starts after the daemon', 
     expect(dataOf(setup, 'Meetings/Summaries/Late.md')).toBeUndefined();
 
     const late = await startLate(port);
-    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Late.md')?.status === 'done', 'the summary');
-    await waitFor(() => dataOf(setup, 'Meetings/Context/Late.md')?.state === 'finished', 'context state finished');
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Late.md')?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
+    await waitFor(() => dataOf(setup, 'Meetings/Context/Late.md')?.state === 'finished', 'context state finished', COLD_RUN_WAIT_MS);
     expect(daemon.logs.some((l) => l.msg?.startsWith('the model endpoint answers again'))).toBe(true);
     expect(daemon.logs.some((l) => l.msg?.startsWith('meeting failed'))).toBe(false);
     // The probes asked GET /models; the summary came from the late server.
@@ -68,7 +68,7 @@ describe.concurrent('daemon process: the model server starts after the daemon', 
     setup.write('Meetings/Stop.md', meetingNote('Stop'));
     setup.write('Meetings/Transcripts/Stop.md', transcriptNote('Stop', 'finished'));
     const first = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
-    await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), 15_000, 'the wait');
+    await first.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), COLD_RUN_WAIT_MS, 'the wait');
     // Not the 30 s grace period: a waiting run is not working. Past the stop's deadline (well
     // short of the grace period) the helper kills the daemon, and the exit is not 0.
     const exit = await first.stop('SIGTERM', 20_000);
@@ -78,7 +78,7 @@ describe.concurrent('daemon process: the model server starts after the daemon', 
 
     await startLate(port);
     await startDaemonProcess({ configPath: setup.configPath, env: FAST });
-    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Stop.md')?.status === 'done', 'the summary after the restart');
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Stop.md')?.status === 'done', 'the summary after the restart', COLD_RUN_WAIT_MS);
 });
 
   it('`status` says what the page says: the endpoint down since when, the run waiting for it; with the daemon stopped, the meeting was summarizing and resumes at next start', async () => {
@@ -86,7 +86,7 @@ describe.concurrent('daemon process: the model server starts after the daemon', 
     setup.write('Meetings/Said.md', meetingNote('Said'));
     setup.write('Meetings/Transcripts/Said.md', transcriptNote('Said', 'finished'));
     const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
-    await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), 15_000, 'the wait');
+    await daemon.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('the model endpoint does not answer'), COLD_RUN_WAIT_MS, 'the wait');
 
     const up = await runCli(['status', '--config', setup.configPath]);
     expect(up.code, up.stderr).toBe(0);
@@ -123,7 +123,7 @@ describe.concurrent('daemon process: the model server starts after the daemon', 
     );
     await startLate(port);
     const daemon = await startDaemonProcess({ configPath: setup.configPath, env: FAST });
-    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Old.md')?.status === 'done', 'the retried summary');
+    await waitFor(() => dataOf(setup, 'Meetings/Summaries/Old.md')?.status === 'done', 'the retried summary', COLD_RUN_WAIT_MS);
     expect(daemon.logs.some((l) => l.msg === 'retry queued: Meetings/Summaries/Old.md' && l.trigger === 'endpoint')).toBe(true);
 });
 

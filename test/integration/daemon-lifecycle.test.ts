@@ -4,7 +4,7 @@ import { readdirSync, realpathSync } from 'node:fs';
 import { cliRunsFolder, runtimeFolder } from '../../src/instance/runtime-folder.js';
 import { describe, it } from 'vitest';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
-import { BIN, type DaemonProcess, freePort, listFiles, makeTempSetup, runCli, waitFor } from '../helpers/daemon-process.js';
+import { BIN, COLD_RUN_WAIT_MS, type DaemonProcess, freePort, listFiles, makeTempSetup, runCli, waitFor } from '../helpers/daemon-process.js';
 import { runs } from '../helpers/host-tools.js';
 import { errorBody } from '../helpers/scripted-server.js';
 import { type DaemonSetup, daemonSetup, daemonTestFile, dataOf, editProperty, meetingNote, summarizingModel, type TestScope, testScope, transcriptNote } from '../helpers/daemon-helpers.js';
@@ -34,7 +34,7 @@ async function runInFlight(file: TestScope, name: string, grace: number) {
   const daemon = await file.start({ configPath: s.configPath });
   const seen = file.server.modelRequests().length;
   editProperty(s, `Meetings/Transcripts/${name}.md`, 'state', 'transcribing', 'finished');
-  await waitFor(() => file.server.modelRequests().length > seen, 'the first model request');
+  await waitFor(() => file.server.modelRequests().length > seen, 'the first model request', COLD_RUN_WAIT_MS);
   return { s, d: daemon, release };
 }
 
@@ -96,7 +96,7 @@ describe.concurrent('daemon process: crash and restart', () => {
     daemon = await file.start({ configPath: s.configPath });
     const seen = file.server.modelRequests().length;
     editProperty(s, 'Meetings/Transcripts/Crash.md', 'state', 'transcribing', 'finished');
-    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model');
+    await waitFor(() => file.server.modelRequests().length > seen, 'the run to reach the model', COLD_RUN_WAIT_MS);
     expect(dataOf(s, 'Meetings/Context/Crash.md')?.state).toBe('summarizing');
 
     const exit = await daemon.kill();
@@ -109,8 +109,8 @@ describe.concurrent('daemon process: crash and restart', () => {
 
     file.server.setFallback(summarizingModel());
     daemon = await file.start({ configPath: s.configPath });
-    await waitFor(() => dataOf(s, 'Meetings/Summaries/Crash.md')?.status === 'done', 'the summary after restart');
-    await waitFor(() => dataOf(s, 'Meetings/Context/Crash.md')?.state === 'finished', 'context state finished');
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Crash.md')?.status === 'done', 'the summary after restart', COLD_RUN_WAIT_MS);
+    await waitFor(() => dataOf(s, 'Meetings/Context/Crash.md')?.state === 'finished', 'context state finished', COLD_RUN_WAIT_MS);
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Crash.md' && l.trigger === 'catch-up')).toBe(true);
     expect(daemon.logs.filter((l) => l.msg?.startsWith('summarize queued'))).toHaveLength(1);
   });
@@ -131,7 +131,7 @@ describe.concurrent('daemon process: a meeting run from the command line', () =>
     // The server is the file's: count from here.
     const before = file.server.modelRequests().length;
     const cli = runCli(['summarize', 'Meetings/Shared.md', '--config', s.configPath]);
-    await waitFor(() => file.server.modelRequests().length > before, 'the command line run to reach the model');
+    await waitFor(() => file.server.modelRequests().length > before, 'the command line run to reach the model', COLD_RUN_WAIT_MS);
     // In this user's runtime folder, outside the vault (src/instance/cli-run-marker.ts).
     const markers = cliRunsFolder(runtimeFolder(process.env), realpathSync(s.vault));
     expect(readdirSync(markers)).toHaveLength(1);
@@ -173,7 +173,7 @@ describe.concurrent('daemon process: shutdown', () => {
     release();
     file.server.setFallback(summarizingModel());
     await file.start({ configPath: s.configPath });
-    await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary');
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Outlasting.md')?.status === 'done', 'the resumed summary', COLD_RUN_WAIT_MS);
   });
 
   it('Ctrl-C while a run only waits for a Retry-After: exit 0 at once (not after the grace period); the next start runs the meeting', async ({ expect, onTestFinished }) => {
@@ -187,7 +187,7 @@ describe.concurrent('daemon process: shutdown', () => {
     s.write('Meetings/Patient.md', meetingNote('Patient'));
     s.write('Meetings/Transcripts/Patient.md', transcriptNote('Patient', 'finished'));
     daemon = await file.start({ configPath: s.configPath });
-    await daemon.waitForLog((l) => /retrying in 60000 ms/.test(String(l.msg)), 15_000, 'the wait for the Retry-After');
+    await daemon.waitForLog((l) => /retrying in 60000 ms/.test(String(l.msg)), COLD_RUN_WAIT_MS, 'the wait for the Retry-After');
 
     // The daemon must exit by itself before the stop's deadline (30 s; past it the helper kills
     // it, and the exit is no longer 0), far below the grace period (120 s) and the Retry-After
@@ -204,7 +204,7 @@ describe.concurrent('daemon process: shutdown', () => {
 
     file.server.setFallback(summarizingModel());
     daemon = await file.start({ configPath: s.configPath });
-    await waitFor(() => dataOf(s, 'Meetings/Summaries/Patient.md')?.status === 'done', 'the resumed summary');
+    await waitFor(() => dataOf(s, 'Meetings/Summaries/Patient.md')?.status === 'done', 'the resumed summary', COLD_RUN_WAIT_MS);
     expect(daemon.logs.some((l) => l.msg === 'summarize queued: Meetings/Patient.md' && String(l.trigger).endsWith('resumed'))).toBe(true);
   }, 120_000);
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseNote } from '../../src/vault/format/frontmatter.js';
 import { parseNotesSection, type TranscriptNotesSection } from '../../src/vault/notes/transcript-notes-section.js';
-import { type DaemonProcess, startDaemonProcess, waitFor } from '../helpers/daemon-process.js';
-import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, failingModel, type OnTestFinished, testScope } from '../helpers/daemon-helpers.js';
+import { type DaemonProcess, waitFor } from '../helpers/daemon-process.js';
+import { daemonSetup, daemonTestFile, dataOf, type DaemonSetup, failingModel, type OnTestFinished, type TestScope, testScope } from '../helpers/daemon-helpers.js';
 import { transcriptLines } from '../helpers/long-meeting.js';
 import { readerOnServer } from '../helpers/reader-model.js';
 import { type RecordedRequest, type ScriptedServer, toolCallsSoFar, toolNamesOf } from '../helpers/scripted-server.js';
@@ -14,8 +14,8 @@ import { type RecordedRequest, type ScriptedServer, toolCallsSoFar, toolNamesOf 
  *
  * Each test has a vault, a daemon and a scripted server of its own (its model, its count of
  * requests), so the tests run at once: most of a test's time is waiting (a process's start,
- * the settle of the notes, a run's turns), which the others fill. Every daemon is killed and
- * every vault removed once the file is done.
+ * the settle of the notes, a run's turns), which the others fill. Each test's daemons and
+ * server end with it (testScope); the vaults are removed once the file is done.
  */
 
 daemonTestFile('all');
@@ -34,12 +34,12 @@ const meetingNote =
 const transcript = (state: string, lines: readonly string[]) => `---\nmeeting: "[[Meetings/${NAME}]]"\nstate: ${state}\n---\n${lines.join('\n')}\n`;
 
 /** A vault with the meeting begun, and the test's own server answering as the reader model. */
-async function setup(onTestFinished: OnTestFinished, more: Record<string, unknown> = {}): Promise<{ s: DaemonSetup; server: ScriptedServer }> {
-  const { server } = await testScope(onTestFinished, readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
+async function setup(onTestFinished: OnTestFinished, more: Record<string, unknown> = {}): Promise<{ s: DaemonSetup; server: ScriptedServer; start: TestScope['start'] }> {
+  const { server, start } = await testScope(onTestFinished, readerOnServer({ first: HEADER_LINES + 1, last: HEADER_LINES + speech.length, scale: 1.1 }).step);
   const s = await daemonSetup(server, { ContextWindow: { Tokens: 8192, MaxOutputTokens: 1024 }, ...more });
   s.write(`Meetings/${NAME}.md`, meetingNote);
   s.write(TRANSCRIPT, transcript('transcribing', []));
-  return { s, server };
+  return { s, server, start };
 }
 
 const isNotes = (r: RecordedRequest) => JSON.stringify(r.body).includes('Write the notes of lines');
@@ -58,8 +58,8 @@ async function writeBatch(s: DaemonSetup, d: DaemonProcess, lines: readonly stri
 
 describe.concurrent('daemon process: notes while the meeting runs', () => {
   it('notes the parts of a growing transcript before it is finished, notes again a corrected part, and summarizes within 4 requests of finished', async ({ onTestFinished }) => {
-    const { s, server } = await setup(onTestFinished);
-    let daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
+    const { s, server, start } = await setup(onTestFinished);
+    let daemon = await start({ configPath: s.configPath, env: ENV });
     const batch = Math.ceil(speech.length / BATCHES);
     for (let n = 1; n <= BATCHES - 2; n++) await writeBatch(s, daemon, speech.slice(0, n * batch));
     // The status API shows the meeting being noted, once no pass runs (a write can make two
@@ -79,7 +79,7 @@ describe.concurrent('daemon process: notes while the meeting runs', () => {
     // The daemon stops in the middle of the meeting; lines come meanwhile; its start resumes the notes.
     await daemon.stop();
     s.write(TRANSCRIPT, transcript('transcribing', speech.slice(0, (BATCHES - 1) * batch)));
-    daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
+    daemon = await start({ configPath: s.configPath, env: ENV });
     await waitFor(() => (section(s)?.parts.length ?? 0) > early.parts.length, 'the notes resumed at the start', 60_000);
     await waitFor(() => passes(daemon) > 0, 'the resumed pass to end', 60_000);
 
@@ -112,9 +112,9 @@ describe.concurrent('daemon process: notes while the meeting runs', () => {
   });
 
   it('the endpoint down during the meeting: the pass fails in the log, the daemon goes on, and the finished meeting is summarized', async ({ onTestFinished }) => {
-    const { s, server } = await setup(onTestFinished);
+    const { s, server, start } = await setup(onTestFinished);
     server.setFallback(failingModel);
-    const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
+    const daemon = await start({ configPath: s.configPath, env: ENV });
     s.write(TRANSCRIPT, transcript('transcribing', speech.slice(0, 600)));
     const failed = await daemon.waitForLog((l) => l.msg?.startsWith('notes while the meeting runs failed') === true, 60_000, 'the failed pass');
     expect(failed.level).toBe('warn');
@@ -126,8 +126,8 @@ describe.concurrent('daemon process: notes while the meeting runs', () => {
   });
 
   it('off (Daemon.LiveNotes: false): no request before the finish', async ({ onTestFinished }) => {
-    const { s, server } = await setup(onTestFinished, { Daemon: { LiveNotes: false } });
-    const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
+    const { s, server, start } = await setup(onTestFinished, { Daemon: { LiveNotes: false } });
+    const daemon = await start({ configPath: s.configPath, env: ENV });
     const base = server.modelRequests().length;
     for (let n = 1; n <= 2; n++) {
       const before = daemon.logs.filter((l) => l.msg === 'file event' && l.path === TRANSCRIPT).length;
@@ -141,8 +141,8 @@ describe.concurrent('daemon process: notes while the meeting runs', () => {
   });
 
   it('a short meeting: its passes make no request, and no notes', async ({ onTestFinished }) => {
-    const { s, server } = await setup(onTestFinished);
-    const daemon = await startDaemonProcess({ configPath: s.configPath, env: ENV });
+    const { s, server, start } = await setup(onTestFinished);
+    const daemon = await start({ configPath: s.configPath, env: ENV });
     const base = server.modelRequests().length;
     await writeBatch(s, daemon, speech.slice(0, 20));
     await writeBatch(s, daemon, speech.slice(0, 40));

@@ -12,7 +12,7 @@ import { docxOf } from '../helpers/zip.mjs';
  * .docx zip bomb at every start, 255-byte names, a retry ticked while the file still grows.
  *
  * Each test has a vault, a port and a daemon of its own and the one model every test may
- * meet (the summarizing one), so the tests run at once: most of a test's time is waiting
+ * meet (the summarizing one), so the tests run at once (the settle rule's alone, first): most of a test's time is waiting
  * (a process's start, a settle period, a run's turns), which the others fill. Every daemon
  * is killed and every vault removed once the file is done. Sharing the machine with each
  * other, their waits are bounded as for a cold run's start (COLD_RUN_WAIT_MS).
@@ -27,8 +27,9 @@ const hasMkfifo = spawnSync('mkfifo', ['--version']).error === undefined;
 
 const healthz = async (port: number) => (await fetch(`http://127.0.0.1:${port}/healthz`)).status;
 
-// First: the longest (the writer's 3 s and the settle period after it); a file runs five tests at once.
-describe.concurrent('daemon process: a ticked retry and the settle rule', () => {
+// Alone, first: its writer's 200 ms gaps against the 3 s settle period must not be stretched by
+// four daemons starting beside it (a gap past the period would import a half-written file).
+describe('daemon process: a ticked retry and the settle rule', () => {
   it('ticked while the fixed file is still being written, the import waits until it has settled: every cue is kept', async () => {
     // The writer's gaps (200 ms) must stay shorter than the settle period, or the half-written
     // file rightly counts as settled: 3 s leaves a loaded machine 2.8 s to be late by.

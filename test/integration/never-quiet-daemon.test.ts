@@ -10,7 +10,9 @@ import { transcriptLines } from '../helpers/long-meeting.js';
  * summary: the write-stability waits give up after their maximum and act on what they read.
  *
  * The two tests have a vault and a daemon each and the one model both may meet (the
- * summarizing one), so they run at once: most of their time is the rewrites' waits.
+ * summarizing one). They run one after the other: two rewriters every 100 ms in one process,
+ * beside two daemons, could stretch a gap past the 150 ms of quiet the daemon waits for, and
+ * the test would then pass through a quiet moment instead of proving the waits give up.
  */
 
 const file = daemonTestFile('all');
@@ -27,7 +29,7 @@ function rewriter(write: (text: string) => void, name: string, stateAt: (ms: num
   return () => clearInterval(timer);
 }
 
-describe.concurrent('a transcript that never goes quiet', () => {
+describe('a transcript that never goes quiet', () => {
   it('rewritten every 100 ms while transcribing: its live notes passes come while the rewrites go on', async () => {
     const s = await daemonSetup(file.server);
     s.write('Meetings/Busy.md', meetingNote('Busy'));

@@ -14,7 +14,9 @@ import { contextAndSummaryLinks } from '../helpers/notes.js';
  * standby writes nothing but its own record; no conflict copy appears; the standby takes over
  * once the active daemon is killed; `status` says which machine is active.
  *
- * The two tests run at once, each with vaults, a scripted endpoint and daemons of its own.
+ * Each test has vaults, a scripted endpoint and daemons of its own; they run one after the
+ * other: the takeover and the claim on a new vault race a daemon's start against a 3 s
+ * window, which daemons starting beside them would lose under load.
  */
 
 // Each test ends its own daemons and server (testScope); the vaults go after the file.
@@ -28,7 +30,7 @@ const SYNC_DELAY_MS = 150;
 const machineEnv = (name: string) => ({ MeetingAssistant__Daemon__MachineName: name });
 const record = (vault: string, machine: string) => path.join(vault, '.meeting-assistant', 'machines', `${machine}.json`);
 
-describe.concurrent('two machines, one synced vault', () => {
+describe('two machines, one synced vault', () => {
   it('each meeting is summarized once, by the active machine, with no conflict copy; the standby takes over when the active daemon is killed', { timeout: 240_000 }, async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
     file.server.setFallback(summarizingModel());
