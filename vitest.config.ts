@@ -13,10 +13,12 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Integration tests spawn daemons and servers; two workers fit the 2-core machines.
     maxWorkers: 2,
-    // Worker threads, not child processes: a test file's start (its imports) costs less in a
-    // thread, 6:45 for the suite where forks took 8:10 on Node 20 (BENCHMARKS.md, "The suite").
-    // The code under test changes no process-wide state (no chdir, no umask), so nothing needs
-    // a process of its own; the daemons the integration tests start are processes anyway.
-    pool: 'threads',
+    // A worker runs its test files one after another in one module graph, not each in a new
+    // one: the suite spent 92 s of its CPU importing the same modules again for each of 255
+    // files, 17 s without (BENCHMARKS.md, "The suite, 2026-12-07"). A test file must therefore
+    // leave no state behind: no module mock (pass the dependency in, as code-page.ts takes its
+    // detector), spies restored, process.env put back. Child processes, not worker threads: a
+    // thread ignores process.env.TZ, which schedule.test.ts sets.
+    isolate: false,
   },
 });

@@ -51,10 +51,13 @@ export interface DecodedText {
   encoding: string;
 }
 
-export function decodeCodePage(bytes: Uint8Array): DecodedText | undefined {
+/** chardet's proposals for some bytes (its `analyse`); a test passes one that counts what it is given. */
+export type CodePageDetector = (bytes: Uint8Array) => { name: string; confidence: number }[];
+
+export function decodeCodePage(bytes: Uint8Array, detect: CodePageDetector = analyse): DecodedText | undefined {
   const sample = nonAsciiLines(bytes);
   const c1 = sample.some((b) => b >= 0x80 && b <= 0x9f);
-  const proposals = analyse(sample)
+  const proposals = detect(sample)
     .filter((m) => (SINGLE_BYTE.test(m.name) && m.confidence >= SINGLE_BYTE_CONFIDENCE) || (MULTI_BYTE.test(m.name) && m.confidence >= MULTI_BYTE_CONFIDENCE))
     .map((m) => ({ confidence: m.confidence, encoding: m.name === 'ISO-8859-1' || c1 ? (WINDOWS_SIBLING[m.name] ?? m.name) : m.name }))
     // On a tie, the commonest code page of subtitle files first.
