@@ -13,12 +13,11 @@ export default defineConfig({
     hookTimeout: 120_000,
     // Integration tests spawn daemons and servers; two workers fit the 2-core machines.
     maxWorkers: 2,
-    // A worker runs its test files one after another in one module graph, not each in a new
-    // one: the suite spent 92 s of its CPU importing the same modules again for each of 255
-    // files, 17 s without (BENCHMARKS.md, "The suite, 2026-12-07"). A test file must therefore
-    // leave no state behind: no module mock (pass the dependency in, as code-page.ts takes its
-    // detector), spies restored, process.env put back. Child processes, not worker threads: a
-    // thread ignores process.env.TZ, which schedule.test.ts sets.
-    isolate: false,
+    // Each test file in a process of its own (vitest's default), though importing the same
+    // modules anew for each of 255 files is a fifth of the suite's CPU: with one module graph
+    // per worker (`isolate: false`) the suite took 5:00 instead of about 7:30, but a worker
+    // then keeps what every file before it left, and in the order a fresh checkout runs the
+    // files one grew to 5.8 GB and died (BENCHMARKS.md, "The suite, 2026-12-07"). Worker
+    // threads (6:45) ignore process.env.TZ, which schedule.test.ts sets.
   },
 });
