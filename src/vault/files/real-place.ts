@@ -106,10 +106,9 @@ function nameOf(vault: Vault, abs: string): string {
  * Where `abs` really is: 'missing', else its real path once checked; an OutsideVaultError when it
  * lies (lexically or really) outside the vault or in a dot-folder. Reads nothing.
  */
-export async function confinedPlace(vault: Vault, abs: string): Promise<{ real: string } | 'missing'> {
+export async function confinedPlace(vault: Vault, abs: string, realRoots?: readonly string[]): Promise<{ real: string } | 'missing'> {
   const file = path.resolve(vault.root, abs);
-  const roots = rootsOf(vault);
-  const lexical = placeAmong(roots, file);
+  const lexical = placeAmong(rootsOf(vault), file);
   if (lexical !== 'inside') throw new OutsideVaultError(nameOf(vault, file), lexical ?? 'outside');
   let real: string;
   try {
@@ -118,15 +117,19 @@ export async function confinedPlace(vault: Vault, abs: string): Promise<{ real: 
     if (isNotFound(err) || (err as { code?: string }).code === 'ENOTDIR') return 'missing';
     throw err;
   }
-  const realRoots = await Promise.all(roots.map((r) => vault.fs.realpath(r).catch(() => r)));
-  const place = placeAmong(realRoots, real);
+  const place = placeAmong(realRoots ?? (await realRootsOf(vault)), real);
   if (place !== 'inside') throw new OutsideVaultError(nameOf(vault, file), place ?? 'outside');
   return { real };
 }
 
+/** The roots once their links are followed: a read resolves them once, not at each of its checks. */
+function realRootsOf(vault: Vault): Promise<string[]> {
+  return Promise.all(rootsOf(vault).map((r) => vault.fs.realpath(r).catch(() => r)));
+}
+
 /** The open handle is the file the real place of `abs` names now (same inode and device). */
-async function sameFileThere(vault: Vault, handle: FileHandleLike, abs: string): Promise<boolean> {
-  const place = await confinedPlace(vault, abs);
+async function sameFileThere(vault: Vault, handle: FileHandleLike, abs: string, realRoots: readonly string[]): Promise<boolean> {
+  const place = await confinedPlace(vault, abs, realRoots);
   if (place === 'missing') return false;
   const [there, opened] = await Promise.all([vault.fs.stat(place.real).catch(() => undefined), handle.stat()]);
   const dev = (s: StatsLike | undefined) => (s as { dev?: number } | undefined)?.dev;
@@ -141,12 +144,13 @@ async function sameFileThere(vault: Vault, handle: FileHandleLike, abs: string):
 export async function readConfinedText(vault: Vault, abs: string): Promise<string | undefined> {
   const file = path.resolve(vault.root, abs);
   const name = nameOf(vault, file);
+  const realRoots = await realRootsOf(vault);
   for (let attempt = 0; attempt < OPEN_ATTEMPTS; attempt++) {
-    if ((await confinedPlace(vault, file)) === 'missing') return undefined;
+    if ((await confinedPlace(vault, file, realRoots)) === 'missing') return undefined;
     const handle = await openRegular(vault.fs, file, name);
     if (!handle) return undefined;
     try {
-      if (!(await sameFileThere(vault, handle, file))) continue;
+      if (!(await sameFileThere(vault, handle, file, realRoots))) continue;
       const bytes = await readAllBounded(handle, vault.maxFileBytes, name);
       if (looksBinary(bytes)) throw new NotTextFileError(`${name} is a binary file; only text files can be read.`);
       return bytes.toString('utf8');
