@@ -141,5 +141,5 @@ describe.concurrent('daemon process: the model server starts after the daemon', 
     const out = await retried;
     expect(out.stderr).toMatch(/the model endpoint does not answer \(since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\): the daemon waits for it/);
     expect({ code: out.code, stdout: out.stdout }).toEqual({ code: 0, stdout: 'summary: Meetings/Summaries/Cli.md\n' });
-});
+  });
 });

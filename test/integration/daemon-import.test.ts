@@ -32,11 +32,11 @@ const IMPORT = { Import: { SettleSeconds: 0.3 } };
 // The longest first (the uploads of 150 MB, the transcriber's two starts): a file runs five tests at once.
 describe.concurrent('daemon process: POST /api/import', () => {
   it('201 with the meeting; 401 without the token; 400 with the reason; 413 beyond 100 MB, streamed', async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    const daemon = await startDaemonProcess({ configPath: setup.configPath });
-    const token = readToken(setup.vault);
+    const s = await daemonSetup(file.server, IMPORT);
+    const daemon = await startDaemonProcess({ configPath: s.configPath });
+    const token = readToken(s.vault);
 
-    const url = (q: string) => `http://127.0.0.1:${setup.port}/api/import?${q}`;
+    const url = (q: string) => `http://127.0.0.1:${s.port}/api/import?${q}`;
     const auth = { authorization: `Bearer ${token}` };
 
     const created = await fetch(url(`name=${encodeURIComponent(`${NAME}.vtt`)}&projects=Alpha&title=${encodeURIComponent('Release, reviewed')}`), { method: 'POST', headers: auth, body: VTT });
@@ -46,8 +46,7 @@ describe.concurrent('daemon process: POST /api/import', () => {
     const body = (await created.json()) as { meeting: string; source: string };
     expect(body.meeting).toBe('Meetings/2026-12-02 1000 Release, reviewed.md');
     expect(body.source).toBe(`Meetings/Sources/${NAME}.vtt`);
-    expect(dataOf(setup, body.meeting)).toMatchObject({ title: 'Release, reviewed', projects: ['Alpha'] });
-    const s = setup;
+    expect(dataOf(s, body.meeting)).toMatchObject({ title: 'Release, reviewed', projects: ['Alpha'] });
     await waitFor(() => dataOf(s, 'Meetings/Summaries/2026-12-02 1000 Release, reviewed.md')?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
 
     expect((await fetch(url('name=a.vtt'), { method: 'POST', body: VTT })).status).toBe(401);
@@ -88,9 +87,9 @@ describe.concurrent('daemon process: POST /api/import', () => {
       req.write('WEBVTT\n');
     });
     expect(declared).toBe(413);
-    const uploads = path.join(setup.vault, '.meeting-assistant/imports/uploads');
+    const uploads = path.join(s.vault, '.meeting-assistant/imports/uploads');
     await waitFor(() => !existsSync(uploads) || readdirSync(uploads).length === 0, 'no upload left behind');
-    const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
+    const health = await fetch(`http://127.0.0.1:${s.port}/healthz`);
     expect(await health.text()).toBe('ok');
   });
 });
@@ -127,62 +126,59 @@ describe.concurrent('daemon process: POST /api/import past the limit, from a cli
     const health = await fetch(`http://127.0.0.1:${setup.port}/healthz`);
     expect(await health.text()).toBe('ok');
     await daemon.stop();
-});
+  });
 });
 
 describe.concurrent('daemon process: the inbox', () => {
   it('a recording goes through the transcriber; without a command it waits with an error note saying how to set one', async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    setup.write('Meetings/Inbox/2026-12-02 0900 Standup.m4a', 'the budget');
-    const first = await startDaemonProcess({ configPath: setup.configPath });
-    const s = setup;
+    const s = await daemonSetup(file.server, IMPORT);
+    s.write('Meetings/Inbox/2026-12-02 0900 Standup.m4a', 'the budget');
+    const first = await startDaemonProcess({ configPath: s.configPath });
     const note = 'Meetings/Inbox/2026-12-02 0900 Standup.m4a (import failed).md';
     await waitFor(() => dataOf(s, note)?.status === 'failed', 'the error note', COLD_RUN_WAIT_MS);
-    expect(setup.read(note)).toMatch(/Import\.TranscribeCommand[\s\S]*whisper-cli[\s\S]*whisperx/);
+    expect(s.read(note)).toMatch(/Import\.TranscribeCommand[\s\S]*whisper-cli[\s\S]*whisperx/);
     await first.stop();
 
-    setup.configure({ Import: { TranscribeCommand: [process.execPath, STAND_IN, 'ok', '{input}', '{output_base}'] } });
-    await startDaemonProcess({ configPath: setup.configPath });
-    editProperty(setup, note, 'retry', 'false', 'true');
+    s.configure({ Import: { TranscribeCommand: [process.execPath, STAND_IN, 'ok', '{input}', '{output_base}'] } });
+    await startDaemonProcess({ configPath: s.configPath });
+    editProperty(s, note, 'retry', 'false', 'true');
     // Two processes start cold on the way (the transcriber, then the run process): each may wait
     // ~20 s on a cold disk (BENCHMARKS.md, "The suite on a cold disk"); 30 s was missed once.
     await waitFor(() => dataOf(s, 'Meetings/Summaries/2026-12-02 0900 Standup.md')?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
-    expect(setup.read('Meetings/Transcripts/2026-12-02 0900 Standup.md')).toContain('[00:00:00] I heard: the budget. From 2026-12-02 0900 Standup.m4a.');
-    expect(setup.read('Meetings/Sources/2026-12-02 0900 Standup.m4a')).toBe('the budget');
+    expect(s.read('Meetings/Transcripts/2026-12-02 0900 Standup.md')).toContain('[00:00:00] I heard: the budget. From 2026-12-02 0900 Standup.m4a.');
+    expect(s.read('Meetings/Sources/2026-12-02 0900 Standup.m4a')).toBe('the budget');
   });
 
   it('a dropped .vtt becomes a meeting and its summary; the original moves to Sources', async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    const daemon = await startDaemonProcess({ configPath: setup.configPath });
-    setup.write(`Meetings/Inbox/Alpha/${NAME}.vtt`, VTT);
-    const s = setup;
+    const s = await daemonSetup(file.server, IMPORT);
+    const daemon = await startDaemonProcess({ configPath: s.configPath });
+    s.write(`Meetings/Inbox/Alpha/${NAME}.vtt`, VTT);
     await waitFor(() => dataOf(s, `Meetings/Summaries/${NAME}.md`)?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
-    expect(dataOf(setup, `Meetings/${NAME}.md`)).toMatchObject({
+    expect(dataOf(s, `Meetings/${NAME}.md`)).toMatchObject({
       title: 'Release review',
       attendees: ['Alice Example', 'Bob Builder'],
       projects: ['Alpha'],
       source: `[[Meetings/Sources/${NAME}.vtt]]`,
     });
-    expect(setup.read(`Meetings/Transcripts/${NAME}.md`)).toContain('[00:00:05] Alice Example: We ship the release on Friday.\n[00:00:10] Bob Builder: Then I tag it on Thursday.\n');
-    expect(setup.read(`Meetings/Sources/${NAME}.vtt`)).toBe(VTT);
-    expect(existsSync(path.join(setup.vault, `Meetings/Inbox/Alpha/${NAME}.vtt`))).toBe(false);
+    expect(s.read(`Meetings/Transcripts/${NAME}.md`)).toContain('[00:00:05] Alice Example: We ship the release on Friday.\n[00:00:10] Bob Builder: Then I tag it on Thursday.\n');
+    expect(s.read(`Meetings/Sources/${NAME}.vtt`)).toBe(VTT);
+    expect(existsSync(path.join(s.vault, `Meetings/Inbox/Alpha/${NAME}.vtt`))).toBe(false);
     // Said once the import's last step is done, which the summary's run need not wait for.
     await daemon.waitForLog((l) => l.msg === `imported Meetings/Inbox/Alpha/${NAME}.vtt: Meetings/${NAME}.md`, 10_000, 'the import line');
-    const status = (await (await fetch(`http://127.0.0.1:${setup.port}/api/status`, { headers: { authorization: `Bearer ${readToken(setup.vault)}` } })).json()) as { imports: { state: string; meeting?: string }[] };
+    const status = (await (await fetch(`http://127.0.0.1:${s.port}/api/status`, { headers: { authorization: `Bearer ${readToken(s.vault)}` } })).json()) as { imports: { state: string; meeting?: string }[] };
     expect(status.imports).toContainEqual(expect.objectContaining({ state: 'imported', meeting: `Meetings/${NAME}.md` }));
   });
 
   it('names sync tools and browsers write under are left alone until the file is renamed into place', async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    const daemon = await startDaemonProcess({ configPath: setup.configPath });
+    const s = await daemonSetup(file.server, IMPORT);
+    const daemon = await startDaemonProcess({ configPath: s.configPath });
     for (const partial of ['call.vtt.part', 'call.vtt.crdownload', '.syncthing.call.vtt.tmp', '~syncthing~call.vtt.tmp', 'call.sync-conflict-20261202-101010-ABC.vtt', '.hidden.vtt']) {
-      setup.write(`Meetings/Inbox/${partial}`, VTT);
+      s.write(`Meetings/Inbox/${partial}`, VTT);
     }
-    renameSync(path.join(setup.vault, 'Meetings/Inbox/call.vtt.part'), path.join(setup.vault, 'Meetings/Inbox/call.vtt'));
-    const s = setup;
+    renameSync(path.join(s.vault, 'Meetings/Inbox/call.vtt.part'), path.join(s.vault, 'Meetings/Inbox/call.vtt'));
     const meeting = await waitFor(() => readdirSync(path.join(s.vault, 'Meetings/Summaries')).find((n) => n.endsWith(' call.md')), 'the summary of call.vtt', COLD_RUN_WAIT_MS);
     await waitFor(() => dataOf(s, `Meetings/Summaries/${meeting}`)?.status === 'done', 'the summary done', COLD_RUN_WAIT_MS);
-    const left = readdirSync(path.join(setup.vault, 'Meetings/Inbox')).sort();
+    const left = readdirSync(path.join(s.vault, 'Meetings/Inbox')).sort();
     expect(left).toEqual(['.hidden.vtt', '.syncthing.call.vtt.tmp', 'call.sync-conflict-20261202-101010-ABC.vtt', 'call.vtt.crdownload', '~syncthing~call.vtt.tmp']);
     // Said once the import's last step is done, which the summary's run need not wait for.
     await daemon.waitForLog((l) => l.msg?.startsWith('imported ') === true, 10_000, 'the import line');
@@ -190,38 +186,36 @@ describe.concurrent('daemon process: the inbox', () => {
   });
 
   it('a bad file gets its error note; fixing it and ticking retry imports it; the note goes to .trash', async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    await startDaemonProcess({ configPath: setup.configPath });
-    setup.write('Meetings/Inbox/broken.vtt', 'WEBVTT\n\nNOTE only a note\n');
-    const s = setup;
+    const s = await daemonSetup(file.server, IMPORT);
+    await startDaemonProcess({ configPath: s.configPath });
+    s.write('Meetings/Inbox/broken.vtt', 'WEBVTT\n\nNOTE only a note\n');
     const note = 'Meetings/Inbox/broken.vtt (import failed).md';
     await waitFor(() => dataOf(s, note)?.status === 'failed', 'the error note', COLD_RUN_WAIT_MS);
-    expect(dataOf(setup, note)).toMatchObject({ retry: false, source: '[[Meetings/Inbox/broken.vtt]]' });
-    expect(setup.read(note)).toMatch(/holds no cue/);
-    expect(setup.read('Meetings/Inbox/broken.vtt')).toBe('WEBVTT\n\nNOTE only a note\n');
+    expect(dataOf(s, note)).toMatchObject({ retry: false, source: '[[Meetings/Inbox/broken.vtt]]' });
+    expect(s.read(note)).toMatch(/holds no cue/);
+    expect(s.read('Meetings/Inbox/broken.vtt')).toBe('WEBVTT\n\nNOTE only a note\n');
 
-    setup.write('Meetings/Inbox/broken.vtt', VTT);
-    utimesSync(path.join(setup.vault, note), new Date(), new Date(Date.now() + 60_000));
-    editProperty(setup, note, 'retry', 'false', 'true');
+    s.write('Meetings/Inbox/broken.vtt', VTT);
+    utimesSync(path.join(s.vault, note), new Date(), new Date(Date.now() + 60_000));
+    editProperty(s, note, 'retry', 'false', 'true');
     await waitFor(() => !existsSync(path.join(s.vault, note)), 'the error note gone', COLD_RUN_WAIT_MS);
-    expect(existsSync(path.join(setup.vault, '.trash', note))).toBe(true);
-    expect(setup.read('Meetings/Sources/broken.vtt')).toBe(VTT);
+    expect(existsSync(path.join(s.vault, '.trash', note))).toBe(true);
+    expect(s.read('Meetings/Sources/broken.vtt')).toBe(VTT);
   });
 
   it("the status page's Retry button runs the import again", async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    const daemon = await startDaemonProcess({ configPath: setup.configPath });
-    setup.write('Meetings/Inbox/late.srt', 'garbage\n');
-    const s = setup;
+    const s = await daemonSetup(file.server, IMPORT);
+    const daemon = await startDaemonProcess({ configPath: s.configPath });
+    s.write('Meetings/Inbox/late.srt', 'garbage\n');
     const note = 'Meetings/Inbox/late.srt (import failed).md';
     await waitFor(() => dataOf(s, note)?.status === 'failed', 'the error note', COLD_RUN_WAIT_MS);
-    const token = readToken(setup.vault);
-    const cookie = `${sessionCookieName(setup.port)}=${sessionValue(token)}`;
-    const page = await fetch(`http://127.0.0.1:${setup.port}/status/live`, { headers: { cookie } });
+    const token = readToken(s.vault);
+    const cookie = `${sessionCookieName(s.port)}=${sessionValue(token)}`;
+    const page = await fetch(`http://127.0.0.1:${s.port}/status/live`, { headers: { cookie } });
     expect(await page.text()).toContain('name="file" value="Meetings/Inbox/late.srt (import failed).md"');
     const failures = () => daemon.logs.filter((l) => l.msg?.startsWith('import failed: Meetings/Inbox/late.srt')).length;
     expect(failures()).toBe(1);
-    const pressed = await fetch(`http://127.0.0.1:${setup.port}/imports/retry`, {
+    const pressed = await fetch(`http://127.0.0.1:${s.port}/imports/retry`, {
       method: 'POST',
       redirect: 'manual',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
@@ -229,41 +223,38 @@ describe.concurrent('daemon process: the inbox', () => {
     });
     expect(pressed.status).toBe(303);
     await waitFor(() => failures() === 2, 'the import run again', COLD_RUN_WAIT_MS);
-    const refused = await fetch(`http://127.0.0.1:${setup.port}/imports/retry`, { method: 'POST', redirect: 'manual', headers: { cookie }, body: 'file=x' });
+    const refused = await fetch(`http://127.0.0.1:${s.port}/imports/retry`, { method: 'POST', redirect: 'manual', headers: { cookie }, body: 'file=x' });
     expect(refused.status).toBe(403);
   });
 
   it('the same content again is kept beside the first in Sources, no second meeting', async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    const daemon = await startDaemonProcess({ configPath: setup.configPath });
-    setup.write(`Meetings/Inbox/${NAME}.vtt`, VTT);
-    const s = setup;
+    const s = await daemonSetup(file.server, IMPORT);
+    const daemon = await startDaemonProcess({ configPath: s.configPath });
+    s.write(`Meetings/Inbox/${NAME}.vtt`, VTT);
     await waitFor(() => dataOf(s, `Meetings/Summaries/${NAME}.md`)?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
-    setup.write('Meetings/Inbox/again.vtt', VTT);
+    s.write('Meetings/Inbox/again.vtt', VTT);
     await waitFor(() => existsSync(path.join(s.vault, 'Meetings/Sources/again.vtt')), 'the duplicate kept', COLD_RUN_WAIT_MS);
     const d = daemon;
     await waitFor(() => d.logs.some((l) => l.msg?.includes(`was imported before as Meetings/${NAME}.md`)), 'the log naming the meeting');
-    expect(readdirSync(path.join(setup.vault, 'Meetings/Transcripts'))).toEqual([`${NAME}.md`]);
+    expect(readdirSync(path.join(s.vault, 'Meetings/Transcripts'))).toEqual([`${NAME}.md`]);
   });
 
   it('a file dropped while the daemon was down is imported at start', async () => {
-    const setup = await daemonSetup(file.server, IMPORT);
-    setup.write(`Meetings/Inbox/${NAME}.vtt`, VTT);
-    await startDaemonProcess({ configPath: setup.configPath });
-    const s = setup;
+    const s = await daemonSetup(file.server, IMPORT);
+    s.write(`Meetings/Inbox/${NAME}.vtt`, VTT);
+    await startDaemonProcess({ configPath: s.configPath });
     await waitFor(() => dataOf(s, `Meetings/Summaries/${NAME}.md`)?.status === 'done', 'the summary', COLD_RUN_WAIT_MS);
     // The original left the inbox for Folders.Sources, unchanged.
-    expect(readdirSync(path.join(setup.vault, 'Meetings/Inbox'))).not.toContain(`${NAME}.vtt`);
-    expect(readdirSync(path.join(setup.vault, 'Meetings/Sources'), { recursive: true }).map(String)).toContain(`${NAME}.vtt`);
+    expect(readdirSync(path.join(s.vault, 'Meetings/Inbox'))).not.toContain(`${NAME}.vtt`);
+    expect(readdirSync(path.join(s.vault, 'Meetings/Sources'), { recursive: true }).map(String)).toContain(`${NAME}.vtt`);
   });
 
   it("a failing transcriber: the error note has the command's last stderr lines", async () => {
-    const setup = await daemonSetup(file.server, { Import: { SettleSeconds: 0.3, TranscribeCommand: [process.execPath, STAND_IN, 'fail', '{input}', '{output_base}'] } });
-    await startDaemonProcess({ configPath: setup.configPath });
-    setup.write('Meetings/Inbox/call.wav', 'noise');
-    const s = setup;
+    const s = await daemonSetup(file.server, { Import: { SettleSeconds: 0.3, TranscribeCommand: [process.execPath, STAND_IN, 'fail', '{input}', '{output_base}'] } });
+    await startDaemonProcess({ configPath: s.configPath });
+    s.write('Meetings/Inbox/call.wav', 'noise');
     await waitFor(() => dataOf(s, 'Meetings/Inbox/call.wav (import failed).md')?.status === 'failed', 'the error note', COLD_RUN_WAIT_MS);
-    const text = setup.read('Meetings/Inbox/call.wav (import failed).md');
+    const text = s.read('Meetings/Inbox/call.wav (import failed).md');
     expect(text).toMatch(/exit code 3/);
     expect(text).toMatch(/progress line 30\nerror: failed to read audio file\n/);
     expect(text).not.toMatch(/progress line 10\n/);

@@ -43,10 +43,8 @@ async function runInFlight(file: TestScope, name: string, grace: number) {
 describe.concurrent('CLI: session and status', () => {
   it('session start/state/stop write the notes; status lists meetings and the running daemon queue', async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
     file.server.setFallback(summarizingModel());
-    setup = await daemonSetup(file.server);
-    const s = setup;
+    const s = await daemonSetup(file.server);
     const cfg = ['--config', s.configPath];
     const started = await runCli(['session', 'start', '--title', 'Plan: Q1?', '--projects', 'Alpha,Beta', '--agenda', 'Roadmap', '--scheduled-end', '2026-11-30T11:00:00+01:00', ...cfg]);
     expect(started.code).toBe(0);
@@ -85,12 +83,9 @@ describe.concurrent('CLI: session and status', () => {
 
 describe.concurrent('daemon process: crash and restart', () => {
   it('killed with SIGKILL in the middle of a run, it finishes that meeting after a restart, and no note is half-written', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, { hang: true });
+    const s = await daemonSetup(file.server);
     let daemon: DaemonProcess;
-    file.server.setFallback({ hang: true });
-    setup = await daemonSetup(file.server);
-    const s = setup;
     s.write('Meetings/Crash.md', meetingNote('Crash'));
     s.write('Meetings/Transcripts/Crash.md', transcriptNote('Crash', 'transcribing'));
     daemon = await file.start({ configPath: s.configPath });
@@ -119,13 +114,11 @@ describe.concurrent('daemon process: crash and restart', () => {
 describe.concurrent('daemon process: a meeting run from the command line', () => {
   it('a daemon started while `summarize` runs a meeting leaves that meeting to it (not run twice at once); the marker goes with the command', async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
     let daemon: DaemonProcess;
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     file.server.setFallback({ handler: async () => (await released, summarizingModel()) });
-    setup = await daemonSetup(file.server);
-    const s = setup;
+    const s = await daemonSetup(file.server);
     s.write('Meetings/Shared.md', meetingNote('Shared'));
     s.write('Meetings/Transcripts/Shared.md', transcriptNote('Shared', 'finished'));
     // The server is the file's: count from here.
@@ -178,12 +171,10 @@ describe.concurrent('daemon process: shutdown', () => {
 
   it('Ctrl-C while a run only waits for a Retry-After: exit 0 at once (not after the grace period); the next start runs the meeting', async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
     let daemon: DaemonProcess;
     // The endpoint is busy and asks for a minute; the daemon would wait that long between tries.
     file.server.setFallback({ status: 503, body: errorBody('Server starting, try later'), headers: { 'retry-after': '60' } });
-    setup = await daemonSetup(file.server, { Reconnect: { Attempts: 3, DelaySeconds: 1 }, Daemon: { ShutdownGraceSeconds: 120 } });
-    const s = setup;
+    const s = await daemonSetup(file.server, { Reconnect: { Attempts: 3, DelaySeconds: 1 }, Daemon: { ShutdownGraceSeconds: 120 } });
     s.write('Meetings/Patient.md', meetingNote('Patient'));
     s.write('Meetings/Transcripts/Patient.md', transcriptNote('Patient', 'finished'));
     daemon = await file.start({ configPath: s.configPath });
@@ -220,11 +211,9 @@ describe.concurrent('daemon process: shutdown', () => {
   });
 
   it('one Ctrl-C delivered twice at once (the terminal and npm forwarding it) is one stop: exit 0, not 130', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, summarizingModel());
+    const setup = await daemonSetup(file.server);
     let daemon: DaemonProcess;
-    file.server.setFallback(summarizingModel());
-    setup = await daemonSetup(file.server);
     daemon = await file.start({ configPath: setup.configPath });
     daemon.child.kill('SIGINT');
     daemon.child.kill('SIGINT');
@@ -235,9 +224,8 @@ describe.concurrent('daemon process: shutdown', () => {
 
   it('a port in use is a clear startup error: exit 1 naming the port and Http.Port', async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
     let daemon: DaemonProcess;
-    setup = await daemonSetup(file.server);
+    const setup = await daemonSetup(file.server);
     const blocker = net.createServer();
     await new Promise<void>((r) => blocker.listen(setup.port, '127.0.0.1', () => r()));
     try {
@@ -254,8 +242,7 @@ describe.concurrent('daemon process: shutdown', () => {
 
   it('a bad config is exit 2', async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
-    setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 0 } });
+    const setup = await daemonSetup(file.server, { Daemon: { MaxConcurrentSummaries: 0 } });
     const result = await runCli(['run', '--config', setup.configPath]);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('MeetingAssistant.Daemon.MaxConcurrentSummaries');
@@ -282,10 +269,8 @@ const NOT_READY = /the model endpoint is not ready, runs wait until it answers: 
 describe.concurrent('daemon process: no endpoint, at a terminal and piped', () => {
   it('piped: JSON lines; one warning right after "ready" naming the fix', async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
-    let daemon: DaemonProcess;
-    setup = await noEndpointSetup();
-    daemon = await file.start({ configPath: setup.configPath });
+    const setup = await noEndpointSetup();
+    const daemon = await file.start({ configPath: setup.configPath });
     const warning = await daemon.waitForLog((l) => NOT_READY.test(String(l.msg)), 15_000, 'the endpoint warning');
     expect(warning.level).toBe('warn');
     expect(String(warning.msg)).toContain('MeetingAssistant.Endpoint.BaseUrl');

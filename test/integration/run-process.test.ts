@@ -63,11 +63,9 @@ function meeting(s: DaemonSetup, name: string, state = 'finished'): void {
 
 describe.concurrent('daemon process: meetings in the run process', () => {
   it('runs a meeting in a process of its own whose log lines are the daemon’s, ends it at the idle release, starts another for the next meeting', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, summarizingModel());
+    const setup = await daemonSetup(file.server);
     let daemon: DaemonProcess;
-    file.server.setFallback(summarizingModel());
-    setup = await daemonSetup(file.server);
     // Finished before the start: the catch-up scan makes its job. Written while the daemon runs,
     // its transcript would start the process ahead (runs/finishing-ahead.ts), whose own hold
     // keeps it 10 s (FINISHING_HOLD_MS) whatever the run, and the idle release would wait that out.
@@ -102,11 +100,9 @@ describe.concurrent('daemon process: meetings in the run process', () => {
   }, 120_000);
 
   it('the daemon killed on its own (SIGKILL to its pid only): its run process ends too, and the next start resumes the meeting', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, { hang: true });
+    const setup = await daemonSetup(file.server);
     let daemon: DaemonProcess;
-    file.server.setFallback({ hang: true });
-    setup = await daemonSetup(file.server);
     daemon = await file.start({ configPath: setup.configPath });
     const seen = file.server.modelRequests().length;
     meeting(setup, 'Orphan');
@@ -127,12 +123,11 @@ describe.concurrent('daemon process: meetings in the run process', () => {
 
   it('Ctrl-C at a terminal (SIGINT to the whole group) is the daemon’s graceful stop: the run process is not cut off, the run finishes, exit 0', async ({ expect, onTestFinished }) => {
     const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
     let daemon: DaemonProcess;
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
     file.server.setFallback({ handler: async () => (await released, summarizingModel()) });
-    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 } });
+    const setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 } });
     daemon = await file.start({ configPath: setup.configPath });
     const seen = file.server.modelRequests().length;
     meeting(setup, 'Group');
@@ -150,11 +145,9 @@ describe.concurrent('daemon process: meetings in the run process', () => {
   }, 120_000);
 
   it('a run process that no longer answers (frozen by SIGSTOP) at the stop: killed once the grace period and the abort’s answer time are over; the daemon stops cleanly, leaves no process, and the next start resumes the meeting', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, { hang: true });
+    const setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 1 } });
     let daemon: DaemonProcess;
-    file.server.setFallback({ hang: true });
-    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 1 } });
     daemon = await file.start({ configPath: setup.configPath });
     const seen = file.server.modelRequests().length;
     meeting(setup, 'Frozen');
@@ -174,11 +167,9 @@ describe.concurrent('daemon process: meetings in the run process', () => {
   }, 120_000);
 
   it('a stop while the run process is still starting reaches its run: a run then waiting to retry ends at once, not after the grace period', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, { status: 500, body: { error: { message: 'busy', type: 'server_error', param: null, code: null } } });
+    const setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 }, Reconnect: { Attempts: 3, DelaySeconds: 60 } });
     let daemon: DaemonProcess;
-    file.server.setFallback({ status: 500, body: { error: { message: 'busy', type: 'server_error', param: null, code: null } } });
-    setup = await daemonSetup(file.server, { Daemon: { ShutdownGraceSeconds: 30 }, Reconnect: { Attempts: 3, DelaySeconds: 60 } });
     daemon = await file.start({ configPath: setup.configPath });
     meeting(setup, 'Starting');
     const runPid = await runProcessPid(daemon);
@@ -199,11 +190,9 @@ describe.concurrent('daemon process: meetings in the run process', () => {
   });
 
   it('the run process killed on its own: the daemon stays up, says what happened, runs the next meeting in a new run process and the failed one again at its next start', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, { hang: true });
+    const setup = await daemonSetup(file.server);
     let daemon: DaemonProcess;
-    file.server.setFallback({ hang: true });
-    setup = await daemonSetup(file.server);
     daemon = await file.start({ configPath: setup.configPath });
     const seen = file.server.modelRequests().length;
     meeting(setup, 'Killed');
@@ -232,11 +221,9 @@ describe.concurrent('daemon process: meetings in the run process', () => {
 // keep their 20 ms (below), which tests running beside it in this process would blur.
 describe('daemon process: the run process started ahead', () => {
   it('a transcript written finished starts the run process at its first raw event, while the write has not settled yet (runs/finishing-ahead.ts)', async ({ expect, onTestFinished }) => {
-    const file = await testScope(onTestFinished);
-    let setup: DaemonSetup;
+    const file = await testScope(onTestFinished, summarizingModel());
+    const setup = await daemonSetup(file.server);
     let daemon: DaemonProcess;
-    file.server.setFallback(summarizingModel());
-    setup = await daemonSetup(file.server);
     // Before the start: the meeting note's own settled event would otherwise make the job.
     setup.write('Meetings/Ahead.md', meetingNote('Ahead'));
     daemon = await file.start({ configPath: setup.configPath });
